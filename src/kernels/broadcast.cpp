@@ -1,0 +1,160 @@
+// Numpy broadcasting for binary ops: the shapes are reduced to the fewest dims (size-1 dims
+// dropped, dims merged while both operands stay contiguous or stay broadcast), so same-shape,
+// scalar, channel ([N,C,H,W] op [C,1,1]) and last-dim broadcasts all end up as a short outer walk
+// around one contiguous inner call.
+#include "kernels/internal.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+namespace ofg::kernels {
+
+bool broadcast_shape(const int64_t* a_dims, size_t a_rank, const int64_t* b_dims, size_t b_rank,
+                     int64_t* out, size_t* out_rank) {
+  const size_t r = std::max(a_rank, b_rank);
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t da = i < r - a_rank ? 1 : a_dims[i - (r - a_rank)];
+    const int64_t db = i < r - b_rank ? 1 : b_dims[i - (r - b_rank)];
+    if (da == db || db == 1) out[i] = da;
+    else if (da == 1) out[i] = db;
+    else return false;
+  }
+  *out_rank = r;
+  return true;
+}
+
+namespace {
+
+constexpr size_t kMaxRank = 8;
+
+struct Plan {
+  size_t rank = 0;  // after simplification
+  size_t dim[kMaxRank];
+  size_t sa[kMaxRank], sb[kMaxRank];  // element strides, 0 = broadcast
+  size_t total = 0;
+};
+
+Plan make_plan(const int64_t* a_dims, size_t a_rank, const int64_t* b_dims, size_t b_rank) {
+  Plan p;
+  int64_t out[kMaxRank];
+  size_t r = 0;
+  broadcast_shape(a_dims, a_rank, b_dims, b_rank, out, &r);
+  size_t sa[kMaxRank], sb[kMaxRank];
+  size_t ka = 1, kb = 1;
+  for (size_t i = r; i-- > 0;) {
+    const int64_t da = i < r - a_rank ? 1 : a_dims[i - (r - a_rank)];
+    const int64_t db = i < r - b_rank ? 1 : b_dims[i - (r - b_rank)];
+    sa[i] = da == 1 ? 0 : ka;
+    sb[i] = db == 1 ? 0 : kb;
+    ka *= static_cast<size_t>(da);
+    kb *= static_cast<size_t>(db);
+  }
+  p.total = 1;
+  for (size_t i = 0; i < r; ++i) p.total *= static_cast<size_t>(out[i]);
+  for (size_t i = 0; i < r; ++i) {
+    const size_t d = static_cast<size_t>(out[i]);
+    if (d == 1) continue;
+    if (p.rank > 0) {
+      const size_t j = p.rank - 1;
+      // Merge into the previous dim when both operands continue it seamlessly.
+      if (sa[j] == sa[i] * d && sb[j] == sb[i] * d) {
+        p.dim[j] *= d;
+        p.sa[j] = sa[i];
+        p.sb[j] = sb[i];
+        continue;
+      }
+    }
+    p.dim[p.rank] = d;
+    p.sa[p.rank] = sa[i];
+    p.sb[p.rank] = sb[i];
+    ++p.rank;
+  }
+  return p;
+}
+
+// Walks the outer dims and calls inner(a, sa, b, sb, y, n) on the contiguous last dim.
+template <class T, class Inner>
+void walk(const Plan& p, const T* a, const T* b, T* y, Inner inner) {
+  if (p.total == 0) return;
+  if (p.rank == 0) {
+    inner(a, 0, b, 0, y, 1);
+    return;
+  }
+  const size_t last = p.rank - 1;
+  const size_t n = p.dim[last];
+  size_t idx[kMaxRank] = {};
+  size_t oa = 0, ob = 0;
+  for (size_t base = 0; base < p.total; base += n) {
+    inner(a + oa, p.sa[last], b + ob, p.sb[last], y + base, n);
+    for (size_t d = last; d-- > 0;) {
+      oa += p.sa[d];
+      ob += p.sb[d];
+      if (++idx[d] < p.dim[d]) break;
+      oa -= p.sa[d] * p.dim[d];
+      ob -= p.sb[d] * p.dim[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+template <class T>
+T int_op(BinaryOp op, T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  switch (op) {
+    case BinaryOp::Add: return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    case BinaryOp::Sub: return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+    case BinaryOp::Mul: return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+    case BinaryOp::Div:
+      if (b == 0) return 0;
+      if (b == -1) return static_cast<T>(U(0) - static_cast<U>(a));  // wraps for INT_MIN
+      return a / b;
+    case BinaryOp::Max: return a > b ? a : b;
+    case BinaryOp::Min: return a < b ? a : b;
+    case BinaryOp::Pow: {
+      if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
+      U result = 1, base = static_cast<U>(a);
+      for (T e = b; e > 0; e >>= 1) {
+        if (e & 1) result *= base;
+        base *= base;
+      }
+      return static_cast<T>(result);
+    }
+  }
+  return 0;
+}
+
+template <class T>
+void binary_int(BinaryOp op, const T* a, const int64_t* a_dims, size_t a_rank, const T* b,
+                const int64_t* b_dims, size_t b_rank, T* y) {
+  const Plan p = make_plan(a_dims, a_rank, b_dims, b_rank);
+  walk(p, a, b, y, [op](const T* a, size_t sa, const T* b, size_t sb, T* y, size_t n) {
+    for (size_t i = 0; i < n; ++i) y[i] = int_op(op, a[i * sa], b[i * sb]);
+  });
+}
+
+}  // namespace
+
+void binary_f32_with(const KernelTable& t, BinaryOp op, const float* a, const int64_t* a_dims,
+                     size_t a_rank, const float* b, const int64_t* b_dims, size_t b_rank,
+                     float* y) {
+  const Plan p = make_plan(a_dims, a_rank, b_dims, b_rank);
+  walk(p, a, b, y, [&t, op](const float* a, size_t sa, const float* b, size_t sb, float* y, size_t n) {
+    if (sa && sb) t.binary_vv(op, a, b, y, n);
+    else if (sa) t.binary_vs(op, a, *b, y, n);
+    else if (sb) t.binary_sv(op, *a, b, y, n);
+    else t.binary_vs(op, a, *b, y, n);  // n == 1 only
+  });
+}
+
+void binary_i32(BinaryOp op, const int32_t* a, const int64_t* a_dims, size_t a_rank,
+                const int32_t* b, const int64_t* b_dims, size_t b_rank, int32_t* y) {
+  binary_int(op, a, a_dims, a_rank, b, b_dims, b_rank, y);
+}
+void binary_i64(BinaryOp op, const int64_t* a, const int64_t* a_dims, size_t a_rank,
+                const int64_t* b, const int64_t* b_dims, size_t b_rank, int64_t* y) {
+  binary_int(op, a, a_dims, a_rank, b, b_dims, b_rank, y);
+}
+
+}  // namespace ofg::kernels

@@ -1,0 +1,114 @@
+// Conv2D through GEMM: the ISA only matters inside table.sgemm and the bias/activation loops,
+// so this driver is shared by every SIMD table.
+#include "kernels/internal.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace ofg::kernels {
+
+size_t conv_out_dim(size_t in, size_t kernel, size_t stride, size_t pad_begin, size_t pad_end,
+                    size_t dilation) {
+  const size_t span = dilation * (kernel - 1) + 1;
+  const size_t padded = in + pad_begin + pad_end;
+  if (padded < span) return 0;
+  return (padded - span) / stride + 1;
+}
+
+void conv2d_fill_output_size(Conv2DParams& p) {
+  p.H_out = conv_out_dim(p.H, p.kH, p.stride_h, p.pad_top, p.pad_bottom, p.dil_h);
+  p.W_out = conv_out_dim(p.W, p.kW, p.stride_w, p.pad_left, p.pad_right, p.dil_w);
+}
+
+void apply_bias_activation(const KernelTable& t, float* y, size_t N, size_t C, size_t HW,
+                           const float* bias, Activation act, float alpha, float beta) {
+  bool has_act = true;
+  UnaryOp op = UnaryOp::Relu;
+  switch (act) {
+    case Activation::None: has_act = false; break;
+    case Activation::Relu: op = UnaryOp::Relu; break;
+    case Activation::LeakyRelu: op = UnaryOp::LeakyRelu; break;
+    case Activation::Clip: op = UnaryOp::Clip; break;
+    case Activation::Sigmoid: op = UnaryOp::Sigmoid; break;
+    case Activation::Silu: op = UnaryOp::Silu; break;
+    case Activation::HardSwish: op = UnaryOp::HardSwish; break;
+  }
+  if (!bias && !has_act) return;
+  // Plane by plane so the activation reads what the bias just wrote while it is in cache.
+  for (size_t n = 0; n < N; ++n) {
+    for (size_t c = 0; c < C; ++c) {
+      float* plane = y + (n * C + c) * HW;
+      if (bias) t.binary_vs(BinaryOp::Add, plane, bias[c], plane, HW);
+      if (has_act) t.unary(op, plane, plane, HW, alpha, beta);
+    }
+  }
+}
+
+namespace {
+// col is [Cg * kH * kW, H_out * W_out]; taps that fall in the padding are zero.
+void im2col(const Conv2DParams& p, const float* x, size_t Cg, float* col) {
+  const size_t HWo = p.H_out * p.W_out;
+  for (size_t c = 0; c < Cg; ++c) {
+    const float* plane = x + c * p.H * p.W;
+    for (size_t kh = 0; kh < p.kH; ++kh) {
+      for (size_t kw = 0; kw < p.kW; ++kw) {
+        float* row = col + ((c * p.kH + kh) * p.kW + kw) * HWo;
+        // Output columns whose input column is inside [0, W): ow in [lo, hi).
+        const ptrdiff_t off_w = static_cast<ptrdiff_t>(kw * p.dil_w) - static_cast<ptrdiff_t>(p.pad_left);
+        const ptrdiff_t sw = static_cast<ptrdiff_t>(p.stride_w);
+        ptrdiff_t lo = off_w >= 0 ? 0 : (-off_w + sw - 1) / sw;
+        ptrdiff_t hi = static_cast<ptrdiff_t>(p.W) - off_w <= 0
+                           ? 0
+                           : (static_cast<ptrdiff_t>(p.W) - off_w + sw - 1) / sw;
+        lo = std::min<ptrdiff_t>(lo, static_cast<ptrdiff_t>(p.W_out));
+        hi = std::max<ptrdiff_t>(lo, std::min<ptrdiff_t>(hi, static_cast<ptrdiff_t>(p.W_out)));
+        for (size_t oh = 0; oh < p.H_out; ++oh) {
+          float* out = row + oh * p.W_out;
+          const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h + kh * p.dil_h) -
+                               static_cast<ptrdiff_t>(p.pad_top);
+          if (ih < 0 || ih >= static_cast<ptrdiff_t>(p.H)) {
+            std::fill(out, out + p.W_out, 0.f);
+            continue;
+          }
+          const float* in = plane + static_cast<size_t>(ih) * p.W;
+          std::fill(out, out + lo, 0.f);
+          if (sw == 1) {
+            std::memcpy(out + lo, in + lo + off_w, static_cast<size_t>(hi - lo) * sizeof(float));
+          } else {
+            for (ptrdiff_t ow = lo; ow < hi; ++ow) out[ow] = in[ow * sw + off_w];
+          }
+          std::fill(out + hi, out + p.W_out, 0.f);
+        }
+      }
+    }
+  }
+}
+}  // namespace
+
+void conv2d_gemm(const KernelTable& t, const Conv2DParams& p, const float* x, const float* w,
+                 float* y) {
+  const size_t Cg_in = p.C_in / p.group, Cg_out = p.C_out / p.group;
+  const size_t K = Cg_in * p.kH * p.kW;
+  const size_t HW = p.H * p.W, HWo = p.H_out * p.W_out;
+  const bool direct = p.kH == 1 && p.kW == 1 && p.stride_h == 1 && p.stride_w == 1 &&
+                      p.pad_top == 0 && p.pad_left == 0 && p.pad_bottom == 0 &&
+                      p.pad_right == 0;
+  float* col = direct ? nullptr : detail::scratch(1, K * HWo);
+  for (size_t n = 0; n < p.N; ++n) {
+    for (size_t g = 0; g < p.group; ++g) {
+      const float* xg = x + (n * p.C_in + g * Cg_in) * HW;
+      const float* wg = w + g * Cg_out * K;
+      float* yg = y + (n * p.C_out + g * Cg_out) * HWo;
+      if (HWo == 0 || Cg_out == 0) continue;
+      if (direct) {
+        t.sgemm(false, false, Cg_out, HWo, Cg_in, 1.f, wg, Cg_in, xg, HW, 0.f, yg, HWo);
+      } else {
+        im2col(p, xg, Cg_in, col);
+        t.sgemm(false, false, Cg_out, HWo, K, 1.f, wg, K, col, HWo, 0.f, yg, HWo);
+      }
+    }
+  }
+  apply_bias_activation(t, y, p.N, p.C_out, HWo, p.bias, p.act, p.act_alpha, p.act_beta);
+}
+
+}  // namespace ofg::kernels

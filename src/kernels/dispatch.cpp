@@ -1,0 +1,126 @@
+// Picks the kernel table once per process. The SIMD fill functions live in files compiled with
+// ISA flags, so they are only called after the CPU has been checked.
+#include "kernels/internal.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <cpuid.h>
+#endif
+
+namespace ofg::kernels {
+
+namespace {
+
+#if defined(__x86_64__)
+bool cpu_has_avx2_fma_f16c() {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+  const bool fma = c & (1u << 12), osxsave = c & (1u << 27), avx = c & (1u << 28),
+             f16c = c & (1u << 29);
+  if (!(fma && osxsave && avx && f16c)) return false;
+  // The OS must save the YMM state on context switches (XCR0 bits 1 and 2).
+  unsigned lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  if ((lo & 6u) != 6u) return false;
+  if (__get_cpuid_max(0, nullptr) < 7) return false;
+  __cpuid_count(7, 0, a, b, c, d);
+  return b & (1u << 5);
+}
+#endif
+
+struct Tables {
+  KernelTable scalar{};
+  KernelTable simd{};
+  bool has_simd = false;
+  const KernelTable* active = nullptr;
+
+  Tables() {
+    detail::fill_scalar_table(scalar);
+#if defined(__x86_64__)
+    if (cpu_has_avx2_fma_f16c()) {
+      fill_avx2_table(simd);
+      has_simd = true;
+    }
+#elif defined(__aarch64__)
+    fill_neon_table(simd);
+    has_simd = true;
+#endif
+    const char* force = std::getenv("ONNXFORGE_FORCE_SCALAR");
+    const bool forced = force && std::strcmp(force, "1") == 0;
+    active = (has_simd && !forced) ? &simd : &scalar;
+  }
+};
+
+const Tables& tables() {
+  static const Tables t;  // thread-safe one-time initialisation
+  return t;
+}
+
+}  // namespace
+
+const KernelTable& scalar_table() { return tables().scalar; }
+const KernelTable* simd_table() { return tables().has_simd ? &tables().simd : nullptr; }
+const KernelTable& active_table() { return *tables().active; }
+const char* active_isa() { return active_table().isa; }
+
+void detail::fill_scalar_table(KernelTable& t) {
+  t.isa = "scalar";
+  t.sgemm = scalar::sgemm;
+  t.conv2d = scalar::conv2d;
+  t.conv_nd = scalar::conv_nd;
+  t.conv_transpose2d = scalar::conv_transpose2d;
+  t.binary_vv = scalar::binary_vv;
+  t.binary_vs = scalar::binary_vs;
+  t.binary_sv = scalar::binary_sv;
+  t.unary = scalar::unary;
+  t.reduce = scalar::reduce;
+  t.softmax = scalar::softmax;
+  t.layer_norm = scalar::layer_norm;
+  t.max_pool2d = scalar::max_pool2d;
+  t.avg_pool2d = scalar::avg_pool2d;
+  t.transpose2d = scalar::transpose2d;
+  t.hash_bytes = scalar::hash_bytes;
+  t.bytes_equal = scalar::bytes_equal;
+  t.diff_f32 = scalar::diff_f32;
+  t.f16_to_f32 = scalar::f16_to_f32;
+  t.f32_to_f16 = scalar::f32_to_f16;
+  t.bf16_to_f32 = scalar::bf16_to_f32;
+  t.f32_to_bf16 = scalar::f32_to_bf16;
+}
+
+// ------------------------------------------------------------------ scratch
+
+namespace {
+struct Scratch {
+  float* ptr[4] = {nullptr, nullptr, nullptr, nullptr};
+  size_t cap[4] = {0, 0, 0, 0};
+  void release() {
+    for (int i = 0; i < 4; ++i) {
+      ::operator delete[](ptr[i], std::align_val_t(64));
+      ptr[i] = nullptr;
+      cap[i] = 0;
+    }
+  }
+  ~Scratch() { release(); }
+};
+thread_local Scratch tls_scratch;
+}  // namespace
+
+float* detail::scratch(int slot, size_t floats) {
+  Scratch& s = tls_scratch;
+  if (floats > s.cap[slot]) {
+    ::operator delete[](s.ptr[slot], std::align_val_t(64));
+    // Round up so that slightly growing requests do not reallocate every call.
+    size_t cap = floats + floats / 4 + 64;
+    s.ptr[slot] = static_cast<float*>(::operator new[](cap * sizeof(float), std::align_val_t(64)));
+    s.cap[slot] = cap;
+  }
+  return s.ptr[slot];
+}
+
+void release_scratch() { tls_scratch.release(); }
+
+}  // namespace ofg::kernels

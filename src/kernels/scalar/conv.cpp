@@ -1,0 +1,131 @@
+// Reference convolutions: the direct loop nests, written to be obviously right.
+#include "kernels/internal.h"
+
+#include <algorithm>
+
+namespace ofg::kernels::scalar {
+
+namespace {
+float activate(Activation act, float v, float alpha, float beta) {
+  switch (act) {
+    case Activation::None: return v;
+    case Activation::Relu: return unary_one(UnaryOp::Relu, v, alpha, beta);
+    case Activation::LeakyRelu: return unary_one(UnaryOp::LeakyRelu, v, alpha, beta);
+    case Activation::Clip: return unary_one(UnaryOp::Clip, v, alpha, beta);
+    case Activation::Sigmoid: return unary_one(UnaryOp::Sigmoid, v, alpha, beta);
+    case Activation::Silu: return unary_one(UnaryOp::Silu, v, alpha, beta);
+    case Activation::HardSwish: return unary_one(UnaryOp::HardSwish, v, alpha, beta);
+  }
+  return v;
+}
+}  // namespace
+
+void conv2d(const Conv2DParams& p, const float* x, const float* w, float* y) {
+  const size_t Cg_in = p.C_in / p.group, Cg_out = p.C_out / p.group;
+  for (size_t n = 0; n < p.N; ++n)
+    for (size_t co = 0; co < p.C_out; ++co) {
+      const size_t g = co / Cg_out;
+      for (size_t oh = 0; oh < p.H_out; ++oh)
+        for (size_t ow = 0; ow < p.W_out; ++ow) {
+          float acc = p.bias ? p.bias[co] : 0.f;
+          for (size_t ci = 0; ci < Cg_in; ++ci)
+            for (size_t kh = 0; kh < p.kH; ++kh) {
+              const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h + kh * p.dil_h) -
+                                   static_cast<ptrdiff_t>(p.pad_top);
+              if (ih < 0 || ih >= static_cast<ptrdiff_t>(p.H)) continue;
+              for (size_t kw = 0; kw < p.kW; ++kw) {
+                const ptrdiff_t iw = static_cast<ptrdiff_t>(ow * p.stride_w + kw * p.dil_w) -
+                                     static_cast<ptrdiff_t>(p.pad_left);
+                if (iw < 0 || iw >= static_cast<ptrdiff_t>(p.W)) continue;
+                const float xv = x[((n * p.C_in + g * Cg_in + ci) * p.H + ih) * p.W + iw];
+                const float wv = w[((co * Cg_in + ci) * p.kH + kh) * p.kW + kw];
+                acc += xv * wv;
+              }
+            }
+          y[((n * p.C_out + co) * p.H_out + oh) * p.W_out + ow] =
+              activate(p.act, acc, p.act_alpha, p.act_beta);
+        }
+    }
+}
+
+void conv_nd(const ConvNdParams& p, const float* x, const float* w, float* y) {
+  // Pad the shape to 3 spatial axes with size-1 leading axes so one loop nest serves 1..3.
+  size_t in[3], k[3], out[3], st[3], dl[3], pb[3];
+  const size_t lead = 3 - p.rank;
+  for (size_t i = 0; i < 3; ++i) {
+    const bool real = i >= lead;
+    const size_t s = real ? i - lead : 0;
+    in[i] = real ? p.in[s] : 1;
+    k[i] = real ? p.kernel[s] : 1;
+    out[i] = real ? p.out[s] : 1;
+    st[i] = real ? p.stride[s] : 1;
+    dl[i] = real ? p.dilation[s] : 1;
+    pb[i] = real ? p.pad_begin[s] : 0;
+  }
+  const size_t in_sz = in[0] * in[1] * in[2], out_sz = out[0] * out[1] * out[2];
+  const size_t k_sz = k[0] * k[1] * k[2];
+  const size_t Cg_in = p.C_in / p.group, Cg_out = p.C_out / p.group;
+  for (size_t n = 0; n < p.N; ++n)
+    for (size_t co = 0; co < p.C_out; ++co) {
+      const size_t g = co / Cg_out;
+      for (size_t o0 = 0; o0 < out[0]; ++o0)
+        for (size_t o1 = 0; o1 < out[1]; ++o1)
+          for (size_t o2 = 0; o2 < out[2]; ++o2) {
+            float acc = p.bias ? p.bias[co] : 0.f;
+            for (size_t ci = 0; ci < Cg_in; ++ci) {
+              const float* xc = x + (n * p.C_in + g * Cg_in + ci) * in_sz;
+              const float* wc = w + (co * Cg_in + ci) * k_sz;
+              for (size_t k0 = 0; k0 < k[0]; ++k0) {
+                const ptrdiff_t i0 = static_cast<ptrdiff_t>(o0 * st[0] + k0 * dl[0]) - static_cast<ptrdiff_t>(pb[0]);
+                if (i0 < 0 || i0 >= static_cast<ptrdiff_t>(in[0])) continue;
+                for (size_t k1 = 0; k1 < k[1]; ++k1) {
+                  const ptrdiff_t i1 = static_cast<ptrdiff_t>(o1 * st[1] + k1 * dl[1]) - static_cast<ptrdiff_t>(pb[1]);
+                  if (i1 < 0 || i1 >= static_cast<ptrdiff_t>(in[1])) continue;
+                  for (size_t k2 = 0; k2 < k[2]; ++k2) {
+                    const ptrdiff_t i2 = static_cast<ptrdiff_t>(o2 * st[2] + k2 * dl[2]) - static_cast<ptrdiff_t>(pb[2]);
+                    if (i2 < 0 || i2 >= static_cast<ptrdiff_t>(in[2])) continue;
+                    acc += xc[(static_cast<size_t>(i0) * in[1] + static_cast<size_t>(i1)) * in[2] + static_cast<size_t>(i2)] *
+                           wc[(k0 * k[1] + k1) * k[2] + k2];
+                  }
+                }
+              }
+            }
+            y[(n * p.C_out + co) * out_sz + (o0 * out[1] + o1) * out[2] + o2] =
+                activate(p.act, acc, p.act_alpha, p.act_beta);
+          }
+    }
+}
+
+void conv_transpose2d(const ConvTranspose2DParams& p, const float* x, const float* w, float* y) {
+  // Scatter form: every input pixel adds its weighted kernel into the output.
+  const size_t Cg_in = p.C_in / p.group, Cg_out = p.C_out / p.group;
+  const size_t HWo = p.H_out * p.W_out;
+  for (size_t n = 0; n < p.N; ++n)
+    for (size_t co = 0; co < p.C_out; ++co)
+      std::fill(y + (n * p.C_out + co) * HWo, y + (n * p.C_out + co + 1) * HWo,
+                p.bias ? p.bias[co] : 0.f);
+  for (size_t n = 0; n < p.N; ++n)
+    for (size_t ci = 0; ci < p.C_in; ++ci) {
+      const size_t g = ci / Cg_in;
+      for (size_t ih = 0; ih < p.H; ++ih)
+        for (size_t iw = 0; iw < p.W; ++iw) {
+          const float xv = x[((n * p.C_in + ci) * p.H + ih) * p.W + iw];
+          for (size_t cl = 0; cl < Cg_out; ++cl) {
+            const size_t co = g * Cg_out + cl;
+            float* yc = y + (n * p.C_out + co) * HWo;
+            for (size_t kh = 0; kh < p.kH; ++kh) {
+              const ptrdiff_t oh = static_cast<ptrdiff_t>(ih * p.stride_h + kh * p.dil_h) - static_cast<ptrdiff_t>(p.pad_top);
+              if (oh < 0 || oh >= static_cast<ptrdiff_t>(p.H_out)) continue;
+              for (size_t kw = 0; kw < p.kW; ++kw) {
+                const ptrdiff_t ow = static_cast<ptrdiff_t>(iw * p.stride_w + kw * p.dil_w) - static_cast<ptrdiff_t>(p.pad_left);
+                if (ow < 0 || ow >= static_cast<ptrdiff_t>(p.W_out)) continue;
+                yc[static_cast<size_t>(oh) * p.W_out + static_cast<size_t>(ow)] +=
+                    xv * w[((ci * Cg_out + cl) * p.kH + kh) * p.kW + kw];
+              }
+            }
+          }
+        }
+    }
+}
+
+}  // namespace ofg::kernels::scalar

@@ -1,0 +1,24 @@
+// Reference SGEMM: plain loops, row of C at a time so B is walked along its rows when it is
+// not transposed (keeps the oracle usable on 1024^3 in the tests).
+#include "kernels/internal.h"
+
+namespace ofg::kernels::scalar {
+
+void sgemm(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, float alpha, const float* A,
+           size_t lda, const float* B, size_t ldb, float beta, float* C, size_t ldc) {
+  for (size_t i = 0; i < M; ++i) {
+    float* c = C + i * ldc;
+    for (size_t j = 0; j < N; ++j) c[j] = beta == 0.f ? 0.f : beta * c[j];
+    for (size_t p = 0; p < K; ++p) {
+      const float a = alpha * (trans_a ? A[p * lda + i] : A[i * lda + p]);
+      if (trans_b) {
+        for (size_t j = 0; j < N; ++j) c[j] += a * B[j * ldb + p];
+      } else {
+        const float* b = B + p * ldb;
+        for (size_t j = 0; j < N; ++j) c[j] += a * b[j];
+      }
+    }
+  }
+}
+
+}  // namespace ofg::kernels::scalar
