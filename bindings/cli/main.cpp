@@ -1,0 +1,51 @@
+#include <cstdio>
+#include <cstring>
+
+#include "cli.h"
+
+namespace {
+
+void usage(FILE* out) {
+  std::fprintf(out,
+               "onnxforge %s - load, simplify, verify and save ONNX models\n\n"
+               "usage: onnxforge <command> [options]\n\n"
+               "commands:\n"
+               "  inspect [MODEL] [--json]      summary of a model (the built-in demo when none is given)\n"
+               "  convert IN OUT [--external-data [--threshold BYTES]]\n"
+               "                                load and save again (optionally moving weights to OUT.data)\n"
+               "  help [COMMAND]                this text, or a command's own help\n\n"
+               "exit codes: 0 ok, 1 a check failed, 2 usage or input error\n",
+               ofg_version_string());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return cli::kUsage;
+  }
+  std::string verb = argv[1];
+  cli::Args args(argv + 2, argv + argc);
+  if (verb == "--help" || verb == "-h") {
+    usage(stdout);
+    return cli::kOk;
+  }
+  if (verb == "--version") {
+    std::printf("onnxforge %s\n", ofg_version_string());
+    return cli::kOk;
+  }
+  if (verb == "help") {
+    if (args.empty()) {
+      usage(stdout);
+      return cli::kOk;
+    }
+    verb = args[0];
+    args = {"--help"};
+  }
+  if (verb == "inspect") return cli::cmd_inspect(args);
+  if (verb == "convert") return cli::cmd_convert(args);
+  std::fprintf(stderr, "onnxforge: unknown command '%s'\n\n", verb.c_str());
+  usage(stderr);
+  return cli::kUsage;
+}

@@ -1,0 +1,162 @@
+/*
+ * onnxforge — load, simplify, verify and save ONNX models.
+ *
+ * This header is the whole public interface and its contract. Conventions that hold for every
+ * function unless its comment says otherwise:
+ *
+ *  - Every fallible call returns an ofg_status; OFG_OK is 0. On failure the out-parameters are
+ *    left untouched, and ofg_last_error() describes what went wrong (file, node, op, expected vs
+ *    got). Status codes are only ever appended, never renumbered.
+ *  - Pointers that are documented as required may not be NULL: passing NULL returns
+ *    OFG_ERR_INVALID_ARGUMENT naming the parameter; it never crashes.
+ *  - Strings are UTF-8 and NUL-terminated. A `const char*` the library returns is owned by the
+ *    library; its lifetime is written next to the function.
+ *  - Everything the caller must release is released by an ofg_*_free call (never free()).
+ *    Every ofg_*_free accepts NULL and returns nothing.
+ *  - Threads: a model is not thread-safe; distinct models may be used from different threads at
+ *    once; version, status and last-error calls are always safe (the last error is per thread).
+ */
+#ifndef ONNXFORGE_H
+#define ONNXFORGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#  if defined(OFG_BUILDING_LIBRARY)
+#    define OFG_API __declspec(dllexport)
+#  else
+#    define OFG_API __declspec(dllimport)
+#  endif
+#else
+#  define OFG_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ versions */
+#define OFG_VERSION_MAJOR 0
+#define OFG_VERSION_MINOR 1
+#define OFG_VERSION_PATCH 0
+#define OFG_VERSION_NUMBER (OFG_VERSION_MAJOR * 10000 + OFG_VERSION_MINOR * 100 + OFG_VERSION_PATCH)
+
+/* The version of the library actually loaded (compare with OFG_VERSION_NUMBER). Always safe. */
+OFG_API uint32_t ofg_version_number(void);
+/* "MAJOR.MINOR.PATCH", static storage. Always safe. */
+OFG_API const char* ofg_version_string(void);
+
+/* ------------------------------------------------------------------ status */
+typedef enum ofg_status {
+  OFG_OK = 0,
+  OFG_ERR_INVALID_ARGUMENT = 1, /* a NULL or out-of-range argument, an unknown option or name */
+  OFG_ERR_IO = 2,               /* a file could not be opened, read, written or renamed */
+  OFG_ERR_PARSE = 3,            /* the bytes are not a well-formed ONNX protobuf */
+  OFG_ERR_INVALID_MODEL = 4,    /* well-formed, but not a valid model (undefined value, cycle...) */
+  OFG_ERR_UNSUPPORTED = 5,      /* valid, but uses something this library does not implement */
+  OFG_ERR_NO_MEMORY = 6,
+  OFG_ERR_LIMIT = 7,            /* a size or nesting limit of the library was exceeded */
+  OFG_ERR_VERIFY_FAILED = 8,    /* verification found outputs that differ beyond tolerance */
+  OFG_ERR_CANCELLED = 9,        /* a progress callback asked to stop */
+  OFG_ERR_INTERNAL = 10         /* a bug in the library: please report it with the message */
+} ofg_status;
+
+/* Static text for a status code ("unknown status" for other numbers). Always safe. */
+OFG_API const char* ofg_status_string(ofg_status status);
+/* The message of the last failed ofg_* call on this thread ("" when none). Valid until the next
+ * ofg_* call on this thread. */
+OFG_API const char* ofg_last_error(void);
+
+/* ------------------------------------------------------------------ options */
+/* Options are a bag of typed settings; functions copy what they need, so an options object may
+ * be freed as soon as the call that used it returns. Every function taking options accepts NULL
+ * for defaults. Unknown keys are an error (OFG_ERR_INVALID_ARGUMENT), never ignored. */
+typedef struct ofg_options ofg_options;
+
+OFG_API ofg_status ofg_options_create(ofg_options** out);
+OFG_API void ofg_options_free(ofg_options* options);
+/* Sets `key` to `value` (both required). Keys known so far:
+ *   "load.copy_buffer"        "0"|"1": ofg_load_from_memory copies the buffer once (default 0:
+ *                             the caller's buffer must outlive the model).
+ *   "load.external_data_dir"  folder that external-data locations are relative to (default: the
+ *                             model file's folder; memory loads refuse external data without it).
+ *   "save.external_data"      "0"|"1": tensors of at least save.external_threshold bytes go to
+ *                             one data file beside the model (default 0: everything inline).
+ *   "save.external_threshold" bytes, decimal (default 1024).
+ *   "save.external_file"      file name of the data file (default: model file name + ".data").
+ */
+OFG_API ofg_status ofg_options_set(ofg_options* options, const char* key, const char* value);
+
+/* ------------------------------------------------------------------ models */
+typedef struct ofg_model ofg_model;
+
+/* Loads a model file. The file is memory-mapped; weights are views into the mapping, never
+ * copied. External data is read only from inside the model's folder (absolute locations, '..'
+ * and links that lead outside are refused). On success *out receives a model to be released
+ * with ofg_model_free. */
+OFG_API ofg_status ofg_load(const char* utf8_path, const ofg_options* options, ofg_model** out);
+/* Loads a model from `size` bytes at `data`. Unless the option "load.copy_buffer" is "1", the
+ * buffer is viewed, not copied, and must stay unchanged and alive until ofg_model_free. */
+OFG_API ofg_status ofg_load_from_memory(const void* data, size_t size, const ofg_options* options,
+                                        ofg_model** out);
+OFG_API void ofg_model_free(ofg_model* model);
+/* A small built-in model (a CNN + MLP with the typical leftovers of an export: unfused
+ * BatchNormalization, Identity, Dropout, a cancelling Transpose pair, MatMul+Add), for demos and
+ * tests that need no file. Released with ofg_model_free. */
+OFG_API ofg_status ofg_model_create_demo(ofg_model** out);
+
+/* Saves atomically: the bytes go to a temporary file in the same folder that replaces `utf8_path`
+ * only when complete, so a failure leaves no partial file and the previous file intact (also when
+ * `utf8_path` is the file the model was loaded from). Same model, same bytes. */
+OFG_API ofg_status ofg_save(const ofg_model* model, const char* utf8_path, const ofg_options* options);
+/* Serializes into a new buffer (*data, *size), released with ofg_buffer_free. */
+OFG_API ofg_status ofg_save_to_memory(const ofg_model* model, const ofg_options* options, void** data,
+                                      size_t* size);
+OFG_API void ofg_buffer_free(void* data);
+
+/* ------------------------------------------------------------------ model queries */
+/* Strings returned by these calls are valid until the model is changed or freed. */
+OFG_API ofg_status ofg_model_ir_version(const ofg_model* model, int64_t* out);
+/* Producer name and version ("" when absent); either out pointer may be NULL. */
+OFG_API ofg_status ofg_model_producer(const ofg_model* model, const char** name, const char** version);
+OFG_API ofg_status ofg_model_opset_count(const ofg_model* model, size_t* out);
+/* Domain ("" for the default ONNX domain) and version of opset import `index`. */
+OFG_API ofg_status ofg_model_opset(const ofg_model* model, size_t index, const char** domain, int64_t* version);
+
+typedef enum ofg_io_kind { OFG_INPUT = 0, OFG_OUTPUT = 1 } ofg_io_kind;
+
+/* Element types use the ONNX TensorProto.DataType numbers (1 float32, 7 int64, ...). */
+OFG_API const char* ofg_elem_type_name(int32_t elem_type);
+
+/* Description of a graph input or output. The caller sets struct_size = sizeof(ofg_value_desc);
+ * fields added in later versions are appended and filled only when struct_size covers them. */
+typedef struct ofg_value_desc {
+  uint32_t struct_size;
+  const char* name;
+  int32_t elem_type; /* 0 when not a tensor or not declared */
+  int32_t rank;      /* -1 when the shape is unknown */
+} ofg_value_desc;
+
+/* Graph inputs that have an initializer (default values of IR < 4 models) are counted too. */
+OFG_API ofg_status ofg_model_io_count(const ofg_model* model, ofg_io_kind kind, size_t* out);
+OFG_API ofg_status ofg_model_io(const ofg_model* model, ofg_io_kind kind, size_t index, ofg_value_desc* out);
+/* Dimension `dim` of an input/output: *value is its size, or -1 when it is not a fixed number;
+ * *symbol is its symbolic name, or NULL. Either out pointer may be NULL. */
+OFG_API ofg_status ofg_model_io_dim(const ofg_model* model, ofg_io_kind kind, size_t index, size_t dim,
+                                    int64_t* value, const char** symbol);
+
+/* Nodes of the main graph; with include_subgraphs != 0, also the nodes of every subgraph. */
+OFG_API ofg_status ofg_model_node_count(const ofg_model* model, int32_t include_subgraphs, size_t* out);
+/* Op-type histogram of the main graph, most frequent first (ties by domain, then name).
+ * ofg_model_op_histogram_count computes it; entries stay valid until the model changes. */
+OFG_API ofg_status ofg_model_op_histogram_count(const ofg_model* model, size_t* out);
+OFG_API ofg_status ofg_model_op_histogram_entry(const ofg_model* model, size_t index, const char** domain,
+                                                const char** op_type, size_t* count);
+/* Initializers of the main graph and the bytes of their data. */
+OFG_API ofg_status ofg_model_initializer_stats(const ofg_model* model, size_t* count, uint64_t* bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ONNXFORGE_H */

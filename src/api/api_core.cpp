@@ -1,0 +1,149 @@
+// Versions, status, last error, options, load and save.
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "api/guard.h"
+#include "api/handles.h"
+#include "onnx/serialize.h"
+
+namespace ofg::api {
+namespace {
+thread_local std::string g_last_error;
+
+bool parse_flag(const ofg_options* o, const char* key) {
+  if (!o) return false;
+  return o->get(key, "0") == "1";
+}
+}  // namespace
+
+void set_last_error(const std::string& message) { g_last_error = message; }
+void clear_last_error() { g_last_error.clear(); }
+
+LoadOptions load_options(const ofg_options* o) {
+  LoadOptions l;
+  if (!o) return l;
+  l.copy_buffer = parse_flag(o, "load.copy_buffer");
+  l.external_data_dir = o->get("load.external_data_dir", "");
+  return l;
+}
+
+SaveOptions save_options(const ofg_options* o) {
+  SaveOptions s;
+  if (!o) return s;
+  s.external_data = parse_flag(o, "save.external_data");
+  s.external_threshold = std::strtoull(o->get("save.external_threshold", "1024").c_str(), nullptr, 10);
+  s.external_file_name = o->get("save.external_file", "");
+  return s;
+}
+
+}  // namespace ofg::api
+
+using namespace ofg;
+using namespace ofg::api;
+
+extern "C" {
+
+uint32_t ofg_version_number(void) { return OFG_VERSION_NUMBER; }
+
+const char* ofg_version_string(void) {
+#define OFG_STR2(x) #x
+#define OFG_STR(x) OFG_STR2(x)
+  return OFG_STR(OFG_VERSION_MAJOR) "." OFG_STR(OFG_VERSION_MINOR) "." OFG_STR(OFG_VERSION_PATCH);
+}
+
+const char* ofg_status_string(ofg_status status) {
+  switch (status) {
+    case OFG_OK: return "ok";
+    case OFG_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case OFG_ERR_IO: return "input/output error";
+    case OFG_ERR_PARSE: return "malformed ONNX protobuf";
+    case OFG_ERR_INVALID_MODEL: return "invalid model";
+    case OFG_ERR_UNSUPPORTED: return "unsupported";
+    case OFG_ERR_NO_MEMORY: return "out of memory";
+    case OFG_ERR_LIMIT: return "limit exceeded";
+    case OFG_ERR_VERIFY_FAILED: return "verification failed";
+    case OFG_ERR_CANCELLED: return "cancelled";
+    case OFG_ERR_INTERNAL: return "internal error";
+  }
+  return "unknown status";
+}
+
+const char* ofg_last_error(void) { return g_last_error.c_str(); }
+
+ofg_status ofg_options_create(ofg_options** out) {
+  return api_call([&] {
+    require(out, "ofg_options_create", "out");
+    *out = new ofg_options();
+  });
+}
+
+void ofg_options_free(ofg_options* options) { delete options; }
+
+ofg_status ofg_options_set(ofg_options* options, const char* key, const char* value) {
+  return api_call([&] {
+    require(options, "ofg_options_set", "options");
+    require(key, "ofg_options_set", "key");
+    require(value, "ofg_options_set", "value");
+    static const char* const known[] = {"load.copy_buffer", "load.external_data_dir", "save.external_data",
+                                        "save.external_threshold", "save.external_file"};
+    bool found = false;
+    for (const char* k : known) found |= std::strcmp(k, key) == 0;
+    if (!found) fail(Status::kInvalidArgument, std::string("ofg_options_set: unknown option '") + key + "'");
+    std::string v = value;
+    bool is_flag = std::strcmp(key, "load.copy_buffer") == 0 || std::strcmp(key, "save.external_data") == 0;
+    if (is_flag && v != "0" && v != "1")
+      fail(Status::kInvalidArgument, std::string("ofg_options_set: '") + key + "' takes 0 or 1, got '" + v + "'");
+    if (std::strcmp(key, "save.external_threshold") == 0 &&
+        (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos))
+      fail(Status::kInvalidArgument, "ofg_options_set: 'save.external_threshold' takes a byte count, got '" + v + "'");
+    options->values[key] = v;
+  });
+}
+
+ofg_status ofg_load(const char* utf8_path, const ofg_options* options, ofg_model** out) {
+  return api_call([&] {
+    require(utf8_path, "ofg_load", "utf8_path");
+    require(out, "ofg_load", "out");
+    auto handle = std::make_unique<ofg_model>();
+    handle->model = load_model_file(utf8_path, load_options(options));
+    *out = handle.release();
+  });
+}
+
+ofg_status ofg_load_from_memory(const void* data, size_t size, const ofg_options* options, ofg_model** out) {
+  return api_call([&] {
+    require(data, "ofg_load_from_memory", "data");
+    require(out, "ofg_load_from_memory", "out");
+    auto handle = std::make_unique<ofg_model>();
+    handle->model = load_model_memory(data, size, load_options(options));
+    *out = handle.release();
+  });
+}
+
+void ofg_model_free(ofg_model* model) { delete model; }
+
+ofg_status ofg_save(const ofg_model* model, const char* utf8_path, const ofg_options* options) {
+  return api_call([&] {
+    require(model, "ofg_save", "model");
+    require(utf8_path, "ofg_save", "utf8_path");
+    save_model_file(*model->model, utf8_path, save_options(options));
+  });
+}
+
+ofg_status ofg_save_to_memory(const ofg_model* model, const ofg_options* options, void** data, size_t* size) {
+  return api_call([&] {
+    require(model, "ofg_save_to_memory", "model");
+    require(data, "ofg_save_to_memory", "data");
+    require(size, "ofg_save_to_memory", "size");
+    if (options && save_options(options).external_data)
+      fail(Status::kInvalidArgument, "ofg_save_to_memory: external data needs a file; use ofg_save");
+    MallocBuffer bytes = save_model_memory(*model->model);
+    *size = bytes.size();
+    *data = bytes.release();
+  });
+}
+
+void ofg_buffer_free(void* data) { std::free(data); }
+
+}  // extern "C"

@@ -1,0 +1,40 @@
+// The boundary: every exported function runs its body through api_call, so no exception crosses
+// into C and every failure sets the thread's last error.
+#pragma once
+#include <new>
+#include <string>
+
+#include "ir/error.h"
+#include "onnxforge.h"
+
+namespace ofg::api {
+
+void set_last_error(const std::string& message);
+void clear_last_error();
+
+template <class F>
+ofg_status api_call(F&& body) noexcept {
+  try {
+    clear_last_error();
+    body();
+    return OFG_OK;
+  } catch (const Error& e) {
+    set_last_error(e.what());
+    return static_cast<ofg_status>(e.status());
+  } catch (const std::bad_alloc&) {
+    set_last_error("out of memory");
+    return OFG_ERR_NO_MEMORY;
+  } catch (const std::exception& e) {
+    set_last_error(std::string("internal error: ") + e.what());
+    return OFG_ERR_INTERNAL;
+  } catch (...) {
+    set_last_error("internal error: unknown exception");
+    return OFG_ERR_INTERNAL;
+  }
+}
+
+inline void require(const void* p, const char* function, const char* parameter) {
+  if (p == nullptr) fail(Status::kInvalidArgument, std::string(function) + ": " + parameter + " is NULL");
+}
+
+}  // namespace ofg::api

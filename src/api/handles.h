@@ -1,0 +1,28 @@
+// What the opaque handles of the C ABI hold.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "onnxforge.h"
+
+struct ofg_options {
+  std::map<std::string, std::string> values;
+  bool has(const char* key) const { return values.count(key) != 0; }
+  const std::string& get(const char* key, const std::string& fallback) const {
+    auto it = values.find(key);
+    return it == values.end() ? fallback : it->second;
+  }
+};
+
+struct ofg_model {
+  std::unique_ptr<ofg::Model> model;
+  // Cached answers whose strings the C caller may hold until the model changes.
+  struct HistogramEntry {
+    std::string domain, op_type;
+    size_t count;
+  };
+  std::vector<HistogramEntry> histogram;
+};

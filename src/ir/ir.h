@@ -1,0 +1,292 @@
+// The in-memory model: Graph / Node / Value / Tensor / Attribute, all allocated in the model's
+// arena. Weights are views into the loaded bytes (mapped file or caller buffer) or into the arena
+// for constants made by passes; loading and saving never copy them.
+//
+// Everything an ONNX file says that the IR does not model field by field is kept as raw encoded
+// fields (`Extras`) and written back in field-number order, so a load/save round trip loses nothing.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/arena.h"
+#include "ir/strings.h"
+
+namespace ofg {
+
+struct Graph;
+struct Node;
+struct Value;
+class Model;
+
+// A view of bytes owned elsewhere (the loaded file, the caller's buffer, or the arena).
+struct Bytes {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  std::string_view view() const { return {reinterpret_cast<const char*>(data), size}; }
+};
+
+template <class T>
+struct Span {
+  T* data = nullptr;
+  uint32_t size = 0;
+  T* begin() const { return data; }
+  T* end() const { return data + size; }
+  T& operator[](size_t i) const { return data[i]; }
+  bool empty() const { return size == 0; }
+};
+
+// One field of a message kept exactly as it was encoded (tag and payload).
+struct RawField {
+  uint32_t number = 0;
+  Bytes encoded;
+};
+using Extras = ArenaVec<RawField>;
+
+// ONNX TensorProto.DataType numbers (they are part of the file format, so they never change).
+enum DataType : int32_t {
+  kUndefined = 0, kFloat = 1, kUint8 = 2, kInt8 = 3, kUint16 = 4, kInt16 = 5, kInt32 = 6,
+  kInt64 = 7, kString = 8, kBool = 9, kFloat16 = 10, kDouble = 11, kUint32 = 12, kUint64 = 13,
+  kComplex64 = 14, kComplex128 = 15, kBfloat16 = 16,
+  kFloat8E4M3FN = 17, kFloat8E4M3FNUZ = 18, kFloat8E5M2 = 19, kFloat8E5M2FNUZ = 20,
+  kUint4 = 21, kInt4 = 22, kFloat4E2M1 = 23, kFloat8E8M0 = 24, kUint2 = 25, kInt2 = 26,
+};
+// Bytes per element for fixed-size types, 0 for strings, sub-byte and unknown types.
+size_t dtype_size(int32_t dtype);
+// Bits per element (4 and 2 for the packed types), 0 when unknown or string.
+size_t dtype_bits(int32_t dtype);
+const char* dtype_name(int32_t dtype);
+
+// TensorShapeProto.Dimension: a known size, a symbolic name, or neither (unknown).
+struct Dim {
+  int64_t value = 0;
+  StrId param = kNoStr;
+  bool has_value = false;
+  Extras extra;  // denotation and unknown fields
+  bool is_static() const { return has_value; }
+  bool is_symbolic() const { return !has_value && param != kNoStr; }
+};
+
+// TypeProto, modelled for tensors (element type + optional shape) and the containers that
+// nest a type (sequence, optional, map value). Anything else stays in `extra`.
+struct Type {
+  enum Kind : uint8_t { kUnset, kTensor, kSparseTensor, kSequence, kMap, kOptional };
+  Kind kind = kUnset;
+  // kTensor / kSparseTensor
+  int32_t elem_type = 0;
+  bool has_elem_type = false;
+  bool has_shape = false;  // absent shape = unknown rank; present with 0 dims = scalar
+  Span<Dim> dims;
+  Extras shape_extra;  // unknown fields of TensorShapeProto
+  // kSequence / kOptional element, kMap value
+  Type* elem = nullptr;
+  int32_t key_type = 0;
+  bool has_key_type = false;
+  Extras inner_extra;  // unknown fields of the kind's inner message
+  StrId denotation = kNoStr;
+  Extras extra;  // unknown fields of TypeProto
+  Bytes source;  // the TypeProto as loaded (used to tell identical declarations apart)
+
+  bool is_tensor() const { return kind == kTensor; }
+  bool shape_known() const { return kind == kTensor && has_shape; }
+  int rank() const { return has_shape ? static_cast<int>(dims.size) : -1; }
+  // Product of static dims; -1 when any dim is not static or the shape is unknown.
+  int64_t static_numel() const;
+};
+
+// TensorProto. Immutable once made: a pass that changes a tensor makes a new one.
+struct Tensor {
+  enum Storage : uint8_t { kRaw, kTyped, kExternal };
+  int32_t data_type = 0;
+  bool has_data_type = false;
+  Storage storage = kRaw;
+  Span<int64_t> dims;
+  StrId name = kNoStr;
+  StrId doc_string = kNoStr;
+  // Little-endian element bytes, dense, numel * dtype_size (packed for sub-byte types). For
+  // kTyped storage that was varint-encoded on disk, this points into the arena.
+  Bytes data;
+  Span<Bytes> strings;  // string_data, for STRING tensors
+  // The TensorProto exactly as loaded (empty for tensors made in memory). It is written back
+  // verbatim when saved under the same name, which keeps every detail of the original encoding;
+  // a copy that changes anything must clear it.
+  Bytes source;
+  Extras extra;  // external_data entries, segment, unknown fields
+
+  int64_t numel() const;
+  bool is_scalar() const { return dims.size == 0; }
+};
+
+struct Graph;
+
+// AttributeProto. `present` has one bit per optional scalar field so absent and zero differ.
+struct Attribute {
+  enum Present : uint32_t { kF = 1, kI = 2, kS = 4, kT = 8, kG = 16 };
+  // AttributeProto.AttributeType numbers.
+  enum Kind : int32_t { kUndefined = 0, kFloat = 1, kInt = 2, kString = 3, kTensor = 4, kGraph = 5,
+    kFloats = 6, kInts = 7, kStrings = 8, kTensors = 9, kGraphs = 10, kSparseTensor = 11,
+    kSparseTensors = 12, kTypeProto = 13, kTypeProtos = 14 };
+  StrId name = kNoStr;
+  int32_t type = 0;
+  bool has_type = false;
+  uint32_t present = 0;
+  float f = 0;
+  int64_t i = 0;
+  Bytes s;
+  Tensor* t = nullptr;
+  Graph* g = nullptr;
+  Span<float> floats;
+  Span<int64_t> ints;
+  Span<Bytes> strings;
+  Span<Tensor*> tensors;
+  Span<Graph*> graphs;
+  StrId doc_string = kNoStr;
+  StrId ref_attr_name = kNoStr;
+  Extras extra;  // tp, type_protos, sparse tensors, unknown fields
+};
+
+struct Use {
+  Node* node = nullptr;
+  uint32_t index = 0;  // which input of `node`
+};
+
+// A named value: produced by one node output, a graph input, or an initializer.
+struct Value {
+  StrId name = kNoStr;
+  Graph* graph = nullptr;  // the graph whose scope defines it
+  Node* producer = nullptr;
+  uint32_t producer_output = 0;
+  ArenaVec<Use> uses;
+  Type* type = nullptr;           // declared or inferred; null when unknown
+  Tensor* initializer = nullptr;  // set when the value is an initializer of `graph`
+  uint32_t graph_output_count = 0;  // how many entries of graph->outputs name it
+  bool is_graph_input = false;
+
+  bool is_graph_output() const { return graph_output_count > 0; }
+  bool is_constant() const { return initializer != nullptr && !is_graph_input; }
+  size_t use_count() const { return uses.size; }
+};
+
+// One entry of graph.input / graph.output / graph.value_info.
+struct ValueInfo {
+  Value* value = nullptr;
+  Type* type = nullptr;  // a declaration that differs from value->type; null = value->type
+  bool has_type = true;  // false when the ValueInfoProto had no type field
+  StrId doc_string = kNoStr;
+  Extras extra;
+};
+
+struct Node {
+  StrId op_type = kNoStr;
+  StrId domain = kNoStr;  // kNoStr and "" both mean the default domain
+  StrId name = kNoStr;
+  StrId doc_string = kNoStr;
+  Span<Value*> inputs;   // nullptr = omitted optional input ("")
+  Span<Value*> outputs;  // nullptr = omitted optional output ("")
+  ArenaVec<Attribute> attributes;
+  Extras extra;  // metadata_props, unknown fields
+  Graph* graph = nullptr;
+  Node* prev = nullptr;
+  Node* next = nullptr;
+  bool alive = true;
+  uint32_t mark = 0;  // scratch for algorithms (order index, visited flags); no meaning between them
+
+  const Attribute* attribute(StrId attr_name) const;
+  Attribute* attribute(StrId attr_name);
+};
+
+struct Graph {
+  Model* model = nullptr;
+  Graph* parent = nullptr;      // enclosing graph for subgraphs
+  Node* owner = nullptr;        // node whose attribute holds this subgraph
+  StrId name = kNoStr;
+  StrId doc_string = kNoStr;
+  Node* first = nullptr;
+  Node* last = nullptr;
+  uint32_t node_count = 0;
+  ArenaVec<ValueInfo> inputs;
+  ArenaVec<ValueInfo> outputs;
+  ArenaVec<ValueInfo> value_infos;
+  ArenaVec<Value*> initializers;  // in file order
+  ArenaVec<Value*> captures;      // outer-scope values used by nodes of this graph
+  Extras extra;  // sparse_initializer, quantization_annotation, unknown fields
+
+  // Iterates live nodes; safe against removal of the current node.
+  template <class F>
+  void for_each_node(F&& f) {
+    for (Node* n = first; n != nullptr;) {
+      Node* next = n->next;
+      f(n);
+      n = next;
+    }
+  }
+};
+
+struct OpsetId {
+  StrId domain = kNoStr;
+  int64_t version = 0;
+  bool has_version = false;
+  Extras extra;
+};
+
+struct StringPair {
+  StrId key = kNoStr;
+  StrId value = kNoStr;
+  Extras extra;
+};
+
+// FunctionProto: formal inputs/outputs are the inputs/outputs of `body` (untyped); the nodes are
+// the body's nodes.
+struct Function {
+  StrId name = kNoStr;
+  StrId domain = kNoStr;
+  StrId doc_string = kNoStr;
+  ArenaVec<StrId> attribute_names;
+  ArenaVec<OpsetId> opsets;
+  Graph* body = nullptr;
+  Extras extra;  // attribute_proto, value_info, metadata_props, unknown fields
+};
+
+// Keeps loaded bytes (a mapping or the caller's buffer) alive for as long as the model views them.
+class Backing {
+ public:
+  virtual ~Backing() = default;
+};
+
+class Model {
+ public:
+  Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  Arena arena;
+  StringTable strings{arena};
+
+  int64_t ir_version = 0;
+  bool has_ir_version = false;
+  StrId producer_name = kNoStr;
+  StrId producer_version = kNoStr;
+  StrId domain = kNoStr;
+  int64_t model_version = 0;
+  bool has_model_version = false;
+  StrId doc_string = kNoStr;
+  Graph* graph = nullptr;
+  ArenaVec<OpsetId> opsets;
+  ArenaVec<StringPair> metadata;
+  ArenaVec<Function*> functions;
+  Extras extra;  // training_info, configuration, unknown fields
+
+  std::vector<std::shared_ptr<Backing>> backings;
+  std::string source_path;  // file the model was loaded from ("" for memory)
+
+  StrId intern(std::string_view s) { return strings.intern(s); }
+  std::string_view str(StrId id) const { return strings.view(id); }
+  // Opset version of `domain` ("" and "ai.onnx" are the same), 0 when not imported.
+  int64_t opset_version(std::string_view domain_name) const;
+};
+
+bool is_default_domain(const Model& m, StrId domain);
+
+}  // namespace ofg

@@ -1,0 +1,41 @@
+// Read-only memory mapping of a whole file; the model keeps it alive while tensors view it.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "ir/ir.h"
+
+namespace ofg {
+
+class MappedFile : public Backing {
+ public:
+  // Throws ofg::Error (kIo) naming the path when the file cannot be opened, is not a regular
+  // file, or cannot be mapped.
+  static std::shared_ptr<MappedFile> open(const std::string& path);
+  ~MappedFile() override;
+
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  Bytes bytes() const { return Bytes{data_, size_}; }
+
+ private:
+  MappedFile() = default;
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// A caller's buffer copied once, for callers that cannot keep theirs alive.
+class OwnedBuffer : public Backing {
+ public:
+  OwnedBuffer(const void* data, size_t size);
+  ~OwnedBuffer() override;
+  Bytes bytes() const { return Bytes{data_, size_}; }
+
+ private:
+  uint8_t* data_;
+  size_t size_;
+};
+
+}  // namespace ofg

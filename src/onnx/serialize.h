@@ -1,0 +1,59 @@
+// ONNX protobuf bytes <-> IR.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace ofg {
+
+struct LoadOptions {
+  // Folder that external-data locations are relative to. For file loads it defaults to the
+  // model's folder; for memory loads external data is refused unless it is set.
+  std::string external_data_dir;
+  // Copy the caller's buffer once instead of viewing it (memory loads only).
+  bool copy_buffer = false;
+};
+
+// Parses a model file (memory-mapped; tensors view the mapping).
+std::unique_ptr<Model> load_model_file(const std::string& path, const LoadOptions& options);
+// Parses a model from memory. Unless options.copy_buffer, the buffer must outlive the model.
+std::unique_ptr<Model> load_model_memory(const void* data, size_t size, const LoadOptions& options);
+
+struct SaveOptions {
+  // When true, tensors of at least `external_threshold` bytes go to one data file beside the
+  // model, named `external_file_name` (default: the model file name + ".data").
+  bool external_data = false;
+  size_t external_threshold = 1024;
+  std::string external_file_name;
+};
+
+// Writes atomically: a temporary file in the same folder is renamed over `path` only once
+// everything was written and flushed.
+void save_model_file(const Model& m, const std::string& path, const SaveOptions& options);
+// A malloc'd buffer (so the C ABI can hand it out and free it with free()).
+class MallocBuffer {
+ public:
+  explicit MallocBuffer(size_t size);
+  ~MallocBuffer();
+  MallocBuffer(MallocBuffer&& o) noexcept : data_(o.data_), size_(o.size_) { o.data_ = nullptr; o.size_ = 0; }
+  MallocBuffer(const MallocBuffer&) = delete;
+  MallocBuffer& operator=(const MallocBuffer&) = delete;
+  uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  uint8_t* release() {
+    uint8_t* p = data_;
+    data_ = nullptr;
+    return p;
+  }
+
+ private:
+  uint8_t* data_;
+  size_t size_;
+};
+
+// Serializes into one buffer of the exact size (measured first).
+MallocBuffer save_model_memory(const Model& m);
+
+}  // namespace ofg
