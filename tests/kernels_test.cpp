@@ -245,7 +245,7 @@ std::vector<float> naive_binary(k::BinaryOp op, const std::vector<float>& a, std
   bd.insert(bd.begin(), r - bd.size(), 1);
   od.assign(r, 1);
   size_t total = 1;
-  for (size_t i = 0; i < r; ++i) total *= od[i] = std::max(ad[i], bd[i]);
+  for (size_t i = 0; i < r; ++i) total *= od[i] = ad[i] == 1 ? bd[i] : ad[i];
   std::vector<float> y(total);
   for (size_t o = 0; o < total; ++o) {
     size_t rem = o, ia = 0, ib = 0, sa = 1, sb = 1;
