@@ -1,0 +1,174 @@
+/* Calls every exported function from C: the happy path on the built-in demo model, and NULL or
+ * out-of-range arguments everywhere (each must return a status and a message, never crash, and
+ * leave out-parameters untouched). Argument: a folder where files may be written. */
+#include <onnxforge.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+static int checks = 0;
+
+#define CHECK(cond)                                                   \
+  do {                                                                \
+    ++checks;                                                         \
+    if (!(cond)) {                                                    \
+      ++failures;                                                     \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+    }                                                                 \
+  } while (0)
+
+/* A NULL argument gives OFG_ERR_INVALID_ARGUMENT and a message that names the parameter. */
+#define CHECK_NULL_ARG(call, param)                                   \
+  do {                                                                \
+    ofg_status s_ = (call);                                           \
+    CHECK(s_ == OFG_ERR_INVALID_ARGUMENT);                            \
+    CHECK(strstr(ofg_last_error(), param) != NULL);                   \
+  } while (0)
+
+int main(int argc, char** argv) {
+  const char* dir = argc > 1 ? argv[1] : ".";
+  char path[4096];
+  snprintf(path, sizeof path, "%s/c_api_test_demo.onnx", dir);
+
+  /* versions and status */
+  CHECK(ofg_version_number() == OFG_VERSION_NUMBER);
+  CHECK(strcmp(ofg_version_string(), "0.1.0") == 0);
+  CHECK(strcmp(ofg_status_string(OFG_OK), "ok") == 0);
+  CHECK(strcmp(ofg_status_string((ofg_status)999), "unknown status") == 0);
+  CHECK(strcmp(ofg_elem_type_name(1), "float32") == 0);
+  CHECK(strcmp(ofg_elem_type_name(-5), "unknown") == 0);
+
+  /* options */
+  ofg_options* opts = NULL;
+  CHECK_NULL_ARG(ofg_options_create(NULL), "out");
+  CHECK(ofg_options_create(&opts) == OFG_OK && opts != NULL);
+  CHECK_NULL_ARG(ofg_options_set(NULL, "save.external_data", "1"), "options");
+  CHECK_NULL_ARG(ofg_options_set(opts, NULL, "1"), "key");
+  CHECK_NULL_ARG(ofg_options_set(opts, "save.external_data", NULL), "value");
+  CHECK(ofg_options_set(opts, "no.such.key", "1") == OFG_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(ofg_last_error(), "no.such.key") != NULL);
+  CHECK(ofg_options_set(opts, "save.external_data", "yes") == OFG_ERR_INVALID_ARGUMENT);
+  CHECK(ofg_options_set(opts, "save.external_threshold", "-3") == OFG_ERR_INVALID_ARGUMENT);
+  CHECK(ofg_options_set(opts, "save.external_threshold", "64") == OFG_OK);
+  CHECK(strcmp(ofg_last_error(), "") == 0);
+  ofg_options_free(NULL);
+
+  /* models */
+  ofg_model* model = NULL;
+  ofg_model* untouched = (ofg_model*)0x1;
+  CHECK_NULL_ARG(ofg_model_create_demo(NULL), "out");
+  CHECK(ofg_model_create_demo(&model) == OFG_OK && model != NULL);
+  CHECK_NULL_ARG(ofg_load(NULL, NULL, &untouched), "utf8_path");
+  CHECK_NULL_ARG(ofg_load(path, NULL, NULL), "out");
+  CHECK(ofg_load("/nonexistent/x.onnx", NULL, &untouched) == OFG_ERR_IO);
+  CHECK(untouched == (ofg_model*)0x1);
+  CHECK_NULL_ARG(ofg_load_from_memory(NULL, 10, NULL, &untouched), "data");
+  CHECK_NULL_ARG(ofg_load_from_memory("x", 1, NULL, NULL), "out");
+  CHECK(untouched == (ofg_model*)0x1);
+  ofg_model_free(NULL);
+
+  CHECK_NULL_ARG(ofg_save(NULL, path, NULL), "model");
+  CHECK_NULL_ARG(ofg_save(model, NULL, NULL), "utf8_path");
+  CHECK(ofg_save(model, path, NULL) == OFG_OK);
+
+  void* bytes = (void*)0x1;
+  size_t size = 7;
+  CHECK_NULL_ARG(ofg_save_to_memory(NULL, NULL, &bytes, &size), "model");
+  CHECK_NULL_ARG(ofg_save_to_memory(model, NULL, NULL, &size), "data");
+  CHECK_NULL_ARG(ofg_save_to_memory(model, NULL, &bytes, NULL), "size");
+  CHECK(bytes == (void*)0x1 && size == 7);
+  CHECK(ofg_save_to_memory(model, NULL, &bytes, &size) == OFG_OK && size > 100);
+  ofg_model* again = NULL;
+  CHECK(ofg_load_from_memory(bytes, size, NULL, &again) == OFG_OK);
+  ofg_model* from_file = NULL;
+  CHECK(ofg_load(path, NULL, &from_file) == OFG_OK);
+  ofg_buffer_free(NULL);
+
+  /* queries */
+  int64_t ir = 0;
+  CHECK_NULL_ARG(ofg_model_ir_version(NULL, &ir), "model");
+  CHECK_NULL_ARG(ofg_model_ir_version(model, NULL), "out");
+  CHECK(ofg_model_ir_version(again, &ir) == OFG_OK && ir == 7);
+  const char *name = NULL, *version = NULL;
+  CHECK_NULL_ARG(ofg_model_producer(NULL, &name, &version), "model");
+  CHECK(ofg_model_producer(from_file, &name, &version) == OFG_OK && strcmp(name, "onnxforge-demo") == 0);
+  size_t n = 0;
+  CHECK_NULL_ARG(ofg_model_opset_count(NULL, &n), "model");
+  CHECK_NULL_ARG(ofg_model_opset_count(model, NULL), "out");
+  CHECK(ofg_model_opset_count(model, &n) == OFG_OK && n == 1);
+  const char* domain = NULL;
+  int64_t opset = 0;
+  CHECK_NULL_ARG(ofg_model_opset(NULL, 0, &domain, &opset), "model");
+  CHECK(ofg_model_opset(model, 5, &domain, &opset) == OFG_ERR_INVALID_ARGUMENT);
+  CHECK(ofg_model_opset(model, 0, &domain, &opset) == OFG_OK && opset == 13 && strcmp(domain, "") == 0);
+
+  CHECK_NULL_ARG(ofg_model_io_count(NULL, OFG_INPUT, &n), "model");
+  CHECK_NULL_ARG(ofg_model_io_count(model, OFG_INPUT, NULL), "out");
+  CHECK(ofg_model_io_count(model, (ofg_io_kind)7, &n) == OFG_ERR_INVALID_ARGUMENT);
+  CHECK(ofg_model_io_count(model, OFG_INPUT, &n) == OFG_OK && n == 1);
+  ofg_value_desc desc;
+  memset(&desc, 0, sizeof desc);
+  desc.struct_size = sizeof desc;
+  CHECK_NULL_ARG(ofg_model_io(NULL, OFG_INPUT, 0, &desc), "model");
+  CHECK_NULL_ARG(ofg_model_io(model, OFG_INPUT, 0, NULL), "out");
+  CHECK(ofg_model_io(model, OFG_INPUT, 3, &desc) == OFG_ERR_INVALID_ARGUMENT);
+  desc.struct_size = 2;
+  CHECK(ofg_model_io(model, OFG_INPUT, 0, &desc) == OFG_ERR_INVALID_ARGUMENT);
+  desc.struct_size = sizeof desc;
+  CHECK(ofg_model_io(again, OFG_INPUT, 0, &desc) == OFG_OK);
+  CHECK(strcmp(desc.name, "image") == 0 && desc.elem_type == 1 && desc.rank == 4);
+  int64_t dim = 0;
+  const char* symbol = NULL;
+  CHECK_NULL_ARG(ofg_model_io_dim(NULL, OFG_INPUT, 0, 0, &dim, &symbol), "model");
+  CHECK(ofg_model_io_dim(again, OFG_INPUT, 0, 9, &dim, &symbol) == OFG_ERR_INVALID_ARGUMENT);
+  CHECK(ofg_model_io_dim(again, OFG_INPUT, 0, 0, &dim, &symbol) == OFG_OK && dim == -1 && strcmp(symbol, "batch") == 0);
+  CHECK(ofg_model_io_dim(again, OFG_INPUT, 0, 1, &dim, &symbol) == OFG_OK && dim == 3 && symbol == NULL);
+  CHECK(ofg_model_io_dim(again, OFG_OUTPUT, 0, 1, &dim, NULL) == OFG_OK && dim == 10);
+
+  CHECK_NULL_ARG(ofg_model_node_count(NULL, 0, &n), "model");
+  CHECK_NULL_ARG(ofg_model_node_count(model, 0, NULL), "out");
+  size_t nodes = 0, nodes_again = 0;
+  CHECK(ofg_model_node_count(model, 1, &nodes) == OFG_OK && nodes > 10);
+  CHECK(ofg_model_node_count(again, 0, &nodes_again) == OFG_OK && nodes_again == nodes);
+
+  size_t entries = 0, total = 0, count = 0;
+  const char* op = NULL;
+  CHECK_NULL_ARG(ofg_model_op_histogram_count(NULL, &entries), "model");
+  CHECK_NULL_ARG(ofg_model_op_histogram_count(model, NULL), "out");
+  CHECK(ofg_model_op_histogram_entry(model, 0, &domain, &op, &count) == OFG_ERR_INVALID_ARGUMENT);
+  CHECK(ofg_model_op_histogram_count(model, &entries) == OFG_OK && entries > 5);
+  CHECK_NULL_ARG(ofg_model_op_histogram_entry(NULL, 0, &domain, &op, &count), "model");
+  for (size_t i = 0; i < entries; ++i) {
+    CHECK(ofg_model_op_histogram_entry(model, i, &domain, &op, &count) == OFG_OK);
+    total += count;
+  }
+  CHECK(total == nodes);
+  CHECK(ofg_model_op_histogram_entry(model, entries, &domain, &op, &count) == OFG_ERR_INVALID_ARGUMENT);
+
+  size_t inits = 0;
+  uint64_t init_bytes = 0;
+  CHECK_NULL_ARG(ofg_model_initializer_stats(NULL, &inits, &init_bytes), "model");
+  CHECK(ofg_model_initializer_stats(model, &inits, &init_bytes) == OFG_OK && inits == 15 && init_bytes > 1000);
+
+  /* external data save through options, then load of the result */
+  char ext_path[4096];
+  snprintf(ext_path, sizeof ext_path, "%s/c_api_test_ext.onnx", dir);
+  CHECK(ofg_options_set(opts, "save.external_data", "1") == OFG_OK);
+  CHECK(ofg_save(model, ext_path, opts) == OFG_OK);
+  CHECK(ofg_save_to_memory(model, opts, &bytes, &size) == OFG_ERR_INVALID_ARGUMENT);
+  ofg_model* ext = NULL;
+  CHECK(ofg_load(ext_path, NULL, &ext) == OFG_OK);
+  size_t ext_inits = 0;
+  uint64_t ext_bytes = 0;
+  CHECK(ofg_model_initializer_stats(ext, &ext_inits, &ext_bytes) == OFG_OK && ext_bytes == init_bytes);
+
+  ofg_model_free(ext);
+  ofg_model_free(from_file);
+  ofg_model_free(again);
+  ofg_buffer_free(bytes);
+  ofg_model_free(model);
+  ofg_options_free(opts);
+  printf("%d passed, %d failed\n", checks - failures, failures);
+  return failures == 0 ? 0 : 1;
+}

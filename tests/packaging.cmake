@@ -1,0 +1,15 @@
+# Install + consumer builds, the exported-symbol list, and a C program that calls every
+# exported function (compiled as C, also under the sanitizer build).
+if(NOT OFG_SANITIZE)
+  add_test(NAME packaging_consumers
+    COMMAND bash ${CMAKE_SOURCE_DIR}/tests/packaging/consume.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
+  set_tests_properties(packaging_consumers PROPERTIES TIMEOUT 600)
+endif()
+
+add_test(NAME abi_exported_symbols
+  COMMAND bash ${CMAKE_SOURCE_DIR}/tests/abi/check_symbols.sh $<TARGET_FILE:onnxforge> ${CMAKE_SOURCE_DIR}/tests/abi/exported_symbols.txt)
+
+add_executable(ofg_c_api_test ${CMAKE_SOURCE_DIR}/tests/c_api/c_api_test.c)
+set_source_files_properties(${CMAKE_SOURCE_DIR}/tests/c_api/c_api_test.c PROPERTIES LANGUAGE C)
+target_link_libraries(ofg_c_api_test PRIVATE onnxforge)
+add_test(NAME c_api_every_function COMMAND ofg_c_api_test ${CMAKE_BINARY_DIR})
