@@ -410,7 +410,7 @@ TEST(KernelsCompare, DiffStatsExactAcrossIsas) {
     auto a = rnd(n, -2, 2, 1), b = rnd(n, -2, 2, 2);
     for (size_t i = 0; i < n; i += 3) b[i] = a[i] + 1e-4f * b[i];
     if (n > 10) { a[5] = nan; b[5] = nan; a[7] = inf; b[7] = inf; b[9] = 0.f; a[10] = -inf; }
-    if (n > 40) { b[40] = a[40] + 3.f; b[41] = a[41] - 3.f; }  // tie on max_abs: first index wins
+    if (n > 41) { b[40] = a[40] + 3.f; b[41] = a[41] - 3.f; }  // tie on max_abs: first index wins
     const k::DiffStats s = k::scalar_table().diff_f32(a.data(), b.data(), n, 1e-3, 1e-2);
     const k::DiffStats v = simd->diff_f32(a.data(), b.data(), n, 1e-3, 1e-2);
     EXPECT_EQ(s.max_abs, v.max_abs) << n;

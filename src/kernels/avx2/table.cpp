@@ -7,6 +7,7 @@ void fill_avx2_table(KernelTable& t) {
   detail::fill_scalar_table(t);
   t.isa = "avx2";
   t.sgemm = avx2::sgemm;
+  t.conv2d = avx2::conv2d;
   t.binary_vv = avx2::binary_vv;
   t.binary_vs = avx2::binary_vs;
   t.binary_sv = avx2::binary_sv;
