@@ -174,8 +174,11 @@ TEST(BadInput, DuplicateValueNames) {
   EXPECT_EQ(r.status, OFG_ERR_INVALID_MODEL);
   EXPECT_NE(r.message.find("'s'"), std::string::npos) << r.message;
   pb::ModelProto m2 = valid_model();
-  m2.mutable_graph()->mutable_initializer(0)->set_name("x");  // clashes with... an input of the same name is allowed (IR<4)
+  *m2.mutable_graph()->add_initializer() = m2.graph().initializer(0);
+  m2.mutable_graph()->mutable_initializer(1)->set_name("x");  // an input's default value (IR < 4): allowed
   EXPECT_EQ(load_model(m2).status, OFG_OK);
+  *m2.mutable_graph()->add_initializer() = m2.graph().initializer(0);  // "w" twice: not allowed
+  EXPECT_EQ(load_model(m2).status, OFG_ERR_INVALID_MODEL);
   pb::ModelProto m3 = valid_model();
   m3.mutable_graph()->mutable_node(0)->set_output(0, "w");  // clashes with the initializer
   m3.mutable_graph()->mutable_node(1)->set_input(0, "w");
