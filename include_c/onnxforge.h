@@ -85,6 +85,7 @@ OFG_API void ofg_options_free(ofg_options* options);
  *                             one data file beside the model (default 0: everything inline).
  *   "save.external_threshold" bytes, decimal (default 1024).
  *   "save.external_file"      file name of the data file (default: model file name + ".data").
+ *   "optimize.*"              see ofg_optimize.
  */
 OFG_API ofg_status ofg_options_set(ofg_options* options, const char* key, const char* value);
 
@@ -155,6 +156,70 @@ OFG_API ofg_status ofg_model_op_histogram_entry(const ofg_model* model, size_t i
                                                 const char** op_type, size_t* count);
 /* Initializers of the main graph and the bytes of their data. */
 OFG_API ofg_status ofg_model_initializer_stats(const ofg_model* model, size_t* count, uint64_t* bytes);
+
+
+/* ------------------------------------------------------------------ passes and optimization */
+/* Passes are named by strings, listed by the calls below, so a new pass needs no ABI change.
+ * Accuracy classes: 0 exact (the outputs are bit-identical), 1 bounded float rounding (Conv+BN
+ * folding, MatMul+Add -> Gemm), 2 pattern rewrites to be verified on real models.
+ * The strings returned by ofg_pass_name/ofg_pass_description are static. Always safe. */
+OFG_API size_t ofg_pass_count(void);
+/* NULL when i >= ofg_pass_count(). */
+OFG_API const char* ofg_pass_name(size_t i);
+OFG_API const char* ofg_pass_description(size_t i);
+/* The accuracy class (0, 1, 2), or -1 when i >= ofg_pass_count(). */
+OFG_API int32_t ofg_pass_class(size_t i);
+/* Non-zero when pass i runs in ofg_optimize's default pipeline (0 for opt-in passes). */
+OFG_API int32_t ofg_pass_in_default_pipeline(size_t i);
+
+/* What one or several passes did. Released with ofg_pass_report_free. Strings it returns stay
+ * valid until the report is freed. A report is not thread-safe. */
+typedef struct ofg_pass_report ofg_pass_report;
+OFG_API void ofg_pass_report_free(ofg_pass_report* report);
+
+/* One run of one pass. The caller sets struct_size = sizeof(ofg_pass_entry); fields added later
+ * are appended and filled only when struct_size covers them. */
+typedef struct ofg_pass_entry {
+  uint32_t struct_size;
+  const char* name;
+  int32_t accuracy_class;
+  int32_t iteration;       /* 0-based round of the fixed-point loop */
+  double milliseconds;
+  int64_t changes;         /* rewrites made; 0 when the pass found nothing */
+  int64_t nodes_removed, nodes_added;
+  int64_t nodes_before, nodes_after;   /* all graphs, subgraphs included */
+  uint64_t bytes_before, bytes_after;  /* initializer bytes, all graphs */
+  int32_t rolled_back;     /* non-zero when verification failed and the pass was undone */
+  const char* note;        /* why it was rolled back ("" otherwise) */
+} ofg_pass_entry;
+
+OFG_API ofg_status ofg_pass_report_count(const ofg_pass_report* report, size_t* out);
+OFG_API ofg_status ofg_pass_report_entry(const ofg_pass_report* report, size_t index, ofg_pass_entry* out);
+/* Totals over the whole run; every out pointer may be NULL. */
+OFG_API ofg_status ofg_pass_report_totals(const ofg_pass_report* report, int64_t* nodes_before, int64_t* nodes_after,
+                                          uint64_t* bytes_before, uint64_t* bytes_after, double* milliseconds,
+                                          int32_t* iterations);
+/* The whole report as one JSON object (totals and a "passes" array with the fields above).
+ * Valid until the report is freed; NULL when report is NULL. */
+OFG_API const char* ofg_pass_report_json(const ofg_pass_report* report);
+
+/* Runs one pass by name (an unknown name is OFG_ERR_INVALID_ARGUMENT) on the whole model,
+ * subgraphs included. `report` may be NULL; otherwise it receives a report with one entry.
+ * Options used: "optimize.check_each_pass". */
+OFG_API ofg_status ofg_run_pass(ofg_model* model, const char* pass, const ofg_options* options,
+                                ofg_pass_report** report);
+/* Runs the default pipeline to a fixed point (at most "optimize.max_iterations" rounds).
+ * `report` may be NULL. On failure the model may be partly optimized but is always valid.
+ * Options used:
+ *   "optimize.passes"          comma-separated pass names to run instead of the default list
+ *   "optimize.skip"            comma-separated pass names not to run (unknown names are an error)
+ *   "optimize.input_shapes"    "NAME=1,3,224,224;NAME2=..." fixes graph input shapes first
+ *   "optimize.max_iterations"  rounds of the fixed-point loop (default 8)
+ *   "optimize.check_each_pass" "0"|"1": check IR consistency after every pass (default 0)
+ *   "optimize.verify_each_pass" "0"|"1": verify each class 1/2 pass by execution against the
+ *                              model before it and roll it back when the outputs drift
+ *                              (OFG_ERR_UNSUPPORTED until the library is built with its verifier). */
+OFG_API ofg_status ofg_optimize(ofg_model* model, const ofg_options* options, ofg_pass_report** report);
 
 #ifdef __cplusplus
 }

@@ -21,5 +21,7 @@ bool is_flag(const std::string& a, const char* name);
 
 int cmd_inspect(const Args& args);
 int cmd_convert(const Args& args);
+int cmd_optimize(const Args& args);
+int cmd_passes(const Args& args);
 
 }  // namespace cli

@@ -13,6 +13,10 @@ void usage(FILE* out) {
                "  inspect [MODEL] [--json]      summary of a model (the built-in demo when none is given)\n"
                "  convert IN OUT [--external-data [--threshold BYTES]]\n"
                "                                load and save again (optionally moving weights to OUT.data)\n"
+               "  optimize [IN] OUT [--passes a,b] [--skip a,b] [--input-shape NAME=1,3,224,224]\n"
+               "           [--report FILE.json] [--external-data]\n"
+               "                                run the pass pipeline and save (the demo model when no IN)\n"
+               "  passes                        list the optimization passes\n"
                "  help [COMMAND]                this text, or a command's own help\n\n"
                "exit codes: 0 ok, 1 a check failed, 2 usage or input error\n",
                ofg_version_string());
@@ -45,6 +49,8 @@ int main(int argc, char** argv) {
   }
   if (verb == "inspect") return cli::cmd_inspect(args);
   if (verb == "convert") return cli::cmd_convert(args);
+  if (verb == "optimize") return cli::cmd_optimize(args);
+  if (verb == "passes") return cli::cmd_passes(args);
   std::fprintf(stderr, "onnxforge: unknown command '%s'\n\n", verb.c_str());
   usage(stderr);
   return cli::kUsage;

@@ -86,7 +86,11 @@ ofg_status ofg_options_set(ofg_options* options, const char* key, const char* va
     require(key, "ofg_options_set", "key");
     require(value, "ofg_options_set", "value");
     static const char* const known[] = {"load.copy_buffer", "load.external_data_dir", "save.external_data",
-                                        "save.external_threshold", "save.external_file"};
+                                        "save.external_threshold", "save.external_file",
+                                        // read by ofg_optimize / ofg_run_pass (src/api/api_passes.cpp)
+                                        "optimize.passes", "optimize.skip", "optimize.input_shapes",
+                                        "optimize.max_iterations", "optimize.check_each_pass",
+                                        "optimize.verify_each_pass"};
     bool found = false;
     for (const char* k : known) found |= std::strcmp(k, key) == 0;
     if (!found) fail(Status::kInvalidArgument, std::string("ofg_options_set: unknown option '") + key + "'");

@@ -1,0 +1,94 @@
+// fuse_conv_batchnorm: BatchNormalization in inference mode after a Conv or ConvTranspose whose
+// output it alone reads becomes new weights and bias on that Conv:
+//   s = scale / sqrt(var + eps);  W'[oc] = W[oc] * s[oc];  b' = (b - mean) * s + B
+// computed in double and stored in the weight's own float type. The original weight and bias are
+// never changed (they may be shared): new initializers are made. Float-rounding bounded.
+#include <cmath>
+
+#include "passes/util.h"
+
+namespace ofg::passes {
+
+namespace {
+
+// Scales output channel `oc` of a Conv weight [Cout, Cin/g, k...] or ConvTranspose weight
+// [Cin, Cout/g, k...] by s[oc].
+void scale_weight(std::vector<double>& w, const Tensor* wt, bool transpose, int64_t group, const std::vector<double>& s) {
+  int64_t d0 = wt->dims[0], d1 = wt->dims[1];
+  int64_t inner = 1;
+  for (uint32_t i = 2; i < wt->dims.size; ++i) inner *= wt->dims[i];
+  for (int64_t a = 0; a < d0; ++a)
+    for (int64_t b = 0; b < d1; ++b) {
+      int64_t oc = transpose ? (a / (d0 / group)) * d1 + b : a;
+      double f = s[oc];
+      double* p = &w[(a * d1 + b) * inner];
+      for (int64_t k = 0; k < inner; ++k) p[k] *= f;
+    }
+}
+
+}  // namespace
+
+void run_fuse_conv_batchnorm(PassContext& ctx) {
+  Model& m = ctx.m;
+  for (Graph* g : all_graphs(m)) {
+    g->for_each_node([&](Node* bn) {
+      if (!is_op(m, bn, "BatchNormalization") || bn->inputs.size != 5 || !bn->outputs[0]) return;
+      // Training-mode BN (extra outputs used, or training_mode=1) computes batch statistics.
+      for (uint32_t i = 1; i < bn->outputs.size; ++i)
+        if (bn->outputs[i] && (bn->outputs[i]->uses.size || bn->outputs[i]->is_graph_output())) return;
+      if (attr_i(m, bn, "training_mode", 0) != 0) return;
+      if (attr_i(m, bn, "spatial", 1) != 1) return;  // opset < 9 per-activation BN
+      if (opset(m) < 7 && attr_i(m, bn, "is_test", 0) == 0) return;
+      Value* y = bn->inputs[0];
+      Node* conv = producer_if(m, y, "Conv");
+      bool transpose = false;
+      if (!conv) {
+        conv = producer_if(m, y, "ConvTranspose");
+        transpose = conv != nullptr;
+      }
+      if (!conv || !single_use(y) || conv->inputs.size < 2 || read_by_custom(m, bn->outputs[0])) return;
+      const Tensor* wt = const_tensor(m, conv->inputs[1]);
+      if (!wt || !is_float_type(wt->data_type) || wt->dims.size < 3) return;
+      const Tensor* bt = conv->inputs.size > 2 && conv->inputs[2] ? const_tensor(m, conv->inputs[2]) : nullptr;
+      if (conv->inputs.size > 2 && conv->inputs[2] && !bt) return;  // bias computed at run time
+      int64_t group = attr_i(m, conv, "group", 1);
+      if (group <= 0) return;
+      int64_t cout = transpose ? wt->dims[1] * group : wt->dims[0];
+      if (transpose && wt->dims[0] % group) return;
+      std::vector<double> w, b, scale, beta, mean, var;
+      if (!read_doubles(wt, w)) return;
+      const Tensor* params[4];
+      std::vector<double>* dst[4] = {&scale, &beta, &mean, &var};
+      for (int k = 0; k < 4; ++k) {
+        params[k] = const_tensor(m, bn->inputs[1 + k]);
+        if (!params[k] || !read_doubles(params[k], *dst[k]) || static_cast<int64_t>(dst[k]->size()) != cout) return;
+      }
+      if (bt) {
+        if (bt->data_type != wt->data_type || !read_doubles(bt, b) || static_cast<int64_t>(b.size()) != cout) return;
+      } else {
+        b.assign(static_cast<size_t>(cout), 0.0);
+      }
+      double eps = attr_f(m, bn, "epsilon", 1e-5f);
+      std::vector<double> s(static_cast<size_t>(cout));
+      for (int64_t c = 0; c < cout; ++c) {
+        s[c] = scale[c] / std::sqrt(var[c] + eps);
+        b[c] = (b[c] - mean[c]) * s[c] + beta[c];
+      }
+      scale_weight(w, wt, transpose, group, s);
+      std::vector<int64_t> wdims(wt->dims.begin(), wt->dims.end());
+      std::string base = std::string(m.str(conv->inputs[1]->name));
+      Value* nw = add_initializer(g, base + "_bn", tensor_from_doubles(m, wt->data_type, wdims, w));
+      Value* nb = add_initializer(g, base + "_bn_bias", tensor_from_doubles(m, wt->data_type, {cout}, b));
+      if (conv->inputs.size < 3) resize_inputs(conv, 3);
+      set_input(conv, 1, nw);
+      set_input(conv, 2, nb);
+      // The Conv now writes the BN's output value, so its readers and name are unchanged.
+      Value* out = bn->outputs[0];
+      drop(ctx, bn);
+      take_output(conv, 0, out);
+      ++ctx.changes;
+    });
+  }
+}
+
+}  // namespace ofg::passes

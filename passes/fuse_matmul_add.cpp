@@ -1,0 +1,51 @@
+// fuse_matmul_add: MatMul(A, B) + C -> Gemm(A, B, C) when A and B are 2-D (Gemm is 2-D only),
+// C is a constant that broadcasts to [M, N] without changing it ([N], [1, N] or one element),
+// and the MatMul output has no other reader. Float-rounding bounded.
+// N-D MatMul (transformer activations [batch, seq, d]) keeps MatMul + Add: that pair is already
+// what converters and runtimes fuse, while Reshape-Gemm-Reshape would add two nodes and tie the
+// model to static shapes.
+#include "passes/util.h"
+
+namespace ofg::passes {
+
+void run_fuse_matmul_add(PassContext& ctx) {
+  Model& m = ctx.m;
+  if (opset(m) < 7) return;  // unidirectional broadcast of C needs Gemm-7
+  for (Graph* g : all_graphs(m)) {
+    g->for_each_node([&](Node* add) {
+      if (!is_op(m, add, "Add") || add->inputs.size != 2 || !add->outputs[0]) return;
+      if (read_by_custom(m, add->outputs[0])) return;
+      for (int k = 0; k < 2; ++k) {
+        Value* y = add->inputs[k];
+        Node* mm = producer_if(m, y, "MatMul");
+        const Tensor* c = const_tensor(m, add->inputs[1 - k]);
+        if (!mm || !c || !single_use(y) || mm->inputs.size != 2) continue;
+        if (value_rank(m, mm->inputs[0]) != 2 || value_rank(m, mm->inputs[1]) != 2) continue;
+        const Tensor* bt = const_tensor(m, mm->inputs[1]);
+        int64_t n = -1;
+        if (bt) n = bt->dims[1];
+        else if (mm->inputs[1]->type && mm->inputs[1]->type->dims.size == 2 && mm->inputs[1]->type->dims[1].has_value)
+          n = mm->inputs[1]->type->dims[1].value;
+        if (!is_float_type(c->data_type) && c->data_type != kInt32 && c->data_type != kInt64) continue;
+        bool ok = c->numel() == 1 && c->dims.size <= 2;
+        if (!ok && n > 0) ok = (c->dims.size == 1 && c->dims[0] == n) || (c->dims.size == 2 && c->dims[0] == 1 && c->dims[1] == n);
+        if (!ok) continue;
+        Node* gemm = new_node(g, m.intern("Gemm"), kNoStr, 3, 1);
+        gemm->name = node_name(m, mm, "_gemm");
+        insert_before(add, gemm);
+        ++ctx.added;
+        set_input(gemm, 0, mm->inputs[0]);
+        set_input(gemm, 1, mm->inputs[1]);
+        set_input(gemm, 2, add->inputs[1 - k]);
+        Value* out = add->outputs[0];
+        drop(ctx, add);
+        drop(ctx, mm);
+        take_output(gemm, 0, out);
+        ++ctx.changes;
+        return;
+      }
+    });
+  }
+}
+
+}  // namespace ofg::passes

@@ -1,0 +1,156 @@
+#include "passes/pipeline.h"
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+
+#include "ir/error.h"
+#include "ir/graph_ops.h"
+#include "onnx/serialize.h"
+
+namespace ofg::passes {
+
+namespace {
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') { out += '\\'; out += static_cast<char>(c); }
+    else if (c < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); out += b; }
+    else out += static_cast<char>(c);
+  }
+  return out + "\"";
+}
+
+void check(Model& m, const char* pass) {
+  std::string problem = check_consistency(m);
+  if (!problem.empty()) fail(Status::kInternal, std::string("pass ") + pass + " broke the IR: " + problem);
+}
+
+}  // namespace
+
+std::string PipelineReport::to_json() const {
+  std::string j = "{\"iterations\":" + std::to_string(iterations) + ",\"nodes_before\":" + std::to_string(nodes_before) +
+                  ",\"nodes_after\":" + std::to_string(nodes_after) + ",\"bytes_before\":" + std::to_string(bytes_before) +
+                  ",\"bytes_after\":" + std::to_string(bytes_after);
+  char ms[64];
+  std::snprintf(ms, sizeof ms, "%.3f", milliseconds);
+  j += std::string(",\"milliseconds\":") + ms + ",\"passes\":[";
+  for (size_t i = 0; i < records.size(); ++i) {
+    const PassRecord& r = records[i];
+    std::snprintf(ms, sizeof ms, "%.3f", r.stats.milliseconds);
+    j += (i ? "," : "") + std::string("{\"name\":") + json_string(r.name) + ",\"class\":" + std::to_string(r.accuracy_class) +
+         ",\"iteration\":" + std::to_string(r.iteration) + ",\"milliseconds\":" + ms +
+         ",\"changes\":" + std::to_string(r.stats.changes) + ",\"nodes_removed\":" + std::to_string(r.stats.nodes_removed) +
+         ",\"nodes_added\":" + std::to_string(r.stats.nodes_added) + ",\"nodes_before\":" + std::to_string(r.stats.nodes_before) +
+         ",\"nodes_after\":" + std::to_string(r.stats.nodes_after) + ",\"bytes_before\":" + std::to_string(r.stats.bytes_before) +
+         ",\"bytes_after\":" + std::to_string(r.stats.bytes_after) + ",\"rolled_back\":" + (r.rolled_back ? "true" : "false") +
+         ",\"note\":" + json_string(r.note) + "}";
+  }
+  return j + "]}";
+}
+
+PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& options) {
+  std::vector<const PassInfo*> list;
+  for (const std::string& s : options.skip)
+    if (!find_pass(s)) fail(Status::kInvalidArgument, "unknown pass '" + s + "' in the skip list");
+  if (!options.only.empty()) {
+    for (const std::string& s : options.only) {
+      const PassInfo* p = find_pass(s);
+      if (!p) fail(Status::kInvalidArgument, "unknown pass '" + s + "'");
+      if (!options.skip.count(s)) list.push_back(p);
+    }
+  } else {
+    for (const PassInfo& p : registry())
+      if (p.in_default_pipeline && !options.skip.count(p.name)) list.push_back(&p);
+  }
+  PipelineReport rep;
+  auto t0 = std::chrono::steady_clock::now();
+  rep.nodes_before = count_nodes(*m);
+  rep.bytes_before = initializer_bytes(*m);
+  int cap = options.max_iterations > 0 ? options.max_iterations : 1;
+  for (int it = 0; it < cap; ++it) {
+    rep.iterations = it + 1;
+    int64_t changes = 0;
+    for (const PassInfo* p : list) {
+      PassRecord r;
+      r.name = p->name;
+      r.accuracy_class = p->accuracy_class;
+      r.iteration = it;
+      bool verify = options.verify && p->accuracy_class > 0;
+      std::optional<MallocBuffer> snapshot;
+      if (verify) snapshot.emplace(save_model_memory(*m));
+      r.stats = run_pass(*m, *p, &options.pass_options);
+      if (options.check_each_pass) check(*m, p->name);
+      if (verify && r.stats.changes > 0) {
+        LoadOptions lo;
+        lo.copy_buffer = true;
+        std::unique_ptr<Model> before = load_model_memory(snapshot->data(), snapshot->size(), lo);
+        if (!options.verify(*before, *m, r.note)) {
+          // Keep the original model's backing alive (its weights may view the mapped file).
+          for (auto& b : m->backings) before->backings.push_back(b);
+          before->source_path = m->source_path;
+          m = std::move(before);
+          r.rolled_back = true;
+          r.stats.nodes_after = r.stats.nodes_before;
+          r.stats.bytes_after = r.stats.bytes_before;
+          r.stats.changes = 0;
+        }
+      }
+      changes += r.stats.changes;
+      rep.records.push_back(std::move(r));
+    }
+    if (changes == 0) break;
+  }
+  rep.nodes_after = count_nodes(*m);
+  rep.bytes_after = initializer_bytes(*m);
+  rep.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return rep;
+}
+
+void fix_input_shapes(Model& m, const std::string& spec) {
+  size_t start = 0;
+  while (start < spec.size()) {
+    size_t end = spec.find(';', start);
+    if (end == std::string::npos) end = spec.size();
+    std::string entry = spec.substr(start, end - start);
+    start = end + 1;
+    if (entry.empty()) continue;
+    size_t eq = entry.rfind('=');
+    if (eq == std::string::npos || eq == 0) fail(Status::kInvalidArgument, "input shape '" + entry + "' is not NAME=d1,d2,...");
+    std::string name = entry.substr(0, eq);
+    std::vector<int64_t> dims;
+    std::string list = entry.substr(eq + 1);
+    size_t p = 0;
+    while (p <= list.size() && !list.empty()) {
+      size_t q = list.find(',', p);
+      if (q == std::string::npos) q = list.size();
+      std::string d = list.substr(p, q - p);
+      if (d.empty() || d.size() > 18 || d.find_first_not_of("0123456789") != std::string::npos)
+        fail(Status::kInvalidArgument, "input shape '" + entry + "': '" + d + "' is not a dimension");
+      dims.push_back(std::stoll(d));
+      p = q + 1;
+    }
+    ValueInfo* found = nullptr;
+    for (ValueInfo& vi : m.graph->inputs)
+      if (m.str(vi.value->name) == name) found = &vi;
+    if (!found) fail(Status::kInvalidArgument, "input shape: the model has no input '" + name + "'");
+    Value* v = found->value;
+    const Type* old = found->type ? found->type : v->type;
+    if (!old || !old->is_tensor()) fail(Status::kInvalidArgument, "input shape: '" + name + "' is not a tensor");
+    if (old->has_shape && old->rank() != static_cast<int>(dims.size()))
+      fail(Status::kInvalidArgument, "input shape: '" + name + "' has rank " + std::to_string(old->rank()) + ", got " +
+                                         std::to_string(dims.size()) + " dims");
+    if (old->has_shape)
+      for (size_t i = 0; i < dims.size(); ++i)
+        if (old->dims[i].has_value && old->dims[i].value != dims[i])
+          fail(Status::kInvalidArgument, "input shape: dim " + std::to_string(i) + " of '" + name + "' is " +
+                                             std::to_string(old->dims[i].value) + ", not " + std::to_string(dims[i]));
+    Type* t = make_tensor_type(m, old->elem_type, dims.data(), dims.size());
+    v->type = t;
+    found->type = nullptr;
+    found->has_type = true;
+  }
+}
+
+}  // namespace ofg::passes

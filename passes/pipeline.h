@@ -1,0 +1,52 @@
+// The default pipeline: the passes of registry() in order, repeated until nothing changes or the
+// iteration cap is reached, with an optional check or verification after each pass.
+#pragma once
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "passes/pass.h"
+
+namespace ofg::passes {
+
+struct PassRecord {
+  std::string name;
+  int accuracy_class = 0;
+  int iteration = 0;
+  PassStats stats;
+  bool rolled_back = false;
+  std::string note;  // why it was rolled back
+};
+
+struct PipelineReport {
+  std::vector<PassRecord> records;
+  int iterations = 0;
+  int64_t nodes_before = 0, nodes_after = 0;
+  uint64_t bytes_before = 0, bytes_after = 0;
+  double milliseconds = 0;
+  std::string to_json() const;
+};
+
+struct PipelineOptions {
+  std::vector<std::string> only;  // run these passes (in this order) instead of the default list
+  std::set<std::string> skip;     // names checked against the registry
+  int max_iterations = 8;
+  bool check_each_pass = false;   // run check_consistency after every pass (tests, debugging)
+  std::map<std::string, std::string> pass_options;
+  // Verification hook for class 1/2 passes: returns true when `after` computes the same outputs
+  // as `before`; on false the pass is rolled back and `detail` goes into the report. Unset: no
+  // verification (set by the C ABI once an executor is available).
+  std::function<bool(const Model& before, const Model& after, std::string& detail)> verify;
+};
+
+// Runs the pipeline; `m` may be replaced by a restored copy when a pass is rolled back.
+PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& options);
+
+// Applies "NAME=1,3,224,224" (entries separated by ';') to the graph inputs: each named input
+// gets that static shape (ranks must match; already static dims must agree).
+void fix_input_shapes(Model& m, const std::string& spec);
+
+}  // namespace ofg::passes

@@ -1,0 +1,93 @@
+// The list of passes. Explicit (no static self-registration) so that linking the static archive
+// never drops a pass, and the order here is the default pipeline's order.
+#include <chrono>
+
+#include "passes/pass.h"
+#include "ir/graph_ops.h"
+
+namespace ofg::passes {
+
+void run_constants_to_initializers(PassContext&);
+void run_eliminate_identity_ops(PassContext&);
+void run_eliminate_dead_nodes(PassContext&);
+void run_eliminate_unused_initializers(PassContext&);
+void run_eliminate_duplicate_constants(PassContext&);
+void run_eliminate_common_subexpressions(PassContext&);
+void run_eliminate_redundant_transposes(PassContext&);
+void run_collapse_reshape_chains(PassContext&);
+void run_fold_weight_transposes(PassContext&);
+void run_fuse_pad_into_conv(PassContext&);
+void run_fuse_conv_batchnorm(PassContext&);
+void run_fuse_conv_add_mul(PassContext&);
+void run_fuse_matmul_add(PassContext&);
+
+const std::vector<PassInfo>& registry() {
+  static const std::vector<PassInfo> passes = {
+    {"constants_to_initializers", "turns Constant nodes holding a tensor into initializers", kExact, true,
+     run_constants_to_initializers},
+    {"eliminate_identity_ops", "removes Identity, inference Dropout, same-type Cast, identity Transpose, zero Pad, x*1, x+0, x-0, x/1",
+     kExact, true, run_eliminate_identity_ops},
+    {"eliminate_dead_nodes", "removes nodes whose outputs nobody reads", kExact, true, run_eliminate_dead_nodes},
+    {"eliminate_duplicate_constants", "merges initializers and Constant nodes with equal type, shape and bytes",
+     kExact, true, run_eliminate_duplicate_constants},
+    {"eliminate_common_subexpressions", "merges deterministic nodes with the same op, inputs and attributes",
+     kExact, true, run_eliminate_common_subexpressions},
+    {"eliminate_redundant_transposes", "cancels inverse Transpose pairs, merges chains, pre-transposes constants",
+     kExact, true, run_eliminate_redundant_transposes},
+    {"collapse_reshape_chains", "turns Reshape/Flatten/Squeeze/Unsqueeze chains ending in a Reshape into one Reshape",
+     kExact, true, run_collapse_reshape_chains},
+    {"fold_weight_transposes", "moves a Transpose feeding Gemm into transA/transB", kExact, true,
+     run_fold_weight_transposes},
+    {"fuse_pad_into_conv", "folds a zero constant Pad into the pads of the Conv it feeds", kExact, true,
+     run_fuse_pad_into_conv},
+    {"fuse_conv_batchnorm", "folds inference BatchNormalization into the weights and bias of Conv/ConvTranspose",
+     kFloatBounded, true, run_fuse_conv_batchnorm},
+    {"fuse_conv_add_mul", "folds a per-channel constant Add/Mul after Conv into its bias and weights",
+     kFloatBounded, true, run_fuse_conv_add_mul},
+    {"fuse_matmul_add", "turns MatMul with a 2-D input plus a broadcastable constant bias into Gemm", kFloatBounded,
+     true, run_fuse_matmul_add},
+    {"eliminate_unused_initializers", "removes initializers nobody reads", kExact, true,
+     run_eliminate_unused_initializers},
+  };
+  return passes;
+}
+
+const PassInfo* find_pass(std::string_view name) {
+  for (const PassInfo& p : registry())
+    if (name == p.name) return &p;
+  return nullptr;
+}
+
+int64_t count_nodes(Model& m) {
+  int64_t n = 0;
+  for_each_graph(m.graph, [&](Graph* g) { n += g->node_count; });
+  return n;
+}
+
+uint64_t initializer_bytes(Model& m) {
+  uint64_t b = 0;
+  for_each_graph(m.graph, [&](Graph* g) {
+    for (Value* v : g->initializers)
+      if (v->initializer) b += v->initializer->data.size;
+  });
+  return b;
+}
+
+PassStats run_pass(Model& m, const PassInfo& pass, const std::map<std::string, std::string>* options) {
+  PassStats s;
+  s.nodes_before = count_nodes(m);
+  s.bytes_before = initializer_bytes(m);
+  auto t0 = std::chrono::steady_clock::now();
+  PassContext ctx(m);
+  ctx.options = options;
+  pass.run(ctx);
+  s.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  s.changes = ctx.changes;
+  s.nodes_removed = ctx.removed;
+  s.nodes_added = ctx.added;
+  s.nodes_after = count_nodes(m);
+  s.bytes_after = initializer_bytes(m);
+  return s;
+}
+
+}  // namespace ofg::passes

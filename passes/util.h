@@ -1,0 +1,71 @@
+// Small helpers the passes share: matching, constants, attributes, safe rewiring.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/graph_ops.h"
+#include "ir/ir.h"
+#include "passes/pass.h"
+
+namespace ofg::passes {
+
+// The main graph and every subgraph below it, parents first (collected before a pass edits them).
+std::vector<Graph*> all_graphs(Model& m);
+
+bool is_op(const Model& m, const Node* n, const char* op);  // default domain and op type
+bool is_default(const Model& m, const Node* n);
+// The live producer of v when it is the default-domain `op`, else null.
+Node* producer_if(const Model& m, const Value* v, const char* op);
+// True when v is read by exactly one node input and is no graph output.
+bool single_use(const Value* v);
+// True when a custom-domain node reads v (such values and their producers are left alone).
+bool read_by_custom(const Model& m, const Value* v);
+
+// The constant tensor behind v: a non-input initializer or a Constant node's `value`.
+const Tensor* const_tensor(const Model& m, const Value* v);
+// Whole tensor as doubles / int64 (false when the type is not supported or data is missing).
+bool read_doubles(const Tensor* t, std::vector<double>& out);
+bool read_ints(const Tensor* t, std::vector<int64_t>& out);
+bool is_float_type(int32_t dtype);  // float, double, float16, bfloat16
+// A new tensor of `dtype` (float types) holding `values`.
+Tensor* tensor_from_doubles(Model& m, int32_t dtype, const std::vector<int64_t>& dims,
+                            const std::vector<double>& values);
+Tensor* tensor_from_ints(Model& m, const std::vector<int64_t>& dims, const std::vector<int64_t>& values);
+// A new initializer of g named after `base` (made unique), with its type declared.
+Value* add_initializer(Graph* g, const std::string& base, Tensor* t);
+
+// Attributes (default when absent).
+const Attribute* attr(const Model& m, const Node* n, const char* name);
+int64_t attr_i(Model& m, const Node* n, const char* name, int64_t fallback);
+float attr_f(Model& m, const Node* n, const char* name, float fallback);
+std::string attr_s(Model& m, const Node* n, const char* name, const std::string& fallback);
+bool attr_ints(Model& m, const Node* n, const char* name, std::vector<int64_t>& out);
+void set_attr_i(Model& m, Node* n, const char* name, int64_t v);
+void set_attr_ints(Model& m, Node* n, const char* name, const std::vector<int64_t>& v);
+
+int64_t opset(const Model& m);
+// Rank of v when known from its type or from a few rank-preserving producers; -1 otherwise.
+int value_rank(const Model& m, const Value* v, int depth = 0);
+
+// Removes n (counted in ctx).
+void drop(PassContext& ctx, Node* n);
+// Removes node n whose output `out` carries the same data as `in`. When `out` is a graph output,
+// the producer of `in` is made to produce `out` instead (only if `in` has no other reader and is
+// no graph input/output/initializer); returns false and changes nothing when that is impossible.
+bool bypass(PassContext& ctx, Node* n, Value* in, Value* out);
+// Makes `producer` write `out` (the value downstream nodes read) in place of its output `index`,
+// whose old value must have no other use. Used when fusing a consumer into its producer.
+void take_output(Node* producer, uint32_t index, Value* out);
+// A node name derived from `base`, unique in the model.
+StrId node_name(Model& m, const Node* from, const char* suffix);
+
+}  // namespace ofg::passes
+
+namespace ofg::passes {
+// A new tensor holding t transposed by perm (any fixed-size element type); null when t's bytes
+// are not available.
+Tensor* transpose_tensor(Model& m, const Tensor* t, const std::vector<int64_t>& perm);
+// True when perm is a permutation of 0..rank-1.
+bool valid_perm(const std::vector<int64_t>& perm, size_t rank);
+}  // namespace ofg::passes

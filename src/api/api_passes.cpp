@@ -1,0 +1,167 @@
+// C ABI of the passes: listing, running one pass, the optimization pipeline and its report.
+#include <cstring>
+#include <string>
+
+#include "api/guard.h"
+#include "api/handles.h"
+#include "passes/pipeline.h"
+
+using namespace ofg;
+using namespace ofg::api;
+
+struct ofg_pass_report {
+  passes::PipelineReport report;
+  std::string json;  // made on first request
+};
+
+namespace {
+
+std::vector<std::string> split_names(const std::string& list) {
+  std::vector<std::string> out;
+  size_t p = 0;
+  while (p <= list.size() && !list.empty()) {
+    size_t q = list.find(',', p);
+    if (q == std::string::npos) q = list.size();
+    std::string name = list.substr(p, q - p);
+    if (name.empty()) fail(Status::kInvalidArgument, "empty pass name in '" + list + "'");
+    out.push_back(name);
+    p = q + 1;
+  }
+  return out;
+}
+
+bool flag(const ofg_options* o, const char* key) {
+  if (!o) return false;
+  const std::string& v = o->get(key, "0");
+  if (v != "0" && v != "1") fail(Status::kInvalidArgument, std::string("option '") + key + "' takes 0 or 1, got '" + v + "'");
+  return v == "1";
+}
+
+passes::PipelineOptions pipeline_options(ofg_model* model, const ofg_options* o) {
+  passes::PipelineOptions po;
+  if (!o) return po;
+  po.only = split_names(o->get("optimize.passes", ""));
+  for (const std::string& s : split_names(o->get("optimize.skip", ""))) {
+    if (!passes::find_pass(s)) fail(Status::kInvalidArgument, "optimize.skip: unknown pass '" + s + "'");
+    po.skip.insert(s);
+  }
+  const std::string& iters = o->get("optimize.max_iterations", "8");
+  if (iters.empty() || iters.size() > 6 || iters.find_first_not_of("0123456789") != std::string::npos || std::stoi(iters) < 1)
+    fail(Status::kInvalidArgument, "optimize.max_iterations takes a positive count, got '" + iters + "'");
+  po.max_iterations = std::stoi(iters);
+  po.check_each_pass = flag(o, "optimize.check_each_pass");
+  if (flag(o, "optimize.verify_each_pass"))
+    // Hook: set po.verify to a function running ofg_verify's comparison once src/verify exists.
+    fail(Status::kUnsupported, "optimize.verify_each_pass: this build has no verifier yet");
+  return po;
+}
+
+}  // namespace
+
+extern "C" {
+
+size_t ofg_pass_count(void) { return passes::registry().size(); }
+
+const char* ofg_pass_name(size_t i) { return i < passes::registry().size() ? passes::registry()[i].name : nullptr; }
+
+const char* ofg_pass_description(size_t i) {
+  return i < passes::registry().size() ? passes::registry()[i].description : nullptr;
+}
+
+int32_t ofg_pass_class(size_t i) { return i < passes::registry().size() ? passes::registry()[i].accuracy_class : -1; }
+
+int32_t ofg_pass_in_default_pipeline(size_t i) {
+  return i < passes::registry().size() && passes::registry()[i].in_default_pipeline ? 1 : 0;
+}
+
+void ofg_pass_report_free(ofg_pass_report* report) { delete report; }
+
+ofg_status ofg_pass_report_count(const ofg_pass_report* report, size_t* out) {
+  return api_call([&] {
+    require(report, "ofg_pass_report_count", "report");
+    require(out, "ofg_pass_report_count", "out");
+    *out = report->report.records.size();
+  });
+}
+
+ofg_status ofg_pass_report_entry(const ofg_pass_report* report, size_t index, ofg_pass_entry* out) {
+  return api_call([&] {
+    require(report, "ofg_pass_report_entry", "report");
+    require(out, "ofg_pass_report_entry", "out");
+    if (index >= report->report.records.size())
+      fail(Status::kInvalidArgument, "ofg_pass_report_entry: index " + std::to_string(index) + " out of range");
+    if (out->struct_size < sizeof(ofg_pass_entry))
+      fail(Status::kInvalidArgument, "ofg_pass_report_entry: struct_size is smaller than this version's ofg_pass_entry");
+    const passes::PassRecord& r = report->report.records[index];
+    ofg_pass_entry e;
+    e.struct_size = out->struct_size;
+    e.name = r.name.c_str();
+    e.accuracy_class = r.accuracy_class;
+    e.iteration = r.iteration;
+    e.milliseconds = r.stats.milliseconds;
+    e.changes = r.stats.changes;
+    e.nodes_removed = r.stats.nodes_removed;
+    e.nodes_added = r.stats.nodes_added;
+    e.nodes_before = r.stats.nodes_before;
+    e.nodes_after = r.stats.nodes_after;
+    e.bytes_before = r.stats.bytes_before;
+    e.bytes_after = r.stats.bytes_after;
+    e.rolled_back = r.rolled_back ? 1 : 0;
+    e.note = r.note.c_str();
+    std::memcpy(out, &e, sizeof e);
+  });
+}
+
+ofg_status ofg_pass_report_totals(const ofg_pass_report* report, int64_t* nodes_before, int64_t* nodes_after,
+                                  uint64_t* bytes_before, uint64_t* bytes_after, double* milliseconds,
+                                  int32_t* iterations) {
+  return api_call([&] {
+    require(report, "ofg_pass_report_totals", "report");
+    const passes::PipelineReport& r = report->report;
+    if (nodes_before) *nodes_before = r.nodes_before;
+    if (nodes_after) *nodes_after = r.nodes_after;
+    if (bytes_before) *bytes_before = r.bytes_before;
+    if (bytes_after) *bytes_after = r.bytes_after;
+    if (milliseconds) *milliseconds = r.milliseconds;
+    if (iterations) *iterations = r.iterations;
+  });
+}
+
+const char* ofg_pass_report_json(const ofg_pass_report* report) {
+  if (!report) return nullptr;
+  auto* r = const_cast<ofg_pass_report*>(report);
+  if (r->json.empty()) r->json = r->report.to_json();
+  return r->json.c_str();
+}
+
+ofg_status ofg_run_pass(ofg_model* model, const char* pass, const ofg_options* options, ofg_pass_report** report) {
+  return api_call([&] {
+    require(model, "ofg_run_pass", "model");
+    require(pass, "ofg_run_pass", "pass");
+    const passes::PassInfo* info = passes::find_pass(pass);
+    if (!info) fail(Status::kInvalidArgument, std::string("ofg_run_pass: unknown pass '") + pass + "'");
+    passes::PipelineOptions po;
+    po.only = {pass};
+    po.max_iterations = 1;
+    po.check_each_pass = flag(options, "optimize.check_each_pass");
+    auto out = std::make_unique<ofg_pass_report>();
+    out->report = passes::optimize(model->model, po);
+    model->histogram.clear();
+    if (report) *report = out.release();
+  });
+}
+
+ofg_status ofg_optimize(ofg_model* model, const ofg_options* options, ofg_pass_report** report) {
+  return api_call([&] {
+    require(model, "ofg_optimize", "model");
+    passes::PipelineOptions po = pipeline_options(model, options);
+    if (options && options->has("optimize.input_shapes"))
+      passes::fix_input_shapes(*model->model, options->get("optimize.input_shapes", ""));
+    auto out = std::make_unique<ofg_pass_report>();
+    out->report = passes::optimize(model->model, po);
+    model->histogram.clear();
+    if (report) *report = out.release();
+  });
+}
+
+}  // extern "C"
