@@ -15,4 +15,5 @@ median = {b["run_name"]: b["real_time"] for b in out["benchmarks"] if b.get("agg
 for name, t in median.items():
     print(f"{name:20s} {t:9.2f} ms (median of 10)")
 print(f"load / read          {median['Load'] / median['ReadFile']:.2f}x  (target <= 1.5x)")
+print(f"load+touch / read    {median['LoadTouchWeights'] / median['ReadFile']:.2f}x  (every weight page read once)")
 print(f"load+save / read+write {median['LoadSave'] / median['ReadWrite']:.2f}x  (target <= 2x)")
