@@ -221,6 +221,85 @@ OFG_API ofg_status ofg_run_pass(ofg_model* model, const char* pass, const ofg_op
  *                              (OFG_ERR_UNSUPPORTED until the library is built with its verifier). */
 OFG_API ofg_status ofg_optimize(ofg_model* model, const ofg_options* options, ofg_pass_report** report);
 
+
+/* ------------------------------------------------------------------ tensors, execution, verification */
+/* A dense tensor owned by the library: element type (ONNX DataType number; float32, float64,
+ * float16, bfloat16, int8/16/32/64, uint8/16/32/64 and bool are supported), shape and data.
+ * Tensors are immutable once made and may be shared between threads for reading. */
+typedef struct ofg_tensor ofg_tensor;
+
+/* Makes a tensor of `rank` dims (rank 0 = scalar; dims may be NULL when rank is 0), copying
+ * `nbytes` bytes from `data`, which must be exactly numel * element size (little-endian, dense,
+ * row-major; bool is one byte 0/1). `data` may be NULL only when numel is 0. */
+OFG_API ofg_status ofg_tensor_create(int32_t elem_type, const int64_t* dims, size_t rank, const void* data,
+                                     size_t nbytes, ofg_tensor** out);
+OFG_API void ofg_tensor_free(ofg_tensor* tensor);
+/* Frees `count` tensors and the array of an ofg_run result (either may be NULL). */
+OFG_API void ofg_tensors_free(ofg_tensor** tensors, size_t count);
+OFG_API int32_t ofg_tensor_elem_type(const ofg_tensor* tensor);  /* 0 for NULL */
+OFG_API size_t ofg_tensor_rank(const ofg_tensor* tensor);        /* 0 for NULL */
+/* The dims array (rank entries) and the data bytes; valid until the tensor is freed. */
+OFG_API const int64_t* ofg_tensor_dims(const ofg_tensor* tensor);
+OFG_API const void* ofg_tensor_data(const ofg_tensor* tensor);
+OFG_API size_t ofg_tensor_nbytes(const ofg_tensor* tensor);
+/* The tensor's name (from a .pb file, or the graph output it came from; "" when none); valid
+ * until the tensor is freed. */
+OFG_API const char* ofg_tensor_name(const ofg_tensor* tensor);
+
+/* Parses a serialized ONNX TensorProto (a .pb file of the backend tests). The bytes are copied. */
+OFG_API ofg_status ofg_tensor_load_pb(const void* data, size_t size, ofg_tensor** out);
+/* Serializes a tensor as a TensorProto named `name` (may be NULL) into a new buffer released with
+ * ofg_buffer_free. */
+OFG_API ofg_status ofg_tensor_save_pb(const ofg_tensor* tensor, const char* name, void** data, size_t* size);
+
+/* Runs the model's main graph. inputs[i] is bound to the graph input named names[i]; graph inputs
+ * that have an initializer keep it as default when not given. On success *outputs is a new array
+ * of *n_outputs tensors in graph-output order (each named after its output), released with
+ * ofg_tensors_free(*outputs, *n_outputs). Unsupported ops fail with OFG_ERR_UNSUPPORTED naming op,
+ * domain and opset; outputs that are sequences or optionals fail with OFG_ERR_UNSUPPORTED.
+ * Options: NULL (none are read yet). The model is not modified but is not thread-safe. */
+OFG_API ofg_status ofg_run(ofg_model* model, const ofg_options* options, size_t n_inputs,
+                           const char* const* names, const ofg_tensor* const* inputs, size_t* n_outputs,
+                           ofg_tensor*** outputs);
+
+/* Differences of one output. The caller sets struct_size = sizeof(ofg_diff). */
+typedef struct ofg_diff {
+  uint32_t struct_size;
+  const char* name;      /* output name ("" for ofg_tensor_compare) */
+  double max_abs;        /* max |actual - expected| */
+  double max_rel;        /* max |actual - expected| / |expected| (inf when expected is 0) */
+  uint64_t mismatches;   /* elements with |a - e| > atol + rtol * |e| (integers: a != e) */
+  uint64_t worst_index;  /* flat index of the first element with max_abs */
+  uint64_t elements;
+  const char* problem;   /* NULL when compared; else why not (missing output, type, shape) */
+  int32_t passed;        /* problem == NULL && mismatches == 0 */
+} ofg_diff;
+
+/* Compares `actual` with `expected` (types and shapes must agree, else `problem` says why). */
+OFG_API ofg_status ofg_tensor_compare(const ofg_tensor* actual, const ofg_tensor* expected, double atol, double rtol,
+                                      ofg_diff* out);
+
+/* The result of ofg_verify. Strings it returns are valid until ofg_report_free. */
+typedef struct ofg_report ofg_report;
+/* Runs `reference` and `candidate` on the same seeded random inputs and compares every output of
+ * the reference with the candidate's output of the same name. Returns OFG_OK whenever both could be
+ * run; whether they match is in the report (ofg_report_passed). Options (ofg_options_set):
+ *   "verify.samples"   number of input sets (default 1)
+ *   "verify.seed"      seed of the first set (default 0); set k uses a seed derived from it
+ *   "verify.atol"      absolute tolerance (default 1e-4)
+ *   "verify.rtol"      relative tolerance (default 1e-3)
+ *   "verify.dim.NAME"  size of the symbolic dim NAME; symbolic or unknown dims not given are 2
+ *   "verify.int_high"  integer inputs that are not Gather indices are drawn from [0, int_high)
+ *                      (default 4); Gather indices are drawn below the table's size
+ * Float inputs are N(0,1), bool inputs fair coin flips. */
+OFG_API ofg_status ofg_verify(ofg_model* reference, ofg_model* candidate, const ofg_options* options,
+                              ofg_report** report);
+OFG_API void ofg_report_free(ofg_report* report);
+/* *passed = 1 when every output matched within tolerance, else 0. */
+OFG_API ofg_status ofg_report_passed(const ofg_report* report, int32_t* passed);
+OFG_API ofg_status ofg_report_output_count(const ofg_report* report, size_t* count);
+OFG_API ofg_status ofg_report_output(const ofg_report* report, size_t index, ofg_diff* out);
+
 #ifdef __cplusplus
 }
 #endif

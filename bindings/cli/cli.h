@@ -23,5 +23,7 @@ int cmd_inspect(const Args& args);
 int cmd_convert(const Args& args);
 int cmd_optimize(const Args& args);
 int cmd_passes(const Args& args);
+int cmd_run(const Args& args);
+int cmd_verify(const Args& args);
 
 }  // namespace cli

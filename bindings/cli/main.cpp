@@ -17,6 +17,10 @@ void usage(FILE* out) {
                "           [--report FILE.json] [--external-data]\n"
                "                                run the pass pipeline and save (the demo model when no IN)\n"
                "  passes                        list the optimization passes\n"
+               "  run DIR|MODEL [--light] [--input NAME=FILE.pb]... [--output-dir D] [--rtol X --atol Y] [--json]\n"
+               "                                execute a model; DIR: compare with its test_data_set_N outputs\n"
+               "  verify A B [--samples N] [--seed S] [--dim NAME=V] [--atol X --rtol Y] [--json]\n"
+               "                                run both models on the same random inputs and compare\n"
                "  help [COMMAND]                this text, or a command's own help\n\n"
                "exit codes: 0 ok, 1 a check failed, 2 usage or input error\n",
                ofg_version_string());
@@ -51,6 +55,8 @@ int main(int argc, char** argv) {
   if (verb == "convert") return cli::cmd_convert(args);
   if (verb == "optimize") return cli::cmd_optimize(args);
   if (verb == "passes") return cli::cmd_passes(args);
+  if (verb == "run") return cli::cmd_run(args);
+  if (verb == "verify") return cli::cmd_verify(args);
   std::fprintf(stderr, "onnxforge: unknown command '%s'\n\n", verb.c_str());
   usage(stderr);
   return cli::kUsage;

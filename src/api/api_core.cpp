@@ -90,8 +90,11 @@ ofg_status ofg_options_set(ofg_options* options, const char* key, const char* va
                                         // read by ofg_optimize / ofg_run_pass (src/api/api_passes.cpp)
                                         "optimize.passes", "optimize.skip", "optimize.input_shapes",
                                         "optimize.max_iterations", "optimize.check_each_pass",
-                                        "optimize.verify_each_pass"};
-    bool found = false;
+                                        "optimize.verify_each_pass",
+                                        // read by ofg_verify (src/api/api_exec.cpp)
+                                        "verify.samples", "verify.seed", "verify.atol", "verify.rtol",
+                                        "verify.int_high"};
+    bool found = std::strncmp(key, "verify.dim.", 11) == 0 && key[11] != '\0';
     for (const char* k : known) found |= std::strcmp(k, key) == 0;
     if (!found) fail(Status::kInvalidArgument, std::string("ofg_options_set: unknown option '") + key + "'");
     std::string v = value;

@@ -1,0 +1,313 @@
+// onnxforge run DIR [--rtol X] [--atol Y] [--json]           (ONNX backend-test layout)
+// onnxforge run MODEL.onnx --light [--rtol X] [--atol Y] [--json]  (light suite: arange input)
+// onnxforge run MODEL --input NAME=FILE.pb ... [--output-dir D]
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+
+namespace cli {
+namespace {
+
+bool read_file(const std::string& path, std::string& out) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  char buf[65536];
+  size_t n;
+  out.clear();
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  std::fclose(f);
+  return true;
+}
+
+bool exists(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+ofg_status load_pb(const std::string& path, ofg_tensor** out) {
+  std::string bytes;
+  if (!read_file(path, bytes)) {
+    std::fprintf(stderr, "onnxforge: cannot read %s\n", path.c_str());
+    return OFG_ERR_IO;
+  }
+  return ofg_tensor_load_pb(bytes.data(), bytes.size(), out);
+}
+
+struct Line {
+  std::string set, name;
+  ofg_diff d{};
+  std::string problem;
+  bool passed = false;
+};
+
+std::string num(double v) {
+  char b[64];
+  if (std::isinf(v)) return v > 0 ? "\"inf\"" : "\"-inf\"";
+  if (std::isnan(v)) return "\"nan\"";
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+// Runs `model` with `inputs` bound to graph inputs 0..n-1 and compares with `expected`.
+bool run_and_compare(ofg_model* m, const std::string& set, std::vector<ofg_tensor*>& inputs,
+                     std::vector<ofg_tensor*>& expected, double atol, double rtol, std::vector<Line>& lines) {
+  std::vector<std::string> names;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    ofg_value_desc d;
+    d.struct_size = sizeof d;
+    if (ofg_model_io(m, OFG_INPUT, k, &d) != OFG_OK) return false;
+    names.push_back(d.name);
+  }
+  std::vector<const char*> cn;
+  for (auto& n : names) cn.push_back(n.c_str());
+  size_t n_out = 0;
+  ofg_tensor** outs = nullptr;
+  ofg_status s = ofg_run(m, nullptr, inputs.size(), cn.data(), inputs.data(), &n_out, &outs);
+  if (s != OFG_OK) {
+    Line l;
+    l.set = set;
+    l.name = "*";
+    l.problem = std::string(ofg_status_string(s)) + ": " + ofg_last_error();
+    lines.push_back(l);
+    return false;
+  }
+  bool all = true;
+  for (size_t k = 0; k < expected.size(); ++k) {
+    Line l;
+    l.set = set;
+    l.d.struct_size = sizeof l.d;
+    if (k >= n_out) {
+      l.name = "#" + std::to_string(k);
+      l.problem = "the model has fewer outputs than data files";
+    } else {
+      l.name = ofg_tensor_name(outs[k]);
+      if (ofg_tensor_compare(outs[k], expected[k], atol, rtol, &l.d) != OFG_OK) l.problem = ofg_last_error();
+      else if (l.d.problem) l.problem = l.d.problem;
+      l.passed = l.problem.empty() && l.d.passed;
+    }
+    all &= l.passed;
+    lines.push_back(l);
+  }
+  ofg_tensors_free(outs, n_out);
+  return all;
+}
+
+int print(const std::string& what, const std::vector<Line>& lines, bool ok, bool json) {
+  if (json) {
+    std::printf("{\"model\":\"%s\",\"passed\":%s,\"outputs\":[", json_escape(what).c_str(), ok ? "true" : "false");
+    for (size_t i = 0; i < lines.size(); ++i) {
+      const Line& l = lines[i];
+      std::printf("%s{\"set\":\"%s\",\"name\":\"%s\",\"passed\":%s,\"max_abs\":%s,\"max_rel\":%s,\"mismatches\":%llu,"
+                  "\"worst_index\":%llu,\"elements\":%llu,\"problem\":\"%s\"}",
+                  i ? "," : "", json_escape(l.set).c_str(), json_escape(l.name).c_str(), l.passed ? "true" : "false",
+                  num(l.d.max_abs).c_str(), num(l.d.max_rel).c_str(), (unsigned long long)l.d.mismatches,
+                  (unsigned long long)l.d.worst_index, (unsigned long long)l.d.elements, json_escape(l.problem).c_str());
+    }
+    std::printf("]}\n");
+  } else {
+    for (const Line& l : lines) {
+      if (!l.problem.empty())
+        std::printf("%s %s %s: %s\n", l.passed ? "ok  " : "FAIL", l.set.c_str(), l.name.c_str(), l.problem.c_str());
+      else
+        std::printf("%s %s %s: max_abs %.3g max_rel %.3g mismatches %llu/%llu (worst at %llu)\n", l.passed ? "ok  " : "FAIL",
+                    l.set.c_str(), l.name.c_str(), l.d.max_abs, l.d.max_rel, (unsigned long long)l.d.mismatches,
+                    (unsigned long long)l.d.elements, (unsigned long long)l.d.worst_index);
+    }
+    std::printf("%s: %s\n", what.c_str(), ok ? "all outputs match" : "MISMATCH");
+  }
+  return ok ? kOk : kCheckFailed;
+}
+
+void free_all(std::vector<ofg_tensor*>& v) {
+  for (auto* t : v) ofg_tensor_free(t);
+  v.clear();
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: onnxforge run DIR [--rtol X] [--atol Y] [--json]\n"
+               "       onnxforge run MODEL.onnx --light [--rtol X] [--atol Y] [--json]\n"
+               "       onnxforge run MODEL --input NAME=FILE.pb ... [--output-dir D]\n"
+               "DIR holds model.onnx and test_data_set_N/{input_K,output_K}.pb (K-th graph input/output).\n"
+               "Defaults: --rtol 1e-3 --atol 1e-5. Exit 0 when every output matches, 1 otherwise.\n");
+  return kUsage;
+}
+
+}  // namespace
+
+int cmd_run(const Args& args) {
+  std::string target, out_dir;
+  double rtol = 1e-3, atol = 1e-5;
+  bool json = false, light = false;
+  std::vector<std::pair<std::string, std::string>> named;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto next = [&](std::string& v) {
+      if (i + 1 >= args.size()) return false;
+      v = args[++i];
+      return true;
+    };
+    std::string v;
+    if (a == "--help" || a == "-h") { usage(); return kOk; }
+    if (a == "--json") json = true;
+    else if (a == "--light") light = true;
+    else if (a == "--rtol") { if (!next(v)) return usage(); rtol = std::atof(v.c_str()); }
+    else if (a == "--atol") { if (!next(v)) return usage(); atol = std::atof(v.c_str()); }
+    else if (a == "--output-dir") { if (!next(out_dir)) return usage(); }
+    else if (a == "--input") {
+      if (!next(v)) return usage();
+      size_t eq = v.find('=');
+      if (eq == std::string::npos) return usage();
+      named.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+    } else if (!a.empty() && a[0] == '-') return usage();
+    else if (target.empty()) target = a;
+    else return usage();
+  }
+  if (target.empty()) return usage();
+
+  struct stat st;
+  if (::stat(target.c_str(), &st) != 0) {
+    std::fprintf(stderr, "onnxforge: %s does not exist\n", target.c_str());
+    return kUsage;
+  }
+  bool is_dir = S_ISDIR(st.st_mode);
+  std::string model_path = is_dir ? target + "/model.onnx" : target;
+  ofg_model* m = nullptr;
+  if (ofg_status s = ofg_load(model_path.c_str(), nullptr, &m)) return report("load", s);
+
+  std::vector<Line> lines;
+  bool ok = true;
+  int rc = kOk;
+  if (is_dir) {
+    std::vector<std::string> sets;
+    if (DIR* d = ::opendir(target.c_str())) {
+      while (dirent* e = ::readdir(d)) {
+        std::string n = e->d_name;
+        if (n.rfind("test_data_set_", 0) == 0) sets.push_back(n);
+      }
+      ::closedir(d);
+    }
+    std::sort(sets.begin(), sets.end());
+    if (sets.empty()) {
+      std::fprintf(stderr, "onnxforge: %s has no test_data_set_N folder\n", target.c_str());
+      ofg_model_free(m);
+      return kUsage;
+    }
+    for (const std::string& set : sets) {
+      std::vector<ofg_tensor*> inputs, expected;
+      bool load_ok = true;
+      for (int k = 0;; ++k) {
+        std::string p = target + "/" + set + "/input_" + std::to_string(k) + ".pb";
+        if (!exists(p)) break;
+        ofg_tensor* t = nullptr;
+        if (ofg_status s = load_pb(p, &t)) {
+          Line l; l.set = set; l.name = "input_" + std::to_string(k);
+          l.problem = std::string(ofg_status_string(s)) + ": " + ofg_last_error();
+          lines.push_back(l);
+          load_ok = false;
+          break;
+        }
+        inputs.push_back(t);
+      }
+      for (int k = 0; load_ok; ++k) {
+        std::string p = target + "/" + set + "/output_" + std::to_string(k) + ".pb";
+        if (!exists(p)) break;
+        ofg_tensor* t = nullptr;
+        if (ofg_status s = load_pb(p, &t)) {
+          Line l; l.set = set; l.name = "output_" + std::to_string(k);
+          l.problem = std::string(ofg_status_string(s)) + ": " + ofg_last_error();
+          lines.push_back(l);
+          load_ok = false;
+          break;
+        }
+        expected.push_back(t);
+      }
+      ok &= load_ok && run_and_compare(m, set, inputs, expected, atol, rtol, lines);
+      free_all(inputs);
+      free_all(expected);
+    }
+    rc = print(target, lines, ok, json);
+  } else if (light) {
+    // Light suite: one float input x[i] = float(i / n) in C order; expected output beside the model.
+    std::string stem = model_path.size() > 5 ? model_path.substr(0, model_path.size() - 5) : model_path;
+    ofg_value_desc d;
+    d.struct_size = sizeof d;
+    std::vector<int64_t> dims;
+    if (ofg_status s = ofg_model_io(m, OFG_INPUT, 0, &d)) { ofg_model_free(m); return report("model input", s); }
+    for (int32_t k = 0; k < d.rank; ++k) {
+      int64_t v = -1;
+      ofg_model_io_dim(m, OFG_INPUT, 0, k, &v, nullptr);
+      dims.push_back(v < 0 ? 1 : v);
+    }
+    size_t n = 1;
+    for (auto v : dims) n *= static_cast<size_t>(v);
+    std::vector<float> x(n);
+    for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(static_cast<double>(i) / static_cast<double>(n));
+    std::vector<ofg_tensor*> inputs(1), expected(1);
+    if (ofg_status s = ofg_tensor_create(1, dims.data(), dims.size(), x.data(), n * 4, &inputs[0])) {
+      ofg_model_free(m);
+      return report("input", s);
+    }
+    if (ofg_status s = load_pb(stem + "_output_0.pb", &expected[0])) {
+      free_all(inputs);
+      ofg_model_free(m);
+      return report("expected output", s);
+    }
+    ok = run_and_compare(m, "light", inputs, expected, atol, rtol, lines);
+    free_all(inputs);
+    free_all(expected);
+    rc = print(target, lines, ok, json);
+  } else {
+    std::vector<ofg_tensor*> inputs;
+    std::vector<const char*> names;
+    for (auto& kv : named) {
+      ofg_tensor* t = nullptr;
+      if (ofg_status s = load_pb(kv.second, &t)) {
+        free_all(inputs);
+        ofg_model_free(m);
+        return report(kv.second.c_str(), s);
+      }
+      inputs.push_back(t);
+      names.push_back(kv.first.c_str());
+    }
+    size_t n_out = 0;
+    ofg_tensor** outs = nullptr;
+    ofg_status s = ofg_run(m, nullptr, inputs.size(), names.data(), inputs.data(), &n_out, &outs);
+    free_all(inputs);
+    if (s != OFG_OK) {
+      ofg_model_free(m);
+      return report("run", s);
+    }
+    for (size_t i = 0; i < n_out; ++i) {
+      std::printf("%s: %s [", ofg_tensor_name(outs[i]), ofg_elem_type_name(ofg_tensor_elem_type(outs[i])));
+      for (size_t k = 0; k < ofg_tensor_rank(outs[i]); ++k)
+        std::printf("%s%lld", k ? "," : "", (long long)ofg_tensor_dims(outs[i])[k]);
+      std::printf("]\n");
+      if (!out_dir.empty()) {
+        void* data = nullptr;
+        size_t size = 0;
+        if (ofg_tensor_save_pb(outs[i], ofg_tensor_name(outs[i]), &data, &size) == OFG_OK) {
+          std::string p = out_dir + "/output_" + std::to_string(i) + ".pb";
+          FILE* f = std::fopen(p.c_str(), "wb");
+          if (!f || std::fwrite(data, 1, size, f) != size) rc = kUsage;
+          if (f) std::fclose(f);
+          ofg_buffer_free(data);
+          if (rc != kOk) std::fprintf(stderr, "onnxforge: cannot write %s\n", p.c_str());
+        }
+      }
+    }
+    ofg_tensors_free(outs, n_out);
+  }
+  ofg_model_free(m);
+  return rc;
+}
+
+}  // namespace cli

@@ -1,0 +1,274 @@
+// C ABI of the interpreter and of verification: tensors, ofg_run, ofg_verify and its report.
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "api/guard.h"
+#include "api/handles.h"
+#include "exec/interp.h"
+#include "onnx/serialize.h"
+#include "verify/verify.h"
+
+struct ofg_tensor {
+  ofg::exec::RTensor t;  // always an owned, dense copy
+  std::string name;
+};
+
+struct ofg_report {
+  ofg::verify::Report report;
+};
+
+using namespace ofg;
+using namespace ofg::api;
+
+namespace {
+
+ofg_tensor* wrap(const exec::RTensor& t, const std::string& name) {
+  auto* h = new ofg_tensor();
+  h->t = t.hold ? t : t.clone();
+  // Views of model weights must not outlive the model: always own the bytes.
+  if (!t.hold) h->t = t.clone();
+  h->name = name;
+  return h;
+}
+
+void put_varint(std::string& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+double parse_double(const ofg_options* o, const char* key, double dflt) {
+  if (!o || !o->has(key)) return dflt;
+  const std::string& v = o->get(key, "");
+  char* end = nullptr;
+  double d = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end) fail(Status::kInvalidArgument, std::string("option '") + key + "' takes a number, got '" + v + "'");
+  return d;
+}
+
+void fill_diff(const verify::OutputDiff& d, ofg_diff* out) {
+  ofg_diff r{};
+  r.struct_size = out->struct_size;
+  r.name = d.name.c_str();
+  r.max_abs = d.max_abs;
+  r.max_rel = d.max_rel;
+  r.mismatches = d.mismatches;
+  r.worst_index = d.worst_index;
+  r.elements = d.elements;
+  r.problem = d.problem.empty() ? nullptr : d.problem.c_str();
+  r.passed = d.passed() ? 1 : 0;
+  std::memcpy(out, &r, std::min<size_t>(out->struct_size, sizeof r));
+}
+
+}  // namespace
+
+extern "C" {
+
+ofg_status ofg_tensor_create(int32_t elem_type, const int64_t* dims, size_t rank, const void* data, size_t nbytes,
+                             ofg_tensor** out) {
+  return api_call([&] {
+    require(out, "ofg_tensor_create", "out");
+    if (rank > 0) require(dims, "ofg_tensor_create", "dims");
+    if (!exec::is_supported_type(elem_type))
+      fail(Status::kUnsupported, std::string("ofg_tensor_create: element type ") + dtype_name(elem_type) + " is not supported");
+    if (rank > 16) fail(Status::kLimit, "ofg_tensor_create: rank above 16");
+    exec::Shape s(dims, dims + rank);
+    for (int64_t d : s)
+      if (d < 0) fail(Status::kInvalidArgument, "ofg_tensor_create: negative dimension");
+    exec::RTensor t = exec::RTensor::alloc(elem_type, s);
+    if (nbytes != t.nbytes())
+      fail(Status::kInvalidArgument, "ofg_tensor_create: nbytes is " + std::to_string(nbytes) + ", the shape needs " +
+                                         std::to_string(t.nbytes()));
+    if (nbytes) {
+      require(data, "ofg_tensor_create", "data");
+      std::memcpy(t.ptr, data, nbytes);
+    }
+    auto* h = new ofg_tensor();
+    h->t = std::move(t);
+    *out = h;
+  });
+}
+
+void ofg_tensor_free(ofg_tensor* tensor) { delete tensor; }
+
+void ofg_tensors_free(ofg_tensor** tensors, size_t count) {
+  if (!tensors) return;
+  for (size_t i = 0; i < count; ++i) delete tensors[i];
+  delete[] tensors;
+}
+
+int32_t ofg_tensor_elem_type(const ofg_tensor* t) { return t ? t->t.dtype : 0; }
+size_t ofg_tensor_rank(const ofg_tensor* t) { return t ? t->t.shape.size() : 0; }
+const int64_t* ofg_tensor_dims(const ofg_tensor* t) { return t ? t->t.shape.data() : nullptr; }
+const void* ofg_tensor_data(const ofg_tensor* t) { return t ? t->t.ptr : nullptr; }
+size_t ofg_tensor_nbytes(const ofg_tensor* t) { return t ? t->t.nbytes() : 0; }
+const char* ofg_tensor_name(const ofg_tensor* t) { return t ? t->name.c_str() : ""; }
+
+ofg_status ofg_tensor_load_pb(const void* data, size_t size, ofg_tensor** out) {
+  return api_call([&] {
+    require(out, "ofg_tensor_load_pb", "out");
+    if (size) require(data, "ofg_tensor_load_pb", "data");
+    // The TensorProto is parsed by the model loader (one bounds-checked parser for untrusted
+    // bytes): it is wrapped as the only initializer of an otherwise empty model.
+    std::string graph, model;
+    graph.push_back(static_cast<char>((5 << 3) | 2));  // GraphProto.initializer
+    put_varint(graph, size);
+    graph.append(static_cast<const char*>(data), size);
+    model.push_back(static_cast<char>((7 << 3) | 2));  // ModelProto.graph
+    put_varint(model, graph.size());
+    model += graph;
+    LoadOptions lo;
+    lo.copy_buffer = true;
+    std::unique_ptr<Model> m = load_model_memory(model.data(), model.size(), lo);
+    if (m->graph->initializers.size != 1) fail(Status::kParse, "ofg_tensor_load_pb: not a TensorProto");
+    Value* v = m->graph->initializers[0];
+    exec::RTensor t = exec::from_ir(*v->initializer).clone();
+    auto* h = new ofg_tensor();
+    h->t = std::move(t);
+    h->name = std::string(m->str(v->initializer->name));
+    *out = h;
+  });
+}
+
+ofg_status ofg_tensor_save_pb(const ofg_tensor* tensor, const char* name, void** data, size_t* size) {
+  return api_call([&] {
+    require(tensor, "ofg_tensor_save_pb", "tensor");
+    require(data, "ofg_tensor_save_pb", "data");
+    require(size, "ofg_tensor_save_pb", "size");
+    std::string b;
+    if (!tensor->t.shape.empty()) {
+      std::string dims;
+      for (int64_t d : tensor->t.shape) put_varint(dims, static_cast<uint64_t>(d));
+      b.push_back(static_cast<char>((1 << 3) | 2));  // dims, packed
+      put_varint(b, dims.size());
+      b += dims;
+    }
+    b.push_back(static_cast<char>(2 << 3));  // data_type
+    put_varint(b, static_cast<uint64_t>(tensor->t.dtype));
+    if (name && *name) {
+      b.push_back(static_cast<char>((8 << 3) | 2));
+      put_varint(b, std::strlen(name));
+      b += name;
+    }
+    b.push_back(static_cast<char>((9 << 3) | 2));  // raw_data
+    put_varint(b, tensor->t.nbytes());
+    b.append(reinterpret_cast<const char*>(tensor->t.ptr), tensor->t.nbytes());
+    void* p = std::malloc(b.size() ? b.size() : 1);
+    if (!p) throw std::bad_alloc();
+    std::memcpy(p, b.data(), b.size());
+    *data = p;
+    *size = b.size();
+  });
+}
+
+ofg_status ofg_run(ofg_model* model, const ofg_options* options, size_t n_inputs, const char* const* names,
+                   const ofg_tensor* const* inputs, size_t* n_outputs, ofg_tensor*** outputs) {
+  return api_call([&] {
+    require(model, "ofg_run", "model");
+    require(n_outputs, "ofg_run", "n_outputs");
+    require(outputs, "ofg_run", "outputs");
+    if (n_inputs) {
+      require(names, "ofg_run", "names");
+      require(inputs, "ofg_run", "inputs");
+    }
+    std::vector<std::pair<std::string, exec::RValue>> in;
+    for (size_t i = 0; i < n_inputs; ++i) {
+      require(names[i], "ofg_run", "names[i]");
+      require(inputs[i], "ofg_run", "inputs[i]");
+      in.emplace_back(names[i], exec::RValue::tensor(inputs[i]->t));
+    }
+    exec::Interpreter interp(*model->model);
+    std::vector<exec::RValue> outs = interp.run(in);
+    Graph* g = model->model->graph;
+    std::vector<ofg_tensor*> made;
+    try {
+      for (size_t i = 0; i < outs.size(); ++i) {
+        std::string name(model->model->str(g->outputs[i].value->name));
+        if (outs[i].kind != exec::RValue::kTensor)
+          fail(Status::kUnsupported, "ofg_run: output '" + name + "' is a sequence or optional; only tensors are returned");
+        made.push_back(wrap(outs[i].t, name));
+      }
+    } catch (...) {
+      for (auto* t : made) delete t;
+      throw;
+    }
+    auto** arr = new ofg_tensor*[made.size() ? made.size() : 1];
+    for (size_t i = 0; i < made.size(); ++i) arr[i] = made[i];
+    *n_outputs = made.size();
+    *outputs = arr;
+  });
+}
+
+ofg_status ofg_tensor_compare(const ofg_tensor* actual, const ofg_tensor* expected, double atol, double rtol, ofg_diff* out) {
+  return api_call([&] {
+    require(actual, "ofg_tensor_compare", "actual");
+    require(expected, "ofg_tensor_compare", "expected");
+    require(out, "ofg_tensor_compare", "out");
+    if (out->struct_size < offsetof(ofg_diff, passed) + sizeof(int32_t))
+      fail(Status::kInvalidArgument, "ofg_tensor_compare: out->struct_size is too small");
+    // The strings must outlive the call: keep the last comparison's text per thread.
+    thread_local verify::OutputDiff last;
+    last = verify::compare(actual->t, expected->t, atol, rtol);
+    fill_diff(last, out);
+  });
+}
+
+ofg_status ofg_verify(ofg_model* reference, ofg_model* candidate, const ofg_options* options, ofg_report** report) {
+  return api_call([&] {
+    require(reference, "ofg_verify", "reference");
+    require(candidate, "ofg_verify", "candidate");
+    require(report, "ofg_verify", "report");
+    verify::Options o;
+    o.samples = static_cast<uint32_t>(parse_double(options, "verify.samples", 1));
+    o.seed = static_cast<uint64_t>(parse_double(options, "verify.seed", 0));
+    o.atol = parse_double(options, "verify.atol", 1e-4);
+    o.rtol = parse_double(options, "verify.rtol", 1e-3);
+    o.int_high = static_cast<int64_t>(parse_double(options, "verify.int_high", 4));
+    if (o.int_high < 1) fail(Status::kInvalidArgument, "ofg_verify: verify.int_high must be >= 1");
+    if (options)
+      for (auto& kv : options->values)
+        if (kv.first.rfind("verify.dim.", 0) == 0) {
+          double v = parse_double(options, kv.first.c_str(), 1);
+          if (v < 0) fail(Status::kInvalidArgument, "ofg_verify: " + kv.first + " must be >= 0");
+          o.dims[kv.first.substr(11)] = static_cast<int64_t>(v);
+        }
+    auto r = std::make_unique<ofg_report>();
+    r->report = verify::verify_models(*reference->model, *candidate->model, o);
+    *report = r.release();
+  });
+}
+
+void ofg_report_free(ofg_report* report) { delete report; }
+
+ofg_status ofg_report_passed(const ofg_report* report, int32_t* passed) {
+  return api_call([&] {
+    require(report, "ofg_report_passed", "report");
+    require(passed, "ofg_report_passed", "passed");
+    *passed = report->report.passed ? 1 : 0;
+  });
+}
+
+ofg_status ofg_report_output_count(const ofg_report* report, size_t* count) {
+  return api_call([&] {
+    require(report, "ofg_report_output_count", "report");
+    require(count, "ofg_report_output_count", "count");
+    *count = report->report.outputs.size();
+  });
+}
+
+ofg_status ofg_report_output(const ofg_report* report, size_t index, ofg_diff* out) {
+  return api_call([&] {
+    require(report, "ofg_report_output", "report");
+    require(out, "ofg_report_output", "out");
+    if (index >= report->report.outputs.size()) fail(Status::kInvalidArgument, "ofg_report_output: index out of range");
+    if (out->struct_size < offsetof(ofg_diff, passed) + sizeof(int32_t))
+      fail(Status::kInvalidArgument, "ofg_report_output: out->struct_size is too small");
+    fill_diff(report->report.outputs[index], out);
+  });
+}
+
+}  // extern "C"

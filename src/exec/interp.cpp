@@ -1,0 +1,279 @@
+#include "exec/interp.h"
+
+#include <algorithm>
+#include <mutex>
+#include <unordered_set>
+
+#include "ir/graph_ops.h"
+
+namespace ofg::exec {
+
+// ------------------------------------------------------------------ OpCtx
+
+const RTensor& OpCtx::t(size_t i) const {
+  if (i >= in.size() || !in[i] || in[i]->kind == RValue::kNone)
+    error("input " + std::to_string(i) + " is missing");
+  if (in[i]->kind != RValue::kTensor) error("input " + std::to_string(i) + " is not a tensor");
+  return in[i]->t;
+}
+
+const Attribute* OpCtx::attr(const char* name) const {
+  for (const Attribute& a : node.attributes)
+    if (model.str(a.name) == name) return &a;
+  return nullptr;
+}
+int64_t OpCtx::attr_i(const char* name, int64_t dflt) const {
+  const Attribute* a = attr(name);
+  return a ? a->i : dflt;
+}
+float OpCtx::attr_f(const char* name, float dflt) const {
+  const Attribute* a = attr(name);
+  return a ? a->f : dflt;
+}
+std::string OpCtx::attr_s(const char* name, const std::string& dflt) const {
+  const Attribute* a = attr(name);
+  return a ? std::string(a->s.view()) : dflt;
+}
+std::vector<int64_t> OpCtx::attr_ints(const char* name) const {
+  const Attribute* a = attr(name);
+  if (!a) return {};
+  return std::vector<int64_t>(a->ints.begin(), a->ints.end());
+}
+std::vector<float> OpCtx::attr_floats(const char* name) const {
+  const Attribute* a = attr(name);
+  if (!a) return {};
+  return std::vector<float>(a->floats.begin(), a->floats.end());
+}
+Graph* OpCtx::attr_g(const char* name) const {
+  const Attribute* a = attr(name);
+  if (!a || !a->g) error(std::string("graph attribute '") + name + "' is missing");
+  return a->g;
+}
+std::string OpCtx::where() const {
+  std::string d(model.str(node.domain));
+  return "op " + std::string(model.str(node.op_type)) + (d.empty() ? "" : " (domain " + d + ")") + " node '" +
+         std::string(model.str(node.name)) + "'";
+}
+void OpCtx::error(const std::string& what) const { fail(Status::kInvalidModel, where() + ": " + what); }
+
+// ------------------------------------------------------------------ registry
+
+Registry& Registry::instance() {
+  static Registry* r = [] {
+    auto* reg = new Registry();
+    register_elementwise_ops(*reg);
+    register_nn_ops(*reg);
+    register_shape_ops(*reg);
+    register_reduce_ops(*reg);
+    register_misc_ops(*reg);
+    register_control_ops(*reg);
+    return reg;
+  }();
+  return *r;
+}
+
+void Registry::add(const std::string& op, OpFn fn, int64_t since, int64_t until, bool promote_half,
+                   const std::string& domain) {
+  OpEntry e;
+  e.domain = domain;
+  e.op_type = op;
+  e.since = since;
+  e.until = until;
+  e.fn = fn;
+  e.promote_half = promote_half;
+  map_[domain + ":" + op].push_back(e);
+}
+
+const OpEntry* Registry::find(const std::string& domain, const std::string& op, int64_t opset) const {
+  std::string d = domain == "ai.onnx" ? "" : domain;
+  auto it = map_.find(d + ":" + op);
+  if (it == map_.end()) return nullptr;
+  for (const OpEntry& e : it->second)
+    if (opset >= e.since && opset <= e.until) return &e;
+  return nullptr;
+}
+
+std::vector<const OpEntry*> Registry::all() const {
+  std::vector<const OpEntry*> out;
+  for (auto& kv : map_)
+    for (auto& e : kv.second) out.push_back(&e);
+  return out;
+}
+
+// ------------------------------------------------------------------ frames and plans
+
+const RValue* Frame::find(const Value* v) const {
+  for (const Frame* f = this; f; f = f->parent) {
+    auto it = f->values.find(v);
+    if (it != f->values.end()) return &it->second;
+  }
+  return nullptr;
+}
+
+Interpreter::Interpreter(Model& m) : m_(m) {}
+
+namespace {
+size_t value_bytes(const RValue& v) {
+  if (v.kind == RValue::kTensor) return v.t.hold ? v.t.nbytes() : 0;
+  size_t n = 0;
+  for (auto& t : v.seq) n += t.nbytes();
+  return n;
+}
+}  // namespace
+
+const Interpreter::Plan& Interpreter::plan_for(Graph* g) {
+  auto it = plans_.find(g);
+  if (it != plans_.end()) return it->second;
+  Plan p;
+  for (Node* n = g->first; n; n = n->next) p.order.push_back(n);
+  std::unordered_map<const Value*, size_t> last;
+  for (size_t i = 0; i < p.order.size(); ++i) {
+    Node* n = p.order[i];
+    for (Value* v : n->inputs)
+      if (v) last[v] = i;
+    // Values a subgraph reads from this scope are inputs of the node that owns the subgraph.
+    for (Attribute& a : n->attributes) {
+      auto note = [&](Graph* sub) {
+        for_each_graph(sub, [&](Graph* s) {
+          for (Value* v : s->captures) last[v] = i;
+        });
+      };
+      if (a.g) note(a.g);
+      for (Graph* s : a.graphs) note(s);
+    }
+  }
+  p.release_after.resize(p.order.size());
+  for (auto& kv : last) {
+    const Value* v = kv.first;
+    if (v->graph != g || v->is_graph_output()) continue;
+    p.release_after[kv.second].push_back(v);
+  }
+  return plans_.emplace(g, std::move(p)).first->second;
+}
+
+void Interpreter::exec_node(Node* n, Frame& f) {
+  std::string domain(m_.str(n->domain));
+  std::string op(m_.str(n->op_type));
+  int64_t opset = m_.opset_version(domain);
+  const OpEntry* e = Registry::instance().find(domain, op, opset);
+  if (!e)
+    fail(Status::kUnsupported, "unsupported op " + op + ", domain " + (domain.empty() ? "ai.onnx" : domain) +
+                                   ", opset " + std::to_string(opset) + " (node '" + std::string(m_.str(n->name)) + "')");
+  OpCtx ctx{*this, m_, *n, opset, {}, {}, &f};
+  std::vector<RValue> promoted;
+  promoted.reserve(n->inputs.size);
+  bool had_half = false;
+  int32_t half_type = 0;
+  for (Value* v : n->inputs) {
+    if (!v) {
+      ctx.in.push_back(nullptr);
+      continue;
+    }
+    const RValue* rv = f.find(v);
+    if (!rv) fail(Status::kInvalidModel, ctx.where() + ": input '" + std::string(m_.str(v->name)) + "' has no value");
+    if (e->promote_half && rv->kind == RValue::kTensor && (rv->t.dtype == kFloat16 || rv->t.dtype == kBfloat16)) {
+      had_half = true;
+      half_type = rv->t.dtype;
+      promoted.push_back(RValue::tensor(cast_tensor(rv->t, kFloat)));
+      ctx.in.push_back(&promoted.back());
+    } else {
+      ctx.in.push_back(rv);
+    }
+  }
+  ctx.out.resize(n->outputs.size);
+  e->fn(ctx);
+  for (uint32_t i = 0; i < n->outputs.size; ++i) {
+    Value* v = n->outputs[i];
+    if (!v) continue;
+    RValue& r = ctx.out[i];
+    if (r.kind == RValue::kNone) continue;  // optional output the op did not produce
+    if (had_half && r.kind == RValue::kTensor && r.t.dtype == kFloat) r.t = cast_tensor(r.t, half_type);
+    live_bytes_ += value_bytes(r);
+    f.values[v] = std::move(r);
+  }
+  stats_.peak_live_bytes = std::max(stats_.peak_live_bytes, live_bytes_);
+  ++stats_.nodes_run;
+}
+
+std::vector<RValue> Interpreter::run_graph(Graph* g, const std::vector<RValue>& inputs, Frame* parent) {
+  Frame f;
+  f.parent = parent;
+  for (Value* v : g->initializers) f.values[v] = RValue::tensor(from_ir(*v->initializer));
+  for (size_t i = 0; i < g->inputs.size && i < inputs.size(); ++i) f.values[g->inputs[i].value] = inputs[i];
+  const Plan& p = plan_for(g);
+  for (size_t i = 0; i < p.order.size(); ++i) {
+    exec_node(p.order[i], f);
+    for (const Value* v : p.release_after[i]) {
+      auto it = f.values.find(v);
+      if (it == f.values.end()) continue;
+      live_bytes_ -= std::min(live_bytes_, value_bytes(it->second));
+      f.values.erase(it);
+      ++stats_.freed_values;
+    }
+  }
+  std::vector<RValue> out;
+  for (const ValueInfo& vi : g->outputs) {
+    const RValue* r = f.find(vi.value);
+    if (!r) fail(Status::kInvalidModel, "graph output '" + std::string(m_.str(vi.value->name)) + "' was not computed");
+    out.push_back(*r);
+  }
+  return out;
+}
+
+std::vector<RValue> Interpreter::run(const std::vector<std::pair<std::string, RValue>>& inputs) {
+  Graph* g = m_.graph;
+  std::vector<RValue> bound(g->inputs.size);
+  std::vector<bool> given(g->inputs.size, false);
+  for (auto& kv : inputs) {
+    bool found = false;
+    for (uint32_t i = 0; i < g->inputs.size; ++i) {
+      if (m_.str(g->inputs[i].value->name) == kv.first) {
+        bound[i] = kv.second;
+        given[i] = true;
+        found = true;
+      }
+    }
+    if (!found) fail(Status::kInvalidArgument, "the model has no input named '" + kv.first + "'");
+  }
+  for (uint32_t i = 0; i < g->inputs.size; ++i) {
+    Value* v = g->inputs[i].value;
+    if (given[i]) continue;
+    if (v->initializer) {
+      bound[i] = RValue::tensor(from_ir(*v->initializer));
+      continue;
+    }
+    // An optional-typed input left out is an empty optional.
+    Type* t = g->inputs[i].type ? g->inputs[i].type : v->type;
+    if (t && t->kind == Type::kOptional) {
+      bound[i].kind = RValue::kOptionalNone;
+      continue;
+    }
+    fail(Status::kInvalidArgument, "no value given for model input '" + std::string(m_.str(v->name)) + "'");
+  }
+  // Inputs given by the caller override initializer defaults: bind after initializers.
+  Frame f;
+  for (Value* v : g->initializers) f.values[v] = RValue::tensor(from_ir(*v->initializer));
+  for (uint32_t i = 0; i < g->inputs.size; ++i) f.values[g->inputs[i].value] = bound[i];
+  live_bytes_ = 0;
+  stats_ = RunStats{};
+  const Plan& p = plan_for(g);
+  for (size_t i = 0; i < p.order.size(); ++i) {
+    exec_node(p.order[i], f);
+    for (const Value* v : p.release_after[i]) {
+      auto it = f.values.find(v);
+      if (it == f.values.end()) continue;
+      live_bytes_ -= std::min(live_bytes_, value_bytes(it->second));
+      f.values.erase(it);
+      ++stats_.freed_values;
+    }
+  }
+  std::vector<RValue> out;
+  for (const ValueInfo& vi : g->outputs) {
+    const RValue* r = f.find(vi.value);
+    if (!r) fail(Status::kInvalidModel, "graph output '" + std::string(m_.str(vi.value->name)) + "' was not computed");
+    out.push_back(*r);
+  }
+  return out;
+}
+
+}  // namespace ofg::exec

@@ -1,0 +1,117 @@
+// The interpreter: an op registry keyed by (domain, op type, opset range), execution of a graph
+// in topological order that frees each value after its last consumer, and subgraph execution for
+// If / Loop / Scan.
+#pragma once
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "exec/tensor.h"
+#include "ir/ir.h"
+
+namespace ofg::exec {
+
+class Interpreter;
+struct Frame;
+
+// What an op implementation sees.
+struct OpCtx {
+  Interpreter& interp;
+  Model& model;
+  Node& node;
+  int64_t opset;                         // opset version of the node's domain
+  std::vector<const RValue*> in;         // nullptr for omitted optional inputs
+  std::vector<RValue> out;               // one per node output (fill kind + tensor)
+  Frame* frame = nullptr;                // for subgraph execution (captures)
+
+  size_t n_in() const { return in.size(); }
+  bool has(size_t i) const { return i < in.size() && in[i] && in[i]->kind != RValue::kNone && in[i]->kind != RValue::kOptionalNone; }
+  const RTensor& t(size_t i) const;      // input i as a tensor (throws when absent)
+  void set(size_t i, RTensor t) { out[i] = RValue::tensor(std::move(t)); }
+  size_t n_out() const { return out.size(); }
+  bool wants(size_t i) const { return i < node.outputs.size && node.outputs[i] != nullptr; }
+
+  const Attribute* attr(const char* name) const;
+  int64_t attr_i(const char* name, int64_t dflt) const;
+  float attr_f(const char* name, float dflt) const;
+  std::string attr_s(const char* name, const std::string& dflt) const;
+  std::vector<int64_t> attr_ints(const char* name) const;  // empty when absent
+  std::vector<float> attr_floats(const char* name) const;
+  bool has_attr(const char* name) const { return attr(name) != nullptr; }
+  Graph* attr_g(const char* name) const;
+  [[noreturn]] void error(const std::string& what) const;
+  std::string where() const;  // "op X (node 'n')"
+};
+
+using OpFn = void (*)(OpCtx&);
+
+struct OpEntry {
+  std::string domain, op_type;
+  int64_t since = 1, until = 1 << 30;  // inclusive opset range
+  OpFn fn = nullptr;
+  // float16/bfloat16 inputs are computed in float32 and float32 outputs are converted back;
+  // exact for data movement and within half precision rounding for arithmetic.
+  bool promote_half = true;
+};
+
+class Registry {
+ public:
+  static Registry& instance();
+  void add(const std::string& op, OpFn fn, int64_t since = 1, int64_t until = 1 << 30, bool promote_half = true,
+           const std::string& domain = "");
+  const OpEntry* find(const std::string& domain, const std::string& op, int64_t opset) const;
+  std::vector<const OpEntry*> all() const;
+
+ private:
+  std::unordered_map<std::string, std::vector<OpEntry>> map_;
+};
+
+// Values visible while a graph runs; captures are looked up in the parent frame.
+struct Frame {
+  Frame* parent = nullptr;
+  std::unordered_map<const Value*, RValue> values;
+  const RValue* find(const Value* v) const;
+};
+
+struct RunStats {
+  size_t nodes_run = 0;
+  size_t peak_live_bytes = 0;
+  size_t freed_values = 0;
+};
+
+class Interpreter {
+ public:
+  explicit Interpreter(Model& m);
+  // Runs the main graph. Inputs by graph-input name; initializers that are also graph inputs
+  // take their default when not given. Returns graph outputs in order.
+  std::vector<RValue> run(const std::vector<std::pair<std::string, RValue>>& inputs);
+  // Runs a subgraph with its formal inputs bound in order; parent gives captured values.
+  std::vector<RValue> run_graph(Graph* g, const std::vector<RValue>& inputs, Frame* parent);
+  Model& model() { return m_; }
+  const RunStats& stats() const { return stats_; }
+
+ private:
+  struct Plan {
+    std::vector<Node*> order;
+    // values to release after order[i] ran
+    std::vector<std::vector<const Value*>> release_after;
+  };
+  const Plan& plan_for(Graph* g);
+  void exec_node(Node* n, Frame& f);
+  Model& m_;
+  std::unordered_map<Graph*, Plan> plans_;
+  RunStats stats_;
+  size_t live_bytes_ = 0;
+};
+
+// Registration of the op families (one per file in src/exec/ops/).
+void register_elementwise_ops(Registry& r);
+void register_nn_ops(Registry& r);
+void register_shape_ops(Registry& r);
+void register_reduce_ops(Registry& r);
+void register_misc_ops(Registry& r);
+void register_control_ops(Registry& r);
+
+}  // namespace ofg::exec

@@ -1,0 +1,291 @@
+// Control flow (If, Loop, Scan) and the sequence / optional ops their bodies use.
+#include "exec/ops/util.h"
+
+namespace ofg::exec {
+namespace {
+
+void op_if(OpCtx& c) {
+  bool cond = get_f64(c.t(0), 0) != 0;
+  Graph* g = c.attr_g(cond ? "then_branch" : "else_branch");
+  std::vector<RValue> outs = c.interp.run_graph(g, {}, c.frame);
+  for (size_t i = 0; i < c.n_out() && i < outs.size(); ++i) c.out[i] = std::move(outs[i]);
+}
+
+RTensor stack(const std::vector<RTensor>& parts, int64_t axis, const Shape& elem, int32_t dt) {
+  Shape s = elem;
+  s.insert(s.begin() + axis, static_cast<int64_t>(parts.size()));
+  RTensor y = RTensor::alloc(dt, s);
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < axis; ++i) outer *= elem[i];
+  for (size_t i = axis; i < elem.size(); ++i) inner *= elem[i];
+  size_t es = dtype_size(dt), n = parts.size();
+  for (size_t p = 0; p < n; ++p)
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(y.ptr + ((o * n + p) * inner) * es, parts[p].ptr + o * inner * es, inner * es);
+  return y;
+}
+
+void op_loop(OpCtx& c) {
+  Graph* body = c.attr_g("body");
+  int64_t max_trip = c.has(0) ? get_i64(c.t(0), 0) : std::numeric_limits<int64_t>::max();
+  bool cond = c.has(1) ? get_f64(c.t(1), 0) != 0 : true;
+  size_t n_state = c.n_in() - 2;
+  std::vector<RValue> state;
+  for (size_t i = 0; i < n_state; ++i) state.push_back(c.in[2 + i] ? *c.in[2 + i] : RValue{});
+  size_t n_scan = body->outputs.size - 1 - n_state;
+  std::vector<std::vector<RTensor>> scans(n_scan);
+  for (int64_t it = 0; it < max_trip && cond; ++it) {
+    std::vector<RValue> args;
+    args.push_back(RValue::tensor(make_i64({it}, {})));
+    RTensor cv = RTensor::alloc(kBool, {});
+    cv.data<bool>()[0] = cond;
+    args.push_back(RValue::tensor(cv));
+    for (auto& s : state) args.push_back(s);
+    std::vector<RValue> outs = c.interp.run_graph(body, args, c.frame);
+    cond = get_f64(outs[0].t, 0) != 0;
+    for (size_t i = 0; i < n_state; ++i) state[i] = outs[1 + i];
+    for (size_t i = 0; i < n_scan; ++i) scans[i].push_back(outs[1 + n_state + i].t);
+  }
+  for (size_t i = 0; i < n_state && i < c.n_out(); ++i) c.out[i] = state[i];
+  for (size_t i = 0; i < n_scan; ++i) {
+    if (n_state + i >= c.n_out()) break;
+    if (scans[i].empty()) {
+      c.set(n_state + i, RTensor::alloc(kFloat, {0}));
+      continue;
+    }
+    c.set(n_state + i, stack(scans[i], 0, scans[i][0].shape, scans[i][0].dtype));
+  }
+}
+
+void op_scan(OpCtx& c) {
+  Graph* body = c.attr_g("body");
+  int64_t n_scan_in = c.attr_i("num_scan_inputs", 0);
+  bool v8 = c.opset < 9;
+  size_t first = v8 ? 1 : 0;  // Scan-8 has a sequence_lens input first and a batch axis
+  if (v8) {
+    // Scan-8: treat the batch axis by running each batch element separately.
+    const RTensor& x0 = c.t(first + (c.n_in() - first - n_scan_in));
+    (void)x0;
+  }
+  size_t n_state = c.n_in() - first - n_scan_in;
+  std::vector<int64_t> in_axes = c.attr_ints("scan_input_axes"), out_axes = c.attr_ints("scan_output_axes");
+  std::vector<int64_t> in_dirs = c.attr_ints(v8 ? "directions" : "scan_input_directions"), out_dirs = c.attr_ints("scan_output_directions");
+  size_t n_scan_out = body->outputs.size - n_state;
+  int64_t batch = v8 ? c.t(first).shape[0] : 1;
+  std::vector<std::vector<RTensor>> final_state(n_state), final_scan(n_scan_out);
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<RValue> state;
+    for (size_t i = 0; i < n_state; ++i) {
+      RTensor s = c.t(first + i);
+      if (v8) {
+        Shape es(s.shape.begin() + 1, s.shape.end());
+        RTensor e = RTensor::alloc(s.dtype, es);
+        std::memcpy(e.ptr, s.ptr + b * e.nbytes(), e.nbytes());
+        s = e;
+      }
+      state.push_back(RValue::tensor(s));
+    }
+    std::vector<RTensor> xs;
+    std::vector<int64_t> axes;
+    int64_t T = 0;
+    for (int64_t j = 0; j < n_scan_in; ++j) {
+      RTensor x = c.t(first + n_state + j);
+      if (v8) {
+        Shape es(x.shape.begin() + 1, x.shape.end());
+        RTensor e = RTensor::alloc(x.dtype, es);
+        std::memcpy(e.ptr, x.ptr + b * e.nbytes(), e.nbytes());
+        x = e;
+      }
+      int64_t ax = in_axes.empty() || v8 ? 0 : norm_axis(c, in_axes[j], x.rank());
+      // Move the scan axis first so each step is a contiguous slab.
+      if (ax != 0) {
+        std::vector<size_t> perm;
+        perm.push_back(ax);
+        for (int i = 0; i < x.rank(); ++i) if (i != ax) perm.push_back(i);
+        Shape s;
+        for (auto p : perm) s.push_back(x.shape[p]);
+        RTensor t = RTensor::alloc(x.dtype, s);
+        kernels::transpose(x.ptr, t.ptr, x.elem_size(), x.shape.data(), perm.data(), perm.size());
+        x = t;
+      }
+      T = x.shape[0];
+      xs.push_back(x);
+    }
+    std::vector<std::vector<RTensor>> scans(n_scan_out);
+    for (int64_t t = 0; t < T; ++t) {
+      std::vector<RValue> args = state;
+      for (int64_t j = 0; j < n_scan_in; ++j) {
+        bool rev = !in_dirs.empty() && in_dirs[j] == 1;
+        int64_t step = rev ? T - 1 - t : t;
+        Shape es(xs[j].shape.begin() + 1, xs[j].shape.end());
+        RTensor e = RTensor::alloc(xs[j].dtype, es);
+        std::memcpy(e.ptr, xs[j].ptr + step * e.nbytes(), e.nbytes());
+        args.push_back(RValue::tensor(e));
+      }
+      std::vector<RValue> outs = c.interp.run_graph(body, args, c.frame);
+      for (size_t i = 0; i < n_state; ++i) state[i] = outs[i];
+      for (size_t i = 0; i < n_scan_out; ++i) scans[i].push_back(outs[n_state + i].t);
+    }
+    for (size_t i = 0; i < n_state; ++i) final_state[i].push_back(state[i].t);
+    for (size_t i = 0; i < n_scan_out; ++i) {
+      bool rev = !out_dirs.empty() && out_dirs[i] == 1;
+      if (rev) std::reverse(scans[i].begin(), scans[i].end());
+      Shape es = scans[i].empty() ? Shape{} : scans[i][0].shape;
+      int32_t dt = scans[i].empty() ? kFloat : scans[i][0].dtype;
+      int64_t ax = out_axes.empty() || v8 ? 0 : norm_axis(c, out_axes[i], static_cast<int64_t>(es.size()) + 1);
+      final_scan[i].push_back(stack(scans[i], ax, es, dt));
+    }
+  }
+  for (size_t i = 0; i < n_state; ++i)
+    c.set(i, v8 ? stack(final_state[i], 0, final_state[i][0].shape, final_state[i][0].dtype) : final_state[i][0]);
+  for (size_t i = 0; i < n_scan_out; ++i)
+    c.set(n_state + i, v8 ? stack(final_scan[i], 0, final_scan[i][0].shape, final_scan[i][0].dtype) : final_scan[i][0]);
+}
+
+// ---------------------------------------------------------------- sequences and optionals
+
+RValue seq_of(std::vector<RTensor> ts, int32_t dt) {
+  RValue v;
+  v.kind = RValue::kSequence;
+  v.seq = std::move(ts);
+  v.seq_elem_type = dt;
+  return v;
+}
+const RValue& seq_in(OpCtx& c, size_t i) {
+  if (!c.in[i] || c.in[i]->kind != RValue::kSequence) c.error("input is not a sequence");
+  return *c.in[i];
+}
+
+void op_seq_construct(OpCtx& c) {
+  std::vector<RTensor> ts;
+  for (size_t i = 0; i < c.n_in(); ++i) ts.push_back(c.t(i));
+  c.out[0] = seq_of(ts, ts.empty() ? kFloat : ts[0].dtype);
+}
+void op_seq_empty(OpCtx& c) { c.out[0] = seq_of({}, static_cast<int32_t>(c.attr_i("dtype", kFloat))); }
+int64_t seq_pos(OpCtx& c, size_t input, int64_t n, bool insert) {
+  int64_t p = get_i64(c.t(input), 0);
+  if (p < 0) p += n;
+  if (p < 0 || p > n || (!insert && p == n)) c.error("sequence position out of range");
+  return p;
+}
+void op_seq_at(OpCtx& c) {
+  const RValue& s = seq_in(c, 0);
+  c.set(0, s.seq[seq_pos(c, 1, static_cast<int64_t>(s.seq.size()), false)]);
+}
+void op_seq_insert(OpCtx& c) {
+  RValue s = seq_in(c, 0);
+  int64_t p = c.has(2) ? seq_pos(c, 2, static_cast<int64_t>(s.seq.size()), true) : static_cast<int64_t>(s.seq.size());
+  s.seq.insert(s.seq.begin() + p, c.t(1));
+  c.out[0] = s;
+}
+void op_seq_erase(OpCtx& c) {
+  RValue s = seq_in(c, 0);
+  int64_t p = c.has(1) ? seq_pos(c, 1, static_cast<int64_t>(s.seq.size()), false) : static_cast<int64_t>(s.seq.size()) - 1;
+  s.seq.erase(s.seq.begin() + p);
+  c.out[0] = s;
+}
+void op_seq_length(OpCtx& c) { c.set(0, make_i64({static_cast<int64_t>(seq_in(c, 0).seq.size())}, {})); }
+
+void op_concat_from_seq(OpCtx& c) {
+  const RValue& s = seq_in(c, 0);
+  int64_t axis = c.attr_i("axis", 0);
+  bool new_axis = c.attr_i("new_axis", 0) != 0;
+  const Shape& e = s.seq.at(0).shape;
+  int64_t r = static_cast<int64_t>(e.size()) + (new_axis ? 1 : 0);
+  axis = norm_axis(c, axis, r);
+  if (new_axis) {
+    c.set(0, stack(s.seq, axis, e, s.seq[0].dtype));
+    return;
+  }
+  Shape out = e;
+  out[axis] = 0;
+  for (auto& t : s.seq) out[axis] += t.shape[axis];
+  RTensor y = RTensor::alloc(s.seq[0].dtype, out);
+  int64_t outer = 1;
+  for (int64_t i = 0; i < axis; ++i) outer *= out[i];
+  size_t es = y.elem_size(), orow = outer ? y.nbytes() / outer : 0, off = 0;
+  for (auto& t : s.seq) {
+    size_t row = outer ? t.nbytes() / outer : 0;
+    for (int64_t o = 0; o < outer; ++o) std::memcpy(y.ptr + o * orow + off, t.ptr + o * row, row);
+    off += row;
+  }
+  (void)es;
+  c.set(0, y);
+}
+
+void op_split_to_seq(OpCtx& c) {
+  const RTensor& x = c.t(0);
+  int64_t axis = norm_axis(c, c.attr_i("axis", 0), x.rank());
+  bool keep = c.attr_i("keepdims", 1) != 0;
+  std::vector<int64_t> sizes;
+  int64_t dim = x.shape[axis];
+  bool scalar_split = false;
+  if (c.has(1)) {
+    const RTensor& sp = c.t(1);
+    if (sp.rank() == 0) {
+      int64_t k = get_i64(sp, 0);
+      for (int64_t s = 0; s < dim; s += k) sizes.push_back(std::min(k, dim - s));
+    } else {
+      sizes = to_i64_vec(sp);
+    }
+  } else {
+    sizes.assign(dim, 1);
+    scalar_split = true;
+  }
+  std::vector<RTensor> parts;
+  int64_t start = 0, outer = 1, inner = 1;
+  for (int64_t i = 0; i < axis; ++i) outer *= x.shape[i];
+  for (int64_t i = axis + 1; i < x.rank(); ++i) inner *= x.shape[i];
+  size_t es = x.elem_size();
+  for (int64_t len : sizes) {
+    Shape s = x.shape;
+    s[axis] = len;
+    RTensor y = RTensor::alloc(x.dtype, s);
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(y.ptr + o * len * inner * es, x.ptr + (o * dim + start) * inner * es, len * inner * es);
+    if (scalar_split && !keep) {
+      s.erase(s.begin() + axis);
+      y = y.reshaped(s);
+    }
+    parts.push_back(y);
+    start += len;
+  }
+  c.out[0] = seq_of(parts, x.dtype);
+}
+
+void op_optional(OpCtx& c) {
+  if (c.has(0)) c.out[0] = *c.in[0];
+  else c.out[0].kind = RValue::kOptionalNone;
+}
+void op_optional_has(OpCtx& c) {
+  RTensor y = RTensor::alloc(kBool, {});
+  y.data<bool>()[0] = c.has(0);
+  c.set(0, y);
+}
+void op_optional_get(OpCtx& c) {
+  if (!c.has(0)) c.error("optional has no element");
+  c.out[0] = *c.in[0];
+}
+
+}  // namespace
+
+void register_control_ops(Registry& r) {
+  r.add("If", op_if, 1, 1 << 30, false);
+  r.add("Loop", op_loop, 1, 1 << 30, false);
+  r.add("Scan", op_scan, 8, 1 << 30, false);
+  r.add("SequenceConstruct", op_seq_construct, 1, 1 << 30, false);
+  r.add("SequenceEmpty", op_seq_empty, 1, 1 << 30, false);
+  r.add("SequenceAt", op_seq_at, 1, 1 << 30, false);
+  r.add("SequenceInsert", op_seq_insert, 1, 1 << 30, false);
+  r.add("SequenceErase", op_seq_erase, 1, 1 << 30, false);
+  r.add("SequenceLength", op_seq_length, 1, 1 << 30, false);
+  r.add("ConcatFromSequence", op_concat_from_seq, 1, 1 << 30, false);
+  r.add("SplitToSequence", op_split_to_seq, 1, 1 << 30, false);
+  r.add("Optional", op_optional, 1, 1 << 30, false);
+  r.add("OptionalHasElement", op_optional_has, 1, 1 << 30, false);
+  r.add("OptionalGetElement", op_optional_get, 1, 1 << 30, false);
+}
+
+void register_misc_ops(Registry&) {}
+
+}  // namespace ofg::exec

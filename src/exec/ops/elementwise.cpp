@@ -1,0 +1,501 @@
+// Broadcasting arithmetic, comparisons, logic, Where, and unary math / activations.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "exec/ops/util.h"
+
+namespace ofg::exec {
+namespace {
+
+using kernels::BinaryOp;
+using kernels::UnaryOp;
+
+template <class T>
+T int_pow(T base, T exp) {
+  if constexpr (std::is_signed_v<T>) {
+    if (exp < 0) return (base == 1) ? 1 : (base == -1 ? ((exp % 2) ? -1 : 1) : 0);
+  }
+  using U = std::make_unsigned_t<T>;
+  U r = 1, b = static_cast<U>(base);
+  auto e = exp;
+  while (e > 0) {
+    if (e & 1) r = static_cast<U>(r * b);
+    b = static_cast<U>(b * b);
+    e >>= 1;
+  }
+  return static_cast<T>(r);
+}
+
+template <class T>
+T apply_binary(BinaryOp op, T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    switch (op) {
+      case BinaryOp::Max: return a || b;
+      case BinaryOp::Min: return a && b;
+      default: return a;
+    }
+  } else if constexpr (std::is_floating_point_v<T>) {
+    switch (op) {
+      case BinaryOp::Add: return a + b;
+      case BinaryOp::Sub: return a - b;
+      case BinaryOp::Mul: return a * b;
+      case BinaryOp::Div: return a / b;
+      case BinaryOp::Max: return (std::isnan(a) || std::isnan(b)) ? std::numeric_limits<T>::quiet_NaN() : std::max(a, b);
+      case BinaryOp::Min: return (std::isnan(a) || std::isnan(b)) ? std::numeric_limits<T>::quiet_NaN() : std::min(a, b);
+      case BinaryOp::Pow: return std::pow(a, b);
+    }
+  } else {
+    using U = std::make_unsigned_t<T>;
+    switch (op) {
+      case BinaryOp::Add: return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+      case BinaryOp::Sub: return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+      case BinaryOp::Mul: return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+      case BinaryOp::Div:
+        if (b == 0) return 0;
+        if constexpr (std::is_signed_v<T>) if (b == -1) return static_cast<T>(U(0) - static_cast<U>(a));
+        return a / b;
+      case BinaryOp::Max: return std::max(a, b);
+      case BinaryOp::Min: return std::min(a, b);
+      case BinaryOp::Pow: return int_pow(a, b);
+    }
+  }
+  return a;
+}
+
+RTensor binary(const OpCtx& c, BinaryOp op, const RTensor& a0, const RTensor& b0) {
+  RTensor a = a0, b = b0;
+  if (a.dtype != b.dtype) {
+    if (op == BinaryOp::Pow) {
+      b = cast_tensor(b, a.dtype);
+    } else {
+      c.error(std::string("input types differ: ") + dtype_name(a.dtype) + " and " + dtype_name(b.dtype));
+    }
+  }
+  Shape out = broadcast_shapes(c, {a.shape, b.shape});
+  RTensor y = RTensor::alloc(a.dtype, out);
+  if (a.dtype == kFloat) {
+    kernels::binary_f32(op, a.data<float>(), a.shape.data(), a.shape.size(), b.data<float>(), b.shape.data(),
+                        b.shape.size(), y.data<float>());
+    return y;
+  }
+  if (op == BinaryOp::Pow && !is_float_type(a0.dtype) && is_float_type(b0.dtype)) {
+    // integer base with float exponent: compute in double, store in the base type.
+    broadcast_each(out, {a0.shape, b0.shape}, [&](int64_t i, const int64_t* o) {
+      set_f64(y, i, std::pow(get_f64(a0, o[0]), get_f64(b0, o[1])));
+    });
+    return y;
+  }
+  visit_numeric(a.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
+    T* py = y.data<T>();
+    broadcast_each(out, {a.shape, b.shape}, [&](int64_t i, const int64_t* o) { py[i] = apply_binary(op, pa[o[0]], pb[o[1]]); });
+  });
+  return y;
+}
+
+template <BinaryOp OP>
+void op_binary(OpCtx& c) {
+  c.set(0, binary(c, OP, c.t(0), c.t(1)));
+}
+
+// Sum / Mean / Max / Min take any number of inputs.
+template <BinaryOp OP, bool MEAN = false>
+void op_variadic(OpCtx& c) {
+  RTensor acc = c.t(0);
+  for (size_t i = 1; i < c.n_in(); ++i) acc = binary(c, OP, acc, c.t(i));
+  if (c.n_in() == 1) acc = acc.clone();
+  if (MEAN) {
+    for (int64_t i = 0; i < acc.numel(); ++i) set_f64(acc, i, get_f64(acc, i) / static_cast<double>(c.n_in()));
+  }
+  c.set(0, acc);
+}
+
+void op_mod(OpCtx& c) {
+  const RTensor &a = c.t(0), &b = c.t(1);
+  bool fmod = c.attr_i("fmod", 0) != 0;
+  Shape out = broadcast_shapes(c, {a.shape, b.shape});
+  RTensor y = RTensor::alloc(a.dtype, out);
+  visit_numeric(a.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
+    T* py = y.data<T>();
+    broadcast_each(out, {a.shape, b.shape}, [&](int64_t i, const int64_t* o) {
+      T x = pa[o[0]], d = pb[o[1]];
+      if constexpr (std::is_floating_point_v<T>) {
+        T r = std::fmod(x, d);
+        if (!fmod && r != 0 && ((r < 0) != (d < 0))) r += d;
+        py[i] = r;
+      } else if constexpr (std::is_same_v<T, bool>) {
+        py[i] = x;
+      } else {
+        if (d == 0) { py[i] = 0; return; }
+        T r = x % d;
+        if constexpr (std::is_signed_v<T>) if (!fmod && r != 0 && ((r < 0) != (d < 0))) r += d;
+        py[i] = r;
+      }
+    });
+  });
+  c.set(0, y);
+}
+
+enum class Cmp { Eq, Lt, Gt, Le, Ge };
+template <Cmp K>
+void op_compare(OpCtx& c) {
+  const RTensor &a = c.t(0), &b = c.t(1);
+  if (a.dtype != b.dtype) c.error("input types differ");
+  Shape out = broadcast_shapes(c, {a.shape, b.shape});
+  RTensor y = RTensor::alloc(kBool, out);
+  bool* py = y.data<bool>();
+  visit_numeric(a.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
+    broadcast_each(out, {a.shape, b.shape}, [&](int64_t i, const int64_t* o) {
+      T x = pa[o[0]], z = pb[o[1]];
+      bool r = false;
+      switch (K) {
+        case Cmp::Eq: r = x == z; break;
+        case Cmp::Lt: r = x < z; break;
+        case Cmp::Gt: r = x > z; break;
+        case Cmp::Le: r = x <= z; break;
+        case Cmp::Ge: r = x >= z; break;
+      }
+      py[i] = r;
+    });
+  });
+  c.set(0, y);
+}
+
+enum class Logic { And, Or, Xor };
+template <Logic K>
+void op_logic(OpCtx& c) {
+  const RTensor &a = c.t(0), &b = c.t(1);
+  Shape out = broadcast_shapes(c, {a.shape, b.shape});
+  RTensor y = RTensor::alloc(kBool, out);
+  const bool* pa = a.data<bool>();
+  const bool* pb = b.data<bool>();
+  bool* py = y.data<bool>();
+  broadcast_each(out, {a.shape, b.shape}, [&](int64_t i, const int64_t* o) {
+    bool x = pa[o[0]], z = pb[o[1]];
+    py[i] = K == Logic::And ? (x && z) : K == Logic::Or ? (x || z) : (x != z);
+  });
+  c.set(0, y);
+}
+
+enum class Bitwise { And, Or, Xor, ShiftL, ShiftR };
+template <Bitwise K>
+void op_bitwise(OpCtx& c) {
+  const RTensor &a = c.t(0), &b = c.t(1);
+  Shape out = broadcast_shapes(c, {a.shape, b.shape});
+  RTensor y = RTensor::alloc(a.dtype, out);
+  bool left = c.attr_s("direction", "LEFT") == "LEFT";
+  visit_numeric(a.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      const T* pa = a.data<T>();
+      const T* pb = b.data<T>();
+      T* py = y.data<T>();
+      broadcast_each(out, {a.shape, b.shape}, [&](int64_t i, const int64_t* o) {
+        T x = pa[o[0]], z = pb[o[1]];
+        using U = std::make_unsigned_t<T>;
+        switch (K) {
+          case Bitwise::And: py[i] = x & z; break;
+          case Bitwise::Or: py[i] = x | z; break;
+          case Bitwise::Xor: py[i] = x ^ z; break;
+          default: {
+            U s = static_cast<U>(z);
+            U ux = static_cast<U>(x);
+            if (s >= sizeof(T) * 8) py[i] = 0;
+            else py[i] = static_cast<T>(left ? static_cast<U>(ux << s) : static_cast<U>(ux >> s));
+          }
+        }
+      });
+    } else {
+      c.error("bitwise ops need integer inputs");
+    }
+  });
+  c.set(0, y);
+}
+void op_bitshift(OpCtx& c) { op_bitwise<Bitwise::ShiftL>(c); }
+
+void op_bitwise_not(OpCtx& c) {
+  RTensor y = c.t(0).clone();
+  visit_numeric(y.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      for (int64_t i = 0; i < y.numel(); ++i) y.data<T>()[i] = static_cast<T>(~y.data<T>()[i]);
+    }
+  });
+  c.set(0, y);
+}
+
+void op_not(OpCtx& c) {
+  RTensor y = RTensor::alloc(kBool, c.t(0).shape);
+  for (int64_t i = 0; i < y.numel(); ++i) y.data<bool>()[i] = !c.t(0).data<bool>()[i];
+  c.set(0, y);
+}
+
+void op_where(OpCtx& c) {
+  const RTensor &cond = c.t(0), &a = c.t(1), &b = c.t(2);
+  if (a.dtype != b.dtype) c.error("X and Y types differ");
+  Shape out = broadcast_shapes(c, {cond.shape, a.shape, b.shape});
+  RTensor y = RTensor::alloc(a.dtype, out);
+  size_t es = a.elem_size();
+  const bool* pc = cond.data<bool>();
+  broadcast_each(out, {cond.shape, a.shape, b.shape}, [&](int64_t i, const int64_t* o) {
+    const uint8_t* src = pc[o[0]] ? a.ptr + o[1] * es : b.ptr + o[2] * es;
+    std::memcpy(y.ptr + i * es, src, es);
+  });
+  c.set(0, y);
+}
+
+// ---------------------------------------------------------------- unary
+
+enum class U {
+  Relu, LeakyRelu, Clip, Exp, Log, Tanh, Sigmoid, Erf, HardSigmoid, HardSwish, Softplus, Sqrt, Reciprocal, Abs, Neg,
+  Floor, Ceil, Round, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Sign, Elu, Selu, Softsign,
+  Mish, ThresholdedRelu, Celu, GeluErf, GeluTanh
+};
+
+double round_half_even(double x) { return std::nearbyint(x); }
+
+double unary_ref(U op, double x, double alpha, double beta, double gamma) {
+  switch (op) {
+    case U::Relu: return x < 0 ? 0 : x;
+    case U::LeakyRelu: return x < 0 ? alpha * x : x;
+    case U::Clip: return std::isnan(x) ? x : std::min(std::max(x, alpha), beta);
+    case U::Exp: return std::exp(x);
+    case U::Log: return std::log(x);
+    case U::Tanh: return std::tanh(x);
+    case U::Sigmoid: return 1.0 / (1.0 + std::exp(-x));
+    case U::Erf: return std::erf(x);
+    case U::HardSigmoid: return std::max(0.0, std::min(1.0, alpha * x + beta));
+    case U::HardSwish: return x * std::max(0.0, std::min(1.0, x / 6 + 0.5));
+    case U::Softplus: return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+    case U::Sqrt: return std::sqrt(x);
+    case U::Reciprocal: return 1.0 / x;
+    case U::Abs: return std::fabs(x);
+    case U::Neg: return -x;
+    case U::Floor: return std::floor(x);
+    case U::Ceil: return std::ceil(x);
+    case U::Round: return round_half_even(x);
+    case U::Sin: return std::sin(x);
+    case U::Cos: return std::cos(x);
+    case U::Tan: return std::tan(x);
+    case U::Asin: return std::asin(x);
+    case U::Acos: return std::acos(x);
+    case U::Atan: return std::atan(x);
+    case U::Sinh: return std::sinh(x);
+    case U::Cosh: return std::cosh(x);
+    case U::Asinh: return std::asinh(x);
+    case U::Acosh: return std::acosh(x);
+    case U::Atanh: return std::atanh(x);
+    case U::Sign: return x > 0 ? 1 : (x < 0 ? -1 : 0);
+    case U::Elu: return x < 0 ? alpha * (std::exp(x) - 1) : x;
+    case U::Selu: return x <= 0 ? gamma * (alpha * std::exp(x) - alpha) : gamma * x;
+    case U::Softsign: return x / (1 + std::fabs(x));
+    case U::Mish: return x * std::tanh(x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)));
+    case U::ThresholdedRelu: return x > alpha ? x : 0;
+    case U::Celu: return std::max(0.0, x) + std::min(0.0, alpha * (std::exp(x / alpha) - 1));
+    case U::GeluErf: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+    case U::GeluTanh: return 0.5 * x * (1 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+  }
+  return x;
+}
+
+bool kernel_op(U op, UnaryOp& k) {
+  switch (op) {
+    case U::Relu: k = UnaryOp::Relu; return true;
+    case U::LeakyRelu: k = UnaryOp::LeakyRelu; return true;
+    case U::Clip: k = UnaryOp::Clip; return true;
+    case U::Exp: k = UnaryOp::Exp; return true;
+    case U::Log: k = UnaryOp::Log; return true;
+    case U::Tanh: k = UnaryOp::Tanh; return true;
+    case U::Sigmoid: k = UnaryOp::Sigmoid; return true;
+    case U::Erf: k = UnaryOp::Erf; return true;
+    case U::HardSigmoid: k = UnaryOp::HardSigmoid; return true;
+    case U::HardSwish: k = UnaryOp::HardSwish; return true;
+    case U::Softplus: k = UnaryOp::Softplus; return true;
+    case U::Sqrt: k = UnaryOp::Sqrt; return true;
+    case U::Reciprocal: k = UnaryOp::Reciprocal; return true;
+    case U::Abs: k = UnaryOp::Abs; return true;
+    case U::Neg: k = UnaryOp::Neg; return true;
+    case U::Floor: k = UnaryOp::Floor; return true;
+    case U::Ceil: k = UnaryOp::Ceil; return true;
+    case U::Round: k = UnaryOp::Round; return true;
+    case U::GeluErf: k = UnaryOp::GeluErf; return true;
+    case U::GeluTanh: k = UnaryOp::GeluTanh; return true;
+    default: return false;
+  }
+}
+
+void run_unary(OpCtx& c, U op, double alpha, double beta, double gamma = 0) {
+  const RTensor& x = c.t(0);
+  RTensor y = RTensor::alloc(x.dtype, x.shape);
+  int64_t n = x.numel();
+  UnaryOp k;
+  if (x.dtype == kFloat && kernel_op(op, k)) {
+    kernels::unary(k, x.data<float>(), y.data<float>(), n, static_cast<float>(alpha), static_cast<float>(beta));
+    c.set(0, y);
+    return;
+  }
+  visit_numeric(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = x.data<T>();
+    T* py = y.data<T>();
+    if constexpr (std::is_floating_point_v<T>) {
+      for (int64_t i = 0; i < n; ++i) py[i] = static_cast<T>(unary_ref(op, px[i], alpha, beta, gamma));
+    } else if constexpr (std::is_same_v<T, bool>) {
+      c.error("not defined for bool");
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        T v = px[i];
+        switch (op) {
+          case U::Abs: if constexpr (std::is_signed_v<T>) v = v < 0 ? static_cast<T>(-v) : v; break;
+          case U::Neg: v = static_cast<T>(std::make_unsigned_t<T>(0) - static_cast<std::make_unsigned_t<T>>(v)); break;
+          case U::Relu: if constexpr (std::is_signed_v<T>) v = v < 0 ? 0 : v; break;
+          case U::Sign: v = static_cast<T>(v > 0 ? 1 : (v < 0 ? -1 : 0)); break;
+          case U::Clip: v = static_cast<T>(std::min<double>(std::max<double>(static_cast<double>(v), alpha), beta)); break;
+          default: v = static_cast<T>(unary_ref(op, static_cast<double>(v), alpha, beta, gamma));
+        }
+        py[i] = v;
+      }
+    }
+  });
+  c.set(0, y);
+}
+
+template <U OP>
+void op_unary(OpCtx& c) {
+  run_unary(c, OP, 0, 0);
+}
+void op_leaky_relu(OpCtx& c) { run_unary(c, U::LeakyRelu, c.attr_f("alpha", 0.01f), 0); }
+void op_hard_sigmoid(OpCtx& c) { run_unary(c, U::HardSigmoid, c.attr_f("alpha", 0.2f), c.attr_f("beta", 0.5f)); }
+void op_elu(OpCtx& c) { run_unary(c, U::Elu, c.attr_f("alpha", 1.f), 0); }
+void op_selu(OpCtx& c) { run_unary(c, U::Selu, c.attr_f("alpha", 1.67326319217681884765625f), 0, c.attr_f("gamma", 1.05070102214813232421875f)); }
+void op_thresholded_relu(OpCtx& c) { run_unary(c, U::ThresholdedRelu, c.attr_f("alpha", 1.f), 0); }
+void op_celu(OpCtx& c) { run_unary(c, U::Celu, c.attr_f("alpha", 1.f), 0); }
+void op_gelu(OpCtx& c) { run_unary(c, c.attr_s("approximate", "none") == "tanh" ? U::GeluTanh : U::GeluErf, 0, 0); }
+
+void op_clip_attr(OpCtx& c) {  // opset < 11: min/max attributes
+  run_unary(c, U::Clip, c.attr_f("min", -std::numeric_limits<float>::infinity()),
+            c.attr_f("max", std::numeric_limits<float>::infinity()));
+}
+void op_clip(OpCtx& c) {
+  double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
+  if (!is_float_type(c.t(0).dtype)) {
+    visit_numeric(c.t(0).dtype, [&](auto tag) {
+      using T = decltype(tag);
+      lo = static_cast<double>(std::numeric_limits<T>::lowest());
+      hi = static_cast<double>(std::numeric_limits<T>::max());
+    });
+  }
+  if (c.has(1)) lo = get_f64(c.t(1), 0);
+  if (c.has(2)) hi = get_f64(c.t(2), 0);
+  run_unary(c, U::Clip, lo, hi);
+}
+
+void op_isnan(OpCtx& c) {
+  const RTensor& x = c.t(0);
+  RTensor y = RTensor::alloc(kBool, x.shape);
+  for (int64_t i = 0; i < x.numel(); ++i) y.data<bool>()[i] = std::isnan(get_f64(x, i));
+  c.set(0, y);
+}
+void op_isinf(OpCtx& c) {
+  const RTensor& x = c.t(0);
+  bool pos = c.attr_i("detect_positive", 1) != 0, neg = c.attr_i("detect_negative", 1) != 0;
+  RTensor y = RTensor::alloc(kBool, x.shape);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    double v = get_f64(x, i);
+    y.data<bool>()[i] = std::isinf(v) && ((v > 0 && pos) || (v < 0 && neg));
+  }
+  c.set(0, y);
+}
+
+void op_prelu(OpCtx& c) {
+  const RTensor &x = c.t(0), &s = c.t(1);
+  Shape out = broadcast_shapes(c, {x.shape, s.shape});
+  RTensor y = RTensor::alloc(x.dtype, out);
+  broadcast_each(out, {x.shape, s.shape}, [&](int64_t i, const int64_t* o) {
+    double v = get_f64(x, o[0]);
+    set_f64(y, i, v < 0 ? v * get_f64(s, o[1]) : v);
+  });
+  c.set(0, y);
+}
+
+}  // namespace
+
+void register_elementwise_ops(Registry& r) {
+  r.add("Add", op_binary<BinaryOp::Add>);
+  r.add("Sub", op_binary<BinaryOp::Sub>);
+  r.add("Mul", op_binary<BinaryOp::Mul>);
+  r.add("Div", op_binary<BinaryOp::Div>);
+  r.add("Pow", op_binary<BinaryOp::Pow>);
+  r.add("Max", op_variadic<BinaryOp::Max>);
+  r.add("Min", op_variadic<BinaryOp::Min>);
+  r.add("Sum", op_variadic<BinaryOp::Add>);
+  r.add("Mean", op_variadic<BinaryOp::Add, true>);
+  r.add("Mod", op_mod);
+  r.add("Equal", op_compare<Cmp::Eq>);
+  r.add("Less", op_compare<Cmp::Lt>);
+  r.add("Greater", op_compare<Cmp::Gt>);
+  r.add("LessOrEqual", op_compare<Cmp::Le>);
+  r.add("GreaterOrEqual", op_compare<Cmp::Ge>);
+  r.add("And", op_logic<Logic::And>);
+  r.add("Or", op_logic<Logic::Or>);
+  r.add("Xor", op_logic<Logic::Xor>);
+  r.add("BitwiseAnd", op_bitwise<Bitwise::And>);
+  r.add("BitwiseOr", op_bitwise<Bitwise::Or>);
+  r.add("BitwiseXor", op_bitwise<Bitwise::Xor>);
+  r.add("BitwiseNot", op_bitwise_not);
+  r.add("BitShift", op_bitshift);
+  r.add("Not", op_not);
+  r.add("Where", op_where);
+  r.add("Relu", op_unary<U::Relu>);
+  r.add("Exp", op_unary<U::Exp>);
+  r.add("Log", op_unary<U::Log>);
+  r.add("Tanh", op_unary<U::Tanh>);
+  r.add("Sigmoid", op_unary<U::Sigmoid>);
+  r.add("Erf", op_unary<U::Erf>);
+  r.add("HardSwish", op_unary<U::HardSwish>);
+  r.add("Softplus", op_unary<U::Softplus>);
+  r.add("Sqrt", op_unary<U::Sqrt>);
+  r.add("Reciprocal", op_unary<U::Reciprocal>);
+  r.add("Abs", op_unary<U::Abs>);
+  r.add("Neg", op_unary<U::Neg>);
+  r.add("Floor", op_unary<U::Floor>);
+  r.add("Ceil", op_unary<U::Ceil>);
+  r.add("Round", op_unary<U::Round>);
+  r.add("Sin", op_unary<U::Sin>);
+  r.add("Cos", op_unary<U::Cos>);
+  r.add("Tan", op_unary<U::Tan>);
+  r.add("Asin", op_unary<U::Asin>);
+  r.add("Acos", op_unary<U::Acos>);
+  r.add("Atan", op_unary<U::Atan>);
+  r.add("Sinh", op_unary<U::Sinh>);
+  r.add("Cosh", op_unary<U::Cosh>);
+  r.add("Asinh", op_unary<U::Asinh>);
+  r.add("Acosh", op_unary<U::Acosh>);
+  r.add("Atanh", op_unary<U::Atanh>);
+  r.add("Sign", op_unary<U::Sign>);
+  r.add("Softsign", op_unary<U::Softsign>);
+  r.add("Mish", op_unary<U::Mish>);
+  r.add("LeakyRelu", op_leaky_relu);
+  r.add("HardSigmoid", op_hard_sigmoid);
+  r.add("Elu", op_elu);
+  r.add("Selu", op_selu);
+  r.add("ThresholdedRelu", op_thresholded_relu);
+  r.add("Celu", op_celu);
+  r.add("Gelu", op_gelu);
+  r.add("Clip", op_clip_attr, 1, 10);
+  r.add("Clip", op_clip, 11);
+  r.add("IsNaN", op_isnan);
+  r.add("IsInf", op_isinf);
+  r.add("PRelu", op_prelu);
+}
+
+}  // namespace ofg::exec

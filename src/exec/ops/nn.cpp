@@ -1,0 +1,565 @@
+// Neural-network ops on float32 through the kernels: Conv, ConvTranspose, Gemm, MatMul, pooling,
+// normalizations, Softmax, Dropout (inference).
+#include "exec/ops/util.h"
+
+namespace ofg::exec {
+namespace {
+
+// Pads per spatial axis from pads / auto_pad; returns begin and end vectors.
+void conv_pads(const OpCtx& c, const Shape& in, const std::vector<int64_t>& k, const std::vector<int64_t>& s,
+               const std::vector<int64_t>& d, std::vector<int64_t>& pb, std::vector<int64_t>& pe, bool ceil_mode = false) {
+  size_t r = k.size();
+  pb.assign(r, 0);
+  pe.assign(r, 0);
+  std::string ap = c.attr_s("auto_pad", "NOTSET");
+  std::vector<int64_t> pads = c.attr_ints("pads");
+  if (ap == "NOTSET" || ap.empty()) {
+    if (!pads.empty())
+      for (size_t i = 0; i < r; ++i) {
+        pb[i] = pads[i];
+        pe[i] = pads[i + r];
+      }
+    return;
+  }
+  if (ap == "VALID") return;
+  for (size_t i = 0; i < r; ++i) {
+    int64_t out = (in[i] + s[i] - 1) / s[i];
+    int64_t total = std::max<int64_t>(0, (out - 1) * s[i] + (k[i] - 1) * d[i] + 1 - in[i]);
+    if (ap == "SAME_LOWER") {
+      pb[i] = (total + 1) / 2;
+      pe[i] = total - pb[i];
+    } else {
+      pb[i] = total / 2;
+      pe[i] = total - pb[i];
+    }
+  }
+  (void)ceil_mode;
+}
+
+int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t pb, int64_t pe, int64_t d, bool ceil_mode) {
+  int64_t eff = (k - 1) * d + 1;
+  int64_t span = in + pb + pe - eff;
+  if (span < 0) return 0;
+  int64_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+  // A last window that starts inside the end padding only is dropped (PyTorch / ONNX rule).
+  if (ceil_mode && (out - 1) * s >= in + pb) --out;
+  return out;
+}
+
+std::vector<int64_t> spatial_attr(const OpCtx& c, const char* name, size_t r, int64_t dflt) {
+  std::vector<int64_t> v = c.attr_ints(name);
+  if (v.empty()) v.assign(r, dflt);
+  return v;
+}
+
+void op_conv(OpCtx& c) {
+  RTensor x = as_float(c.t(0)), w = as_float(c.t(1));
+  RTensor b;
+  if (c.has(2)) b = as_float(c.t(2));
+  size_t r = x.rank() - 2;
+  if (r < 1 || r > 3) fail(Status::kUnsupported, c.where() + ": Conv with " + std::to_string(r) + " spatial axes");
+  std::vector<int64_t> k(w.shape.begin() + 2, w.shape.end());
+  auto s = spatial_attr(c, "strides", r, 1), d = spatial_attr(c, "dilations", r, 1);
+  std::vector<int64_t> pb, pe;
+  Shape in(x.shape.begin() + 2, x.shape.end());
+  conv_pads(c, in, k, s, d, pb, pe);
+  int64_t group = c.attr_i("group", 1);
+  Shape out{x.shape[0], w.shape[0]};
+  for (size_t i = 0; i < r; ++i) out.push_back(pool_out(in[i], k[i], s[i], pb[i], pe[i], d[i], false));
+  if (w.shape[1] * group != x.shape[1]) c.error("weights do not match input channels / group");
+  RTensor y = RTensor::alloc(kFloat, out);
+  if (y.numel() == 0) { c.set(0, y); return; }
+  if (r == 2) {
+    kernels::Conv2DParams p;
+    p.N = x.shape[0]; p.C_in = x.shape[1]; p.H = in[0]; p.W = in[1]; p.C_out = w.shape[0];
+    p.kH = k[0]; p.kW = k[1]; p.stride_h = s[0]; p.stride_w = s[1];
+    p.pad_top = pb[0]; p.pad_left = pb[1]; p.pad_bottom = pe[0]; p.pad_right = pe[1];
+    p.dil_h = d[0]; p.dil_w = d[1]; p.group = group; p.H_out = out[2]; p.W_out = out[3];
+    p.bias = c.has(2) ? b.data<float>() : nullptr;
+    kernels::conv2d(p, x.data<float>(), w.data<float>(), y.data<float>());
+  } else {
+    kernels::ConvNdParams p;
+    p.rank = r; p.N = x.shape[0]; p.C_in = x.shape[1]; p.C_out = w.shape[0]; p.group = group;
+    for (size_t i = 0; i < r; ++i) {
+      p.in[i] = in[i]; p.kernel[i] = k[i]; p.out[i] = out[2 + i]; p.stride[i] = s[i]; p.dilation[i] = d[i];
+      p.pad_begin[i] = pb[i];
+    }
+    p.bias = c.has(2) ? b.data<float>() : nullptr;
+    kernels::conv_nd(p, x.data<float>(), w.data<float>(), y.data<float>());
+  }
+  c.set(0, y);
+}
+
+// Generic N-D transposed convolution (scatter form).
+void op_conv_transpose(OpCtx& c) {
+  RTensor x = as_float(c.t(0)), w = as_float(c.t(1));
+  size_t r = x.rank() - 2;
+  int64_t group = c.attr_i("group", 1);
+  std::vector<int64_t> k(w.shape.begin() + 2, w.shape.end());
+  auto s = spatial_attr(c, "strides", r, 1), d = spatial_attr(c, "dilations", r, 1);
+  auto op = spatial_attr(c, "output_padding", r, 0);
+  std::vector<int64_t> os = c.attr_ints("output_shape");
+  Shape in(x.shape.begin() + 2, x.shape.end());
+  std::vector<int64_t> pb(r, 0), pe(r, 0), pads = c.attr_ints("pads");
+  std::string ap = c.attr_s("auto_pad", "NOTSET");
+  std::vector<int64_t> outsz(r);
+  for (size_t i = 0; i < r; ++i) {
+    int64_t full = s[i] * (in[i] - 1) + op[i] + (k[i] - 1) * d[i] + 1;
+    if (!os.empty()) {
+      int64_t target = os[os.size() - r + i];
+      int64_t total = full - target;
+      if (ap == "SAME_UPPER") { pb[i] = total / 2; pe[i] = total - pb[i]; }
+      else { pe[i] = total / 2; pb[i] = total - pe[i]; }
+      outsz[i] = target;
+    } else if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
+      int64_t target = in[i] * s[i];
+      int64_t total = full - target;
+      if (ap == "SAME_UPPER") { pb[i] = total / 2; pe[i] = total - pb[i]; }
+      else { pe[i] = total / 2; pb[i] = total - pe[i]; }
+      outsz[i] = target;
+    } else {
+      if (!pads.empty()) { pb[i] = pads[i]; pe[i] = pads[i + r]; }
+      outsz[i] = full - pb[i] - pe[i];
+    }
+  }
+  int64_t N = x.shape[0], Ci = x.shape[1], Cog = w.shape[1], Co = Cog * group, Cig = Ci / group;
+  Shape out{N, Co};
+  for (auto v : outsz) out.push_back(v);
+  RTensor y = RTensor::alloc(kFloat, out);
+  float* py = y.data<float>();
+  const float* px = x.data<float>();
+  const float* pw = w.data<float>();
+  int64_t in_sp = shape_numel(in), out_sp = shape_numel(Shape(outsz.begin(), outsz.end())), k_sp = shape_numel(Shape(k.begin(), k.end()));
+  std::vector<int64_t> ist = strides_of(in), ost = strides_of(Shape(outsz.begin(), outsz.end())), kst = strides_of(Shape(k.begin(), k.end()));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t g = 0; g < group; ++g)
+      for (int64_t ci = 0; ci < Cig; ++ci)
+        for (int64_t ip = 0; ip < in_sp; ++ip) {
+          float xv = px[((n * Ci) + g * Cig + ci) * in_sp + ip];
+          for (int64_t kp = 0; kp < k_sp; ++kp) {
+            int64_t o = 0;
+            bool ok = true;
+            for (size_t i = 0; i < r; ++i) {
+              int64_t iv = (ip / ist[i]) % in[i], kv = (kp / kst[i]) % k[i];
+              int64_t ov = iv * s[i] + kv * d[i] - pb[i];
+              if (ov < 0 || ov >= outsz[i]) { ok = false; break; }
+              o += ov * ost[i];
+            }
+            if (!ok) continue;
+            for (int64_t co = 0; co < Cog; ++co)
+              py[((n * Co) + g * Cog + co) * out_sp + o] += xv * pw[((g * Cig + ci) * Cog + co) * k_sp + kp];
+          }
+        }
+  if (c.has(2)) {
+    RTensor b = as_float(c.t(2));
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t co = 0; co < Co; ++co)
+        for (int64_t o = 0; o < out_sp; ++o) py[(n * Co + co) * out_sp + o] += b.data<float>()[co];
+  }
+  c.set(0, y);
+}
+
+void pool(OpCtx& c, bool is_max) {
+  RTensor x = as_float(c.t(0));
+  size_t r = x.rank() - 2;
+  std::vector<int64_t> k = c.attr_ints("kernel_shape");
+  auto s = spatial_attr(c, "strides", r, 1), d = spatial_attr(c, "dilations", r, 1);
+  bool ceil_mode = c.attr_i("ceil_mode", 0) != 0;
+  bool include_pad = c.attr_i("count_include_pad", 0) != 0;
+  Shape in(x.shape.begin() + 2, x.shape.end());
+  std::vector<int64_t> pb, pe;
+  conv_pads(c, in, k, s, d, pb, pe);
+  std::string ap = c.attr_s("auto_pad", "NOTSET");
+  Shape out{x.shape[0], x.shape[1]};
+  for (size_t i = 0; i < r; ++i) {
+    if (ap == "SAME_UPPER" || ap == "SAME_LOWER") out.push_back((in[i] + s[i] - 1) / s[i]);
+    else out.push_back(pool_out(in[i], k[i], s[i], pb[i], pe[i], d[i], ceil_mode));
+  }
+  RTensor y = RTensor::alloc(kFloat, out);
+  bool want_idx = c.n_out() > 1 && c.wants(1);
+  bool dil = false;
+  for (auto v : d) dil |= v != 1;
+  if (r == 2 && !want_idx && (is_max || !dil)) {
+    kernels::Pool2DParams p;
+    p.N = x.shape[0]; p.C = x.shape[1]; p.H = in[0]; p.W = in[1]; p.kH = k[0]; p.kW = k[1];
+    p.stride_h = s[0]; p.stride_w = s[1]; p.pad_top = pb[0]; p.pad_left = pb[1];
+    // Ceil mode may need windows past the declared end padding; the kernel clips to the input.
+    p.pad_bottom = std::max<int64_t>(pe[0], (out[2] - 1) * s[0] + (k[0] - 1) * d[0] + 1 - in[0] - pb[0]);
+    p.pad_right = std::max<int64_t>(pe[1], (out[3] - 1) * s[1] + (k[1] - 1) * d[1] + 1 - in[1] - pb[1]);
+    if (!is_max) { p.pad_bottom = pe[0]; p.pad_right = pe[1]; }
+    p.dil_h = d[0]; p.dil_w = d[1]; p.H_out = out[2]; p.W_out = out[3]; p.count_include_pad = include_pad;
+    if (is_max) kernels::max_pool2d(p, x.data<float>(), y.data<float>());
+    else kernels::avg_pool2d(p, x.data<float>(), y.data<float>());
+    c.set(0, y);
+    return;
+  }
+  // Generic N-D path (1-D, 3-D, indices output, dilated average).
+  Shape osp(out.begin() + 2, out.end());
+  int64_t NC = x.shape[0] * x.shape[1], in_sp = shape_numel(in), out_sp = shape_numel(osp), k_sp = shape_numel(Shape(k.begin(), k.end()));
+  std::vector<int64_t> ist = strides_of(in), ost = strides_of(osp), kst = strides_of(Shape(k.begin(), k.end()));
+  RTensor idx = RTensor::alloc(kInt64, out);
+  for (int64_t nc = 0; nc < NC; ++nc)
+    for (int64_t op = 0; op < out_sp; ++op) {
+      double best = -std::numeric_limits<double>::infinity(), sum = 0;
+      int64_t best_i = 0, cnt = 0, cnt_pad = 0;
+      for (int64_t kp = 0; kp < k_sp; ++kp) {
+        int64_t off = 0;
+        bool inside = true, in_pad_extent = true;
+        for (size_t i = 0; i < r; ++i) {
+          int64_t o = (op / ost[i]) % osp[i], kv = (kp / kst[i]) % k[i];
+          int64_t iv = o * s[i] - pb[i] + kv * d[i];
+          if (iv < 0 || iv >= in[i]) inside = false;
+          if (iv < -pb[i] || iv >= in[i] + pe[i]) in_pad_extent = false;
+          off += iv * ist[i];
+        }
+        if (in_pad_extent) ++cnt_pad;
+        if (!inside) continue;
+        float v = x.data<float>()[nc * in_sp + off];
+        ++cnt;
+        sum += v;
+        if (v > best) { best = v; best_i = off; }
+      }
+      float res = is_max ? static_cast<float>(best) : static_cast<float>(sum / std::max<int64_t>(1, include_pad ? cnt_pad : cnt));
+      y.data<float>()[nc * out_sp + op] = res;
+      // Indices are flattened over N, C and spatial axes (row-major), as ONNX defines them.
+      idx.data<int64_t>()[nc * out_sp + op] = nc * in_sp + best_i;
+    }
+  c.set(0, y);
+  if (want_idx) c.set(1, idx);
+}
+void op_maxpool(OpCtx& c) { pool(c, true); }
+void op_avgpool(OpCtx& c) { pool(c, false); }
+
+void global_pool(OpCtx& c, bool is_max) {
+  RTensor x = as_float(c.t(0));
+  Shape out{x.shape[0], x.shape[1]};
+  for (int i = 2; i < x.rank(); ++i) out.push_back(1);
+  RTensor y = RTensor::alloc(kFloat, out);
+  int64_t NC = x.shape[0] * x.shape[1], HW = NC ? x.numel() / NC : 0;
+  if (is_max) kernels::global_max_pool(x.data<float>(), y.data<float>(), NC, HW);
+  else kernels::global_avg_pool(x.data<float>(), y.data<float>(), NC, HW);
+  c.set(0, y);
+}
+void op_gap(OpCtx& c) { global_pool(c, false); }
+void op_gmp(OpCtx& c) { global_pool(c, true); }
+
+void gemm2d(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, const float* B, float beta, float* C) {
+  kernels::sgemm(ta, tb, M, N, K, alpha, A, ta ? M : K, B, tb ? K : N, beta, C, N);
+}
+
+void op_gemm(OpCtx& c) {
+  RTensor a = as_float(c.t(0)), b = as_float(c.t(1));
+  bool ta = c.attr_i("transA", 0) != 0, tb = c.attr_i("transB", 0) != 0;
+  float alpha = c.attr_f("alpha", 1.f), beta = c.attr_f("beta", 1.f);
+  int64_t M = ta ? a.shape[1] : a.shape[0], K = ta ? a.shape[0] : a.shape[1];
+  int64_t N = tb ? b.shape[0] : b.shape[1];
+  RTensor y = RTensor::alloc(kFloat, {M, N});
+  float bet = 0.f;
+  if (c.has(2) && beta != 0.f) {
+    RTensor cc = as_float(c.t(2));
+    broadcast_each(y.shape, {cc.shape}, [&](int64_t i, const int64_t* o) { y.data<float>()[i] = beta * cc.data<float>()[o[0]]; });
+    bet = 1.f;
+  }
+  if (M && N) gemm2d(ta, tb, M, N, K, alpha, a.data<float>(), b.data<float>(), bet, y.data<float>());
+  c.set(0, y);
+}
+
+void op_matmul(OpCtx& c) {
+  const RTensor &a0 = c.t(0), &b0 = c.t(1);
+  Shape as = a0.shape, bs = b0.shape;
+  bool a1 = as.size() == 1, b1 = bs.size() == 1;
+  if (a1) as.insert(as.begin(), 1);
+  if (b1) bs.push_back(1);
+  int64_t M = as[as.size() - 2], K = as.back(), N = bs.back();
+  if (bs[bs.size() - 2] != K) c.error("inner dimensions differ: " + shape_str(a0.shape) + " x " + shape_str(b0.shape));
+  Shape ab(as.begin(), as.end() - 2), bb(bs.begin(), bs.end() - 2);
+  Shape batch = broadcast_shapes(c, {ab, bb});
+  Shape out = batch;
+  if (!a1) out.push_back(M);
+  if (!b1) out.push_back(N);
+  RTensor y = RTensor::alloc(a0.dtype, out);
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  broadcast_each(batch, {ab, bb}, [&](int64_t, const int64_t* o) { pairs.emplace_back(o[0], o[1]); });
+  if (batch.empty()) pairs = {{0, 0}};
+  if (a0.dtype == kFloat) {
+    for (size_t i = 0; i < pairs.size(); ++i)
+      if (M && N)
+        gemm2d(false, false, M, N, K, 1.f, a0.data<float>() + pairs[i].first * M * K, b0.data<float>() + pairs[i].second * K * N,
+               0.f, y.data<float>() + i * M * N);
+  } else {
+    visit_numeric(a0.dtype, [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_same_v<T, bool>) {
+        for (size_t i = 0; i < pairs.size(); ++i) {
+          const T* A = a0.data<T>() + pairs[i].first * M * K;
+          const T* B = b0.data<T>() + pairs[i].second * K * N;
+          T* C = y.data<T>() + i * M * N;
+          for (int64_t m = 0; m < M; ++m)
+            for (int64_t n = 0; n < N; ++n) {
+              T acc = 0;
+              for (int64_t k = 0; k < K; ++k) acc = static_cast<T>(acc + A[m * K + k] * B[k * N + n]);
+              C[m * N + n] = acc;
+            }
+        }
+      }
+    });
+  }
+  c.set(0, y);
+}
+
+void op_batchnorm(OpCtx& c) {
+  if (c.attr_i("training_mode", 0) != 0)
+    fail(Status::kUnsupported, c.where() + ": BatchNormalization in training mode is not supported");
+  RTensor x = as_float(c.t(0)), sc = as_float(c.t(1)), bi = as_float(c.t(2)), mean = as_float(c.t(3)), var = as_float(c.t(4));
+  float eps = c.attr_f("epsilon", 1e-5f);
+  RTensor y = RTensor::alloc(kFloat, x.shape);
+  int64_t N = x.shape[0], C = x.rank() > 1 ? x.shape[1] : 1;
+  int64_t HW = N * C ? x.numel() / (N * C) : 0;
+  for (int64_t ch = 0; ch < C; ++ch) {
+    float a = sc.data<float>()[ch] / std::sqrt(var.data<float>()[ch] + eps);
+    float b = bi.data<float>()[ch] - mean.data<float>()[ch] * a;
+    for (int64_t n = 0; n < N; ++n) {
+      const float* px = x.data<float>() + (n * C + ch) * HW;
+      float* py = y.data<float>() + (n * C + ch) * HW;
+      for (int64_t i = 0; i < HW; ++i) py[i] = px[i] * a + b;
+    }
+  }
+  c.set(0, y);
+}
+
+void softmax_impl(OpCtx& c, bool log) {
+  RTensor x = as_float(c.t(0));
+  int64_t r = x.rank();
+  int64_t axis = norm_axis(c, c.attr_i("axis", c.opset < 13 ? 1 : -1), r);
+  int64_t outer = 1, len = 1, inner = 1;
+  if (c.opset < 13) {  // coerced to 2-D at axis
+    for (int64_t i = 0; i < axis; ++i) outer *= x.shape[i];
+    for (int64_t i = axis; i < r; ++i) len *= x.shape[i];
+  } else {
+    for (int64_t i = 0; i < axis; ++i) outer *= x.shape[i];
+    len = x.shape[axis];
+    for (int64_t i = axis + 1; i < r; ++i) inner *= x.shape[i];
+  }
+  RTensor y = RTensor::alloc(kFloat, x.shape);
+  if (x.numel()) {
+    if (log) kernels::log_softmax(x.data<float>(), y.data<float>(), outer, len, inner);
+    else kernels::softmax(x.data<float>(), y.data<float>(), outer, len, inner);
+  }
+  c.set(0, y);
+}
+void op_softmax(OpCtx& c) { softmax_impl(c, false); }
+void op_log_softmax(OpCtx& c) { softmax_impl(c, true); }
+
+void op_hardmax(OpCtx& c) {
+  RTensor x = as_float(c.t(0));
+  int64_t r = x.rank();
+  int64_t axis = norm_axis(c, c.attr_i("axis", c.opset < 13 ? 1 : -1), r);
+  int64_t outer = 1, len = 1, inner = 1;
+  for (int64_t i = 0; i < axis; ++i) outer *= x.shape[i];
+  if (c.opset < 13) for (int64_t i = axis; i < r; ++i) len *= x.shape[i];
+  else { len = x.shape[axis]; for (int64_t i = axis + 1; i < r; ++i) inner *= x.shape[i]; }
+  RTensor y = RTensor::alloc(kFloat, x.shape);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t in = 0; in < inner; ++in) {
+      int64_t best = 0;
+      for (int64_t k = 1; k < len; ++k)
+        if (x.data<float>()[(o * len + k) * inner + in] > x.data<float>()[(o * len + best) * inner + in]) best = k;
+      if (len) y.data<float>()[(o * len + best) * inner + in] = 1.f;
+    }
+  c.set(0, y);
+}
+
+void op_layernorm(OpCtx& c) {
+  RTensor x = as_float(c.t(0)), sc = as_float(c.t(1));
+  int64_t r = x.rank();
+  int64_t axis = norm_axis(c, c.attr_i("axis", -1), r);
+  float eps = c.attr_f("epsilon", 1e-5f);
+  int64_t rows = 1, D = 1;
+  for (int64_t i = 0; i < axis; ++i) rows *= x.shape[i];
+  for (int64_t i = axis; i < r; ++i) D *= x.shape[i];
+  RTensor y = RTensor::alloc(kFloat, x.shape);
+  Shape ms = x.shape;
+  for (int64_t i = axis; i < r; ++i) ms[i] = 1;
+  RTensor mean = RTensor::alloc(kFloat, ms), inv = RTensor::alloc(kFloat, ms);
+  // Scale / bias that do not cover the whole normalised block are broadcast first.
+  RTensor scale_full = sc, bias_full;
+  Shape dshape(x.shape.begin() + axis, x.shape.end());
+  auto expand_to = [&](const RTensor& t) {
+    if (t.numel() == D) return t;
+    RTensor e = RTensor::alloc(kFloat, dshape);
+    broadcast_each(dshape, {t.shape}, [&](int64_t i, const int64_t* o) { e.data<float>()[i] = t.data<float>()[o[0]]; });
+    return e;
+  };
+  scale_full = expand_to(sc);
+  if (c.has(2)) bias_full = expand_to(as_float(c.t(2)));
+  if (rows && D)
+    kernels::layer_norm(x.data<float>(), scale_full.data<float>(), c.has(2) ? bias_full.data<float>() : nullptr, y.data<float>(), rows,
+                        D, eps, mean.data<float>(), inv.data<float>());
+  c.set(0, y);
+  if (c.n_out() > 1) c.set(1, mean);
+  if (c.n_out() > 2) c.set(2, inv);
+}
+
+void op_rmsnorm(OpCtx& c) {
+  RTensor x = as_float(c.t(0)), sc = as_float(c.t(1));
+  int64_t r = x.rank();
+  int64_t axis = norm_axis(c, c.attr_i("axis", -1), r);
+  float eps = c.attr_f("epsilon", 1e-5f);
+  int64_t rows = 1, D = 1;
+  for (int64_t i = 0; i < axis; ++i) rows *= x.shape[i];
+  for (int64_t i = axis; i < r; ++i) D *= x.shape[i];
+  Shape dshape(x.shape.begin() + axis, x.shape.end());
+  RTensor y = RTensor::alloc(kFloat, x.shape);
+  std::vector<float> s(D);
+  broadcast_each(dshape, {sc.shape}, [&](int64_t i, const int64_t* o) { s[i] = sc.data<float>()[o[0]]; });
+  for (int64_t rr = 0; rr < rows; ++rr) {
+    const float* px = x.data<float>() + rr * D;
+    double ss = 0;
+    for (int64_t i = 0; i < D; ++i) ss += static_cast<double>(px[i]) * px[i];
+    float inv = static_cast<float>(1.0 / std::sqrt(ss / D + eps));
+    for (int64_t i = 0; i < D; ++i) y.data<float>()[rr * D + i] = px[i] * inv * s[i];
+  }
+  c.set(0, y);
+}
+
+void op_instancenorm(OpCtx& c) {
+  RTensor x = as_float(c.t(0)), sc = as_float(c.t(1)), bi = as_float(c.t(2));
+  float eps = c.attr_f("epsilon", 1e-5f);
+  int64_t N = x.shape[0], C = x.shape[1], HW = N * C ? x.numel() / (N * C) : 0;
+  RTensor y = RTensor::alloc(kFloat, x.shape);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t ch = 0; ch < C; ++ch) {
+      float one = 1.f;
+      float b = bi.data<float>()[ch], s = sc.data<float>()[ch];
+      size_t off = (n * C + ch) * HW;
+      kernels::layer_norm(x.data<float>() + off, nullptr, nullptr, y.data<float>() + off, 1, HW, eps, nullptr, nullptr);
+      for (int64_t i = 0; i < HW; ++i) y.data<float>()[off + i] = y.data<float>()[off + i] * s * one + b;
+    }
+  c.set(0, y);
+}
+
+void op_groupnorm(OpCtx& c) {
+  RTensor x = as_float(c.t(0)), sc = as_float(c.t(1)), bi = as_float(c.t(2));
+  float eps = c.attr_f("epsilon", 1e-5f);
+  int64_t G = c.attr_i("num_groups", 1);
+  int64_t N = x.shape[0], C = x.shape[1], HW = N * C ? x.numel() / (N * C) : 0, Cg = C / G;
+  RTensor y = RTensor::alloc(kFloat, x.shape);
+  bool per_channel = sc.numel() == C;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t g = 0; g < G; ++g) {
+      size_t off = (n * C + g * Cg) * HW;
+      kernels::layer_norm(x.data<float>() + off, nullptr, nullptr, y.data<float>() + off, 1, Cg * HW, eps, nullptr, nullptr);
+      for (int64_t cc = 0; cc < Cg; ++cc) {
+        int64_t ch = per_channel ? g * Cg + cc : g;
+        for (int64_t i = 0; i < HW; ++i) {
+          float& v = y.data<float>()[off + cc * HW + i];
+          v = v * sc.data<float>()[ch] + bi.data<float>()[ch];
+        }
+      }
+    }
+  c.set(0, y);
+}
+
+void op_lrn(OpCtx& c) {
+  RTensor x = as_float(c.t(0));
+  float alpha = c.attr_f("alpha", 1e-4f), beta = c.attr_f("beta", 0.75f), bias = c.attr_f("bias", 1.f);
+  int64_t size = c.attr_i("size", 1);
+  int64_t N = x.shape[0], C = x.shape[1], HW = N * C ? x.numel() / (N * C) : 0;
+  RTensor y = RTensor::alloc(kFloat, x.shape);
+  int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t ch = 0; ch < C; ++ch)
+      for (int64_t i = 0; i < HW; ++i) {
+        double ss = 0;
+        for (int64_t k = std::max<int64_t>(0, ch - lo); k <= std::min<int64_t>(C - 1, ch + hi); ++k) {
+          float v = x.data<float>()[(n * C + k) * HW + i];
+          ss += v * v;
+        }
+        float v = x.data<float>()[(n * C + ch) * HW + i];
+        y.data<float>()[(n * C + ch) * HW + i] = static_cast<float>(v / std::pow(bias + alpha / size * ss, beta));
+      }
+  c.set(0, y);
+}
+
+void op_lpnorm(OpCtx& c) {
+  RTensor x = as_float(c.t(0));
+  int64_t axis = norm_axis(c, c.attr_i("axis", -1), x.rank());
+  int64_t p = c.attr_i("p", 2);
+  int64_t outer = 1, len = x.shape[axis], inner = 1;
+  for (int64_t i = 0; i < axis; ++i) outer *= x.shape[i];
+  for (int64_t i = axis + 1; i < x.rank(); ++i) inner *= x.shape[i];
+  RTensor y = RTensor::alloc(kFloat, x.shape);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t in = 0; in < inner; ++in) {
+      double n = 0;
+      for (int64_t k = 0; k < len; ++k) {
+        float v = x.data<float>()[(o * len + k) * inner + in];
+        n += p == 1 ? std::fabs(v) : v * v;
+      }
+      if (p == 2) n = std::sqrt(n);
+      for (int64_t k = 0; k < len; ++k) {
+        size_t i = (o * len + k) * inner + in;
+        y.data<float>()[i] = n == 0 ? 0.f : static_cast<float>(x.data<float>()[i] / n);
+      }
+    }
+  c.set(0, y);
+}
+
+void op_dropout(OpCtx& c) {
+  bool training = c.opset >= 12 && c.has(2) && c.t(2).data<bool>()[0];
+  double ratio = c.opset >= 12 ? (c.has(1) ? get_f64(c.t(1), 0) : 0.5) : c.attr_f("ratio", 0.5f);
+  if (training && ratio != 0)
+    fail(Status::kUnsupported, c.where() + ": Dropout in training mode draws random masks; not supported");
+  c.out[0] = *c.in[0];
+  if (c.n_out() > 1 && c.wants(1)) {
+    RTensor m = RTensor::alloc(kBool, c.t(0).shape);
+    std::memset(m.ptr, 1, m.nbytes());
+    c.set(1, m);
+  }
+}
+
+void op_mvn(OpCtx& c) {
+  RTensor x = as_float(c.t(0));
+  std::vector<int64_t> axes = c.attr_ints("axes");
+  if (axes.empty()) axes = {0, 2, 3};
+  std::vector<bool> red(x.rank(), false);
+  for (auto a : axes) red[norm_axis(c, a, x.rank())] = true;
+  Shape rs = x.shape;
+  for (int i = 0; i < x.rank(); ++i) if (red[i]) rs[i] = 1;
+  std::vector<double> sum(shape_numel(rs), 0), sq(shape_numel(rs), 0);
+  int64_t cnt = x.numel() / std::max<int64_t>(1, shape_numel(rs));
+  broadcast_each(x.shape, {rs}, [&](int64_t i, const int64_t* o) { double v = x.data<float>()[i]; sum[o[0]] += v; sq[o[0]] += v * v; });
+  RTensor y = RTensor::alloc(kFloat, x.shape);
+  broadcast_each(x.shape, {rs}, [&](int64_t i, const int64_t* o) {
+    double m = sum[o[0]] / cnt, var = sq[o[0]] / cnt - m * m;
+    y.data<float>()[i] = static_cast<float>((x.data<float>()[i] - m) / (std::sqrt(var) + 1e-9));
+  });
+  c.set(0, y);
+}
+
+}  // namespace
+
+void register_nn_ops(Registry& r) {
+  r.add("Conv", op_conv);
+  r.add("ConvTranspose", op_conv_transpose);
+  r.add("MaxPool", op_maxpool);
+  r.add("AveragePool", op_avgpool);
+  r.add("GlobalAveragePool", op_gap);
+  r.add("GlobalMaxPool", op_gmp);
+  r.add("Gemm", op_gemm);
+  r.add("MatMul", op_matmul);
+  r.add("BatchNormalization", op_batchnorm);
+  r.add("Softmax", op_softmax);
+  r.add("LogSoftmax", op_log_softmax);
+  r.add("Hardmax", op_hardmax);
+  r.add("LayerNormalization", op_layernorm);
+  r.add("RMSNormalization", op_rmsnorm);
+  r.add("InstanceNormalization", op_instancenorm);
+  r.add("GroupNormalization", op_groupnorm);
+  r.add("LRN", op_lrn);
+  r.add("LpNormalization", op_lpnorm);
+  r.add("Dropout", op_dropout, 1, 1 << 30, false);
+  r.add("MeanVarianceNormalization", op_mvn);
+}
+
+}  // namespace ofg::exec

@@ -1,0 +1,153 @@
+// Reductions (Reduce*, ArgMax/ArgMin) and TopK.
+#include "exec/ops/util.h"
+
+namespace ofg::exec {
+namespace {
+
+enum class R { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
+
+template <R K>
+void op_reduce(OpCtx& c) {
+  const RTensor& x = c.t(0);
+  // Axes became an input at opset 13 for ReduceSum and at 18 for the others.
+  int64_t from = K == R::Sum ? 13 : 18;
+  std::vector<int64_t> axes;
+  if (c.opset >= from) {
+    if (c.has(1)) axes = to_i64_vec(c.t(1));
+  } else {
+    axes = c.attr_ints("axes");
+  }
+  bool keep = c.attr_i("keepdims", 1) != 0;
+  if (axes.empty() && c.attr_i("noop_with_empty_axes", 0) != 0) {
+    c.out[0] = *c.in[0];
+    return;
+  }
+  int r = x.rank();
+  std::vector<bool> red(r, axes.empty());
+  for (int64_t a : axes) red[norm_axis(c, a, r)] = true;
+  Shape rs = x.shape, out;
+  for (int i = 0; i < r; ++i) {
+    if (red[i]) rs[i] = 1;
+    if (!red[i]) out.push_back(x.shape[i]);
+    else if (keep) out.push_back(1);
+  }
+  int64_t n = shape_numel(rs);
+  double init = K == R::Max ? -std::numeric_limits<double>::infinity()
+              : K == R::Min ? std::numeric_limits<double>::infinity()
+              : K == R::Prod ? 1.0 : 0.0;
+  std::vector<double> acc(n, init);
+  int64_t count = n ? x.numel() / n : 0;
+  bool integer = !is_float_type(x.dtype);
+  if (integer && (K == R::Max || K == R::Min) && x.numel() == 0) {
+    visit_numeric(x.dtype, [&](auto tag) {
+      using T = decltype(tag);
+      for (auto& a : acc) a = K == R::Max ? static_cast<double>(std::numeric_limits<T>::lowest()) : static_cast<double>(std::numeric_limits<T>::max());
+    });
+  }
+  std::vector<double> mx;
+  if (K == R::LogSumExp) {
+    mx.assign(n, -std::numeric_limits<double>::infinity());
+    broadcast_each(x.shape, {rs}, [&](int64_t i, const int64_t* o) { mx[o[0]] = std::max(mx[o[0]], get_f64(x, i)); });
+    for (auto& m : mx) if (std::isinf(m)) m = 0;
+  }
+  broadcast_each(x.shape, {rs}, [&](int64_t i, const int64_t* o) {
+    double v = get_f64(x, i);
+    double& a = acc[o[0]];
+    switch (K) {
+      case R::Sum: case R::Mean: case R::LogSum: a += v; break;
+      case R::Max: a = (std::isnan(v) || std::isnan(a)) ? NAN : std::max(a, v); break;
+      case R::Min: a = (std::isnan(v) || std::isnan(a)) ? NAN : std::min(a, v); break;
+      case R::Prod: a *= v; break;
+      case R::L1: a += std::fabs(v); break;
+      case R::L2: case R::SumSquare: a += v * v; break;
+      case R::LogSumExp: a += std::exp(v - mx[o[0]]); break;
+    }
+  });
+  RTensor y = RTensor::alloc(x.dtype, out);
+  for (int64_t i = 0; i < n; ++i) {
+    double a = acc[i];
+    if (K == R::Mean) a = a / count;
+    if (K == R::L2) a = std::sqrt(a);
+    if (K == R::LogSum) a = std::log(a);
+    if (K == R::LogSumExp) a = std::log(a) + mx[i];
+    set_f64(y, i, a);
+  }
+  c.set(0, y);
+}
+
+template <bool MAX>
+void op_arg(OpCtx& c) {
+  const RTensor& x = c.t(0);
+  int64_t axis = norm_axis(c, c.attr_i("axis", 0), x.rank());
+  bool keep = c.attr_i("keepdims", 1) != 0, last = c.attr_i("select_last_index", 0) != 0;
+  int64_t outer = 1, len = x.shape[axis], inner = 1;
+  for (int64_t i = 0; i < axis; ++i) outer *= x.shape[i];
+  for (int64_t i = axis + 1; i < x.rank(); ++i) inner *= x.shape[i];
+  Shape out = x.shape;
+  if (keep) out[axis] = 1;
+  else out.erase(out.begin() + axis);
+  RTensor y = RTensor::alloc(kInt64, out);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t in = 0; in < inner; ++in) {
+      int64_t best = 0;
+      double bv = get_f64(x, o * len * inner + in);
+      for (int64_t k = 1; k < len; ++k) {
+        double v = get_f64(x, (o * len + k) * inner + in);
+        bool better = MAX ? (v > bv || (last && v == bv)) : (v < bv || (last && v == bv));
+        if (better) { bv = v; best = k; }
+      }
+      y.data<int64_t>()[o * inner + in] = best;
+    }
+  c.set(0, y);
+}
+
+void op_topk(OpCtx& c) {
+  const RTensor& x = c.t(0);
+  int64_t k = c.opset >= 10 ? get_i64(c.t(1), 0) : c.attr_i("k", 1);
+  int64_t axis = norm_axis(c, c.attr_i("axis", -1), x.rank());
+  bool largest = c.attr_i("largest", 1) != 0;
+  int64_t outer = 1, len = x.shape[axis], inner = 1;
+  for (int64_t i = 0; i < axis; ++i) outer *= x.shape[i];
+  for (int64_t i = axis + 1; i < x.rank(); ++i) inner *= x.shape[i];
+  Shape out = x.shape;
+  out[axis] = k;
+  RTensor v = RTensor::alloc(x.dtype, out), idx = RTensor::alloc(kInt64, out);
+  std::vector<int64_t> ord(len);
+  size_t es = x.elem_size();
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t in = 0; in < inner; ++in) {
+      for (int64_t i = 0; i < len; ++i) ord[i] = i;
+      auto val = [&](int64_t i) { return get_f64(x, (o * len + i) * inner + in); };
+      std::stable_sort(ord.begin(), ord.end(), [&](int64_t a, int64_t b) {
+        double va = val(a), vb = val(b);
+        return largest ? va > vb : va < vb;
+      });
+      for (int64_t j = 0; j < k; ++j) {
+        int64_t dst = (o * k + j) * inner + in;
+        std::memcpy(v.ptr + dst * es, x.ptr + ((o * len + ord[j]) * inner + in) * es, es);
+        idx.data<int64_t>()[dst] = ord[j];
+      }
+    }
+  c.set(0, v);
+  if (c.n_out() > 1) c.set(1, idx);
+}
+
+}  // namespace
+
+void register_reduce_ops(Registry& r) {
+  r.add("ReduceSum", op_reduce<R::Sum>);
+  r.add("ReduceMean", op_reduce<R::Mean>);
+  r.add("ReduceMax", op_reduce<R::Max>);
+  r.add("ReduceMin", op_reduce<R::Min>);
+  r.add("ReduceProd", op_reduce<R::Prod>);
+  r.add("ReduceL1", op_reduce<R::L1>);
+  r.add("ReduceL2", op_reduce<R::L2>);
+  r.add("ReduceLogSum", op_reduce<R::LogSum>);
+  r.add("ReduceLogSumExp", op_reduce<R::LogSumExp>);
+  r.add("ReduceSumSquare", op_reduce<R::SumSquare>);
+  r.add("ArgMax", op_arg<true>);
+  r.add("ArgMin", op_arg<false>);
+  r.add("TopK", op_topk);
+}
+
+}  // namespace ofg::exec

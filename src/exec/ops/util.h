@@ -1,0 +1,89 @@
+// Helpers shared by the op families.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "exec/interp.h"
+#include "kernels/kernels.h"
+
+namespace ofg::exec {
+
+inline Shape broadcast_shapes(const OpCtx& c, const std::vector<Shape>& shapes) {
+  size_t r = 0;
+  for (auto& s : shapes) r = std::max(r, s.size());
+  Shape out(r, 1);
+  for (auto& s : shapes) {
+    for (size_t i = 0; i < s.size(); ++i) {
+      int64_t& o = out[r - s.size() + i];
+      int64_t d = s[i];
+      if (d == o || d == 1) continue;
+      if (o == 1) { o = d; continue; }
+      std::string msg = "shapes cannot be broadcast:";
+      for (auto& q : shapes) msg += " " + shape_str(q);
+      c.error(msg);
+    }
+  }
+  return out;
+}
+
+// Calls f(out_index, offsets) for every element of `out`, offsets[k] being the element of input
+// k that broadcasts to it.
+template <class F>
+void broadcast_each(const Shape& out, const std::vector<Shape>& ins, F&& f) {
+  size_t r = out.size(), k = ins.size();
+  int64_t total = shape_numel(out);
+  if (total == 0) return;
+  std::vector<std::vector<int64_t>> strides(k, std::vector<int64_t>(r, 0));
+  for (size_t j = 0; j < k; ++j) {
+    const Shape& s = ins[j];
+    int64_t st = 1;
+    for (size_t i = s.size(); i-- > 0;) {
+      size_t oi = r - s.size() + i;
+      strides[j][oi] = s[i] == 1 ? 0 : st;
+      st *= s[i];
+    }
+  }
+  std::vector<int64_t> idx(r, 0), off(k, 0);
+  for (int64_t n = 0; n < total; ++n) {
+    f(n, off.data());
+    for (size_t d = r; d-- > 0;) {
+      if (++idx[d] < out[d]) {
+        for (size_t j = 0; j < k; ++j) off[j] += strides[j][d];
+        break;
+      }
+      for (size_t j = 0; j < k; ++j) off[j] -= strides[j][d] * (out[d] - 1);
+      idx[d] = 0;
+    }
+  }
+}
+
+inline int64_t norm_axis(const OpCtx& c, int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+    c.error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+inline std::vector<int64_t> to_i64_vec(const RTensor& t) {
+  std::vector<int64_t> v(static_cast<size_t>(t.numel()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = get_i64(t, static_cast<int64_t>(i));
+  return v;
+}
+
+inline RTensor make_i64(const std::vector<int64_t>& v, Shape shape) {
+  RTensor t = RTensor::alloc(kInt64, std::move(shape));
+  std::copy(v.begin(), v.end(), t.data<int64_t>());
+  return t;
+}
+
+inline RTensor as_float(const RTensor& t) { return t.dtype == kFloat ? t : cast_tensor(t, kFloat); }
+
+// Strides of a dense row-major shape.
+inline std::vector<int64_t> strides_of(const Shape& s) {
+  std::vector<int64_t> st(s.size(), 1);
+  for (size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
+  return st;
+}
+
+}  // namespace ofg::exec

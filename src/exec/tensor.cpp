@@ -1,0 +1,171 @@
+#include "exec/tensor.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "kernels/kernels.h"
+
+namespace ofg::exec {
+
+int64_t shape_numel(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
+std::string shape_str(const Shape& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+RTensor RTensor::alloc(int32_t dtype, Shape shape) {
+  RTensor t;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  for (int64_t d : t.shape)
+    if (d < 0) fail(Status::kInvalidModel, "negative dimension in shape " + shape_str(t.shape));
+  size_t es = dtype_size(dtype);
+  if (es == 0) fail(Status::kUnsupported, std::string("element type ") + dtype_name(dtype) + " is not supported");
+  size_t bytes = static_cast<size_t>(t.numel()) * es;
+  // Rounded up so SIMD tails may read a whole vector; 64-byte alignment for cache lines / AVX.
+  size_t alloc = (bytes + 63) / 64 * 64;
+  if (alloc == 0) alloc = 64;
+  void* p = std::aligned_alloc(64, alloc);
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, alloc);
+  t.hold = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
+  t.ptr = t.hold.get();
+  return t;
+}
+
+RTensor RTensor::view(int32_t dtype, Shape shape, const void* data, std::shared_ptr<uint8_t> owner) {
+  RTensor t;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  t.hold = std::move(owner);
+  t.ptr = const_cast<uint8_t*>(static_cast<const uint8_t*>(data));
+  return t;
+}
+
+RTensor RTensor::clone() const {
+  RTensor t = alloc(dtype, shape);
+  if (nbytes()) std::memcpy(t.ptr, ptr, nbytes());
+  return t;
+}
+
+RTensor RTensor::reshaped(Shape s) const {
+  if (shape_numel(s) != numel())
+    fail(Status::kInvalidModel, "cannot reshape " + shape_str(shape) + " to " + shape_str(s));
+  RTensor t = *this;
+  t.shape = std::move(s);
+  return t;
+}
+
+bool is_float_type(int32_t dt) { return dt == kFloat || dt == kDouble || dt == kFloat16 || dt == kBfloat16; }
+bool is_supported_type(int32_t dt) {
+  switch (dt) {
+    case kFloat: case kDouble: case kFloat16: case kBfloat16: case kInt8: case kInt16: case kInt32: case kInt64:
+    case kUint8: case kUint16: case kUint32: case kUint64: case kBool: return true;
+    default: return false;
+  }
+}
+
+double get_f64(const RTensor& t, int64_t i) {
+  switch (t.dtype) {
+    case kFloat16: return kernels::f16_to_f32(t.data<uint16_t>()[i]);
+    case kBfloat16: return kernels::bf16_to_f32(t.data<uint16_t>()[i]);
+    default: break;
+  }
+  double r = 0;
+  visit_numeric(t.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    r = static_cast<double>(t.data<T>()[i]);
+  });
+  return r;
+}
+
+int64_t get_i64(const RTensor& t, int64_t i) {
+  if (t.dtype == kInt64) return t.data<int64_t>()[i];
+  if (t.dtype == kInt32) return t.data<int32_t>()[i];
+  if (t.dtype == kUint64) return static_cast<int64_t>(t.data<uint64_t>()[i]);
+  return static_cast<int64_t>(get_f64(t, i));
+}
+
+void set_f64(RTensor& t, int64_t i, double v) {
+  switch (t.dtype) {
+    case kFloat16: t.data<uint16_t>()[i] = kernels::f32_to_f16(static_cast<float>(v)); return;
+    case kBfloat16: t.data<uint16_t>()[i] = kernels::f32_to_bf16(static_cast<float>(v)); return;
+    default: break;
+  }
+  visit_numeric(t.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    t.data<T>()[i] = static_cast<T>(v);
+  });
+}
+
+RTensor from_ir(const Tensor& t) {
+  if (!is_supported_type(t.data_type))
+    fail(Status::kUnsupported, std::string("tensor of element type ") + dtype_name(t.data_type) + " is not supported");
+  Shape s(t.dims.begin(), t.dims.end());
+  size_t es = dtype_size(t.data_type);
+  size_t need = static_cast<size_t>(shape_numel(s)) * es;
+  if (t.data.size < need) fail(Status::kInvalidModel, "tensor data is shorter than its dims say");
+  if (reinterpret_cast<uintptr_t>(t.data.data) % es == 0) return RTensor::view(t.data_type, s, t.data.data, nullptr);
+  RTensor r = RTensor::alloc(t.data_type, s);
+  if (need) std::memcpy(r.ptr, t.data.data, need);
+  return r;
+}
+
+namespace {
+template <class To>
+To convert_from_double(double v) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return v != 0;
+  } else if constexpr (std::is_integral_v<To>) {
+    // Out-of-range float->int is UB in C++; saturate NaN to 0 and clamp like most runtimes.
+    if (std::isnan(v)) return 0;
+    if (v <= static_cast<double>(std::numeric_limits<To>::min())) return std::numeric_limits<To>::min();
+    if (v >= static_cast<double>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    return static_cast<To>(v);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+}  // namespace
+
+RTensor cast_tensor(const RTensor& x, int32_t to) {
+  if (x.dtype == to) return x;
+  RTensor y = RTensor::alloc(to, x.shape);
+  int64_t n = x.numel();
+  if (n == 0) return y;
+  if (x.dtype == kFloat16 && to == kFloat) { kernels::f16_to_f32(x.data<uint16_t>(), y.data<float>(), n); return y; }
+  if (x.dtype == kFloat && to == kFloat16) { kernels::f32_to_f16(x.data<float>(), y.data<uint16_t>(), n); return y; }
+  if (x.dtype == kBfloat16 && to == kFloat) { kernels::bf16_to_f32(x.data<uint16_t>(), y.data<float>(), n); return y; }
+  if (x.dtype == kFloat && to == kBfloat16) { kernels::f32_to_bf16(x.data<float>(), y.data<uint16_t>(), n); return y; }
+  if (x.dtype == kFloat16 || x.dtype == kBfloat16 || to == kFloat16 || to == kBfloat16) {
+    RTensor mid = cast_tensor(x, kFloat);
+    return cast_tensor(mid, to);
+  }
+  // Integer <-> integer goes through int64/uint64 so that large 64-bit values stay exact.
+  bool x_int = !is_float_type(x.dtype), y_int = !is_float_type(to);
+  visit_numeric(x.dtype, [&](auto xt) {
+    using X = decltype(xt);
+    const X* src = x.data<X>();
+    visit_numeric(to, [&](auto yt) {
+      using Y = decltype(yt);
+      Y* dst = y.data<Y>();
+      if (x_int && y_int) {
+        for (int64_t i = 0; i < n; ++i) {
+          if constexpr (std::is_same_v<Y, bool>) dst[i] = src[i] != 0;
+          else dst[i] = static_cast<Y>(src[i]);
+        }
+      } else {
+        for (int64_t i = 0; i < n; ++i) dst[i] = convert_from_double<Y>(static_cast<double>(src[i]));
+      }
+    });
+  });
+  return y;
+}
+
+}  // namespace ofg::exec
