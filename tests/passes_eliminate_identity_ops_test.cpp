@@ -1,0 +1,52 @@
+#include "passes_test_util.h"
+
+using namespace ofg;
+using namespace ofg::test;
+
+TEST(PassIdentity, RemovesIdentityDropoutAndNeutralArithmetic) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 3});
+  Value* h = b.op("Identity", {x});
+  h = b.node("Dropout", {h}, 1, {b.f("ratio", 0.5f)})->outputs[0];
+  h = b.op("Mul", {h, b.initializer("one", {}, {1.0f})});
+  h = b.op("Add", {b.initializer("zero", {1}, {0.0f}), h});  // rank 1 <= rank 2 of x: shape kept
+  h = b.op("Relu", {h});
+  Value* y = b.op("Identity", {h}, {}, "y");  // a graph output: its name must survive
+  b.output(y);
+  passes::PassStats s = run_checked(*m, "eliminate_identity_ops");
+  EXPECT_EQ(s.changes, 5);
+  ASSERT_EQ(m->graph->node_count, 1u);
+  Node* relu = m->graph->first;
+  EXPECT_EQ(m->str(relu->op_type), "Relu");
+  EXPECT_EQ(relu->inputs[0], x);
+  EXPECT_EQ(relu->outputs[0], y);
+  EXPECT_EQ(m->str(m->graph->outputs[0].value->name), "y");
+}
+
+TEST(PassIdentity, KeepsWhatIsNotAnIdentity) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 3});
+  Node* drop = b.node("Dropout", {x}, 2);  // mask used: keep
+  b.output(drop->outputs[1]);
+  Value* u = b.op("Exp", {x});
+  // Multiplying by a [1,1,1] one raises the rank of a 2-D x: not an identity.
+  Value* r = b.op("Mul", {u, b.initializer("ones3", {1, 1, 1}, {1.0f})});
+  Value* d = b.op("Div", {b.initializer("one", {}, {1.0f}), u});  // 1/x
+  Value* s = b.op("Mul", {u, b.initializer("two", {}, {2.0f})});
+  b.output(r);
+  b.output(d);
+  b.output(s);
+  EXPECT_EQ(run_checked(*m, "eliminate_identity_ops").changes, 0);
+  EXPECT_EQ(m->graph->node_count, 5u);
+}
+
+TEST(PassIdentity, GraphInputToGraphOutputIdentityStays) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2});
+  b.output(b.op("Identity", {x}, {}, "y"));
+  EXPECT_EQ(run_checked(*m, "eliminate_identity_ops").changes, 0);
+  EXPECT_EQ(m->graph->node_count, 1u);
+}

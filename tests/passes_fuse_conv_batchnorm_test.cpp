@@ -1,0 +1,125 @@
+#include <cmath>
+
+#include "passes_test_util.h"
+
+using namespace ofg;
+using namespace ofg::test;
+
+namespace {
+
+struct Bn {
+  Value *scale, *bias, *mean, *var;
+};
+Bn bn_params(GraphBuilder& b, const std::string& n) {
+  return {b.initializer(n + ".s", {2}, {2.0f, 0.5f}), b.initializer(n + ".b", {2}, {0.1f, -0.2f}),
+          b.initializer(n + ".m", {2}, {1.0f, -1.0f}), b.initializer(n + ".v", {2}, {3.0f, 0.25f})};
+}
+Node* bn_node(GraphBuilder& b, Value* y, const Bn& p, uint32_t outputs = 1) {
+  return b.node("BatchNormalization", {y, p.scale, p.bias, p.mean, p.var}, outputs, {b.f("epsilon", 1e-5f)});
+}
+double s_of(int c) {
+  const double scale[2] = {2.0, 0.5}, var[2] = {3.0, 0.25};
+  return scale[c] / std::sqrt(var[c] + 1e-5f);
+}
+
+}  // namespace
+
+TEST(PassConvBn, FusesWithBiasAndKeepsTheSharedWeight) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, 1, 4, 4});
+  Value* w = b.initializer("w", {2, 1, 1, 1}, {3.0f, -4.0f});
+  Value* bias = b.initializer("bias", {2}, {0.5f, 1.5f});
+  Value* y = b.op("Conv", {x, w, bias});
+  Node* bn = bn_node(b, y, bn_params(b, "bn"));
+  Value* out = bn->outputs[0];
+  b.output(out);
+  Value* other = b.op("Conv", {x, w});  // shares w: must still see the original weight
+  b.output(other);
+  passes::PassStats s = run_checked(*m, "fuse_conv_batchnorm");
+  EXPECT_EQ(s.changes, 1);
+  EXPECT_EQ(count_op(m->graph, "BatchNormalization"), 0);
+  Node* conv = out->producer;
+  ASSERT_EQ(m->str(conv->op_type), "Conv");
+  EXPECT_NE(conv->inputs[1], w);
+  std::vector<float> nw = floats_of(conv->inputs[1]->initializer), nb = floats_of(conv->inputs[2]->initializer);
+  ASSERT_EQ(nw.size(), 2u);
+  const double beta[2] = {0.1, -0.2}, mean[2] = {1.0, -1.0}, wv[2] = {3, -4}, bv[2] = {0.5, 1.5};
+  for (int c = 0; c < 2; ++c) {
+    EXPECT_NEAR(nw[c], wv[c] * s_of(c), 1e-5);
+    EXPECT_NEAR(nb[c], (bv[c] - mean[c]) * s_of(c) + beta[c], 1e-5);
+  }
+  EXPECT_EQ(floats_of(w->initializer), (std::vector<float>{3.0f, -4.0f}));
+  EXPECT_EQ(other->producer->inputs[1], w);
+}
+
+TEST(PassConvBn, ConvWithoutBiasAndDepthwise) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, 2, 4, 4});
+  Value* w = b.initializer("w", {2, 1, 1, 1}, {1.0f, 1.0f});
+  Value* y = b.op("Conv", {x, w}, {b.i("group", 2)});
+  Value* out = bn_node(b, y, bn_params(b, "bn"))->outputs[0];
+  b.output(out);
+  run_checked(*m, "fuse_conv_batchnorm");
+  Node* conv = out->producer;
+  ASSERT_EQ(m->str(conv->op_type), "Conv");
+  ASSERT_EQ(conv->inputs.size, 3u);
+  std::vector<float> nb = floats_of(conv->inputs[2]->initializer);
+  EXPECT_NEAR(nb[0], (0 - 1.0) * s_of(0) + 0.1, 1e-5);
+  EXPECT_NEAR(nb[1], (0 + 1.0) * s_of(1) - 0.2, 1e-5);
+  EXPECT_NEAR(floats_of(conv->inputs[1]->initializer)[1], s_of(1), 1e-5);
+}
+
+TEST(PassConvBn, ConvTransposeScalesItsOutputChannels) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, 1, 4, 4});
+  Value* w = b.initializer("w", {1, 2, 1, 1}, {1.0f, 1.0f});  // [Cin, Cout, k, k]
+  Value* y = b.op("ConvTranspose", {x, w});
+  Value* out = bn_node(b, y, bn_params(b, "bn"))->outputs[0];
+  b.output(out);
+  run_checked(*m, "fuse_conv_batchnorm");
+  Node* conv = out->producer;
+  ASSERT_EQ(m->str(conv->op_type), "ConvTranspose");
+  std::vector<float> nw = floats_of(conv->inputs[1]->initializer);
+  EXPECT_NEAR(nw[0], s_of(0), 1e-5);
+  EXPECT_NEAR(nw[1], s_of(1), 1e-5);
+}
+
+TEST(PassConvBn, NoFusionWhenConvOutputSharedOrBnStatsUsed) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, 1, 4, 4});
+  Value* w = b.initializer("w", {2, 1, 1, 1}, {1.0f, 2.0f});
+  Value* y = b.op("Conv", {x, w});
+  b.output(bn_node(b, y, bn_params(b, "bn1"))->outputs[0]);
+  b.output(b.op("Relu", {y}));  // second reader of the Conv output
+  Value* y2 = b.op("Conv", {x, w});
+  Node* bn2 = bn_node(b, y2, bn_params(b, "bn2"), 3);  // running mean output used
+  b.output(bn2->outputs[0]);
+  b.output(bn2->outputs[1]);
+  EXPECT_EQ(run_checked(*m, "fuse_conv_batchnorm").changes, 0);
+  EXPECT_EQ(count_op(m->graph, "BatchNormalization"), 2);
+}
+
+TEST(PassConvBn, InsideALoopBody) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, 1, 4, 4});
+  Value* w = b.initializer("w", {2, 1, 1, 1}, {1.0f, 2.0f});
+  Bn p = bn_params(b, "bn");
+  Graph* body = b.subgraph("body");
+  GraphBuilder bb(*m, body);
+  bb.input("i", kInt64, {});
+  Value* cond = bb.input("c", kBool, {});
+  Value* v = bb.input("v", kFloat, {1, 1, 4, 4});
+  bb.output(bb.op("Identity", {cond}));
+  Value* y = bb.op("Conv", {v, w});
+  bb.output(bn_node(bb, y, p)->outputs[0]);
+  Node* loop = b.node("Loop", {b.initializer_i64("trip", {}, {1}), nullptr, x}, 2, {b.g("body", body)});
+  b.output(loop->outputs[1]);
+  EXPECT_EQ(run_checked(*m, "fuse_conv_batchnorm").changes, 1);
+  EXPECT_EQ(count_op(body, "BatchNormalization"), 0);
+  EXPECT_EQ(count_op(body, "Conv"), 1);
+}

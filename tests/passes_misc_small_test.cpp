@@ -1,0 +1,86 @@
+// constants_to_initializers, eliminate_unused_initializers, fold_weight_transposes, fuse_pad_into_conv.
+#include "passes_test_util.h"
+
+using namespace ofg;
+using namespace ofg::test;
+
+TEST(PassConstantsToInitializers, LiftsTensorConstantsKeepsNames) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2});
+  Value* c = b.constant("c", {2}, {1, 2});
+  Value* out_c = b.constant("out_c", {1}, {7});  // a graph output: stays a node
+  b.output(b.op("Add", {x, c}));
+  b.output(out_c);
+  EXPECT_EQ(run_checked(*m, "constants_to_initializers").changes, 1);
+  EXPECT_EQ(count_op(m->graph, "Constant"), 1);
+  ASSERT_NE(c->initializer, nullptr);
+  EXPECT_EQ(m->str(c->name), "c");
+  EXPECT_EQ(floats_of(c->initializer), (std::vector<float>{1, 2}));
+}
+
+TEST(PassUnusedInitializers, RemovesOnlyUnread) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2});
+  Value* used = b.initializer("used", {2}, {1, 2});
+  b.initializer("unused", {2}, {1, 2});
+  Value* out = b.initializer("out", {1}, {3});
+  b.output(b.op("Add", {x, used}));
+  b.output(out);
+  EXPECT_EQ(run_checked(*m, "eliminate_unused_initializers").changes, 1);
+  EXPECT_EQ(m->graph->initializers.size, 2u);
+}
+
+TEST(PassFoldWeightTransposes, GemmTransposeBecomesTransB) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 3});
+  Value* w = b.input("w", kFloat, {4, 3});
+  Value* wt = b.op("Transpose", {w}, {b.ints("perm", {1, 0})});
+  b.output(b.op("Gemm", {x, wt}, {b.i("transB", 0)}));
+  run_checked(*m, "fold_weight_transposes");
+  ASSERT_EQ(m->graph->node_count, 1u);
+  Node* g = m->graph->first;
+  EXPECT_EQ(g->inputs[1], w);
+  EXPECT_EQ(passes::attr_i(*m, g, "transB", 0), 1);
+}
+
+TEST(PassFoldWeightTransposes, SharedTransposeStays) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 3});
+  Value* w = b.input("w", kFloat, {4, 3});
+  Value* wt = b.op("Transpose", {w}, {b.ints("perm", {1, 0})});
+  b.output(b.op("Gemm", {x, wt}));
+  b.output(wt);
+  EXPECT_EQ(run_checked(*m, "fold_weight_transposes").changes, 0);
+}
+
+TEST(PassPadIntoConv, ZeroPadMergesIntoPads) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, 2, 5, 5});
+  Value* pads = b.initializer_i64("pads", {8}, {0, 0, 1, 2, 0, 0, 3, 4});
+  Value* p = b.op("Pad", {x, pads});
+  Value* w = b.initializer("w", {2, 2, 1, 1}, {1, 0, 0, 1});
+  b.output(b.op("Conv", {p, w}, {b.ints("pads", {1, 1, 1, 1})}));
+  run_checked(*m, "fuse_pad_into_conv");
+  ASSERT_EQ(m->graph->node_count, 1u);
+  Node* conv = m->graph->first;
+  EXPECT_EQ(conv->inputs[0], x);
+  EXPECT_EQ(ints_attr(*m, conv, "pads"), (std::vector<int64_t>{2, 3, 4, 5}));
+}
+
+TEST(PassPadIntoConv, ReflectOrChannelPadStays) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, 2, 5, 5});
+  Value* w = b.initializer("w", {2, 2, 1, 1}, {1, 0, 0, 1});
+  Value* w3 = b.initializer("w3", {2, 3, 1, 1}, {1, 0, 0, 1, 0, 0});
+  Value* p1 = b.op("Pad", {x, b.initializer_i64("p1", {8}, {0, 0, 1, 1, 0, 0, 1, 1})}, {b.s("mode", "reflect")});
+  b.output(b.op("Conv", {p1, w}));
+  Value* p2 = b.op("Pad", {x, b.initializer_i64("p2", {8}, {0, 1, 0, 0, 0, 0, 0, 0})});
+  b.output(b.op("Conv", {p2, w3}));
+  EXPECT_EQ(run_checked(*m, "fuse_pad_into_conv").changes, 0);
+}

@@ -1,0 +1,44 @@
+// Helpers for the pass tests: run one pass and check the IR after it, count ops, read tensors.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ir/builder.h"
+#include "ir/graph_ops.h"
+#include "passes/pass.h"
+#include "passes/util.h"
+
+namespace ofg::test {
+
+inline passes::PassStats run_checked(Model& m, const char* name) {
+  const passes::PassInfo* p = passes::find_pass(name);
+  EXPECT_NE(p, nullptr) << name;
+  if (!p) return {};
+  passes::PassStats s = passes::run_pass(m, *p);
+  EXPECT_EQ(check_consistency(m), "") << "after " << name;
+  return s;
+}
+
+inline int count_op(Graph* g, const char* op) {
+  int n = 0;
+  for (Node* k = g->first; k; k = k->next)
+    if (g->model->str(k->op_type) == op) ++n;
+  return n;
+}
+
+inline std::vector<float> floats_of(const Tensor* t) {
+  std::vector<float> v(t ? t->data.size / 4 : 0);
+  if (!v.empty()) std::memcpy(v.data(), t->data.data, v.size() * 4);
+  return v;
+}
+
+inline std::vector<int64_t> ints_attr(Model& m, Node* n, const char* name) {
+  std::vector<int64_t> v;
+  passes::attr_ints(m, n, name, v);
+  return v;
+}
+
+}  // namespace ofg::test
