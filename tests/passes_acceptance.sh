@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Acceptance of the default pipeline on the shared real models: every model optimizes, the result
-# passes onnx.checker, and no BatchNormalization / Identity / Dropout is left. Prints node counts.
+# passes onnx.checker, no BatchNormalization / Identity / Dropout is left, and `onnxforge run` of the
+# result matches the PyTorch outputs of every test_data_set_N of the model. Prints node counts.
 # Usage: passes_acceptance.sh ONNXFORGE_CLI DATA_DIR
 set -uo pipefail
 cli="$1"
@@ -35,6 +36,13 @@ left = {k: ops[k] for k in ("BatchNormalization", "Identity", "Dropout") if ops[
 print("ok" if not left else "left: %s" % left)
 PY
 )"
+  fi
+  # The optimized model beside the original test data sets (other batch/sequence sizes included).
+  mkdir -p "$out/run/$name"
+  cp "$out/$name.onnx" "$out/run/$name/model.onnx"
+  for t in "$dir"/test_data_set_*; do [ -d "$t" ] && ln -s "$t" "$out/run/$name/"; done
+  if ! "$cli" run "$out/run/$name" >"$out/$name.run" 2>&1; then
+    result="$result; run: $(tail -1 "$out/$name.run")"
   fi
   printf "%-26s %7s %7s %10s  %s\n" "$name" "$before" "$after" "$ms" "$result"
   [ "$result" = ok ] || status=1
