@@ -58,9 +58,11 @@ std::string num(double v) {
 
 // Runs `model` with `inputs` bound to graph inputs 0..n-1 and compares with `expected`.
 bool run_and_compare(ofg_model* m, const std::string& set, std::vector<ofg_tensor*>& inputs,
-                     std::vector<ofg_tensor*>& expected, double atol, double rtol, std::vector<Line>& lines) {
+                     std::vector<ofg_tensor*>& expected, double atol, double rtol, std::vector<Line>& lines,
+                     const std::string& only_name = "") {
   std::vector<std::string> names;
-  for (size_t k = 0; k < inputs.size(); ++k) {
+  if (!only_name.empty()) names.push_back(only_name);
+  for (size_t k = names.size(); k < inputs.size(); ++k) {
     ofg_value_desc d;
     d.struct_size = sizeof d;
     if (ofg_model_io(m, OFG_INPUT, k, &d) != OFG_OK) return false;
@@ -241,10 +243,22 @@ int cmd_run(const Args& args) {
     ofg_value_desc d;
     d.struct_size = sizeof d;
     std::vector<int64_t> dims;
-    if (ofg_status s = ofg_model_io(m, OFG_INPUT, 0, &d)) { ofg_model_free(m); return report("model input", s); }
+    // Old models list their weights as graph inputs too: the image is the 4-D, 3-channel one.
+    size_t n_in = 0, which = 0;
+    ofg_model_io_count(m, OFG_INPUT, &n_in);
+    for (size_t k = 0; k < n_in; ++k) {
+      int64_t ch = -1;
+      if (ofg_model_io(m, OFG_INPUT, k, &d) == OFG_OK && d.rank == 4 &&
+          ofg_model_io_dim(m, OFG_INPUT, k, 1, &ch, nullptr) == OFG_OK && ch == 3) {
+        which = k;
+        break;
+      }
+    }
+    if (ofg_status s = ofg_model_io(m, OFG_INPUT, which, &d)) { ofg_model_free(m); return report("model input", s); }
+    std::string in_name = d.name;
     for (int32_t k = 0; k < d.rank; ++k) {
       int64_t v = -1;
-      ofg_model_io_dim(m, OFG_INPUT, 0, k, &v, nullptr);
+      ofg_model_io_dim(m, OFG_INPUT, which, k, &v, nullptr);
       dims.push_back(v < 0 ? 1 : v);
     }
     size_t n = 1;
@@ -261,7 +275,7 @@ int cmd_run(const Args& args) {
       ofg_model_free(m);
       return report("expected output", s);
     }
-    ok = run_and_compare(m, "light", inputs, expected, atol, rtol, lines);
+    ok = run_and_compare(m, "light", inputs, expected, atol, rtol, lines, in_name);
     free_all(inputs);
     free_all(expected);
     rc = print(target, lines, ok, json);

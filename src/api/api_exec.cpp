@@ -114,10 +114,14 @@ ofg_status ofg_tensor_load_pb(const void* data, size_t size, ofg_tensor** out) {
     if (size) require(data, "ofg_tensor_load_pb", "data");
     // The TensorProto is parsed by the model loader (one bounds-checked parser for untrusted
     // bytes): it is wrapped as the only initializer of an otherwise empty model.
+    // A placeholder name goes first: the loader needs named initializers, and a name in the
+    // file's own bytes comes later and wins (protobuf: the last value of a field counts).
+    std::string tensor("\x42\x01_", 3);  // TensorProto.name = "_"
+    tensor.append(static_cast<const char*>(data), size);
     std::string graph, model;
     graph.push_back(static_cast<char>((5 << 3) | 2));  // GraphProto.initializer
-    put_varint(graph, size);
-    graph.append(static_cast<const char*>(data), size);
+    put_varint(graph, tensor.size());
+    graph += tensor;
     model.push_back(static_cast<char>((7 << 3) | 2));  // ModelProto.graph
     put_varint(model, graph.size());
     model += graph;
@@ -130,6 +134,7 @@ ofg_status ofg_tensor_load_pb(const void* data, size_t size, ofg_tensor** out) {
     auto* h = new ofg_tensor();
     h->t = std::move(t);
     h->name = std::string(m->str(v->initializer->name));
+    if (h->name == "_") h->name.clear();
     *out = h;
   });
 }

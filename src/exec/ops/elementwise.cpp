@@ -417,7 +417,14 @@ void op_isinf(OpCtx& c) {
 }
 
 void op_prelu(OpCtx& c) {
-  const RTensor &x = c.t(0), &s = c.t(1);
+  const RTensor& x = c.t(0);
+  RTensor s = c.t(1);
+  // Before opset 7 a 1-D slope of size C applied per channel (legacy axis-1 broadcasting).
+  if (c.opset < 7 && s.rank() == 1 && x.rank() >= 2 && s.shape[0] == x.shape[1] && x.shape.back() != s.shape[0]) {
+    Shape ss(x.rank() - 1, 1);
+    ss[0] = s.shape[0];
+    s = s.reshaped(ss);
+  }
   Shape out = broadcast_shapes(c, {x.shape, s.shape});
   RTensor y = RTensor::alloc(x.dtype, out);
   broadcast_each(out, {x.shape, s.shape}, [&](int64_t i, const int64_t* o) {

@@ -432,7 +432,9 @@ void op_instancenorm(OpCtx& c) {
       float one = 1.f;
       float b = bi.data<float>()[ch], s = sc.data<float>()[ch];
       size_t off = (n * C + ch) * HW;
-      kernels::layer_norm(x.data<float>() + off, nullptr, nullptr, y.data<float>() + off, 1, HW, eps, nullptr, nullptr);
+      // The kernel needs a scale vector; per-channel scale and bias are applied below.
+      std::vector<float> ones(HW, 1.f);
+      kernels::layer_norm(x.data<float>() + off, ones.data(), nullptr, y.data<float>() + off, 1, HW, eps, nullptr, nullptr);
       for (int64_t i = 0; i < HW; ++i) y.data<float>()[off + i] = y.data<float>()[off + i] * s * one + b;
     }
   c.set(0, y);
@@ -448,7 +450,8 @@ void op_groupnorm(OpCtx& c) {
   for (int64_t n = 0; n < N; ++n)
     for (int64_t g = 0; g < G; ++g) {
       size_t off = (n * C + g * Cg) * HW;
-      kernels::layer_norm(x.data<float>() + off, nullptr, nullptr, y.data<float>() + off, 1, Cg * HW, eps, nullptr, nullptr);
+      std::vector<float> ones(Cg * HW, 1.f);
+      kernels::layer_norm(x.data<float>() + off, ones.data(), nullptr, y.data<float>() + off, 1, Cg * HW, eps, nullptr, nullptr);
       for (int64_t cc = 0; cc < Cg; ++cc) {
         int64_t ch = per_channel ? g * Cg + cc : g;
         for (int64_t i = 0; i < HW; ++i) {

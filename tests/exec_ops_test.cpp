@@ -1,0 +1,235 @@
+// Interpreter tests on toy graphs: values per op family, opset differences, buffer release,
+// control flow, the unsupported-op error.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "exec/interp.h"
+#include "ir/builder.h"
+#include "ir/error.h"
+
+using namespace ofg;
+using namespace ofg::exec;
+
+namespace {
+
+RValue tensor_f(Shape s, std::vector<float> v) {
+  RTensor t = RTensor::alloc(kFloat, s);
+  std::copy(v.begin(), v.end(), t.data<float>());
+  return RValue::tensor(t);
+}
+
+std::vector<float> values(const RValue& v) {
+  const RTensor& t = v.t;
+  std::vector<float> out;
+  for (int64_t i = 0; i < t.numel(); ++i) out.push_back(static_cast<float>(get_f64(t, i)));
+  return out;
+}
+
+}  // namespace
+
+TEST(ExecOps, BroadcastArithmeticAndUnary) {
+  auto m = new_model(17);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 3});
+  Value* y = b.input("y", kFloat, {3});
+  Value* s = b.op("Add", {x, y});
+  Value* r = b.op("Relu", {b.op("Sub", {s, b.constant("c", {}, {4.f})})});
+  b.output(r);
+  Interpreter in(*m);
+  auto out = in.run({{"x", tensor_f({2, 3}, {1, 2, 3, 4, 5, 6})}, {"y", tensor_f({3}, {0, 1, 2})}});
+  EXPECT_EQ(out[0].t.shape, (Shape{2, 3}));
+  EXPECT_EQ(values(out[0]), (std::vector<float>{0, 0, 1, 0, 2, 4}));
+}
+
+TEST(ExecOps, MatMulGemmAndSoftmax) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* a = b.input("a", kFloat, {2, 3});
+  Value* w = b.initializer("w", {3, 2}, {1, 0, 0, 1, 1, 1});
+  Value* mm = b.op("MatMul", {a, w});
+  Value* g = b.op("Gemm", {a, w, b.initializer("bias", {2}, {10, 20})}, {b.f("alpha", 2.f)});
+  Value* sm = b.op("Softmax", {mm}, {b.i("axis", -1)});
+  b.output(mm);
+  b.output(g);
+  b.output(sm);
+  Interpreter in(*m);
+  auto out = in.run({{"a", tensor_f({2, 3}, {1, 2, 3, 4, 5, 6})}});
+  EXPECT_EQ(values(out[0]), (std::vector<float>{4, 5, 10, 11}));
+  EXPECT_EQ(values(out[1]), (std::vector<float>{18, 30, 30, 42}));
+  auto sv = values(out[2]);
+  EXPECT_NEAR(sv[0], 1.f / (1.f + std::exp(1.f)), 1e-6);
+  EXPECT_NEAR(sv[0] + sv[1], 1.f, 1e-6);
+}
+
+TEST(ExecOps, ClipAttributesBeforeOpset11InputsAfter) {
+  for (int opset : {6, 13}) {
+    auto m = new_model(opset);
+    GraphBuilder b(*m);
+    Value* x = b.input("x", kFloat, {4});
+    Value* y = opset < 11 ? b.op("Clip", {x}, {b.f("min", -1.f), b.f("max", 1.f)})
+                          : b.op("Clip", {x, b.constant("lo", {}, {-1.f}), b.constant("hi", {}, {1.f})});
+    b.output(y);
+    Interpreter in(*m);
+    auto out = in.run({{"x", tensor_f({4}, {-3, -0.5f, 0.5f, 3})}});
+    EXPECT_EQ(values(out[0]), (std::vector<float>{-1, -0.5f, 0.5f, 1})) << "opset " << opset;
+  }
+}
+
+TEST(ExecOps, ShapeChainReshapeGatherConcat) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {"batch", 2, 3});
+  Value* shp = b.op("Shape", {x});
+  Value* d0 = b.op("Gather", {shp, b.constant_i64("i0", {1}, {0})});
+  Value* cat = b.op("Concat", {d0, b.constant_i64("m1", {1}, {-1})}, {b.i("axis", 0)});
+  Value* r = b.op("Reshape", {x, cat});
+  Value* t = b.op("Transpose", {r}, {b.ints("perm", {1, 0})});
+  Value* sl = b.op("Slice", {t, b.constant_i64("st", {1}, {1}), b.constant_i64("en", {1}, {100}), b.constant_i64("ax", {1}, {0})});
+  b.output(sl);
+  Interpreter in(*m);
+  auto out = in.run({{"x", tensor_f({1, 2, 3}, {1, 2, 3, 4, 5, 6})}});
+  EXPECT_EQ(out[0].t.shape, (Shape{5, 1}));
+  EXPECT_EQ(values(out[0]), (std::vector<float>{2, 3, 4, 5, 6}));
+}
+
+TEST(ExecOps, ReduceMeanAxesAttributeAndInput) {
+  for (int opset : {13, 18}) {
+    auto m = new_model(opset);
+    GraphBuilder b(*m);
+    Value* x = b.input("x", kFloat, {2, 2});
+    Value* y = opset < 18 ? b.op("ReduceMean", {x}, {b.ints("axes", {1}), b.i("keepdims", 0)})
+                          : b.op("ReduceMean", {x, b.constant_i64("axes", {1}, {1})}, {b.i("keepdims", 0)});
+    b.output(y);
+    Interpreter in(*m);
+    auto out = in.run({{"x", tensor_f({2, 2}, {1, 3, 5, 7})}});
+    EXPECT_EQ(values(out[0]), (std::vector<float>{2, 6})) << "opset " << opset;
+  }
+}
+
+TEST(ExecOps, ConvAndPoolThroughKernels) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, 1, 3, 3});
+  Value* w = b.initializer("w", {1, 1, 2, 2}, {1, 1, 1, 1});
+  Value* c = b.op("Conv", {x, w});
+  Value* p = b.op("MaxPool", {x}, {b.ints("kernel_shape", {2, 2}), b.ints("strides", {2, 2}), b.i("ceil_mode", 1)});
+  b.output(c);
+  b.output(p);
+  Interpreter in(*m);
+  auto out = in.run({{"x", tensor_f({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9})}});
+  EXPECT_EQ(values(out[0]), (std::vector<float>{12, 16, 24, 28}));
+  EXPECT_EQ(out[1].t.shape, (Shape{1, 1, 2, 2}));
+  EXPECT_EQ(values(out[1]), (std::vector<float>{5, 6, 8, 9}));
+}
+
+TEST(ExecOps, IntegerAndBoolPaths) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kInt64, {3});
+  Value* y = b.op("Div", {x, b.constant_i64("two", {}, {2})});
+  Value* eq = b.op("Equal", {y, b.constant_i64("one", {}, {1})});
+  Value* w = b.op("Where", {eq, x, b.constant_i64("z", {}, {0})});
+  b.output(w);
+  Interpreter in(*m);
+  RTensor t = RTensor::alloc(kInt64, {3});
+  t.data<int64_t>()[0] = 2;
+  t.data<int64_t>()[1] = -3;
+  t.data<int64_t>()[2] = 3;
+  auto out = in.run({{"x", RValue::tensor(t)}});
+  ASSERT_EQ(out[0].t.dtype, kInt64);
+  EXPECT_EQ(out[0].t.data<int64_t>()[0], 2);
+  EXPECT_EQ(out[0].t.data<int64_t>()[1], 0);  // -3/2 truncates to -1
+  EXPECT_EQ(out[0].t.data<int64_t>()[2], 3);
+}
+
+TEST(ExecPlan, ReleasesIntermediatesAfterLastUse) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1024});
+  Value* v = x;
+  for (int i = 0; i < 8; ++i) v = b.op("Relu", {v});
+  b.output(v);
+  Interpreter in(*m);
+  std::vector<float> data(1024, 1.f);
+  auto out = in.run({{"x", tensor_f({1024}, data)}});
+  EXPECT_EQ(in.stats().nodes_run, 8u);
+  EXPECT_EQ(in.stats().freed_values, 8u);  // the input and 7 intermediates, never the output
+  // With release, at most two 4 KiB buffers are alive at once.
+  EXPECT_LE(in.stats().peak_live_bytes, 2u * 4096u);
+  EXPECT_EQ(values(out[0])[5], 1.f);
+}
+
+TEST(ExecControl, IfPicksBranchAndReadsOuterScope) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* c = b.input("c", kBool, {});
+  Value* x = b.input("x", kFloat, {2});
+  Graph* then_g = b.subgraph("then");
+  {
+    GraphBuilder tb(*m, then_g);
+    tb.output(tb.op("Add", {x, x}));
+  }
+  Graph* else_g = b.subgraph("else");
+  {
+    GraphBuilder eb(*m, else_g);
+    eb.output(eb.op("Neg", {x}));
+  }
+  recompute_captures(m->graph);
+  Node* n = b.node("If", {c}, 1, {b.g("then_branch", then_g), b.g("else_branch", else_g)});
+  b.output(n->outputs[0]);
+  recompute_captures(m->graph);
+  for (bool cond : {true, false}) {
+    Interpreter in(*m);
+    RTensor ct = RTensor::alloc(kBool, {});
+    ct.data<bool>()[0] = cond;
+    auto out = in.run({{"c", RValue::tensor(ct)}, {"x", tensor_f({2}, {1, 2})}});
+    EXPECT_EQ(values(out[0]), cond ? (std::vector<float>{2, 4}) : (std::vector<float>{-1, -2}));
+  }
+}
+
+TEST(ExecControl, LoopAccumulatesStateAndScanOutputs) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1});
+  Graph* body = b.subgraph("body");
+  {
+    GraphBuilder lb(*m, body);
+    Value* it = lb.input("it", kInt64, {});
+    Value* cond = lb.input("cond", kBool, {});
+    Value* acc = lb.input("acc", kFloat, {1});
+    (void)it;
+    Value* next = lb.op("Add", {acc, acc});
+    lb.output(lb.op("Identity", {cond}));
+    lb.output(next);
+    lb.output(lb.op("Identity", {next}));
+  }
+  Value* trip = b.constant_i64("trip", {}, {3});
+  Node* n = b.node("Loop", {trip, nullptr, x}, 2, {b.g("body", body)});
+  b.output(n->outputs[0]);
+  b.output(n->outputs[1]);
+  recompute_captures(m->graph);
+  Interpreter in(*m);
+  auto out = in.run({{"x", tensor_f({1}, {1})}});
+  EXPECT_EQ(values(out[0]), (std::vector<float>{8}));
+  EXPECT_EQ(out[1].t.shape, (Shape{3, 1}));
+  EXPECT_EQ(values(out[1]), (std::vector<float>{2, 4, 8}));
+}
+
+TEST(ExecErrors, UnsupportedOpNamesOpDomainAndOpset) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1});
+  b.output(b.node("FancyOp", {x}, 1, {}, {}, "com.example")->outputs[0]);
+  Interpreter in(*m);
+  try {
+    in.run({{"x", tensor_f({1}, {1})}});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::kUnsupported);
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("FancyOp"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("com.example"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("opset"), std::string::npos) << msg;
+  }
+}
