@@ -125,7 +125,9 @@ OFG_API ofg_status ofg_model_opset_count(const ofg_model* model, size_t* out);
 /* Domain ("" for the default ONNX domain) and version of opset import `index`. */
 OFG_API ofg_status ofg_model_opset(const ofg_model* model, size_t index, const char** domain, int64_t* version);
 
-typedef enum ofg_io_kind { OFG_INPUT = 0, OFG_OUTPUT = 1 } ofg_io_kind;
+/* Which list of the main graph: graph inputs or graph outputs. Passed as int32_t so that any
+ * number a binding sends is well-defined (other values give OFG_ERR_INVALID_ARGUMENT). */
+enum { OFG_INPUT = 0, OFG_OUTPUT = 1 };
 
 /* Element types use the ONNX TensorProto.DataType numbers (1 float32, 7 int64, ...). */
 OFG_API const char* ofg_elem_type_name(int32_t elem_type);
@@ -140,11 +142,11 @@ typedef struct ofg_value_desc {
 } ofg_value_desc;
 
 /* Graph inputs that have an initializer (default values of IR < 4 models) are counted too. */
-OFG_API ofg_status ofg_model_io_count(const ofg_model* model, ofg_io_kind kind, size_t* out);
-OFG_API ofg_status ofg_model_io(const ofg_model* model, ofg_io_kind kind, size_t index, ofg_value_desc* out);
+OFG_API ofg_status ofg_model_io_count(const ofg_model* model, int32_t kind, size_t* out);
+OFG_API ofg_status ofg_model_io(const ofg_model* model, int32_t kind, size_t index, ofg_value_desc* out);
 /* Dimension `dim` of an input/output: *value is its size, or -1 when it is not a fixed number;
  * *symbol is its symbolic name, or NULL. Either out pointer may be NULL. */
-OFG_API ofg_status ofg_model_io_dim(const ofg_model* model, ofg_io_kind kind, size_t index, size_t dim,
+OFG_API ofg_status ofg_model_io_dim(const ofg_model* model, int32_t kind, size_t index, size_t dim,
                                     int64_t* value, const char** symbol);
 
 /* Nodes of the main graph; with include_subgraphs != 0, also the nodes of every subgraph. */

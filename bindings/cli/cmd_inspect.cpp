@@ -24,7 +24,7 @@ struct Summary {
   std::vector<std::pair<std::string, size_t>> ops;
 };
 
-ofg_status describe_io(ofg_model* m, ofg_io_kind kind, std::vector<IoDesc>& out) {
+ofg_status describe_io(ofg_model* m, int32_t kind, std::vector<IoDesc>& out) {
   size_t n = 0;
   ofg_status s = ofg_model_io_count(m, kind, &n);
   for (size_t i = 0; s == OFG_OK && i < n; ++i) {

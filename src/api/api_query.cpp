@@ -10,12 +10,12 @@ using namespace ofg::api;
 
 namespace {
 
-const ArenaVec<ValueInfo>& io_list(const ofg_model* m, ofg_io_kind kind) {
+const ArenaVec<ValueInfo>& io_list(const ofg_model* m, int32_t kind) {
   if (kind != OFG_INPUT && kind != OFG_OUTPUT) fail(Status::kInvalidArgument, "kind must be OFG_INPUT or OFG_OUTPUT");
   return kind == OFG_INPUT ? m->model->graph->inputs : m->model->graph->outputs;
 }
 
-const ValueInfo& io_entry(const ofg_model* m, ofg_io_kind kind, size_t index, const char* fn) {
+const ValueInfo& io_entry(const ofg_model* m, int32_t kind, size_t index, const char* fn) {
   const ArenaVec<ValueInfo>& list = io_list(m, kind);
   if (index >= list.size)
     fail(Status::kInvalidArgument, std::string(fn) + ": index " + std::to_string(index) + " is out of range (" +
@@ -78,7 +78,7 @@ ofg_status ofg_model_opset(const ofg_model* model, size_t index, const char** do
 
 const char* ofg_elem_type_name(int32_t elem_type) { return dtype_name(elem_type); }
 
-ofg_status ofg_model_io_count(const ofg_model* model, ofg_io_kind kind, size_t* out) {
+ofg_status ofg_model_io_count(const ofg_model* model, int32_t kind, size_t* out) {
   return api_call([&] {
     require(model, "ofg_model_io_count", "model");
     require(out, "ofg_model_io_count", "out");
@@ -86,7 +86,7 @@ ofg_status ofg_model_io_count(const ofg_model* model, ofg_io_kind kind, size_t* 
   });
 }
 
-ofg_status ofg_model_io(const ofg_model* model, ofg_io_kind kind, size_t index, ofg_value_desc* out) {
+ofg_status ofg_model_io(const ofg_model* model, int32_t kind, size_t index, ofg_value_desc* out) {
   return api_call([&] {
     require(model, "ofg_model_io", "model");
     require(out, "ofg_model_io", "out");
@@ -100,7 +100,7 @@ ofg_status ofg_model_io(const ofg_model* model, ofg_io_kind kind, size_t index, 
   });
 }
 
-ofg_status ofg_model_io_dim(const ofg_model* model, ofg_io_kind kind, size_t index, size_t dim, int64_t* value,
+ofg_status ofg_model_io_dim(const ofg_model* model, int32_t kind, size_t index, size_t dim, int64_t* value,
                             const char** symbol) {
   return api_call([&] {
     require(model, "ofg_model_io_dim", "model");

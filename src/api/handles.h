@@ -11,7 +11,8 @@
 struct ofg_options {
   std::map<std::string, std::string> values;
   bool has(const char* key) const { return values.count(key) != 0; }
-  const std::string& get(const char* key, const std::string& fallback) const {
+  // By value: the fallback is often a temporary.
+  std::string get(const char* key, const std::string& fallback) const {
     auto it = values.find(key);
     return it == values.end() ? fallback : it->second;
   }

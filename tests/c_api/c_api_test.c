@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
 
   CHECK_NULL_ARG(ofg_model_io_count(NULL, OFG_INPUT, &n), "model");
   CHECK_NULL_ARG(ofg_model_io_count(model, OFG_INPUT, NULL), "out");
-  CHECK(ofg_model_io_count(model, (ofg_io_kind)7, &n) == OFG_ERR_INVALID_ARGUMENT);
+  CHECK(ofg_model_io_count(model, 7, &n) == OFG_ERR_INVALID_ARGUMENT);
   CHECK(ofg_model_io_count(model, OFG_INPUT, &n) == OFG_OK && n == 1);
   ofg_value_desc desc;
   memset(&desc, 0, sizeof desc);
@@ -162,6 +162,105 @@ int main(int argc, char** argv) {
   size_t ext_inits = 0;
   uint64_t ext_bytes = 0;
   CHECK(ofg_model_initializer_stats(ext, &ext_inits, &ext_bytes) == OFG_OK && ext_bytes == init_bytes);
+
+  /* tensors */
+  {
+    float values[6] = {1, 2, 3, 4, 5, 6};
+    int64_t dims2[2] = {2, 3};
+    ofg_tensor* t = NULL;
+    ofg_tensor* untouched_t = (ofg_tensor*)0x1;
+    CHECK_NULL_ARG(ofg_tensor_create(1, dims2, 2, values, sizeof values, NULL), "out");
+    CHECK(ofg_tensor_create(1, dims2, 2, values, 7, &untouched_t) == OFG_ERR_INVALID_ARGUMENT);
+    CHECK(untouched_t == (ofg_tensor*)0x1);
+    CHECK(ofg_tensor_create(1, dims2, 2, values, sizeof values, &t) == OFG_OK);
+    CHECK(ofg_tensor_elem_type(t) == 1 && ofg_tensor_rank(t) == 2 && ofg_tensor_dims(t)[1] == 3);
+    CHECK(ofg_tensor_nbytes(t) == sizeof values && ((const float*)ofg_tensor_data(t))[5] == 6.0f);
+    CHECK(ofg_tensor_elem_type(NULL) == 0 && ofg_tensor_rank(NULL) == 0);
+    CHECK(ofg_tensor_dims(NULL) == NULL && ofg_tensor_data(NULL) == NULL && ofg_tensor_nbytes(NULL) == 0);
+    CHECK(ofg_tensor_name(t) != NULL);
+    void* pb = NULL;
+    size_t pb_size = 0;
+    CHECK_NULL_ARG(ofg_tensor_save_pb(NULL, "x", &pb, &pb_size), "tensor");
+    CHECK(ofg_tensor_save_pb(t, "x", &pb, &pb_size) == OFG_OK && pb_size > 24);
+    ofg_tensor* back = NULL;
+    CHECK_NULL_ARG(ofg_tensor_load_pb(NULL, pb_size, &back), "data");
+    CHECK(ofg_tensor_load_pb(pb, pb_size, &back) == OFG_OK && strcmp(ofg_tensor_name(back), "x") == 0);
+    CHECK(ofg_tensor_load_pb(pb, 3, &untouched_t) != OFG_OK && untouched_t == (ofg_tensor*)0x1);
+    ofg_diff diff;
+    memset(&diff, 0, sizeof diff);
+    diff.struct_size = sizeof diff;
+    CHECK_NULL_ARG(ofg_tensor_compare(NULL, t, 1e-5, 1e-3, &diff), "actual");
+    CHECK(ofg_tensor_compare(back, t, 1e-5, 1e-3, &diff) == OFG_OK && diff.passed && diff.max_abs == 0.0);
+    ofg_buffer_free(pb);
+    ofg_tensor_free(back);
+    ofg_tensor_free(NULL);
+    ofg_tensors_free(NULL, 0);
+
+    /* run the demo model on a [1,3,16,16] input */
+    float image[3 * 16 * 16];
+    for (int i = 0; i < 3 * 16 * 16; ++i) image[i] = (float)(i % 17) / 17.0f;
+    int64_t idims[4] = {1, 3, 16, 16};
+    ofg_tensor* in = NULL;
+    CHECK(ofg_tensor_create(1, idims, 4, image, sizeof image, &in) == OFG_OK);
+    const char* names[1] = {"image"};
+    const ofg_tensor* inputs[1] = {in};
+    size_t n_out = 0;
+    ofg_tensor** outs = NULL;
+    CHECK_NULL_ARG(ofg_run(NULL, NULL, 1, names, inputs, &n_out, &outs), "model");
+    CHECK_NULL_ARG(ofg_run(model, NULL, 1, names, inputs, NULL, &outs), "n_outputs");
+    const char* bad_names[1] = {"nope"};
+    CHECK(ofg_run(model, NULL, 1, bad_names, inputs, &n_out, &outs) == OFG_ERR_INVALID_ARGUMENT && outs == NULL);
+    CHECK(ofg_run(model, NULL, 1, names, inputs, &n_out, &outs) == OFG_OK && n_out == 1);
+    CHECK(outs != NULL && ofg_tensor_rank(outs[0]) == 2 && ofg_tensor_dims(outs[0])[1] == 10);
+    ofg_tensors_free(outs, n_out);
+    ofg_tensor_free(in);
+    ofg_tensor_free(t);
+  }
+
+  /* passes, optimization and verification */
+  {
+    size_t passes = ofg_pass_count();
+    CHECK(passes > 5);
+    CHECK(ofg_pass_name(passes) == NULL && ofg_pass_class(passes) == -1);
+    CHECK(ofg_pass_description(0) != NULL && ofg_pass_in_default_pipeline(0) >= 0);
+    ofg_model* optimized = NULL;
+    CHECK(ofg_model_create_demo(&optimized) == OFG_OK);
+    ofg_pass_report* pr = NULL;
+    CHECK_NULL_ARG(ofg_run_pass(NULL, ofg_pass_name(0), NULL, &pr), "model");
+    CHECK(ofg_run_pass(optimized, "no_such_pass", NULL, &pr) == OFG_ERR_INVALID_ARGUMENT && pr == NULL);
+    CHECK(ofg_run_pass(optimized, ofg_pass_name(0), NULL, &pr) == OFG_OK);
+    size_t entries_n = 0;
+    CHECK(ofg_pass_report_count(pr, &entries_n) == OFG_OK && entries_n == 1);
+    ofg_pass_report_free(pr);
+    pr = NULL;
+    CHECK_NULL_ARG(ofg_optimize(NULL, NULL, &pr), "model");
+    CHECK(ofg_optimize(optimized, NULL, &pr) == OFG_OK && pr != NULL);
+    ofg_pass_entry entry;
+    memset(&entry, 0, sizeof entry);
+    entry.struct_size = sizeof entry;
+    CHECK(ofg_pass_report_entry(pr, 0, &entry) == OFG_OK && entry.name != NULL);
+    int64_t before = 0, after = 0;
+    CHECK(ofg_pass_report_totals(pr, &before, &after, NULL, NULL, NULL, NULL) == OFG_OK && after < before);
+    CHECK(ofg_pass_report_json(pr) != NULL && ofg_pass_report_json(NULL) == NULL);
+    ofg_pass_report_free(pr);
+    ofg_pass_report_free(NULL);
+
+    ofg_report* vr = NULL;
+    CHECK_NULL_ARG(ofg_verify(NULL, optimized, NULL, &vr), "reference");
+    CHECK(ofg_verify(model, optimized, NULL, &vr) == OFG_OK);
+    int32_t passed = 0;
+    size_t outputs_n = 0;
+    CHECK(ofg_report_passed(vr, &passed) == OFG_OK && passed == 1);
+    CHECK(ofg_report_output_count(vr, &outputs_n) == OFG_OK && outputs_n == 1);
+    ofg_diff d;
+    memset(&d, 0, sizeof d);
+    d.struct_size = sizeof d;
+    CHECK(ofg_report_output(vr, 0, &d) == OFG_OK && strcmp(d.name, "logits") == 0 && d.passed);
+    CHECK(ofg_report_output(vr, 5, &d) == OFG_ERR_INVALID_ARGUMENT);
+    ofg_report_free(vr);
+    ofg_report_free(NULL);
+    ofg_model_free(optimized);
+  }
 
   ofg_model_free(ext);
   ofg_model_free(from_file);
