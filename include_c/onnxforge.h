@@ -220,7 +220,8 @@ OFG_API ofg_status ofg_run_pass(ofg_model* model, const char* pass, const ofg_op
  *   "optimize.check_each_pass" "0"|"1": check IR consistency after every pass (default 0)
  *   "optimize.verify_each_pass" "0"|"1": verify each class 1/2 pass by execution against the
  *                              model before it and roll it back when the outputs drift
- *                              (OFG_ERR_UNSUPPORTED until the library is built with its verifier). */
+ *                              (the "verify.*" options of ofg_verify apply; a model with an op the
+ *                              interpreter lacks fails with OFG_ERR_UNSUPPORTED). */
 OFG_API ofg_status ofg_optimize(ofg_model* model, const ofg_options* options, ofg_pass_report** report);
 
 

@@ -12,7 +12,8 @@ namespace {
 
 const char* kUsageText =
     "usage: onnxforge optimize [IN] OUT [--passes a,b] [--skip a,b] [--input-shape NAME=d1,d2,...]\n"
-    "                          [--report FILE.json] [--external-data] [--check]\n\n"
+    "                          [--report FILE.json] [--external-data] [--check]\n"
+    "                          [--verify [--samples N]] [--verify-each-pass]\n\n"
     "Runs the default pass pipeline to a fixed point and saves the result as OUT (the built-in\n"
     "demo model when only OUT is given).\n"
     "--passes a,b        run only these passes, in this order\n"
@@ -20,7 +21,11 @@ const char* kUsageText =
     "--input-shape N=..  fix the shape of input N (repeatable)\n"
     "--report FILE       write the per-pass report as JSON\n"
     "--external-data     save tensors of 1 KiB or more to OUT.data\n"
-    "--check             check IR consistency after every pass\n";
+    "--check             check IR consistency after every pass\n"
+    "--verify            run the original and the result on the same random inputs and compare\n"
+    "                    (exit 1 when they differ; OUT is still written so it can be inspected)\n"
+    "--samples N         input sets for --verify (default 1)\n"
+    "--verify-each-pass  verify after every class 1/2 pass and roll back a pass that drifts\n";
 
 struct Snapshot {
   size_t nodes = 0, inits = 0;
@@ -44,12 +49,40 @@ Snapshot snapshot(ofg_model* m) {
   return s;
 }
 
+// Runs the original model (loaded again) and the optimized one on the same inputs.
+int verify_against_original(const std::string& in, ofg_model* optimized, const ofg_options* opts) {
+  ofg_model* original = nullptr;
+  ofg_status st = load_or_demo(in, &original);
+  if (st != OFG_OK) return report(in.empty() ? "demo model" : in.c_str(), st);
+  ofg_report* rep = nullptr;
+  st = ofg_verify(original, optimized, opts, &rep);
+  ofg_model_free(original);
+  if (st != OFG_OK) return report("verify", st);
+  int32_t passed = 0;
+  size_t n = 0;
+  ofg_report_passed(rep, &passed);
+  ofg_report_output_count(rep, &n);
+  std::printf("  verify: %s\n", passed ? "outputs match" : "OUTPUTS DIFFER");
+  for (size_t i = 0; i < n; ++i) {
+    ofg_diff d{};
+    d.struct_size = sizeof d;
+    if (ofg_report_output(rep, i, &d) != OFG_OK) continue;
+    if (d.problem) std::printf("    %-28s %s\n", d.name, d.problem);
+    else
+      std::printf("    %-28s max abs %.3g  max rel %.3g  mismatches %llu/%llu\n", d.name, d.max_abs, d.max_rel,
+                  static_cast<unsigned long long>(d.mismatches), static_cast<unsigned long long>(d.elements));
+  }
+  ofg_report_free(rep);
+  return passed ? kOk : kCheckFailed;
+}
+
 }  // namespace
 
 int cmd_optimize(const Args& args) {
   std::vector<std::string> files, shapes;
   std::string passes, skip, report_path;
-  bool external = false, check = false;
+  bool external = false, check = false, verify = false, verify_each = false;
+  std::string samples;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](std::string& dst) -> bool {
@@ -73,6 +106,9 @@ int cmd_optimize(const Args& args) {
       shapes.push_back(s);
     } else if (is_flag(a, "--external-data")) external = true;
     else if (is_flag(a, "--check")) check = true;
+    else if (is_flag(a, "--verify")) verify = true;
+    else if (is_flag(a, "--verify-each-pass")) verify_each = true;
+    else if (is_flag(a, "--samples")) { if (!value(samples)) return kUsage; }
     else if (!a.empty() && a[0] == '-') {
       std::fprintf(stderr, "onnxforge optimize: unknown option '%s'\n", a.c_str());
       return kUsage;
@@ -93,6 +129,8 @@ int cmd_optimize(const Args& args) {
   if (st == OFG_OK && !shape_spec.empty()) st = ofg_options_set(opts, "optimize.input_shapes", shape_spec.c_str());
   if (st == OFG_OK && check) st = ofg_options_set(opts, "optimize.check_each_pass", "1");
   if (st == OFG_OK && external) st = ofg_options_set(opts, "save.external_data", "1");
+  if (st == OFG_OK && verify_each) st = ofg_options_set(opts, "optimize.verify_each_pass", "1");
+  if (st == OFG_OK && !samples.empty()) st = ofg_options_set(opts, "verify.samples", samples.c_str());
   if (st != OFG_OK) {
     ofg_options_free(opts);
     return report("options", st);
@@ -113,8 +151,8 @@ int cmd_optimize(const Args& args) {
   }
   Snapshot after = snapshot(m);
   st = ofg_save(m, out.c_str(), opts);
-  ofg_options_free(opts);
   if (st != OFG_OK) {
+    ofg_options_free(opts);
     ofg_pass_report_free(rep);
     ofg_model_free(m);
     return report(out.c_str(), st);
@@ -149,6 +187,7 @@ int cmd_optimize(const Args& args) {
     if (!per_pass.count(e.name)) order.push_back(e.name);
     per_pass[e.name].first += e.milliseconds;
     per_pass[e.name].second += e.changes;
+    if (e.rolled_back) std::printf("  rolled back: %s (round %d): %s\n", e.name, e.iteration + 1, e.note);
   }
   std::printf("  passes (ms, changes):\n");
   for (const std::string& name : order)
@@ -164,8 +203,11 @@ int cmd_optimize(const Args& args) {
     }
   }
   ofg_pass_report_free(rep);
+  int exit_code = kOk;
+  if (verify) exit_code = verify_against_original(in, m, opts);
   ofg_model_free(m);
-  return kOk;
+  ofg_options_free(opts);
+  return exit_code;
 }
 
 }  // namespace cli

@@ -6,6 +6,7 @@
 
 #include "api/guard.h"
 #include "api/handles.h"
+#include "api/options.h"
 #include "exec/interp.h"
 #include "onnx/serialize.h"
 #include "verify/verify.h"
@@ -65,6 +66,28 @@ void fill_diff(const verify::OutputDiff& d, ofg_diff* out) {
 }
 
 }  // namespace
+
+namespace ofg::api {
+
+verify::Options verify_options(const ofg_options* options, const char* caller) {
+    verify::Options o;
+    o.samples = static_cast<uint32_t>(parse_double(options, "verify.samples", 1));
+    o.seed = static_cast<uint64_t>(parse_double(options, "verify.seed", 0));
+    o.atol = parse_double(options, "verify.atol", 1e-4);
+    o.rtol = parse_double(options, "verify.rtol", 1e-3);
+    o.int_high = static_cast<int64_t>(parse_double(options, "verify.int_high", 4));
+    if (o.int_high < 1) fail(Status::kInvalidArgument, std::string(caller) + ": verify.int_high must be >= 1");
+    if (options)
+      for (auto& kv : options->values)
+        if (kv.first.rfind("verify.dim.", 0) == 0) {
+          double v = parse_double(options, kv.first.c_str(), 1);
+          if (v < 0) fail(Status::kInvalidArgument, std::string(caller) + ": " + kv.first + " must be >= 0");
+          o.dims[kv.first.substr(11)] = static_cast<int64_t>(v);
+        }
+  return o;
+}
+
+}  // namespace ofg::api
 
 extern "C" {
 
@@ -227,20 +250,7 @@ ofg_status ofg_verify(ofg_model* reference, ofg_model* candidate, const ofg_opti
     require(reference, "ofg_verify", "reference");
     require(candidate, "ofg_verify", "candidate");
     require(report, "ofg_verify", "report");
-    verify::Options o;
-    o.samples = static_cast<uint32_t>(parse_double(options, "verify.samples", 1));
-    o.seed = static_cast<uint64_t>(parse_double(options, "verify.seed", 0));
-    o.atol = parse_double(options, "verify.atol", 1e-4);
-    o.rtol = parse_double(options, "verify.rtol", 1e-3);
-    o.int_high = static_cast<int64_t>(parse_double(options, "verify.int_high", 4));
-    if (o.int_high < 1) fail(Status::kInvalidArgument, "ofg_verify: verify.int_high must be >= 1");
-    if (options)
-      for (auto& kv : options->values)
-        if (kv.first.rfind("verify.dim.", 0) == 0) {
-          double v = parse_double(options, kv.first.c_str(), 1);
-          if (v < 0) fail(Status::kInvalidArgument, "ofg_verify: " + kv.first + " must be >= 0");
-          o.dims[kv.first.substr(11)] = static_cast<int64_t>(v);
-        }
+    verify::Options o = verify_options(options, "ofg_verify");
     auto r = std::make_unique<ofg_report>();
     r->report = verify::verify_models(*reference->model, *candidate->model, o);
     *report = r.release();

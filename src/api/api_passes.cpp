@@ -1,9 +1,11 @@
 // C ABI of the passes: listing, running one pass, the optimization pipeline and its report.
+#include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "api/guard.h"
 #include "api/handles.h"
+#include "api/options.h"
 #include "passes/pipeline.h"
 
 using namespace ofg;
@@ -50,9 +52,24 @@ passes::PipelineOptions pipeline_options(ofg_model* model, const ofg_options* o)
     fail(Status::kInvalidArgument, "optimize.max_iterations takes a positive count, got '" + iters + "'");
   po.max_iterations = std::stoi(iters);
   po.check_each_pass = flag(o, "optimize.check_each_pass");
-  if (flag(o, "optimize.verify_each_pass"))
-    // Hook: set po.verify to a function running ofg_verify's comparison once src/verify exists.
-    fail(Status::kUnsupported, "optimize.verify_each_pass: this build has no verifier yet");
+  if (flag(o, "optimize.verify_each_pass")) {
+    // Each class 1/2 pass is checked by executing the model before and after it on the same
+    // seeded inputs ("verify.*" options); a drift rolls the pass back.
+    verify::Options vo = verify_options(o, "ofg_optimize");
+    po.verify = [vo](const Model& before, const Model& after, std::string& detail) {
+      // verify_models only reads the models; it takes them non-const for the executor's API.
+      verify::Report r = verify::verify_models(const_cast<Model&>(before), const_cast<Model&>(after), vo);
+      for (const verify::OutputDiff& d : r.outputs) {
+        if (d.passed()) continue;
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "output '%s': %s max abs diff %.3g, max rel diff %.3g, %zu mismatches",
+                      d.name.c_str(), d.problem.c_str(), d.max_abs, d.max_rel, d.mismatches);
+        detail = buf;
+        break;
+      }
+      return r.passed;
+    };
+  }
   return po;
 }
 

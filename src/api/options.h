@@ -1,0 +1,12 @@
+// Turning ofg_options into the internal option structs, shared by the C ABI files.
+#pragma once
+#include "api/handles.h"
+#include "verify/verify.h"
+
+namespace ofg::api {
+
+// The "verify.*" keys (samples, seed, atol, rtol, int_high, dim.NAME); `caller` names the
+// function in error messages.
+verify::Options verify_options(const ofg_options* options, const char* caller);
+
+}  // namespace ofg::api
