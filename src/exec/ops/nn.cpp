@@ -314,7 +314,7 @@ void op_batchnorm(OpCtx& c) {
   float eps = c.attr_f("epsilon", 1e-5f);
   RTensor y = RTensor::alloc(kFloat, x.shape);
   int64_t N = x.shape[0], C = x.rank() > 1 ? x.shape[1] : 1;
-  int64_t HW = N * C ? x.numel() / (N * C) : 0;
+  int64_t HW = (N != 0 && C != 0) ? x.numel() / (N * C) : 0;
   for (int64_t ch = 0; ch < C; ++ch) {
     float a = sc.data<float>()[ch] / std::sqrt(var.data<float>()[ch] + eps);
     float b = bi.data<float>()[ch] - mean.data<float>()[ch] * a;
@@ -425,7 +425,7 @@ void op_rmsnorm(OpCtx& c) {
 void op_instancenorm(OpCtx& c) {
   RTensor x = as_float(c.t(0)), sc = as_float(c.t(1)), bi = as_float(c.t(2));
   float eps = c.attr_f("epsilon", 1e-5f);
-  int64_t N = x.shape[0], C = x.shape[1], HW = N * C ? x.numel() / (N * C) : 0;
+  int64_t N = x.shape[0], C = x.shape[1], HW = (N != 0 && C != 0) ? x.numel() / (N * C) : 0;
   RTensor y = RTensor::alloc(kFloat, x.shape);
   for (int64_t n = 0; n < N; ++n)
     for (int64_t ch = 0; ch < C; ++ch) {
@@ -444,7 +444,7 @@ void op_groupnorm(OpCtx& c) {
   RTensor x = as_float(c.t(0)), sc = as_float(c.t(1)), bi = as_float(c.t(2));
   float eps = c.attr_f("epsilon", 1e-5f);
   int64_t G = c.attr_i("num_groups", 1);
-  int64_t N = x.shape[0], C = x.shape[1], HW = N * C ? x.numel() / (N * C) : 0, Cg = C / G;
+  int64_t N = x.shape[0], C = x.shape[1], HW = (N != 0 && C != 0) ? x.numel() / (N * C) : 0, Cg = C / G;
   RTensor y = RTensor::alloc(kFloat, x.shape);
   bool per_channel = sc.numel() == C;
   for (int64_t n = 0; n < N; ++n)
@@ -467,7 +467,7 @@ void op_lrn(OpCtx& c) {
   RTensor x = as_float(c.t(0));
   float alpha = c.attr_f("alpha", 1e-4f), beta = c.attr_f("beta", 0.75f), bias = c.attr_f("bias", 1.f);
   int64_t size = c.attr_i("size", 1);
-  int64_t N = x.shape[0], C = x.shape[1], HW = N * C ? x.numel() / (N * C) : 0;
+  int64_t N = x.shape[0], C = x.shape[1], HW = (N != 0 && C != 0) ? x.numel() / (N * C) : 0;
   RTensor y = RTensor::alloc(kFloat, x.shape);
   int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
   for (int64_t n = 0; n < N; ++n)

@@ -515,7 +515,7 @@ void op_trilu(OpCtx& c) {
   bool upper = c.attr_i("upper", 1) != 0;
   RTensor y = x.clone();
   int64_t R = x.shape[x.rank() - 2], C = x.shape[x.rank() - 1];
-  int64_t mats = R * C ? x.numel() / (R * C) : 0;
+  int64_t mats = (R != 0 && C != 0) ? x.numel() / (R * C) : 0;
   size_t es = x.elem_size();
   for (int64_t m = 0; m < mats; ++m)
     for (int64_t i = 0; i < R; ++i)
