@@ -9,6 +9,8 @@ namespace ofg::passes {
 
 void run_constants_to_initializers(PassContext&);
 void run_eliminate_identity_ops(PassContext&);
+void run_simplify_shape_chains(PassContext&);
+void run_fold_constants(PassContext&);
 void run_eliminate_dead_nodes(PassContext&);
 void run_eliminate_unused_initializers(PassContext&);
 void run_eliminate_duplicate_constants(PassContext&);
@@ -20,11 +22,19 @@ void run_fuse_pad_into_conv(PassContext&);
 void run_fuse_conv_batchnorm(PassContext&);
 void run_fuse_conv_add_mul(PassContext&);
 void run_fuse_matmul_add(PassContext&);
+void run_fuse_layer_norm(PassContext&);
+void run_fuse_gelu(PassContext&);
+void run_cleanup_attention(PassContext&);
+void run_fuse_conv_relu(PassContext&);
 
 const std::vector<PassInfo>& registry() {
   static const std::vector<PassInfo> passes = {
     {"constants_to_initializers", "turns Constant nodes holding a tensor into initializers", kExact, true,
      run_constants_to_initializers},
+    {"simplify_shape_chains", "replaces Shape arithmetic by constants where inference proves the dims, keeps symbolic dims dynamic",
+     kVerified, true, run_simplify_shape_chains},
+    {"fold_constants", "evaluates deterministic nodes whose inputs are all constant, within a size budget", kFloatBounded,
+     true, run_fold_constants},
     {"eliminate_identity_ops", "removes Identity, inference Dropout, same-type Cast, identity Transpose, zero Pad, x*1, x+0, x-0, x/1",
      kExact, true, run_eliminate_identity_ops},
     {"eliminate_dead_nodes", "removes nodes whose outputs nobody reads", kExact, true, run_eliminate_dead_nodes},
@@ -46,8 +56,15 @@ const std::vector<PassInfo>& registry() {
      kFloatBounded, true, run_fuse_conv_add_mul},
     {"fuse_matmul_add", "turns MatMul with a 2-D input plus a broadcastable constant bias into Gemm", kFloatBounded,
      true, run_fuse_matmul_add},
+    {"fuse_layer_norm", "turns the decomposed ReduceMean/Sub/Pow/Sqrt/Div layer norm into LayerNormalization (opset >= 17)",
+     kVerified, true, run_fuse_layer_norm},
+    {"fuse_gelu", "turns the erf form of GELU into Gelu (opset >= 20)", kVerified, true, run_fuse_gelu},
+    {"cleanup_attention", "removes Reshape/Expand steps that inference proves keep the shape (attention head plumbing)",
+     kVerified, true, run_cleanup_attention},
     {"eliminate_unused_initializers", "removes initializers nobody reads", kExact, true,
      run_eliminate_unused_initializers},
+    {"fuse_conv_relu", "opt-in: Conv -> Relu becomes ai.onnxforge.FusedConv(activation=Relu), run by our interpreter",
+     kVerified, false, run_fuse_conv_relu},
   };
   return passes;
 }

@@ -67,6 +67,7 @@ Registry& Registry::instance() {
     register_reduce_ops(*reg);
     register_misc_ops(*reg);
     register_control_ops(*reg);
+    register_fused_ops(*reg);
     return reg;
   }();
   return *r;

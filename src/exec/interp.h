@@ -91,6 +91,9 @@ class Interpreter {
   std::vector<RValue> run_graph(Graph* g, const std::vector<RValue>& inputs, Frame* parent);
   Model& model() { return m_; }
   const RunStats& stats() const { return stats_; }
+  // Runs one node with its inputs taken from `f` and its outputs stored there (constant folding
+  // evaluates single nodes this way, with the same kernels and half-precision handling).
+  void run_node(Node* n, Frame& f) { exec_node(n, f); }
 
  private:
   struct Plan {
@@ -113,5 +116,7 @@ void register_shape_ops(Registry& r);
 void register_reduce_ops(Registry& r);
 void register_misc_ops(Registry& r);
 void register_control_ops(Registry& r);
+// ai.onnxforge ops that opt-in passes emit (FusedConv).
+void register_fused_ops(Registry& r);
 
 }  // namespace ofg::exec

@@ -1,0 +1,127 @@
+// fuse_layer_norm: the decomposed layer norm of exports
+//   m = ReduceMean(x, [-1]); d = x - m; v = ReduceMean(d^2, [-1]); y = d / Sqrt(v + eps)
+//   [y = y * gamma] [y = y + beta]
+// becomes LayerNormalization(x, gamma, beta, axis=-1, epsilon=eps). Only at opset >= 17, where
+// the op exists; gamma/beta must be constants of shape [C] (C = last dim), or absent when C is
+// static (then ones / no bias are used). Every intermediate must be read by the pattern alone.
+#include <cmath>
+
+#include "exec/infer_types.h"
+#include "passes/util.h"
+
+namespace ofg::passes {
+
+namespace {
+// ReduceMean over the last axis only, keepdims=1; axes as attribute or (opset 18) constant input.
+bool mean_last(Model& m, const Node* n, int rank) {
+  if (!is_op(m, n, "ReduceMean") || attr_i(m, n, "keepdims", 1) != 1) return false;
+  std::vector<int64_t> axes;
+  if (!attr_ints(m, n, "axes", axes) && !(n->inputs.size > 1 && read_ints(const_tensor(m, n->inputs[1]), axes))) return false;
+  return axes.size() == 1 && rank > 0 && (axes[0] == -1 || axes[0] == rank - 1);
+}
+
+bool scalar_const(const Model& m, const Value* v, double& out) {
+  std::vector<double> d;
+  if (!read_doubles(const_tensor(m, v), d) || d.size() != 1) return false;
+  out = d[0];
+  return true;
+}
+
+// The other input of a binary node `n` than `v`.
+Value* other(const Node* n, const Value* v) { return n->inputs[0] == v ? n->inputs[1] : n->inputs[0]; }
+
+// Only consumer of v (v not a graph output), else null.
+Node* only_user(const Value* v) { return single_use(v) ? v->uses[0].node : nullptr; }
+
+// A per-channel constant of shape [C] (or broadcast-equivalent [1,..,1,C]).
+bool channel_vector(const Model& m, const Value* v, int64_t c) {
+  const Tensor* t = const_tensor(m, v);
+  if (!t || t->dims.size == 0 || t->dims[t->dims.size - 1] != c || t->numel() != c) return false;
+  return is_float_type(t->data_type);
+}
+}  // namespace
+
+void run_fuse_layer_norm(PassContext& ctx) {
+  Model& m = ctx.m;
+  if (opset(m) < 17) return;
+  exec::TypeInference ti(m);
+  ti.run(false);
+  for (Graph* g : all_graphs(m)) {
+    g->for_each_node([&](Node* mean) {
+      if (!mean->alive || mean->inputs.size < 1 || !mean->inputs[0]) return;
+      Value* x = mean->inputs[0];
+      const exec::IType* xt = ti.type_of(x);
+      if (!xt || !xt->ranked || !is_float_type(xt->elem) || !mean_last(m, mean, xt->rank())) return;
+      // d = x - mean, read by the square and the division only
+      Node* sub = only_user(mean->outputs[0]);
+      if (!is_op(m, sub, "Sub") || sub->inputs[0] != x || sub->inputs[1] != mean->outputs[0]) return;
+      Value* d = sub->outputs[0];
+      if (d->is_graph_output() || d->uses.size != 2) return;
+      Node* sq = nullptr;
+      Node* div = nullptr;
+      for (const Use& u : d->uses) {
+        if (is_op(m, u.node, "Div") && u.index == 0) div = u.node;
+        else if (is_op(m, u.node, "Pow") && u.index == 0) sq = u.node;
+        else if (is_op(m, u.node, "Mul") && u.node->inputs[0] == d && u.node->inputs[1] == d) sq = u.node;
+      }
+      double two = 0, eps = 0;
+      if (!sq || !div || (is_op(m, sq, "Pow") && (!scalar_const(m, sq->inputs[1], two) || two != 2.0))) return;
+      Node* var = only_user(sq->outputs[0]);
+      if (!var || !mean_last(m, var, xt->rank())) return;
+      Node* add = only_user(var->outputs[0]);
+      if (!is_op(m, add, "Add") || !scalar_const(m, other(add, var->outputs[0]), eps)) return;
+      Node* sqrt = only_user(add->outputs[0]);
+      if (!is_op(m, sqrt, "Sqrt") || only_user(sqrt->outputs[0]) != div || div->inputs[1] != sqrt->outputs[0]) return;
+      // optional affine part
+      const exec::IDim& cd = xt->dims.back();
+      Value* y = div->outputs[0];
+      Node* mul = only_user(y);
+      Value* gamma = nullptr;
+      Value* beta = nullptr;
+      Node* last = div;
+      if (is_op(m, mul, "Mul") && cd.is_static() && channel_vector(m, other(mul, y), cd.value)) {
+        gamma = other(mul, y);
+        last = mul;
+        Node* badd = only_user(mul->outputs[0]);
+        if (is_op(m, badd, "Add") && channel_vector(m, other(badd, mul->outputs[0]), cd.value)) {
+          beta = other(badd, mul->outputs[0]);
+          last = badd;
+        }
+      }
+      if (!gamma) {
+        if (!cd.is_static()) return;
+        std::vector<double> ones(static_cast<size_t>(cd.value), 1.0);
+        gamma = add_initializer(g, std::string(m.str(x->name)) + "_ln_scale", tensor_from_doubles(m, xt->elem, {cd.value}, ones));
+      }
+      // the scale/bias must have the element type of x and shape [C]
+      const Tensor* gt = const_tensor(m, gamma);
+      if (gt->data_type != xt->elem || gt->dims.size != 1) return;
+      if (beta) {
+        const Tensor* bt = const_tensor(m, beta);
+        if (bt->data_type != xt->elem || bt->dims.size != 1) return;
+      }
+      Node* ln = new_node(g, m.intern("LayerNormalization"), kNoStr, beta ? 3 : 2, 1);
+      ln->name = node_name(m, mean, "/LayerNorm");
+      set_input(ln, 0, x);
+      set_input(ln, 1, gamma);
+      if (beta) set_input(ln, 2, beta);
+      set_attr_i(m, ln, "axis", -1);
+      Attribute* e = add_attribute(ln, m.intern("epsilon"), Attribute::kFloat);
+      e->f = static_cast<float>(eps);
+      e->present = Attribute::kF;
+      Value* out = last->outputs[0];
+      insert_before(last, ln);
+      ++ctx.added;
+      std::vector<Node*> pattern{mean, sub, sq, var, add, sqrt, div};
+      if (last != div) pattern.push_back(mul);
+      if (last != div && last != mul) pattern.push_back(last);
+      for (Node* n : pattern) drop(ctx, n);
+      last->outputs[0] = nullptr;
+      out->producer = nullptr;
+      set_output(ln, 0, out);
+      ++ctx.changes;
+    });
+  }
+}
+
+}  // namespace ofg::passes

@@ -1,0 +1,72 @@
+// Type and shape inference for the passes: per-op rules for the ops real exports use, symbolic
+// dims kept by name, plus the contents of small integer tensors built from Shape (shape
+// arithmetic), so passes can tell which parts of a computed shape are constants.
+//
+// Soundness rule: a dim is static only when every input binding gives it that size. A symbolic
+// dim stays symbolic (or becomes unknown); it is never replaced by the size one export happened
+// to use, because the test data run the same model at other batch and sequence sizes.
+#pragma once
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace ofg::exec {
+
+// One dim of an inferred shape: static (value >= 0), symbolic (sym set) or unknown.
+struct IDim {
+  int64_t value = -1;
+  StrId sym = kNoStr;
+  bool is_static() const { return value >= 0; }
+  bool is_symbolic() const { return value < 0 && sym != kNoStr; }
+};
+
+struct IType {
+  int32_t elem = 0;     // 0 = unknown element type
+  bool ranked = false;  // false = unknown rank
+  std::vector<IDim> dims;
+  int rank() const { return ranked ? static_cast<int>(dims.size()) : -1; }
+};
+
+// One element of a small integer tensor: a constant, or dim `index` of value `src` (what
+// Shape(src)[index] reads at run time), or unknown.
+struct SymVal {
+  enum Kind : uint8_t { kUnknown, kConst, kDim };
+  Kind kind = kUnknown;
+  int64_t value = 0;           // kConst
+  const Value* src = nullptr;  // kDim
+  int index = 0;               // kDim
+  StrId sym = kNoStr;          // kDim: the dim's symbolic name when it has one
+  bool same_dim(const SymVal& o) const {
+    if (kind != kDim || o.kind != kDim) return false;
+    return (src == o.src && index == o.index) || (sym != kNoStr && sym == o.sym);
+  }
+};
+
+class TypeInference {
+ public:
+  explicit TypeInference(Model& m) : m_(m) {}
+  // Infers every graph of the model (subgraphs included). With `write`, stores the result in
+  // Value::type of values that are neither graph inputs nor initializers (graph outputs keep a
+  // declared type; only a missing one is filled in).
+  void run(bool write = true);
+  const IType* type_of(const Value* v) const;
+  // Contents of v when it is a small integer tensor (at most kMaxContents elements, rank <= 1);
+  // null when untracked. A scalar has one entry.
+  const std::vector<SymVal>* contents(const Value* v) const;
+  static constexpr int64_t kMaxContents = 64;
+
+ private:
+  void infer_graph(Graph* g);
+  void infer_node(Node* n);
+  void write_types(Graph* g);
+  Model& m_;
+  std::unordered_map<const Value*, IType> types_;
+  std::unordered_map<const Value*, std::vector<SymVal>> contents_;
+};
+
+// Convenience: infers and writes Value::type for the whole model.
+void infer_types(Model& m);
+
+}  // namespace ofg::exec
