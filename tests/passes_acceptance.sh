@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Acceptance of the default pipeline on the shared real models: every model optimizes, the result
 # passes onnx.checker, no BatchNormalization / Identity / Dropout is left, and `onnxforge run` of the
-# result matches the PyTorch outputs of every test_data_set_N of the model. Prints node counts.
+# result matches the PyTorch outputs of every test_data_set_N of the model, and `optimize --verify
+# --samples 3` (ofg_verify against the original) passes. Prints node counts.
 # Usage: passes_acceptance.sh ONNXFORGE_CLI DATA_DIR
 set -uo pipefail
 cli="$1"
@@ -43,6 +44,10 @@ PY
   for t in "$dir"/test_data_set_*; do [ -d "$t" ] && ln -s "$t" "$out/run/$name/"; done
   if ! "$cli" run "$out/run/$name" >"$out/$name.run" 2>&1; then
     result="$result; run: $(tail -1 "$out/$name.run")"
+  fi
+  # ofg_verify of the optimized model against the original on 3 seeded random samples.
+  if ! "$cli" optimize "$dir/model.onnx" "$out/$name.v.onnx" --verify --samples 3 >"$out/$name.verify" 2>&1; then
+    result="$result; verify: $(grep -i -m1 -E 'fail|mismatch' "$out/$name.verify" || tail -1 "$out/$name.verify")"
   fi
   printf "%-26s %7s %7s %10s  %s\n" "$name" "$before" "$after" "$ms" "$result"
   [ "$result" = ok ] || status=1

@@ -329,8 +329,12 @@ bool rule_slice(InferCtx& c) {
   int64_t r = static_cast<int64_t>(x->dims.size());
   std::vector<IDim> dims = x->dims;
   if (!slice_params(c, starts, ends, axes, steps)) {
-    // unknown bounds: every dim might change, the rank does not
-    for (IDim& d : dims) d = IDim{};
+    // unknown bounds: the sliced axes (every axis when they are unknown too) may change
+    std::vector<int64_t> ax;
+    bool axes_known = c.opset() >= 10 && c.in.size() > 3 && c.in_values[3] && c.const_ints(3, ax);
+    if (!axes_known) for (IDim& d : dims) d = IDim{};
+    for (int64_t a : ax)
+      if (norm(a, r) >= 0 && norm(a, r) < r) dims[norm(a, r)] = IDim{};
     c.out[0] = ranked(x->elem, dims);
     return true;
   }

@@ -1,0 +1,85 @@
+// Type inference: per-op shapes, symbolic dims kept by name (never made static), and the
+// tracked contents of shape arithmetic.
+#include <gtest/gtest.h>
+
+#include "exec/infer_types.h"
+#include "ir/builder.h"
+
+namespace ofg {
+namespace {
+
+std::string dims_of(Model& m, const exec::IType* t) {
+  if (!t || !t->ranked) return "?";
+  std::string s;
+  for (const exec::IDim& d : t->dims) {
+    s += s.empty() ? "" : ",";
+    s += d.is_static() ? std::to_string(d.value) : (d.is_symbolic() ? std::string(m.str(d.sym)) : "?");
+  }
+  return "[" + s + "]";
+}
+
+TEST(InferTypes, SymbolicDimsStaySymbolic) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {"batch", "seq", 8});
+  Value* w = b.initializer("w", {8, 4}, std::vector<float>(32, 0.5f));
+  Value* y = b.op("MatMul", {x, w});
+  Value* t = b.op("Transpose", {y}, {b.ints("perm", {1, 0, 2})});
+  Value* r = b.op("ReduceMean", {t}, {b.ints("axes", {-1})});
+  Value* bias = b.initializer("bias", {1, 1, 1}, {1.0f});
+  Value* s = b.op("Add", {r, bias});
+  b.output(s);
+  exec::TypeInference ti(*m);
+  ti.run();
+  EXPECT_EQ(dims_of(*m, ti.type_of(y)), "[batch,seq,4]");
+  EXPECT_EQ(dims_of(*m, ti.type_of(t)), "[seq,batch,4]");
+  EXPECT_EQ(dims_of(*m, ti.type_of(s)), "[seq,batch,1]");
+  // written back as a new Type with the symbolic names
+  ASSERT_NE(y->type, nullptr);
+  EXPECT_TRUE(y->type->dims[0].is_symbolic());
+  EXPECT_EQ(m->str(y->type->dims[0].param), "batch");
+}
+
+TEST(InferTypes, ConvPoolAndShapeContents) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {"n", 3, 32, 32});
+  Value* w = b.initializer("w", {16, 3, 3, 3}, std::vector<float>(16 * 27, 0.1f));
+  Value* c = b.op("Conv", {x, w}, {b.ints("pads", {1, 1, 1, 1}), b.ints("strides", {2, 2})});
+  Value* p = b.op("MaxPool", {c}, {b.ints("kernel_shape", {2, 2}), b.ints("strides", {2, 2})});
+  Value* sh = b.op("Shape", {p});
+  Value* g = b.op("Gather", {sh, b.initializer_i64("i", {1}, {1})}, {b.i("axis", 0)});
+  b.output(p);
+  b.output(g);
+  exec::TypeInference ti(*m);
+  ti.run(false);
+  EXPECT_EQ(dims_of(*m, ti.type_of(c)), "[n,16,16,16]");
+  EXPECT_EQ(dims_of(*m, ti.type_of(p)), "[n,16,8,8]");
+  const auto* sc = ti.contents(sh);
+  ASSERT_NE(sc, nullptr);
+  ASSERT_EQ(sc->size(), 4u);
+  EXPECT_EQ((*sc)[0].kind, exec::SymVal::kDim);  // the batch stays a reference, not a number
+  EXPECT_EQ((*sc)[1].kind, exec::SymVal::kConst);
+  const auto* gc = ti.contents(g);
+  ASSERT_NE(gc, nullptr);
+  EXPECT_EQ((*gc)[0].value, 16);
+}
+
+TEST(InferTypes, SliceOfSymbolicDimIsUnknownNotStatic) {
+  // A position-id buffer sliced to the sequence length: the result is NOT the buffer length.
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* ids = b.input("ids", kInt64, {"batch", "seq"});
+  std::vector<int64_t> buf(128);
+  Value* pos = b.initializer_i64("pos", {1, 128}, buf);
+  Value* seq = b.op("Gather", {b.op("Shape", {ids}), b.initializer_i64("one", {}, {1})}, {b.i("axis", 0)});
+  Value* end = b.op("Unsqueeze", {seq, b.initializer_i64("ax", {1}, {0})});
+  Value* sl = b.op("Slice", {pos, b.initializer_i64("st", {1}, {0}), end, b.initializer_i64("axis", {1}, {1})});
+  b.output(sl);
+  exec::TypeInference ti(*m);
+  ti.run(false);
+  EXPECT_EQ(dims_of(*m, ti.type_of(sl)), "[1,?]");
+}
+
+}  // namespace
+}  // namespace ofg

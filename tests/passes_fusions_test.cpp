@@ -1,0 +1,118 @@
+// fuse_layer_norm, fuse_gelu, cleanup_attention and the opt-in fuse_conv_relu: where they fire
+// (and the result still computes the same), where the opset or a second consumer stops them.
+#include <cmath>
+
+#include "passes_test_util.h"
+#include "passes_verify_util.h"
+
+namespace ofg::test {
+namespace {
+
+std::unique_ptr<Model> layer_norm(int64_t opset, bool extra_reader) {
+  auto m = new_model(opset);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {"batch", 3, 4});
+  Value* mean = b.op("ReduceMean", {x}, {b.ints("axes", {-1})});
+  Value* d = b.op("Sub", {x, mean});
+  Value* var = b.op("ReduceMean", {b.op("Pow", {d, b.initializer("two", {}, {2.0f})})}, {b.ints("axes", {-1})});
+  Value* den = b.op("Sqrt", {b.op("Add", {var, b.initializer("eps", {}, {1e-5f})})});
+  Value* y = b.op("Div", {d, den});
+  Value* s = b.op("Mul", {y, b.initializer("gamma", {4}, {1, 2, 3, 4})});
+  b.output(b.op("Add", {s, b.initializer("beta", {4}, {0.5f, 0, -1, 2})}));
+  if (extra_reader) b.output(var);
+  return m;
+}
+
+TEST(PassLayerNorm, FusesAtOpset17) {
+  auto m = layer_norm(17, false);
+  auto ref = layer_norm(17, false);
+  EXPECT_EQ(run_checked(*m, "fuse_layer_norm").changes, 1);
+  EXPECT_EQ(m->graph->node_count, 1u);
+  EXPECT_EQ(count_op(m->graph, "LayerNormalization"), 1);
+  EXPECT_EQ(m->graph->first->inputs.size, 3u);
+  expect_same_outputs(*ref, *m, {{"batch", 3}});
+}
+
+TEST(PassLayerNorm, NotBelowOpset17NorWithASecondReader) {
+  auto m = layer_norm(13, false);
+  EXPECT_EQ(run_checked(*m, "fuse_layer_norm").changes, 0);
+  auto k = layer_norm(17, true);
+  EXPECT_EQ(run_checked(*k, "fuse_layer_norm").changes, 0);
+  EXPECT_EQ(count_op(k->graph, "LayerNormalization"), 0);
+}
+
+std::unique_ptr<Model> gelu(int64_t opset) {
+  auto m = new_model(opset);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 5});
+  Value* e = b.op("Erf", {b.op("Div", {x, b.initializer("r2", {}, {1.41421356f})})});
+  Value* t = b.op("Mul", {x, b.op("Add", {e, b.initializer("one", {}, {1.0f})})});
+  b.output(b.op("Mul", {t, b.initializer("half", {}, {0.5f})}));
+  return m;
+}
+
+TEST(PassGelu, FusesAtOpset20Only) {
+  auto m = gelu(20);
+  auto ref = gelu(20);
+  EXPECT_EQ(run_checked(*m, "fuse_gelu").changes, 1);
+  EXPECT_EQ(m->graph->node_count, 1u);
+  EXPECT_EQ(count_op(m->graph, "Gelu"), 1);
+  expect_same_outputs(*ref, *m);
+  auto old = gelu(17);
+  EXPECT_EQ(run_checked(*old, "fuse_gelu").changes, 0);
+  EXPECT_EQ(count_op(old->graph, "Gelu"), 0);
+}
+
+TEST(PassCleanupAttention, RemovesReshapeToTheSameShape) {
+  auto build = [] {
+    auto m = new_model(13);
+    GraphBuilder b(*m);
+    Value* x = b.input("x", kFloat, {"batch", 4, 8});
+    Value* r = b.op("Reshape", {x, b.initializer_i64("s", {3}, {0, 4, 8})});
+    Value* t = b.op("Softmax", {r}, {b.i("axis", -1)});
+    b.output(b.op("Reshape", {t, b.initializer_i64("s2", {2}, {0, 32})}));  // changes the shape: stays
+    return m;
+  };
+  auto m = build();
+  auto ref = build();
+  EXPECT_EQ(run_checked(*m, "cleanup_attention").changes, 1);
+  EXPECT_EQ(count_op(m->graph, "Reshape"), 1);
+  expect_same_outputs(*ref, *m, {{"batch", 3}});
+}
+
+std::unique_ptr<Model> conv_relu(bool second_consumer) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, 2, 5, 5});
+  std::vector<float> w(4 * 2 * 9);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = std::sin(static_cast<float>(i));
+  Value* c = b.op("Conv", {x, b.initializer("w", {4, 2, 3, 3}, w)}, {b.ints("pads", {1, 1, 1, 1})});
+  b.output(b.op("Relu", {c}));
+  if (second_consumer) b.output(b.op("Sigmoid", {c}));
+  return m;
+}
+
+TEST(PassConvRelu, OptInFusedConvInCustomDomainRunsAndVerifies) {
+  EXPECT_FALSE(passes::find_pass("fuse_conv_relu")->in_default_pipeline);
+  auto m = conv_relu(false);
+  auto ref = conv_relu(false);
+  EXPECT_EQ(run_checked(*m, "fuse_conv_relu").changes, 1);
+  ASSERT_EQ(m->graph->node_count, 1u);
+  Node* n = m->graph->first;
+  EXPECT_EQ(m->str(n->op_type), "FusedConv");
+  EXPECT_EQ(m->str(n->domain), "ai.onnxforge");
+  EXPECT_EQ(passes::attr_s(*m, n, "activation", ""), "Relu");
+  EXPECT_EQ(m->opset_version("ai.onnxforge"), 1);
+  expect_same_outputs(*ref, *m);
+}
+
+TEST(PassConvRelu, SecondConsumerKeepsAPlainConv) {
+  auto m = conv_relu(true);
+  EXPECT_EQ(run_checked(*m, "fuse_conv_relu").changes, 0);
+  for (Node* n = m->graph->first; n; n = n->next)
+    EXPECT_EQ(passes::attr(*m, n, "activation"), nullptr);  // never on a standard Conv
+  EXPECT_EQ(m->opset_version("ai.onnxforge"), 0);
+}
+
+}  // namespace
+}  // namespace ofg::test
