@@ -68,6 +68,13 @@ Registry& Registry::instance() {
     register_misc_ops(*reg);
     register_control_ops(*reg);
     register_fused_ops(*reg);
+    register_attention_ops(*reg);
+    register_loss_ops(*reg);
+    register_resize_ops(*reg);
+    register_more_ops(*reg);
+    register_quantize_ops(*reg);
+    register_rnn_ops(*reg);
+    register_signal_ops(*reg);
     return reg;
   }();
   return *r;

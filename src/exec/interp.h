@@ -118,5 +118,12 @@ void register_misc_ops(Registry& r);
 void register_control_ops(Registry& r);
 // ai.onnxforge ops that opt-in passes emit (FusedConv).
 void register_fused_ops(Registry& r);
+void register_attention_ops(Registry& r);
+void register_loss_ops(Registry& r);
+void register_resize_ops(Registry& r);
+void register_more_ops(Registry& r);
+void register_quantize_ops(Registry& r);
+void register_rnn_ops(Registry& r);
+void register_signal_ops(Registry& r);
 
 }  // namespace ofg::exec

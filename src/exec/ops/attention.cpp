@@ -1,0 +1,241 @@
+// Attention family: Attention (opset 23/24) and RotaryEmbedding (opset 23). Computed in double
+// so that the masked / soft-capped paths match the reference within float rounding; these ops
+// are small in the models we meet, the hot path of real transformers is MatMul + Softmax.
+#include <limits>
+
+#include "exec/ops/util.h"
+
+namespace ofg::exec {
+namespace {
+
+std::vector<double> to_f64_vec(const RTensor& t) {
+  std::vector<double> v(static_cast<size_t>(t.numel()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = get_f64(t, static_cast<int64_t>(i));
+  return v;
+}
+
+RTensor from_f64_vec(const std::vector<double>& v, int32_t dt, Shape s) {
+  RTensor t = RTensor::alloc(dt, std::move(s));
+  for (size_t i = 0; i < v.size(); ++i) set_f64(t, static_cast<int64_t>(i), v[i]);
+  return t;
+}
+
+// Q/K/V in the (batch, heads, seq, head_size) layout whatever the input rank.
+struct Heads {
+  int64_t B = 0, H = 0, S = 0, D = 0;
+  std::vector<double> v;
+  double at(int64_t b, int64_t h, int64_t s, int64_t d) const { return v[((b * H + h) * S + s) * D + d]; }
+};
+
+Heads to_heads(const OpCtx& c, const RTensor& t, int64_t heads_attr) {
+  Heads r;
+  std::vector<double> raw = to_f64_vec(t);
+  if (t.rank() == 4) {
+    r.B = t.shape[0]; r.H = t.shape[1]; r.S = t.shape[2]; r.D = t.shape[3];
+    r.v = std::move(raw);
+    return r;
+  }
+  if (t.rank() != 3) c.error("Q, K and V must have rank 3 or 4");
+  if (heads_attr <= 0) c.error("3D inputs need q_num_heads and kv_num_heads");
+  r.B = t.shape[0]; r.S = t.shape[1]; r.H = heads_attr;
+  if (t.shape[2] % heads_attr != 0) c.error("hidden size is not a multiple of the number of heads");
+  r.D = t.shape[2] / heads_attr;
+  r.v.resize(raw.size());
+  // (B, S, H*D) -> (B, H, S, D)
+  for (int64_t b = 0; b < r.B; ++b)
+    for (int64_t s = 0; s < r.S; ++s)
+      for (int64_t h = 0; h < r.H; ++h)
+        for (int64_t d = 0; d < r.D; ++d)
+          r.v[((b * r.H + h) * r.S + s) * r.D + d] = raw[(b * r.S + s) * r.H * r.D + h * r.D + d];
+  return r;
+}
+
+// Prepends the cache along the sequence axis.
+Heads with_past(const OpCtx& c, const Heads& cur, const RTensor* past) {
+  if (!past) return cur;
+  if (past->rank() != 4 || past->shape[0] != cur.B || past->shape[1] != cur.H || past->shape[3] != cur.D)
+    c.error("past key/value shape " + shape_str(past->shape) + " does not match the current one");
+  Heads r = cur;
+  int64_t P = past->shape[2];
+  r.S = P + cur.S;
+  r.v.assign(static_cast<size_t>(r.B * r.H * r.S * r.D), 0.0);
+  std::vector<double> pv = to_f64_vec(*past);
+  for (int64_t b = 0; b < r.B; ++b)
+    for (int64_t h = 0; h < r.H; ++h) {
+      double* dst = &r.v[static_cast<size_t>(((b * r.H + h) * r.S) * r.D)];
+      std::copy(&pv[static_cast<size_t>(((b * r.H + h) * P) * r.D)], &pv[static_cast<size_t>(((b * r.H + h) * P + P) * r.D)], dst);
+      std::copy(&cur.v[static_cast<size_t>(((b * r.H + h) * cur.S) * r.D)],
+                &cur.v[static_cast<size_t>(((b * r.H + h) * cur.S + cur.S) * r.D)], dst + P * r.D);
+    }
+  return r;
+}
+
+void op_attention(OpCtx& c) {
+  const double kNegInf = -std::numeric_limits<double>::infinity();
+  const RTensor& qt = c.t(0);
+  int32_t odt = qt.dtype;
+  int64_t qh_attr = c.attr_i("q_num_heads", 0), kvh_attr = c.attr_i("kv_num_heads", 0);
+  bool three_d = qt.rank() == 3;
+  Heads Q = to_heads(c, qt, qh_attr);
+  Heads K = to_heads(c, c.t(1), kvh_attr);
+  Heads V = to_heads(c, c.t(2), kvh_attr);
+  const RTensor* past_k = c.has(4) ? &c.t(4) : nullptr;
+  const RTensor* past_v = c.has(5) ? &c.t(5) : nullptr;
+  int64_t P = past_k ? past_k->shape[2] : 0;
+  K = with_past(c, K, past_k);
+  V = with_past(c, V, past_v);
+  int64_t B = Q.B, H = Q.H, Sq = Q.S, T = K.S, Dq = Q.D, Dv = V.D;
+  if (K.H != V.H || K.S != V.S || K.D != Dq) c.error("K and V do not match Q");
+  if (K.H == 0 || H % K.H != 0) c.error("q heads must be a multiple of kv heads");
+  int64_t rep = H / K.H;
+  double scale = c.has_attr("scale") ? c.attr_f("scale", 1.f) : 1.0 / std::sqrt(static_cast<double>(Dq));
+  double softcap = c.attr_f("softcap", 0.f);
+  bool causal = c.attr_i("is_causal", 0) != 0;
+  int64_t mode = c.attr_i("qk_matmul_output_mode", 0);
+
+  // The mask broadcasts (numpy rules) to (B, H, Sq, T); a shorter last axis is padded with
+  // "masked" (false / -inf).
+  bool has_mask = c.has(3);
+  RTensor mask;
+  std::vector<int64_t> mstride(4, 0), mdim(4, 1);
+  if (has_mask) {
+    mask = c.t(3);
+    int r = mask.rank();
+    if (r > 4) c.error("attn_mask of rank > 4");
+    auto st = strides_of(mask.shape);
+    for (int i = 0; i < r; ++i) {
+      mdim[4 - r + i] = mask.shape[i];
+      mstride[4 - r + i] = mask.shape[i] == 1 ? 0 : st[i];
+    }
+  }
+  bool mask_bool = has_mask && mask.dtype == kBool;
+  std::vector<int64_t> nonpad;
+  if (c.has(6)) nonpad = to_i64_vec(c.t(6));
+
+  std::vector<double> Y(static_cast<size_t>(B * H * Sq * Dv), 0.0);
+  std::vector<double> QK(static_cast<size_t>(B * H * Sq * T), 0.0);
+  std::vector<double> row(static_cast<size_t>(T)), raw(static_cast<size_t>(T));
+  for (int64_t b = 0; b < B; ++b) {
+    int64_t offset = P;
+    if (!past_k && !nonpad.empty()) offset = nonpad[static_cast<size_t>(b)] - Sq;
+    for (int64_t h = 0; h < H; ++h) {
+      int64_t kh = h / rep;
+      for (int64_t i = 0; i < Sq; ++i) {
+        for (int64_t j = 0; j < T; ++j) {
+          double s = 0;
+          for (int64_t d = 0; d < Dq; ++d) s += Q.at(b, h, i, d) * K.at(b, kh, j, d);
+          s *= scale;
+          // Soft-capping comes before the mask so that -inf stays -inf.
+          if (softcap > 0) s = softcap * std::tanh(s / softcap);
+          raw[j] = s;
+          double bias = 0;
+          if (has_mask) {
+            if (j >= mdim[3]) {
+              bias = kNegInf;
+            } else {
+              int64_t off = (mdim[0] == 1 ? 0 : b) * mstride[0] + (mdim[1] == 1 ? 0 : h) * mstride[1] +
+                            (mdim[2] == 1 ? 0 : i) * mstride[2] + j * mstride[3];
+              double mv = get_f64(mask, off);
+              bias = mask_bool ? (mv != 0 ? 0.0 : kNegInf) : mv;
+            }
+          }
+          if (causal && j > i + offset) bias = kNegInf;
+          if (!nonpad.empty() && j >= nonpad[static_cast<size_t>(b)]) bias = kNegInf;
+          row[j] = s + bias;
+        }
+        double mx = kNegInf;
+        for (int64_t j = 0; j < T; ++j) mx = std::max(mx, row[j]);
+        double* qk = &QK[static_cast<size_t>(((b * H + h) * Sq + i) * T)];
+        if (mode == 0 || mode == 1) std::copy(raw.begin(), raw.end(), qk);
+        if (mode == 2) std::copy(row.begin(), row.end(), qk);
+        // A fully masked row attends to nothing: zeros instead of the NaN of exp(-inf - -inf).
+        if (mx == kNegInf) {
+          std::fill(row.begin(), row.end(), 0.0);
+        } else {
+          double sum = 0;
+          for (int64_t j = 0; j < T; ++j) sum += (row[j] = std::exp(row[j] - mx));
+          for (int64_t j = 0; j < T; ++j) row[j] /= sum;
+        }
+        if (mode == 3) std::copy(row.begin(), row.end(), qk);
+        double* y = &Y[static_cast<size_t>(((b * H + h) * Sq + i) * Dv)];
+        for (int64_t j = 0; j < T; ++j) {
+          double p = row[j];
+          if (p == 0) continue;
+          for (int64_t d = 0; d < Dv; ++d) y[d] += p * V.at(b, kh, j, d);
+        }
+      }
+    }
+  }
+  if (three_d) {
+    std::vector<double> y3(Y.size());
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t i = 0; i < Sq; ++i)
+          for (int64_t d = 0; d < Dv; ++d)
+            y3[static_cast<size_t>((b * Sq + i) * H * Dv + h * Dv + d)] = Y[static_cast<size_t>(((b * H + h) * Sq + i) * Dv + d)];
+    c.set(0, from_f64_vec(y3, odt, {B, Sq, H * Dv}));
+  } else {
+    c.set(0, from_f64_vec(Y, odt, {B, H, Sq, Dv}));
+  }
+  int32_t kdt = c.t(1).dtype, vdt = c.t(2).dtype;
+  if (c.wants(1)) c.set(1, from_f64_vec(K.v, kdt, {K.B, K.H, K.S, K.D}));
+  if (c.wants(2)) c.set(2, from_f64_vec(V.v, vdt, {V.B, V.H, V.S, V.D}));
+  if (c.wants(3)) c.set(3, from_f64_vec(QK, odt, {B, H, Sq, T}));
+}
+
+// RotaryEmbedding (opset 23): input (B, S, hidden) with num_heads, or (B, H, S, D); cos/sin
+// caches (max_pos, rot/2) indexed by position_ids (B, S), or (B, S, rot/2) when no ids given.
+void op_rotary(OpCtx& c) {
+  const RTensor& xt = c.t(0);
+  int32_t odt = xt.dtype;
+  std::vector<double> x = to_f64_vec(xt);
+  std::vector<double> cosv = to_f64_vec(c.t(1)), sinv = to_f64_vec(c.t(2));
+  const Shape& cs = c.t(1).shape;
+  bool has_ids = c.has(3);
+  std::vector<int64_t> ids;
+  if (has_ids) ids = to_i64_vec(c.t(3));
+  int64_t interleaved = c.attr_i("interleaved", 0);
+  int64_t nh = c.attr_i("num_heads", 0);
+  int64_t rot = c.attr_i("rotary_embedding_dim", 0);
+  int64_t B, S, H, D;
+  bool four = xt.rank() == 4;
+  if (four) {
+    // (B, H, S, D)
+    B = xt.shape[0]; H = xt.shape[1]; S = xt.shape[2]; D = xt.shape[3];
+  } else if (xt.rank() == 3) {
+    if (nh <= 0) c.error("3D input needs num_heads");
+    B = xt.shape[0]; S = xt.shape[1]; H = nh; D = xt.shape[2] / nh;
+  } else {
+    c.error("input must have rank 3 or 4");
+  }
+  if (rot == 0) rot = D;
+  int64_t half = rot / 2;
+  int64_t cache_w = cs.back();
+  std::vector<double> y = x;
+  auto idx = [&](int64_t b, int64_t h, int64_t s, int64_t d) -> size_t {
+    return static_cast<size_t>(four ? ((b * H + h) * S + s) * D + d : (b * S + s) * H * D + h * D + d);
+  };
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t s = 0; s < S; ++s) {
+      int64_t crow = has_ids ? ids[static_cast<size_t>(b * S + s)] : (b * S + s);
+      const double* cr = &cosv[static_cast<size_t>(crow * cache_w)];
+      const double* sr = &sinv[static_cast<size_t>(crow * cache_w)];
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t k = 0; k < half; ++k) {
+          int64_t d1 = interleaved ? 2 * k : k, d2 = interleaved ? 2 * k + 1 : k + half;
+          double a = x[idx(b, h, s, d1)], bb = x[idx(b, h, s, d2)];
+          y[idx(b, h, s, d1)] = a * cr[k] - bb * sr[k];
+          y[idx(b, h, s, d2)] = bb * cr[k] + a * sr[k];
+        }
+    }
+  c.set(0, from_f64_vec(y, odt, xt.shape));
+}
+
+}  // namespace
+
+void register_attention_ops(Registry& r) {
+  r.add("Attention", op_attention, 23);
+  r.add("RotaryEmbedding", op_rotary, 23);
+}
+
+}  // namespace ofg::exec

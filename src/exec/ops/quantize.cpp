@@ -1,0 +1,302 @@
+// Integer quantization: QuantizeLinear / DequantizeLinear (per tensor, per axis, blocked; the
+// 8/16/32-bit integer types), DynamicQuantizeLinear, MatMulInteger, ConvInteger, QLinearMatMul,
+// QLinearConv, and BitCast. float8 / int4 types stay unsupported (excluded from the targets).
+#include <limits>
+
+#include "exec/ops/util.h"
+
+namespace ofg::exec {
+namespace {
+
+bool int_range(int32_t dt, double& lo, double& hi) {
+  switch (dt) {
+    case kInt8: lo = -128; hi = 127; return true;
+    case kUint8: lo = 0; hi = 255; return true;
+    case kInt16: lo = -32768; hi = 32767; return true;
+    case kUint16: lo = 0; hi = 65535; return true;
+    case kInt32: lo = -2147483648.0; hi = 2147483647.0; return true;
+    case kUint32: lo = 0; hi = 4294967295.0; return true;
+    default: return false;
+  }
+}
+
+// Index into scale / zero point for element i of x: per tensor, per axis or blocked.
+struct QuantIndex {
+  int mode = 0;  // 0 tensor, 1 axis, 2 blocked
+  int64_t axis = 0, block = 0;
+  std::vector<int64_t> xst, sst;
+  Shape xs, ss;
+  int64_t operator()(int64_t i) const {
+    if (mode == 0) return 0;
+    if (mode == 1) return (i / xst[static_cast<size_t>(axis)]) % xs[static_cast<size_t>(axis)];
+    int64_t o = 0;
+    for (size_t a = 0; a < xs.size(); ++a) {
+      int64_t k = (i / xst[a]) % xs[a];
+      if (static_cast<int64_t>(a) == axis) k /= block;
+      o += k * sst[a];
+    }
+    return o;
+  }
+};
+
+QuantIndex quant_index(const OpCtx& c, const RTensor& x, const RTensor& scale) {
+  QuantIndex q;
+  if (scale.numel() == 1 && scale.rank() <= 1 && c.attr_i("block_size", 0) == 0) return q;
+  q.axis = norm_axis(c, c.attr_i("axis", 1), x.rank());
+  q.block = c.attr_i("block_size", 0);
+  q.xs = x.shape;
+  q.xst = strides_of(x.shape);
+  if (q.block > 0) {
+    q.mode = 2;
+    if (scale.rank() != x.rank()) c.error("blocked quantization needs a scale of the input's rank");
+    q.ss = scale.shape;
+    q.sst = strides_of(scale.shape);
+  } else {
+    q.mode = 1;
+    if (scale.numel() != x.shape[static_cast<size_t>(q.axis)]) c.error("per-axis scale length does not match the axis");
+  }
+  return q;
+}
+
+void op_quantize(OpCtx& c) {
+  const RTensor& x = c.t(0);
+  const RTensor& scale = c.t(1);
+  int32_t odt = kUint8;
+  if (c.has(2)) odt = c.t(2).dtype;
+  else if (c.attr_i("output_dtype", 0) != 0) odt = static_cast<int32_t>(c.attr_i("output_dtype", 0));
+  double lo, hi;
+  if (!int_range(odt, lo, hi)) fail(Status::kUnsupported, c.where() + ": quantization to " + dtype_name(odt) + " is not supported");
+  QuantIndex qi = quant_index(c, x, scale);
+  RTensor y = RTensor::alloc(odt, x.shape);
+  bool zp = c.has(2);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    int64_t k = qi(i);
+    // The division is done in float32 like the reference so ties round identically.
+    double v = static_cast<float>(static_cast<float>(get_f64(x, i)) / static_cast<float>(get_f64(scale, k)));
+    v = std::nearbyint(v) + (zp ? get_f64(c.t(2), k) : 0.0);
+    set_f64(y, i, std::min(std::max(v, lo), hi));
+  }
+  c.set(0, y);
+}
+
+void op_dequantize(OpCtx& c) {
+  const RTensor& x = c.t(0);
+  const RTensor& scale = c.t(1);
+  int32_t odt = scale.dtype;
+  if (c.attr_i("output_dtype", 0) != 0) odt = static_cast<int32_t>(c.attr_i("output_dtype", 0));
+  double lo, hi;
+  if (!int_range(x.dtype, lo, hi)) fail(Status::kUnsupported, c.where() + ": dequantization of " + dtype_name(x.dtype) + " is not supported");
+  QuantIndex qi = quant_index(c, x, scale);
+  bool zp = c.has(2);
+  RTensor y = RTensor::alloc(odt == kFloat16 || odt == kBfloat16 ? kFloat : odt, x.shape);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    int64_t k = qi(i);
+    float d = static_cast<float>(get_f64(x, i) - (zp ? get_f64(c.t(2), k) : 0.0));
+    set_f64(y, i, static_cast<float>(d * static_cast<float>(get_f64(scale, k))));
+  }
+  if (y.dtype != odt) y = cast_tensor(y, odt);
+  c.set(0, y);
+}
+
+void op_dynamic_quantize(OpCtx& c) {
+  const RTensor& x = c.t(0);
+  float mn = 0, mx = 0;
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    float v = static_cast<float>(get_f64(x, i));
+    mn = std::min(mn, v);
+    mx = std::max(mx, v);
+  }
+  float scale = (mx - mn) / 255.f;
+  float zpf = scale == 0 ? 0.f : std::nearbyint(std::min(std::max(-mn / scale, 0.f), 255.f));
+  RTensor y = RTensor::alloc(kUint8, x.shape);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    float v = scale == 0 ? 0.f : std::nearbyint(static_cast<float>(get_f64(x, i)) / scale) + zpf;
+    y.data<uint8_t>()[i] = static_cast<uint8_t>(std::min(std::max(v, 0.f), 255.f));
+  }
+  RTensor s = RTensor::alloc(kFloat, {});
+  s.data<float>()[0] = scale;
+  RTensor z = RTensor::alloc(kUint8, {});
+  z.data<uint8_t>()[0] = static_cast<uint8_t>(zpf);
+  c.set(0, y);
+  c.set(1, s);
+  c.set(2, z);
+}
+
+// Broadcast batched matmul of (a - za) and (b - zb) in int64 / double; zero points per tensor,
+// per row of a (length M) or per column of b (length N).
+std::vector<double> int_matmul(const OpCtx& c, const RTensor& a, const RTensor* za, const RTensor& b, const RTensor* zb,
+                               Shape& out_shape) {
+  Shape as = a.shape, bs = b.shape;
+  bool a1 = as.size() == 1, b1 = bs.size() == 1;
+  if (a1) as.insert(as.begin(), 1);
+  if (b1) bs.push_back(1);
+  int64_t M = as[as.size() - 2], K = as.back(), N = bs.back();
+  if (bs[bs.size() - 2] != K) c.error("inner dimensions do not match");
+  Shape abat(as.begin(), as.end() - 2), bbat(bs.begin(), bs.end() - 2);
+  Shape bat = broadcast_shapes(c, {abat, bbat});
+  out_shape = bat;
+  if (!a1) out_shape.push_back(M);
+  if (!b1) out_shape.push_back(N);
+  int64_t nb = shape_numel(bat);
+  std::vector<double> out(static_cast<size_t>(nb * M * N), 0.0);
+  std::vector<int64_t> aoff, boff;
+  broadcast_each(bat, {abat, bbat}, [&](int64_t, const int64_t* off) {
+    aoff.push_back(off[0]);
+    boff.push_back(off[1]);
+  });
+  if (nb == 1 && aoff.empty()) { aoff.push_back(0); boff.push_back(0); }
+  auto zp = [](const RTensor* z, int64_t i) { return z ? get_f64(*z, z->numel() == 1 ? 0 : i) : 0.0; };
+  for (int64_t q = 0; q < nb; ++q)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        double s = 0;
+        for (int64_t k = 0; k < K; ++k)
+          s += (get_f64(a, (aoff[q] * M + m) * K + k) - zp(za, m)) * (get_f64(b, (boff[q] * K + k) * N + n) - zp(zb, n));
+        out[static_cast<size_t>((q * M + m) * N + n)] = s;
+      }
+  return out;
+}
+
+void op_matmul_integer(OpCtx& c) {
+  Shape os;
+  std::vector<double> v = int_matmul(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os);
+  RTensor y = RTensor::alloc(kInt32, os);
+  for (size_t i = 0; i < v.size(); ++i) y.data<int32_t>()[i] = static_cast<int32_t>(v[i]);
+  c.set(0, y);
+}
+
+double requant(double acc, double mult, double zp, double lo, double hi) {
+  double v = std::nearbyint(static_cast<float>(acc * mult)) + zp;
+  return std::min(std::max(v, lo), hi);
+}
+
+void op_qlinear_matmul(OpCtx& c) {
+  const RTensor& a = c.t(0);
+  const RTensor& b = c.t(3);
+  Shape os;
+  std::vector<double> v = int_matmul(c, a, &c.t(2), b, &c.t(5), os);
+  int32_t odt = c.t(7).dtype;
+  double lo, hi;
+  if (!int_range(odt, lo, hi)) fail(Status::kUnsupported, c.where() + ": output type not supported");
+  double mult = static_cast<float>(get_f64(c.t(1), 0) * get_f64(c.t(4), 0) / get_f64(c.t(6), 0));
+  double yzp = get_f64(c.t(7), 0);
+  RTensor y = RTensor::alloc(odt, os);
+  for (size_t i = 0; i < v.size(); ++i) set_f64(y, static_cast<int64_t>(i), requant(v[i], mult, yzp, lo, hi));
+  c.set(0, y);
+}
+
+// Direct N-d convolution of (x - xz) with (w - wz[oc]) into double accumulators.
+std::vector<double> int_conv(OpCtx& c, const RTensor& x, const RTensor* xz, const RTensor& w, const RTensor* wz, Shape& os) {
+  int r = x.rank() - 2;
+  std::vector<int64_t> k(w.shape.begin() + 2, w.shape.end());
+  std::vector<int64_t> s = c.attr_ints("strides"), d = c.attr_ints("dilations"), pads = c.attr_ints("pads");
+  if (s.empty()) s.assign(r, 1);
+  if (d.empty()) d.assign(r, 1);
+  if (pads.empty()) pads.assign(2 * r, 0);
+  int64_t group = c.attr_i("group", 1);
+  std::string ap = c.attr_s("auto_pad", "NOTSET");
+  Shape in(x.shape.begin() + 2, x.shape.end()), out(r);
+  for (int a = 0; a < r; ++a) {
+    int64_t eff = (k[a] - 1) * d[a] + 1;
+    if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
+      out[a] = (in[a] + s[a] - 1) / s[a];
+      int64_t total = std::max<int64_t>(0, (out[a] - 1) * s[a] + eff - in[a]);
+      pads[a] = ap == "SAME_LOWER" ? (total + 1) / 2 : total / 2;
+      pads[a + r] = total - pads[a];
+    } else {
+      if (ap == "VALID") pads[a] = pads[a + r] = 0;
+      out[a] = (in[a] + pads[a] + pads[a + r] - eff) / s[a] + 1;
+    }
+  }
+  int64_t N = x.shape[0], C = x.shape[1], OC = w.shape[0], Cg = C / group, OCg = OC / group;
+  os = {N, OC};
+  for (int64_t v : out) os.push_back(v);
+  int64_t in_n = shape_numel(in), out_n = shape_numel(out), kn = shape_numel(k);
+  auto ist = strides_of(in), ost = strides_of(out), kst = strides_of(k);
+  double xzv = xz ? get_f64(*xz, 0) : 0.0;
+  std::vector<double> y(static_cast<size_t>(N * OC * out_n), 0.0);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t oc = 0; oc < OC; ++oc) {
+      double wzv = wz ? get_f64(*wz, wz->numel() == 1 ? 0 : oc) : 0.0;
+      int64_t g = oc / OCg;
+      for (int64_t o = 0; o < out_n; ++o) {
+        double acc = 0;
+        for (int64_t ci = 0; ci < Cg; ++ci)
+          for (int64_t q = 0; q < kn; ++q) {
+            int64_t off = 0;
+            bool ok = true;
+            for (int a = 0; a < r && ok; ++a) {
+              int64_t ia = ((o / ost[a]) % out[a]) * s[a] - pads[a] + ((q / kst[a]) % k[a]) * d[a];
+              if (ia < 0 || ia >= in[a]) ok = false;
+              off += ia * ist[a];
+            }
+            // Padding holds the zero point, i.e. contributes nothing after the shift.
+            if (!ok) continue;
+            double xv = get_f64(x, (n * C + g * Cg + ci) * in_n + off) - xzv;
+            double wv = get_f64(w, (oc * Cg + ci) * kn + q) - wzv;
+            acc += xv * wv;
+          }
+        y[static_cast<size_t>((n * OC + oc) * out_n + o)] = acc;
+      }
+    }
+  return y;
+}
+
+void op_conv_integer(OpCtx& c) {
+  Shape os;
+  std::vector<double> v = int_conv(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os);
+  RTensor y = RTensor::alloc(kInt32, os);
+  for (size_t i = 0; i < v.size(); ++i) y.data<int32_t>()[i] = static_cast<int32_t>(v[i]);
+  c.set(0, y);
+}
+
+void op_qlinear_conv(OpCtx& c) {
+  Shape os;
+  std::vector<double> v = int_conv(c, c.t(0), &c.t(2), c.t(3), &c.t(5), os);
+  int32_t odt = c.t(7).dtype;
+  double lo, hi;
+  if (!int_range(odt, lo, hi)) fail(Status::kUnsupported, c.where() + ": output type not supported");
+  int64_t OC = os[1], sp = shape_numel(os) / std::max<int64_t>(1, os[0] * OC);
+  double xs = get_f64(c.t(1), 0), ys = get_f64(c.t(6), 0), yzp = get_f64(c.t(7), 0);
+  const RTensor& ws = c.t(4);
+  RTensor y = RTensor::alloc(odt, os);
+  for (size_t i = 0; i < v.size(); ++i) {
+    int64_t oc = (static_cast<int64_t>(i) / sp) % OC;
+    double acc = v[i] + (c.has(8) ? get_f64(c.t(8), oc) : 0.0);
+    double mult = static_cast<float>(xs * get_f64(ws, ws.numel() == 1 ? 0 : oc) / ys);
+    set_f64(y, static_cast<int64_t>(i), requant(acc, mult, yzp, lo, hi));
+  }
+  c.set(0, y);
+}
+
+void op_bitcast(OpCtx& c) {
+  const RTensor& x = c.t(0);
+  int32_t to = static_cast<int32_t>(c.attr_i("to", 0));
+  if (!is_supported_type(to)) fail(Status::kUnsupported, c.where() + ": BitCast to " + dtype_name(to));
+  size_t fs = x.elem_size(), ts = dtype_size(to);
+  Shape s = x.shape;
+  if (fs != ts) {
+    // A wider source splits into a new innermost axis; a narrower one folds the innermost axis.
+    if (fs > ts) s.push_back(static_cast<int64_t>(fs / ts));
+    else if (!s.empty() && s.back() == static_cast<int64_t>(ts / fs)) s.pop_back();
+    else c.error("BitCast between these sizes needs a matching innermost axis");
+  }
+  RTensor y = RTensor::alloc(to, s);
+  std::memcpy(y.ptr, x.ptr, x.nbytes());
+  c.set(0, y);
+}
+
+}  // namespace
+
+void register_quantize_ops(Registry& r) {
+  r.add("QuantizeLinear", op_quantize, 10, 1 << 30, false);
+  r.add("DequantizeLinear", op_dequantize, 10, 1 << 30, false);
+  r.add("DynamicQuantizeLinear", op_dynamic_quantize, 11);
+  r.add("MatMulInteger", op_matmul_integer, 10);
+  r.add("ConvInteger", op_conv_integer, 10);
+  r.add("QLinearMatMul", op_qlinear_matmul, 10, 1 << 30, false);
+  r.add("QLinearConv", op_qlinear_conv, 10, 1 << 30, false);
+  r.add("BitCast", op_bitcast, 1, 1 << 30, false);
+}
+
+}  // namespace ofg::exec

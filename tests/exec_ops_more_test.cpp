@@ -1,0 +1,169 @@
+// Interpreter tests for the less common ops whose edge cases are easy to get wrong: Resize
+// coordinate transforms, Einsum label handling, loss reductions with ignore_index, fully masked
+// attention rows, Unique ordering, quantization rounding, inverse one-sided DFT, Det.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "exec/interp.h"
+#include "ir/builder.h"
+#include "ir/error.h"
+
+using namespace ofg;
+using namespace ofg::exec;
+
+namespace {
+
+RValue tensor_f(Shape s, std::vector<float> v) {
+  RTensor t = RTensor::alloc(kFloat, s);
+  std::copy(v.begin(), v.end(), t.data<float>());
+  return RValue::tensor(t);
+}
+
+std::vector<double> values(const RValue& v) {
+  std::vector<double> out;
+  for (int64_t i = 0; i < v.t.numel(); ++i) out.push_back(get_f64(v.t, i));
+  return out;
+}
+
+void expect_near(const std::vector<double>& got, const std::vector<double>& want, double tol = 1e-5) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
+}
+
+}  // namespace
+
+TEST(ExecOpsMore, ResizeAlignCornersUsesUnroundedLength) {
+  // 2x4 scaled by 0.6 gives 1x2; align_corners maps x=1 to 1 * 3 / (4 * 0.6 - 1) = 2.142857.
+  auto m = new_model(19);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, 1, 2, 4});
+  Value* scales = b.constant("s", {4}, {1, 1, 0.6f, 0.6f});
+  Value* y = b.op("Resize", {x, nullptr, scales},
+                  {b.s("mode", "linear"), b.s("coordinate_transformation_mode", "align_corners")});
+  b.output(y);
+  Interpreter in(*m);
+  auto out = in.run({{"x", tensor_f({1, 1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8})}});
+  EXPECT_EQ(out[0].t.shape, (Shape{1, 1, 1, 2}));
+  expect_near(values(out[0]), {1.0, 1.0 + 3.0 / 1.4});
+}
+
+TEST(ExecOpsMore, ResizeNearestAsymmetricAndHalfPixelLinear) {
+  auto m = new_model(19);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, 1, 1, 2});
+  Value* scales = b.constant("s", {4}, {1, 1, 1, 2});
+  b.output(b.op("Resize", {x, nullptr, scales},
+                {b.s("mode", "nearest"), b.s("coordinate_transformation_mode", "asymmetric"), b.s("nearest_mode", "floor")}));
+  b.output(b.op("Resize", {x, nullptr, scales}, {b.s("mode", "linear")}));
+  Interpreter in(*m);
+  auto out = in.run({{"x", tensor_f({1, 1, 1, 2}, {1, 3})}});
+  expect_near(values(out[0]), {1, 1, 3, 3});
+  // half_pixel: outputs sample at -0.25, 0.25, 0.75, 1.25 (clamped at the borders).
+  expect_near(values(out[1]), {1, 1.5, 2.5, 3});
+}
+
+TEST(ExecOpsMore, EinsumExplicitImplicitAndDiagonal) {
+  auto m = new_model(12);
+  GraphBuilder b(*m);
+  Value* a = b.input("a", kFloat, {2, 2});
+  Value* c = b.input("c", kFloat, {2, 2});
+  b.output(b.op("Einsum", {a, c}, {b.s("equation", "ij,jk->ik")}));
+  b.output(b.op("Einsum", {a}, {b.s("equation", "ii->i")}));
+  b.output(b.op("Einsum", {a, c}, {b.s("equation", "ij,ij")}));  // implicit: no free label -> scalar
+  b.output(b.op("Einsum", {a}, {b.s("equation", "...j->...")}));
+  Interpreter in(*m);
+  auto out = in.run({{"a", tensor_f({2, 2}, {1, 2, 3, 4})}, {"c", tensor_f({2, 2}, {5, 6, 7, 8})}});
+  expect_near(values(out[0]), {19, 22, 43, 50});
+  expect_near(values(out[1]), {1, 4});
+  EXPECT_EQ(out[2].t.rank(), 0);
+  expect_near(values(out[2]), {5 + 12 + 21 + 32});
+  expect_near(values(out[3]), {3, 7});
+}
+
+TEST(ExecOpsMore, NllLossMeanSkipsIgnoredTargets) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {3, 2});
+  Value* t = b.constant_i64("t", {3}, {0, 1, 1});
+  Value* w = b.constant("w", {2}, {1, 3});
+  b.output(b.op("NegativeLogLikelihoodLoss", {x, t, w}, {b.i("ignore_index", 0)}));
+  b.output(b.op("NegativeLogLikelihoodLoss", {x, t}, {b.s("reduction", "none")}));
+  Interpreter in(*m);
+  auto out = in.run({{"x", tensor_f({3, 2}, {-1, -2, -3, -4, -5, -6})}});
+  // Targets 1 and 1 kept with weight 3: (3*4 + 3*6) / (3 + 3) = 5.
+  expect_near(values(out[0]), {5});
+  expect_near(values(out[1]), {1, 4, 6});
+}
+
+TEST(ExecOpsMore, AttentionFullyMaskedRowGivesZeros) {
+  auto m = new_model(23);
+  GraphBuilder b(*m);
+  Value* q = b.input("q", kFloat, {1, 1, 2, 1});
+  Value* k = b.input("k", kFloat, {1, 1, 2, 1});
+  Value* v = b.input("v", kFloat, {1, 1, 2, 1});
+  bool mask[4] = {false, false, true, true};
+  Value* mk = b.initializer("mask", kBool, {2, 2}, mask, sizeof(mask));
+  b.output(b.op("Attention", {q, k, v, mk}));
+  Interpreter in(*m);
+  auto out = in.run({{"q", tensor_f({1, 1, 2, 1}, {0, 0})}, {"k", tensor_f({1, 1, 2, 1}, {1, 2})},
+                     {"v", tensor_f({1, 1, 2, 1}, {10, 20})}});
+  // Row 0 attends to nothing (zeros, not NaN); row 1 has equal scores -> mean of V.
+  expect_near(values(out[0]), {0, 15});
+}
+
+TEST(ExecOpsMore, UniqueSortedOutputs) {
+  auto m = new_model(11);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {6});
+  Node* n = b.node("Unique", {x}, 4, {});
+  for (uint32_t i = 0; i < 4; ++i) b.output(n->outputs[i]);
+  Interpreter in(*m);
+  auto out = in.run({{"x", tensor_f({6}, {2, 1, 1, 3, 4, 3})}});
+  expect_near(values(out[0]), {1, 2, 3, 4});
+  expect_near(values(out[1]), {1, 0, 3, 4});
+  expect_near(values(out[2]), {1, 0, 0, 2, 3, 2});
+  expect_near(values(out[3]), {2, 1, 2, 1});
+}
+
+TEST(ExecOpsMore, QuantizeRoundsHalfToEvenAndSaturates) {
+  auto m = new_model(21);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {5});
+  Value* s = b.constant("s", {}, {1.f});
+  int8_t zp = 1;
+  Value* z = b.initializer("z", kInt8, {}, &zp, 1);
+  Value* y = b.op("QuantizeLinear", {x, s, z});
+  b.output(y);
+  b.output(b.op("DequantizeLinear", {y, s, z}));
+  Interpreter in(*m);
+  auto out = in.run({{"x", tensor_f({5}, {0.5f, 1.5f, 2.5f, -3.5f, 300.f})}});
+  EXPECT_EQ(out[0].t.dtype, kInt8);
+  expect_near(values(out[0]), {1, 3, 3, -3, 127});
+  expect_near(values(out[1]), {0, 2, 2, -4, 126});
+}
+
+TEST(ExecOpsMore, InverseOnesidedDftIsReal) {
+  auto m = new_model(20);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, 3, 2});
+  b.output(b.op("DFT", {x}, {b.i("inverse", 1), b.i("onesided", 1)}));
+  b.output(b.op("DFT", {x}, {}));
+  Interpreter in(*m);
+  // Half spectrum of [1, 1, 1, 1]: bins 4, 0, 0.
+  auto out = in.run({{"x", tensor_f({1, 3, 2}, {4, 0, 0, 0, 0, 0})}});
+  EXPECT_EQ(out[0].t.shape, (Shape{1, 4, 1}));
+  expect_near(values(out[0]), {1, 1, 1, 1});
+  expect_near(values(out[1]), {4, 0, 4, 0, 4, 0});
+}
+
+TEST(ExecOpsMore, DetWithPivoting) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 2, 2});
+  b.output(b.op("Det", {x}));
+  Interpreter in(*m);
+  auto out = in.run({{"x", tensor_f({2, 2, 2}, {1, 2, 3, 4, 0, 1, 1, 0})}});
+  EXPECT_EQ(out[0].t.shape, (Shape{2}));
+  expect_near(values(out[0]), {-2, -1});
+}
