@@ -209,7 +209,8 @@ ofg_status ofg_run(ofg_model* model, const ofg_options* options, size_t n_inputs
       require(inputs[i], "ofg_run", "inputs[i]");
       in.emplace_back(names[i], exec::RValue::tensor(inputs[i]->t));
     }
-    exec::Interpreter interp(*model->model);
+    if (!model->exec_cache) model->exec_cache = std::make_unique<exec::ExecCache>();
+    exec::Interpreter interp(*model->model, model->exec_cache.get());
     std::vector<exec::RValue> outs = interp.run(in);
     Graph* g = model->model->graph;
     std::vector<ofg_tensor*> made;

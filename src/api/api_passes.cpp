@@ -162,6 +162,7 @@ ofg_status ofg_run_pass(ofg_model* model, const char* pass, const ofg_options* o
     po.max_iterations = 1;
     po.check_each_pass = flag(options, "optimize.check_each_pass");
     auto out = std::make_unique<ofg_pass_report>();
+    model->exec_cache.reset();
     out->report = passes::optimize(model->model, po);
     model->histogram.clear();
     if (report) *report = out.release();
@@ -172,9 +173,12 @@ ofg_status ofg_optimize(ofg_model* model, const ofg_options* options, ofg_pass_r
   return api_call([&] {
     require(model, "ofg_optimize", "model");
     passes::PipelineOptions po = pipeline_options(model, options);
-    if (options && options->has("optimize.input_shapes"))
+    if (options && options->has("optimize.input_shapes")) {
+      model->exec_cache.reset();
       passes::fix_input_shapes(*model->model, options->get("optimize.input_shapes", ""));
+    }
     auto out = std::make_unique<ofg_pass_report>();
+    model->exec_cache.reset();
     out->report = passes::optimize(model->model, po);
     model->histogram.clear();
     if (report) *report = out.release();

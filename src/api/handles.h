@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/interp.h"
 #include "ir/ir.h"
 #include "onnxforge.h"
 
@@ -20,6 +21,9 @@ struct ofg_options {
 
 struct ofg_model {
   std::unique_ptr<ofg::Model> model;
+  // What ofg_run derives from the weights (packed conv weights, aligned copies), kept across runs.
+  // Reset before anything that may change or replace the model.
+  std::unique_ptr<ofg::exec::ExecCache> exec_cache;
   // Cached answers whose strings the C caller may hold until the model changes.
   struct HistogramEntry {
     std::string domain, op_type;

@@ -1,6 +1,7 @@
 #include "exec/interp.h"
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <unordered_set>
 
@@ -118,7 +119,16 @@ const RValue* Frame::find(const Value* v) const {
   return nullptr;
 }
 
-Interpreter::Interpreter(Model& m) : m_(m) {}
+Interpreter::Interpreter(Model& m, ExecCache* cache) : m_(m), cache_(cache) {}
+
+RTensor ExecCache::constant(const Tensor& t) {
+  RTensor view = from_ir(t);
+  if (view.ptr == t.data.data || view.nbytes() == 0) return view;
+  // from_ir had to copy (unaligned bytes): keep that copy instead of making one per run.
+  const size_t n = view.nbytes();
+  const uint8_t* p = get(t.data.data, 0, n, [&](uint8_t* dst) { std::memcpy(dst, view.ptr, n); });
+  return RTensor::view(view.dtype, view.shape, p, nullptr);
+}
 
 namespace {
 size_t value_bytes(const RValue& v) {
@@ -206,7 +216,7 @@ void Interpreter::exec_node(Node* n, Frame& f) {
 std::vector<RValue> Interpreter::run_graph(Graph* g, const std::vector<RValue>& inputs, Frame* parent) {
   Frame f;
   f.parent = parent;
-  for (Value* v : g->initializers) f.values[v] = RValue::tensor(from_ir(*v->initializer));
+  for (Value* v : g->initializers) f.values[v] = RValue::tensor(initializer_value(*v->initializer));
   for (size_t i = 0; i < g->inputs.size && i < inputs.size(); ++i) f.values[g->inputs[i].value] = inputs[i];
   const Plan& p = plan_for(g);
   for (size_t i = 0; i < p.order.size(); ++i) {
@@ -247,7 +257,7 @@ std::vector<RValue> Interpreter::run(const std::vector<std::pair<std::string, RV
     Value* v = g->inputs[i].value;
     if (given[i]) continue;
     if (v->initializer) {
-      bound[i] = RValue::tensor(from_ir(*v->initializer));
+      bound[i] = RValue::tensor(initializer_value(*v->initializer));
       continue;
     }
     // An optional-typed input left out is an empty optional.
@@ -260,7 +270,7 @@ std::vector<RValue> Interpreter::run(const std::vector<std::pair<std::string, RV
   }
   // Inputs given by the caller override initializer defaults: bind after initializers.
   Frame f;
-  for (Value* v : g->initializers) f.values[v] = RValue::tensor(from_ir(*v->initializer));
+  for (Value* v : g->initializers) f.values[v] = RValue::tensor(initializer_value(*v->initializer));
   for (uint32_t i = 0; i < g->inputs.size; ++i) f.values[g->inputs[i].value] = bound[i];
   live_bytes_ = 0;
   stats_ = RunStats{};

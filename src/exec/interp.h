@@ -3,6 +3,7 @@
 // If / Loop / Scan.
 #pragma once
 #include <functional>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -75,6 +76,38 @@ struct Frame {
   const RValue* find(const Value* v) const;
 };
 
+// Data derived from a model's constant tensors and kept across runs: packed convolution weights
+// and aligned copies of initializers whose bytes are not aligned in the file. Keys are the
+// addresses of the IR tensors' bytes plus a tag for what was derived. Those bytes never change
+// while the model lives (they are const views of the file or the model's arena; a pass that
+// rewrites a weight stores new bytes), so an entry stays valid until the model is freed; the C API
+// keeps one cache per ofg_model. Costs memory: one extra copy of every packed weight.
+class ExecCache {
+ public:
+  // The entry for (key, tag), made by fill(bytes-long 64-byte-aligned buffer) on first use.
+  template <class Fill>
+  const uint8_t* get(const void* key, uint64_t tag, size_t bytes, Fill&& fill) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find({key, tag});
+    if (it != map_.end()) return it->second.get();
+    RTensor t = RTensor::alloc_uninit(kUint8, {static_cast<int64_t>(bytes)});
+    fill(t.ptr);
+    map_.emplace(std::make_pair(key, tag), t.hold);
+    return t.ptr;
+  }
+  // The value of an initializer: a view of its bytes when aligned, else a copy made once.
+  RTensor constant(const Tensor& t);
+
+ private:
+  struct KeyHash {
+    size_t operator()(const std::pair<const void*, uint64_t>& k) const {
+      return std::hash<const void*>()(k.first) ^ (std::hash<uint64_t>()(k.second) * 0x9E3779B97F4A7C15ull);
+    }
+  };
+  std::mutex mu_;
+  std::unordered_map<std::pair<const void*, uint64_t>, std::shared_ptr<uint8_t>, KeyHash> map_;
+};
+
 struct RunStats {
   size_t nodes_run = 0;
   size_t peak_live_bytes = 0;
@@ -83,7 +116,9 @@ struct RunStats {
 
 class Interpreter {
  public:
-  explicit Interpreter(Model& m);
+  // cache: kept by the caller across runs of the same model (may be null: nothing is kept).
+  explicit Interpreter(Model& m, ExecCache* cache = nullptr);
+  ExecCache* cache() const { return cache_; }
   // Runs the main graph. Inputs by graph-input name; initializers that are also graph inputs
   // take their default when not given. Returns graph outputs in order.
   std::vector<RValue> run(const std::vector<std::pair<std::string, RValue>>& inputs);
@@ -103,7 +138,9 @@ class Interpreter {
   };
   const Plan& plan_for(Graph* g);
   void exec_node(Node* n, Frame& f);
+  RTensor initializer_value(const Tensor& t) { return cache_ ? cache_->constant(t) : from_ir(t); }
   Model& m_;
+  ExecCache* cache_ = nullptr;
   std::unordered_map<Graph*, Plan> plans_;
   RunStats stats_;
   size_t live_bytes_ = 0;

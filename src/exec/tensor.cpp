@@ -20,6 +20,12 @@ std::string shape_str(const Shape& s) {
 }
 
 RTensor RTensor::alloc(int32_t dtype, Shape shape) {
+  RTensor t = alloc_uninit(dtype, std::move(shape));
+  std::memset(t.ptr, 0, std::max<size_t>(64, (t.nbytes() + 63) / 64 * 64));
+  return t;
+}
+
+RTensor RTensor::alloc_uninit(int32_t dtype, Shape shape) {
   RTensor t;
   t.dtype = dtype;
   t.shape = std::move(shape);
@@ -33,7 +39,6 @@ RTensor RTensor::alloc(int32_t dtype, Shape shape) {
   if (alloc == 0) alloc = 64;
   void* p = std::aligned_alloc(64, alloc);
   if (!p) throw std::bad_alloc();
-  std::memset(p, 0, alloc);
   t.hold = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
   t.ptr = t.hold.get();
   return t;

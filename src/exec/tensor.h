@@ -34,6 +34,9 @@ struct RTensor {
 
   // A new zero-filled tensor in a 64-byte-aligned buffer.
   static RTensor alloc(int32_t dtype, Shape shape);
+  // The same without the zero fill, for outputs a kernel writes entirely (saves a pass over
+  // memory on the hot ops).
+  static RTensor alloc_uninit(int32_t dtype, Shape shape);
   // A view of bytes owned elsewhere (no copy); `owner` may be null.
   static RTensor view(int32_t dtype, Shape shape, const void* data, std::shared_ptr<uint8_t> owner);
   // A deep copy into a fresh aligned buffer.

@@ -70,6 +70,9 @@ void detail::fill_scalar_table(KernelTable& t) {
   t.isa = "scalar";
   t.sgemm = scalar::sgemm;
   t.conv2d = scalar::conv2d;
+  t.conv2d_packed_size = scalar::conv2d_packed_size;
+  t.conv2d_pack = scalar::conv2d_pack;
+  t.conv2d_prepacked = scalar::conv2d_prepacked;
   t.conv_nd = scalar::conv_nd;
   t.conv_transpose2d = scalar::conv_transpose2d;
   t.binary_vv = scalar::binary_vv;

@@ -13,6 +13,9 @@ namespace scalar {
 void sgemm(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, float alpha, const float* A,
            size_t lda, const float* B, size_t ldb, float beta, float* C, size_t ldc);
 void conv2d(const Conv2DParams& p, const float* x, const float* w, float* y);
+size_t conv2d_packed_size(const Conv2DParams& p);  // 0: the scalar table has no packed form
+void conv2d_pack(const Conv2DParams& p, const float* w, float* packed);
+void conv2d_prepacked(const Conv2DParams& p, const float* x, const float* packed, float* y);
 void conv_nd(const ConvNdParams& p, const float* x, const float* w, float* y);
 void conv_transpose2d(const ConvTranspose2DParams& p, const float* x, const float* w, float* y);
 void binary_vv(BinaryOp op, const float* a, const float* b, float* y, size_t n);

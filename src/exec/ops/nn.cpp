@@ -52,6 +52,25 @@ std::vector<int64_t> spatial_attr(const OpCtx& c, const char* name, size_t r, in
   return v;
 }
 
+// Conv weights that are initializers are packed once per model (kept in the interpreter's cache
+// across runs) instead of on every call; anything else goes through the plain kernel.
+void conv2d_maybe_prepacked(OpCtx& c, const kernels::Conv2DParams& p, const RTensor& x, const RTensor& w, RTensor& y) {
+  const kernels::KernelTable& kt = kernels::active_table();
+  const size_t packed_floats = kt.conv2d_packed_size(p);
+  const Value* wv = c.node.inputs.size > 1 ? c.node.inputs[1] : nullptr;
+  ExecCache* cache = c.interp.cache();
+  if (packed_floats == 0 || !cache || !wv || !wv->is_constant() || c.t(1).dtype != kFloat) {
+    kernels::conv2d(p, x.data<float>(), w.data<float>(), y.data<float>());
+    return;
+  }
+  // The tag tells apart the same bytes used with another geometry (shared initializers).
+  uint64_t tag = 1;
+  for (uint64_t v : {p.C_out, p.C_in, p.kH, p.kW, p.group}) tag = tag * 0x100000001B3ull ^ v;
+  const uint8_t* packed = cache->get(wv->initializer->data.data, tag, packed_floats * sizeof(float),
+                                     [&](uint8_t* dst) { kt.conv2d_pack(p, w.data<float>(), reinterpret_cast<float*>(dst)); });
+  kt.conv2d_prepacked(p, x.data<float>(), reinterpret_cast<const float*>(packed), y.data<float>());
+}
+
 void op_conv(OpCtx& c) {
   RTensor x = as_float(c.t(0)), w = as_float(c.t(1));
   RTensor b;
@@ -67,7 +86,7 @@ void op_conv(OpCtx& c) {
   Shape out{x.shape[0], w.shape[0]};
   for (size_t i = 0; i < r; ++i) out.push_back(pool_out(in[i], k[i], s[i], pb[i], pe[i], d[i], false));
   if (w.shape[1] * group != x.shape[1]) c.error("weights do not match input channels / group");
-  RTensor y = RTensor::alloc(kFloat, out);
+  RTensor y = RTensor::alloc_uninit(kFloat, out);  // every element is written by the kernel
   if (y.numel() == 0) { c.set(0, y); return; }
   if (r == 2) {
     kernels::Conv2DParams p;
@@ -76,7 +95,7 @@ void op_conv(OpCtx& c) {
     p.pad_top = pb[0]; p.pad_left = pb[1]; p.pad_bottom = pe[0]; p.pad_right = pe[1];
     p.dil_h = d[0]; p.dil_w = d[1]; p.group = group; p.H_out = out[2]; p.W_out = out[3];
     p.bias = c.has(2) ? b.data<float>() : nullptr;
-    kernels::conv2d(p, x.data<float>(), w.data<float>(), y.data<float>());
+    conv2d_maybe_prepacked(c, p, x, w, y);
   } else {
     kernels::ConvNdParams p;
     p.rank = r; p.N = x.shape[0]; p.C_in = x.shape[1]; p.C_out = w.shape[0]; p.group = group;
@@ -175,7 +194,7 @@ void pool(OpCtx& c, bool is_max) {
     if (ap == "SAME_UPPER" || ap == "SAME_LOWER") out.push_back((in[i] + s[i] - 1) / s[i]);
     else out.push_back(pool_out(in[i], k[i], s[i], pb[i], pe[i], d[i], ceil_mode));
   }
-  RTensor y = RTensor::alloc(kFloat, out);
+  RTensor y = RTensor::alloc_uninit(kFloat, out);  // every element is written by both paths
   bool want_idx = c.n_out() > 1 && c.wants(1);
   bool dil = false;
   for (auto v : d) dil |= v != 1;
@@ -312,7 +331,7 @@ void op_batchnorm(OpCtx& c) {
     fail(Status::kUnsupported, c.where() + ": BatchNormalization in training mode is not supported");
   RTensor x = as_float(c.t(0)), sc = as_float(c.t(1)), bi = as_float(c.t(2)), mean = as_float(c.t(3)), var = as_float(c.t(4));
   float eps = c.attr_f("epsilon", 1e-5f);
-  RTensor y = RTensor::alloc(kFloat, x.shape);
+  RTensor y = RTensor::alloc_uninit(kFloat, x.shape);  // every element is written below
   int64_t N = x.shape[0], C = x.rank() > 1 ? x.shape[1] : 1;
   int64_t HW = (N != 0 && C != 0) ? x.numel() / (N * C) : 0;
   for (int64_t ch = 0; ch < C; ++ch) {

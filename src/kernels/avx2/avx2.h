@@ -26,4 +26,8 @@ void f32_to_f16(const float* x, uint16_t* y, size_t n);
 void bf16_to_f32(const uint16_t* x, float* y, size_t n);
 void f32_to_bf16(const float* x, uint16_t* y, size_t n);
 void conv2d(const Conv2DParams& p, const float* x, const float* w, float* y);
+void max_pool2d(const Pool2DParams& p, const float* x, float* y);
+size_t conv2d_packed_size(const Conv2DParams& p);
+void conv2d_pack(const Conv2DParams& p, const float* w, float* packed);
+void conv2d_prepacked(const Conv2DParams& p, const float* x, const float* packed, float* y);
 }  // namespace ofg::kernels::avx2

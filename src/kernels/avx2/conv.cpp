@@ -1,10 +1,15 @@
 // AVX2 Conv2D: depthwise (one filter per channel) runs a direct kernel, 8 output columns per
 // vector on the interior of stride-1 rows; the borders and other strides use the per-pixel
-// loop. Everything else goes to im2col + AVX2 sgemm (conv2d_gemm).
+// loop. Everything else is an implicit GEMM: the weights are packed once per call (not once per
+// image), the column matrix is never materialised (each k-block of it is packed straight from the
+// input into the 16-column panels the register tile reads), and bias plus Relu/Clip are applied
+// by the tile's last store instead of extra passes over the output.
 #include "kernels/avx2/avx2.h"
+#include "kernels/avx2/gemm_micro.h"
 #include "kernels/avx2/vmath.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace ofg::kernels::avx2 {
 
@@ -58,11 +63,186 @@ void depthwise(const Conv2DParams& p, const float* x, const float* w, float* y) 
   apply_bias_activation(*simd_table(), y, p.N, p.C_out, p.H_out * p.W_out, p.bias, p.act,
                         p.act_alpha, p.act_beta);
 }
+
+// Moves the column cursor of pack_b_conv past a run, wrapping to the next output row.
+inline void continue_run(size_t& j, size_t& ow, size_t& oh, size_t run, size_t row_len) {
+  j += run;
+  ow += run;
+  if (ow == row_len) {
+    ow = 0;
+    ++oh;
+  }
+}
+
+// Packs rows [p0, p0 + kc) x columns [j0, j0 + nc) of one image's im2col matrix (row k = (c, kh,
+// kw), column j = output pixel) into pack_b's layout: 16-column panels, kc rows of 16 floats.
+// xg points at the image's first input channel of the group. Columns are walked in runs that
+// stay inside one output row and one panel, so each run is a contiguous (stride 1) or strided
+// read of one input row with the padded ends zeroed.
+void pack_b_conv(const Conv2DParams& p, const float* xg, size_t p0, size_t kc, size_t j0,
+                 size_t nc, float* dst) {
+  const size_t khw = p.kH * p.kW, HW = p.H * p.W;
+  const ptrdiff_t H = static_cast<ptrdiff_t>(p.H), W = static_cast<ptrdiff_t>(p.W);
+  const ptrdiff_t sw = static_cast<ptrdiff_t>(p.stride_w);
+  // A 1x1, stride-1, unpadded conv reads the input plane as one contiguous row.
+  const bool flat = khw == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
+                    p.pad_left == 0 && p.pad_bottom == 0 && p.pad_right == 0;
+  const size_t row_len = flat ? p.H_out * p.W_out : p.W_out;
+  const size_t jend = j0 + nc;
+  for (size_t pp = 0; pp < kc; ++pp) {
+    const size_t k = p0 + pp;
+    const size_t c = k / khw, r = k % khw, kh = r / p.kW, kw = r % p.kW;
+    const float* plane = xg + c * HW;
+    const ptrdiff_t off_h = static_cast<ptrdiff_t>(kh * p.dil_h) - static_cast<ptrdiff_t>(p.pad_top);
+    const ptrdiff_t off_w = static_cast<ptrdiff_t>(kw * p.dil_w) - static_cast<ptrdiff_t>(p.pad_left);
+    // Output columns whose input column is inside [0, W): ow in [ow_lo, ow_hi).
+    const ptrdiff_t ow_lo = off_w >= 0 ? 0 : (-off_w + sw - 1) / sw;
+    const ptrdiff_t ow_hi = W - off_w <= 0 ? 0 : (W - off_w + sw - 1) / sw;
+    size_t j = j0, oh = j0 / row_len, ow = j0 % row_len;
+    while (j < jend) {
+      const size_t lane = (j - j0) % NR;
+      const size_t run = std::min({row_len - ow, jend - j, NR - lane});
+      float* d = dst + ((j - j0) / NR) * kc * NR + pp * NR + lane;
+      if (flat) {
+        const float* src = plane + j;
+        if (run == NR) {
+          _mm256_store_ps(d, _mm256_loadu_ps(src));
+          _mm256_store_ps(d + 8, _mm256_loadu_ps(src + 8));
+        } else {
+          for (size_t t = 0; t < run; ++t) d[t] = src[t];
+        }
+      } else {
+        const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h) + off_h;
+        const ptrdiff_t o = static_cast<ptrdiff_t>(ow), n = static_cast<ptrdiff_t>(run);
+        const ptrdiff_t t_lo = (ih < 0 || ih >= H) ? n : std::min(n, std::max<ptrdiff_t>(0, ow_lo - o));
+        const ptrdiff_t t_hi = (ih < 0 || ih >= H) ? n : std::max(t_lo, std::min(n, ow_hi - o));
+        ptrdiff_t t = 0;
+        if (t_lo == 0 && t_hi == static_cast<ptrdiff_t>(NR) && sw == 1) {
+          // A whole panel row from one input row: the common case in the interior.
+          const float* in = plane + ih * W + o + off_w;
+          _mm256_store_ps(d, _mm256_loadu_ps(in));
+          _mm256_store_ps(d + 8, _mm256_loadu_ps(in + 8));
+          continue_run(j, ow, oh, run, row_len);
+          continue;
+        }
+        for (; t < t_lo; ++t) d[t] = 0.f;
+        if (t < t_hi) {
+          const float* in = plane + ih * W + o * sw + off_w;
+          if (sw == 1) {
+            for (; t < t_hi; ++t) d[t] = in[t];
+          } else {
+            for (; t < t_hi; ++t) d[t] = in[t * sw];
+          }
+        }
+        for (; t < n; ++t) d[t] = 0.f;
+      }
+      continue_run(j, ow, oh, run, row_len);
+    }
+  }
+  // Lanes past nc in the last panel are multiplied but never stored; zero them so they stay finite.
+  if (nc % NR) {
+    float* d = dst + (nc / NR) * kc * NR;
+    for (size_t pp = 0; pp < kc; ++pp)
+      for (size_t lane = nc % NR; lane < NR; ++lane) d[pp * NR + lane] = 0.f;
+  }
+}
+
+bool is_depthwise(const Conv2DParams& p) { return p.group == p.C_in && p.group == p.C_out && p.group > 1; }
+
+// Packed weights: per group, every k-block of A = w[g] (Cg_out x K) in pack_a's 6-row panels;
+// k-block p0 starts at p0 * Mpad and its panel of row i at + i * kc.
+size_t packed_group_floats(const Conv2DParams& p) {
+  const size_t Cg_out = p.C_out / p.group, K = (p.C_in / p.group) * p.kH * p.kW;
+  return (Cg_out + MR - 1) / MR * MR * K;
+}
+
+void pack_weights(const Conv2DParams& p, const float* w, float* packed) {
+  const size_t Cg_out = p.C_out / p.group, K = (p.C_in / p.group) * p.kH * p.kW;
+  const size_t Mpad = (Cg_out + MR - 1) / MR * MR, per_group = packed_group_floats(p);
+  for (size_t g = 0; g < p.group; ++g)
+    for (size_t p0 = 0; p0 < K; p0 += KC)
+      pack_a(false, w + g * Cg_out * K, K, 0, Cg_out, p0, std::min(KC, K - p0), 1.f,
+             packed + g * per_group + p0 * Mpad);
+}
+
+void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* packed, float* y) {
+  const size_t Cg_in = p.C_in / p.group, Cg_out = p.C_out / p.group;
+  const size_t K = Cg_in * p.kH * p.kW, HW = p.H * p.W, HWo = p.H_out * p.W_out;
+  Epilogue ep;
+  bool act_after = false;
+  switch (p.act) {
+    case Activation::None: break;
+    case Activation::Relu:
+      ep.clamp = true;
+      ep.lo = 0.f;
+      ep.hi = std::numeric_limits<float>::infinity();
+      break;
+    case Activation::Clip:
+      ep.clamp = true;
+      ep.lo = p.act_alpha;
+      ep.hi = p.act_beta;
+      break;
+    default: act_after = true; break;
+  }
+  const size_t Mpad = (Cg_out + MR - 1) / MR * MR;
+  float* pb = detail::scratch(3, std::min(NC, (HWo + NR - 1) / NR * NR) * std::min(KC, K));
+  for (size_t g = 0; g < p.group; ++g) {
+    const float* pa = packed + g * packed_group_floats(p);
+    const float* bias = p.bias ? p.bias + g * Cg_out : nullptr;
+    for (size_t n = 0; n < p.N; ++n) {
+      const float* xg = x + (n * p.C_in + g * Cg_in) * HW;
+      float* yg = y + (n * p.C_out + g * Cg_out) * HWo;
+      for (size_t j0 = 0; j0 < HWo; j0 += NC) {
+        const size_t nc = std::min(NC, HWo - j0);
+        for (size_t p0 = 0; p0 < K; p0 += KC) {
+          const size_t kc = std::min(KC, K - p0);
+          pack_b_conv(p, xg, p0, kc, j0, nc, pb);
+          ep.last = p0 + kc == K;
+          for (size_t i0 = 0; i0 < Cg_out; i0 += MC) {
+            const size_t mc = std::min(MC, Cg_out - i0);
+            for (size_t jb = 0; jb < nc; jb += NR) {
+              const size_t nr = std::min(NR, nc - jb);
+              for (size_t ib = 0; ib < mc; ib += MR) {
+                const size_t mr = std::min(MR, mc - ib);
+                ep.bias = bias ? bias + i0 + ib : nullptr;
+                micro_6x16(kc, pa + p0 * Mpad + (i0 + ib) * kc, pb + jb * kc,
+                           yg + (i0 + ib) * HWo + j0 + jb, HWo, mr, nr, p0 == 0, 0.f, ep);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  if (act_after)
+    apply_bias_activation(*simd_table(), y, p.N, p.C_out, HWo, nullptr, p.act, p.act_alpha, p.act_beta);
+}
 }  // namespace
 
+size_t conv2d_packed_size(const Conv2DParams& p) {
+  if (is_depthwise(p) || p.C_in / p.group == 0 || p.C_out == 0) return 0;
+  return p.group * packed_group_floats(p);
+}
+
+void conv2d_pack(const Conv2DParams& p, const float* w, float* packed) { pack_weights(p, w, packed); }
+
+void conv2d_prepacked(const Conv2DParams& p, const float* x, const float* packed, float* y) {
+  if (p.H_out * p.W_out == 0) return;
+  conv_implicit_gemm(p, x, packed, y);
+}
+
 void conv2d(const Conv2DParams& p, const float* x, const float* w, float* y) {
-  if (p.group == p.C_in && p.group == p.C_out && p.group > 1) depthwise(p, x, w, y);
-  else conv2d_gemm(*simd_table(), p, x, w, y);
+  const size_t n = conv2d_packed_size(p);
+  if (is_depthwise(p)) {
+    depthwise(p, x, w, y);
+  } else if (n == 0 || p.H_out * p.W_out == 0) {
+    conv2d_gemm(*simd_table(), p, x, w, y);
+  } else {
+    // Without a caller-kept copy the weights are packed here, once for the whole batch.
+    float* packed = detail::scratch(2, n);
+    pack_weights(p, w, packed);
+    conv_implicit_gemm(p, x, packed, y);
+  }
 }
 
 }  // namespace ofg::kernels::avx2

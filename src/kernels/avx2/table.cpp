@@ -8,6 +8,10 @@ void fill_avx2_table(KernelTable& t) {
   t.isa = "avx2";
   t.sgemm = avx2::sgemm;
   t.conv2d = avx2::conv2d;
+  t.max_pool2d = avx2::max_pool2d;
+  t.conv2d_packed_size = avx2::conv2d_packed_size;
+  t.conv2d_pack = avx2::conv2d_pack;
+  t.conv2d_prepacked = avx2::conv2d_prepacked;
   t.binary_vv = avx2::binary_vv;
   t.binary_vs = avx2::binary_vs;
   t.binary_sv = avx2::binary_sv;

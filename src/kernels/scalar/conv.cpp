@@ -48,6 +48,16 @@ void conv2d(const Conv2DParams& p, const float* x, const float* w, float* y) {
     }
 }
 
+// The reference has no packed layout: its "packed" weights are the weights, so that a caller
+// that asked for a size of 0 never calls these, and one that calls them anyway stays correct.
+size_t conv2d_packed_size(const Conv2DParams&) { return 0; }
+void conv2d_pack(const Conv2DParams& p, const float* w, float* packed) {
+  std::copy(w, w + p.C_out * (p.C_in / p.group) * p.kH * p.kW, packed);
+}
+void conv2d_prepacked(const Conv2DParams& p, const float* x, const float* packed, float* y) {
+  scalar::conv2d(p, x, packed, y);
+}
+
 void conv_nd(const ConvNdParams& p, const float* x, const float* w, float* y) {
   // Pad the shape to 3 spatial axes with size-1 leading axes so one loop nest serves 1..3.
   size_t in[3], k[3], out[3], st[3], dl[3], pb[3];

@@ -1,0 +1,118 @@
+// Times ofg_run on one model through the public C ABI, the way an application would call it:
+// load once, read the inputs from .pb files, warm up, then time each run separately and report
+// the median (the mean would be dragged by the noise of other jobs sharing the machine).
+//
+// usage: bench_run MODEL.onnx INPUT.pb [INPUT.pb ...] [--runs N] [--warmup N] [--json]
+// Inputs are bound to the graph inputs by the name stored in each .pb file.
+// The interpreter is single-threaded, so this is a one-thread figure by construction.
+#include <onnxforge.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace {
+
+// CPU time of this process: on a machine shared with other jobs it is close to what the wall
+// time would be on an idle core, so it is reported next to the wall time.
+double cpu_ms() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+[[noreturn]] void die(const std::string& what) {
+  std::fprintf(stderr, "bench_run: %s\n", what.c_str());
+  std::exit(2);
+}
+
+void check(ofg_status s, const char* what) {
+  if (s != OFG_OK) die(std::string(what) + ": " + ofg_last_error());
+}
+
+std::vector<char> read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) die("cannot open " + path);
+  return std::vector<char>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string model_path;
+  std::vector<std::string> input_paths;
+  int runs = 10, warmup = 2;
+  bool json = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--runs" && i + 1 < argc) runs = std::atoi(argv[++i]);
+    else if (a == "--warmup" && i + 1 < argc) warmup = std::atoi(argv[++i]);
+    else if (a == "--json") json = true;
+    else if (model_path.empty()) model_path = a;
+    else input_paths.push_back(a);
+  }
+  if (model_path.empty() || input_paths.empty() || runs < 1)
+    die("usage: bench_run MODEL.onnx INPUT.pb [INPUT.pb ...] [--runs N] [--warmup N] [--json]");
+
+  ofg_model* model = nullptr;
+  check(ofg_load(model_path.c_str(), nullptr, &model), "ofg_load");
+
+  std::vector<ofg_tensor*> inputs;
+  std::vector<std::string> names;
+  for (const std::string& p : input_paths) {
+    std::vector<char> bytes = read_file(p);
+    ofg_tensor* t = nullptr;
+    check(ofg_tensor_load_pb(bytes.data(), bytes.size(), &t), "ofg_tensor_load_pb");
+    const char* name = ofg_tensor_name(t);
+    if (!name || !*name) die(p + " has no tensor name to bind it to a graph input");
+    inputs.push_back(t);
+    names.push_back(name);
+  }
+  std::vector<const char*> name_ptrs;
+  for (auto& n : names) name_ptrs.push_back(n.c_str());
+
+  std::vector<double> ms, cpu;
+  auto run_once = [&]() {
+    size_t n_out = 0;
+    ofg_tensor** outs = nullptr;
+    const double c0 = cpu_ms();
+    auto t0 = std::chrono::steady_clock::now();
+    check(ofg_run(model, nullptr, inputs.size(), name_ptrs.data(), inputs.data(), &n_out, &outs), "ofg_run");
+    auto t1 = std::chrono::steady_clock::now();
+    const double c1 = cpu_ms();
+    ofg_tensors_free(outs, n_out);
+    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    cpu.push_back(c1 - c0);
+  };
+
+  for (int i = 0; i < warmup; ++i) run_once();
+  ms.clear();
+  cpu.clear();
+  for (int i = 0; i < runs; ++i) run_once();
+  const double median = median_of(ms), median_cpu = median_of(cpu);
+
+  if (json) {
+    std::printf("{\"median_ms\": %.4f, \"median_cpu_ms\": %.4f, \"runs_ms\": [", median, median_cpu);
+    for (size_t i = 0; i < ms.size(); ++i) std::printf("%s%.4f", i ? ", " : "", ms[i]);
+    std::printf("]}\n");
+  } else {
+    std::printf("%s: median %.3f ms wall, %.3f ms cpu over %d runs (%d warm-up)\n", model_path.c_str(), median,
+                median_cpu, runs, warmup);
+  }
+  for (ofg_tensor* t : inputs) ofg_tensor_free(t);
+  ofg_model_free(model);
+  return 0;
+}

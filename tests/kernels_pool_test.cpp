@@ -1,0 +1,67 @@
+// AVX2 max pooling against the scalar reference: odd widths (vector tails), strides, dilation,
+// padding wider than the window reach (ceil mode), windows entirely in the padding, and NaN.
+#include "kernels/kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace k = ofg::kernels;
+
+namespace {
+
+void check_pool(k::Pool2DParams p, unsigned seed, bool nan) {
+  const k::KernelTable* simd = k::simd_table();
+  if (!simd) GTEST_SKIP() << "no SIMD table on this CPU";
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-2.f, 2.f);
+  std::vector<float> x(p.N * p.C * p.H * p.W);
+  for (auto& v : x) v = d(rng);
+  if (nan) {
+    x[x.size() / 2] = std::numeric_limits<float>::quiet_NaN();
+    x[1] = std::numeric_limits<float>::quiet_NaN();
+  }
+  std::vector<float> ref(p.N * p.C * p.H_out * p.W_out), got(ref.size(), 123.f);
+  k::scalar_table().max_pool2d(p, x.data(), ref.data());
+  simd->max_pool2d(p, x.data(), got.data());
+  for (size_t i = 0; i < ref.size(); ++i) {
+    if (std::isnan(ref[i])) ASSERT_TRUE(std::isnan(got[i])) << i;
+    else ASSERT_EQ(got[i], ref[i]) << i;  // a maximum is exact
+  }
+}
+
+k::Pool2DParams pool(size_t N, size_t C, size_t H, size_t W, size_t kh, size_t kw, size_t s, size_t pad,
+                     size_t extra_end, size_t dil) {
+  k::Pool2DParams p;
+  p.N = N; p.C = C; p.H = H; p.W = W; p.kH = kh; p.kW = kw; p.stride_h = s; p.stride_w = s;
+  p.pad_top = pad; p.pad_left = pad; p.pad_bottom = pad + extra_end; p.pad_right = pad + extra_end;
+  p.dil_h = dil; p.dil_w = dil;
+  p.H_out = k::conv_out_dim(H, kh, s, p.pad_top, p.pad_bottom, dil);
+  p.W_out = k::conv_out_dim(W, kw, s, p.pad_left, p.pad_right, dil);
+  return p;
+}
+
+}  // namespace
+
+TEST(KernelsPool, MaxPoolSimdMatchesScalar) {
+  unsigned seed = 1;
+  for (size_t W : {1, 5, 8, 13, 17, 31})
+    for (size_t s : {1, 2, 3})
+      for (bool nan : {false, true}) {
+        check_pool(pool(2, 3, 9, W, 3, 3, s, 1, 0, 1), seed++, nan);
+        check_pool(pool(1, 2, 7, W, 2, 3, s, 0, 1, 1), seed++, nan);   // ceil-mode style end
+        check_pool(pool(1, 2, 11, W, 3, 2, s, 2, 0, 2), seed++, nan);  // dilated
+      }
+}
+
+TEST(KernelsPool, WindowsOnlyInThePaddingGiveMinusInfinity) {
+  // pad 3 with a 2x2 window: the first output row and column see no input.
+  check_pool(pool(1, 1, 4, 4, 2, 2, 1, 3, 0, 1), 99, false);
+}
+
+TEST(KernelsPool, ResNetStem) {
+  check_pool(pool(2, 4, 112, 112, 3, 3, 2, 1, 0, 1), 7, false);
+}
