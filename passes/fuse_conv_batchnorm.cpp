@@ -5,6 +5,7 @@
 // never changed (they may be shared): new initializers are made. Float-rounding bounded.
 #include <cmath>
 
+#include "onnx/mapped_file.h"
 #include "passes/util.h"
 
 namespace ofg::passes {
@@ -24,6 +25,32 @@ void scale_weight(std::vector<double>& w, const Tensor* wt, bool transpose, int6
       double* p = &w[(a * d1 + b) * inner];
       for (int64_t k = 0; k < inner; ++k) p[k] *= f;
     }
+}
+
+// float32 weights, the common case, are scaled in float straight into the new tensor: no double
+// copy of what can be the largest tensors of the model (one rounding, like the double path).
+Tensor* scaled_float_weight(Model& m, const Tensor* wt, bool transpose, int64_t group, const std::vector<double>& s) {
+  std::vector<int64_t> dims(wt->dims.begin(), wt->dims.end());
+  Tensor* out = make_tensor(m, kFloat, dims.data(), dims.size(), nullptr, 0);
+  size_t n = static_cast<size_t>(wt->numel());
+  float* dst = static_cast<float*>(m.arena.allocate(n * sizeof(float) + 1, 64));
+  const uint8_t* src = wt->data.data;  // possibly unaligned
+  int64_t d0 = wt->dims[0], d1 = wt->dims[1];
+  int64_t inner = 1;
+  for (uint32_t i = 2; i < wt->dims.size; ++i) inner *= wt->dims[i];
+  for (int64_t a = 0; a < d0; ++a)
+    for (int64_t b = 0; b < d1; ++b) {
+      int64_t oc = transpose ? (a / (d0 / group)) * d1 + b : a;
+      float f = static_cast<float>(s[oc]);
+      size_t at = static_cast<size_t>((a * d1 + b) * inner);
+      for (int64_t k = 0; k < inner; ++k) {
+        float v;
+        std::memcpy(&v, src + 4 * (at + k), 4);
+        dst[at + k] = v * f;
+      }
+    }
+  out->data = Bytes{reinterpret_cast<const uint8_t*>(dst), n * sizeof(float)};
+  return out;
 }
 
 }  // namespace
@@ -55,8 +82,8 @@ void run_fuse_conv_batchnorm(PassContext& ctx) {
       if (group <= 0) return;
       int64_t cout = transpose ? wt->dims[1] * group : wt->dims[0];
       if (transpose && wt->dims[0] % group) return;
+      if (!dense(wt, dtype_size(wt->data_type))) return;
       std::vector<double> w, b, scale, beta, mean, var;
-      if (!read_doubles(wt, w)) return;
       const Tensor* params[4];
       std::vector<double>* dst[4] = {&scale, &beta, &mean, &var};
       for (int k = 0; k < 4; ++k) {
@@ -74,14 +101,24 @@ void run_fuse_conv_batchnorm(PassContext& ctx) {
         s[c] = scale[c] / std::sqrt(var[c] + eps);
         b[c] = (b[c] - mean[c]) * s[c] + beta[c];
       }
-      scale_weight(w, wt, transpose, group, s);
-      std::vector<int64_t> wdims(wt->dims.begin(), wt->dims.end());
-      std::string base = std::string(m.str(conv->inputs[1]->name));
-      Value* nw = add_initializer(g, base + "_bn", tensor_from_doubles(m, wt->data_type, wdims, w));
+      Tensor* fused;
+      if (wt->data_type == kFloat) {
+        fused = scaled_float_weight(m, wt, transpose, group, s);
+      } else {
+        if (!read_doubles(wt, w)) return;
+        scale_weight(w, wt, transpose, group, s);
+        std::vector<int64_t> wdims(wt->dims.begin(), wt->dims.end());
+        fused = tensor_from_doubles(m, wt->data_type, wdims, w);
+      }
+      Value* old_weight = conv->inputs[1];
+      std::string base = std::string(m.str(old_weight->name));
+      Value* nw = add_initializer(g, base + "_bn", fused);
       Value* nb = add_initializer(g, base + "_bn_bias", tensor_from_doubles(m, wt->data_type, {cout}, b));
       if (conv->inputs.size < 3) resize_inputs(conv, 3);
       set_input(conv, 1, nw);
       set_input(conv, 2, nb);
+      // The old weight is dead unless shared: let its pages of the mapped file go (peak RSS).
+      if (old_weight->uses.size == 0 && !old_weight->is_graph_output()) release_loaded_bytes(m, wt->data);
       // The Conv now writes the BN's output value, so its readers and name are unchanged.
       Value* out = bn->outputs[0];
       drop(ctx, bn);

@@ -46,14 +46,12 @@ bool is_float_type(int32_t dtype) {
   return dtype == kFloat || dtype == kDouble || dtype == kFloat16 || dtype == kBfloat16;
 }
 
-namespace {
-// The element bytes of t when they are present and dense.
+// External data is resolved to a view at load time, so every storage kind qualifies.
 bool dense(const Tensor* t, size_t elem) {
-  if (!t || t->storage == Tensor::kExternal || elem == 0) return false;
+  if (!t || elem == 0) return false;
   int64_t n = t->numel();
   return n >= 0 && t->data.size == static_cast<size_t>(n) * elem;
 }
-}  // namespace
 
 bool read_doubles(const Tensor* t, std::vector<double>& out) {
   if (!t || !dense(t, dtype_size(t->data_type))) return false;

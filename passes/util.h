@@ -27,7 +27,9 @@ const Tensor* const_tensor(const Model& m, const Value* v);
 // Whole tensor as doubles / int64 (false when the type is not supported or data is missing).
 bool read_doubles(const Tensor* t, std::vector<double>& out);
 bool read_ints(const Tensor* t, std::vector<int64_t>& out);
-bool is_float_type(int32_t dtype);  // float, double, float16, bfloat16
+bool is_float_type(int32_t dtype);
+// True when t's element bytes (elem bytes each) are all present, densely.
+bool dense(const Tensor* t, size_t elem);  // float, double, float16, bfloat16
 // A new tensor of `dtype` (float types) holding `values`.
 Tensor* tensor_from_doubles(Model& m, int32_t dtype, const std::vector<int64_t>& dims,
                             const std::vector<double>& values);

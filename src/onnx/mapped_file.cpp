@@ -41,6 +41,19 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
   return f;
 }
 
+void release_loaded_bytes(const Model& m, Bytes b) {
+  if (!b.data || b.size == 0) return;
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  for (const auto& backing : m.backings) {
+    const auto* file = dynamic_cast<const MappedFile*>(backing.get());
+    if (!file || !file->contains(b)) continue;
+    uintptr_t begin = (reinterpret_cast<uintptr_t>(b.data) + page - 1) & ~(page - 1);
+    uintptr_t end = (reinterpret_cast<uintptr_t>(b.data) + b.size) & ~(page - 1);
+    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+    return;
+  }
+}
+
 MappedFile::~MappedFile() {
   if (data_) munmap(const_cast<uint8_t*>(data_), size_);
 }

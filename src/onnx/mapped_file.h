@@ -17,6 +17,7 @@ class MappedFile : public Backing {
   ~MappedFile() override;
 
   const uint8_t* data() const { return data_; }
+  bool contains(Bytes b) const { return data_ && b.data >= data_ && b.data + b.size <= data_ + size_; }
   size_t size() const { return size_; }
   Bytes bytes() const { return Bytes{data_, size_}; }
 
@@ -25,6 +26,12 @@ class MappedFile : public Backing {
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
 };
+
+// Tells the kernel that the whole pages of `b` inside a mapped model file are not needed any
+// more, so they leave the process's resident set. Always safe: the mapping is read-only and
+// file-backed, so a later read faults the same bytes back in. Bytes outside mapped files (the
+// caller's buffer, the arena) are left alone.
+void release_loaded_bytes(const Model& m, Bytes b);
 
 // A caller's buffer copied once, for callers that cannot keep theirs alive.
 class OwnedBuffer : public Backing {
