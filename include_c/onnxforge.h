@@ -132,6 +132,11 @@ enum { OFG_INPUT = 0, OFG_OUTPUT = 1 };
 /* Element types use the ONNX TensorProto.DataType numbers (1 float32, 7 int64, ...). */
 OFG_API const char* ofg_elem_type_name(int32_t elem_type);
 
+/* Kinds of value a graph input or output can be (ONNX TypeProto tensor_type, sequence_type,
+ * optional_type). Sequences hold tensors; an optional holds a tensor or a sequence, or nothing.
+ * See ofg_value below. */
+enum { OFG_VALUE_TENSOR = 1, OFG_VALUE_SEQUENCE = 2, OFG_VALUE_OPTIONAL = 3 };
+
 /* Description of a graph input or output. The caller sets struct_size = sizeof(ofg_value_desc);
  * fields added in later versions are appended and filled only when struct_size covers them. */
 typedef struct ofg_value_desc {
@@ -139,6 +144,9 @@ typedef struct ofg_value_desc {
   const char* name;
   int32_t elem_type; /* 0 when not a tensor or not declared */
   int32_t rank;      /* -1 when the shape is unknown */
+  /* Appended in 0.1: the declared kind, OFG_VALUE_TENSOR / _SEQUENCE / _OPTIONAL; 0 when the type
+   * is not declared or is another kind (map, sparse tensor). */
+  int32_t kind;
 } ofg_value_desc;
 
 /* Graph inputs that have an initializer (default values of IR < 4 models) are counted too. */
@@ -259,7 +267,8 @@ OFG_API ofg_status ofg_tensor_save_pb(const ofg_tensor* tensor, const char* name
  * that have an initializer keep it as default when not given. On success *outputs is a new array
  * of *n_outputs tensors in graph-output order (each named after its output), released with
  * ofg_tensors_free(*outputs, *n_outputs). Unsupported ops fail with OFG_ERR_UNSUPPORTED naming op,
- * domain and opset; outputs that are sequences or optionals fail with OFG_ERR_UNSUPPORTED.
+ * domain and opset; outputs that are sequences or optionals fail with OFG_ERR_UNSUPPORTED
+ * (ofg_run_values returns them).
  * Options: NULL (none are read yet). The model is not modified but is not thread-safe. */
 OFG_API ofg_status ofg_run(ofg_model* model, const ofg_options* options, size_t n_inputs,
                            const char* const* names, const ofg_tensor* const* inputs, size_t* n_outputs,
@@ -282,7 +291,8 @@ typedef struct ofg_diff {
 OFG_API ofg_status ofg_tensor_compare(const ofg_tensor* actual, const ofg_tensor* expected, double atol, double rtol,
                                       ofg_diff* out);
 
-/* The result of ofg_verify. Strings it returns are valid until ofg_report_free. */
+/* The result of ofg_verify (and of ofg_value_compare). Strings it returns are valid until
+ * ofg_report_free. */
 typedef struct ofg_report ofg_report;
 /* Runs `reference` and `candidate` on the same seeded random inputs and compares every output of
  * the reference with the candidate's output of the same name. Returns OFG_OK whenever both could be
@@ -302,6 +312,76 @@ OFG_API void ofg_report_free(ofg_report* report);
 OFG_API ofg_status ofg_report_passed(const ofg_report* report, int32_t* passed);
 OFG_API ofg_status ofg_report_output_count(const ofg_report* report, size_t* count);
 OFG_API ofg_status ofg_report_output(const ofg_report* report, size_t index, ofg_diff* out);
+
+
+/* ------------------------------------------------------------------ values: tensors, sequences, optionals */
+/* A graph input or output that is a sequence or an optional cannot travel as an ofg_tensor; an
+ * ofg_value carries any of the three kinds (OFG_VALUE_TENSOR, OFG_VALUE_SEQUENCE,
+ * OFG_VALUE_OPTIONAL). A sequence holds tensors of one element type; an optional holds a tensor
+ * value, a sequence value, or nothing. Values own copies of their tensors, are immutable once
+ * made and may be shared between threads for reading. Handles an accessor returns are borrowed:
+ * valid until the value they came from is freed, and never freed by the caller. */
+typedef struct ofg_value ofg_value;
+
+/* A tensor value holding a copy of `tensor` (its name is kept). */
+OFG_API ofg_status ofg_value_from_tensor(const ofg_tensor* tensor, ofg_value** out);
+/* A sequence of copies of `count` tensors, each of element type `elem_type`, which also types the
+ * sequence when it is empty. `elements` may be NULL only when count is 0. */
+OFG_API ofg_status ofg_value_create_sequence(int32_t elem_type, const ofg_tensor* const* elements, size_t count,
+                                             ofg_value** out);
+/* An optional holding a copy of `element` (a tensor or sequence value; an optional of an optional
+ * is OFG_ERR_UNSUPPORTED), or an empty optional when `element` is NULL. */
+OFG_API ofg_status ofg_value_create_optional(const ofg_value* element, ofg_value** out);
+OFG_API void ofg_value_free(ofg_value* value);
+/* Frees `count` values and the array of an ofg_run_values result (either may be NULL). */
+OFG_API void ofg_values_free(ofg_value** values, size_t count);
+/* OFG_VALUE_TENSOR / _SEQUENCE / _OPTIONAL; 0 for NULL. */
+OFG_API int32_t ofg_value_kind(const ofg_value* value);
+/* The value's name (from a .pb file, or the graph output it came from; "" when none or NULL);
+ * valid until the value is freed. */
+OFG_API const char* ofg_value_name(const ofg_value* value);
+
+/* Accessors. Asking a value for a kind it is not gives OFG_ERR_INVALID_ARGUMENT. */
+/* The tensor of a tensor value. */
+OFG_API ofg_status ofg_value_tensor(const ofg_value* value, const ofg_tensor** out);
+/* Number of tensors in a sequence. */
+OFG_API ofg_status ofg_value_sequence_length(const ofg_value* value, size_t* out);
+/* Element type of a sequence (known also when it is empty; 0 when nothing says). */
+OFG_API ofg_status ofg_value_sequence_elem_type(const ofg_value* value, int32_t* out);
+/* Tensor `index` of a sequence (an index >= the length is OFG_ERR_INVALID_ARGUMENT). */
+OFG_API ofg_status ofg_value_sequence_at(const ofg_value* value, size_t index, const ofg_tensor** out);
+/* *out = 1 when an optional holds a value, else 0. */
+OFG_API ofg_status ofg_value_optional_has_value(const ofg_value* value, int32_t* out);
+/* The value an optional holds (a tensor or sequence value); OFG_ERR_INVALID_ARGUMENT when empty. */
+OFG_API ofg_status ofg_value_optional_element(const ofg_value* value, const ofg_value** out);
+
+/* Parses a .pb file of the backend tests for graph input (io_kind OFG_INPUT) or output
+ * (OFG_OUTPUT) `index` of `model`. The bytes carry no type tag: they are read as a TensorProto,
+ * SequenceProto or OptionalProto according to that input's or output's declared type (a tensor
+ * when the type is not declared). Sequences of sequences or maps, and maps, give
+ * OFG_ERR_UNSUPPORTED. The bytes are copied; the model is only read. */
+OFG_API ofg_status ofg_value_load_pb(const ofg_model* model, int32_t io_kind, size_t index, const void* data,
+                                     size_t size, ofg_value** out);
+
+/* ofg_run for values of every kind: inputs[i] is bound to the graph input named names[i] (graph
+ * inputs with an initializer keep it as default when not given; optional inputs not given are
+ * empty). On success *outputs is a new array of *n_outputs values in graph-output order, each
+ * named after its output, released with ofg_values_free(*outputs, *n_outputs). An output declared
+ * optional comes back as an optional value (empty or not); other outputs come back as what they
+ * are. Options: NULL (none are read yet). The model is not modified but is not thread-safe. */
+OFG_API ofg_status ofg_run_values(ofg_model* model, const ofg_options* options, size_t n_inputs,
+                                  const char* const* names, const ofg_value* const* inputs, size_t* n_outputs,
+                                  ofg_value*** outputs);
+
+/* Compares `actual` with `expected` into a new report (released with ofg_report_free) with one
+ * ofg_diff per tensor compared, as ofg_tensor_compare would: a tensor gives one entry; sequences of
+ * equal length one per element, named "NAME[i]"; optionals are compared by presence, then by the
+ * values they hold. A difference of kind, sequence length, presence or element type gives one
+ * entry whose `problem` says so; two empty sequences or two empty optionals give one passing entry
+ * with 0 elements. Entries are named after `actual` ("" when unnamed). ofg_report_passed tells
+ * whether every entry passed. */
+OFG_API ofg_status ofg_value_compare(const ofg_value* actual, const ofg_value* expected, double atol, double rtol,
+                                     ofg_report** out);
 
 #ifdef __cplusplus
 }

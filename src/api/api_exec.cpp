@@ -11,28 +11,10 @@
 #include "onnx/serialize.h"
 #include "verify/verify.h"
 
-struct ofg_tensor {
-  ofg::exec::RTensor t;  // always an owned, dense copy
-  std::string name;
-};
-
-struct ofg_report {
-  ofg::verify::Report report;
-};
-
 using namespace ofg;
 using namespace ofg::api;
 
 namespace {
-
-ofg_tensor* wrap(const exec::RTensor& t, const std::string& name) {
-  auto* h = new ofg_tensor();
-  h->t = t.hold ? t : t.clone();
-  // Views of model weights must not outlive the model: always own the bytes.
-  if (!t.hold) h->t = t.clone();
-  h->name = name;
-  return h;
-}
 
 void put_varint(std::string& out, uint64_t v) {
   while (v >= 0x80) {
@@ -68,6 +50,41 @@ void fill_diff(const verify::OutputDiff& d, ofg_diff* out) {
 }  // namespace
 
 namespace ofg::api {
+
+ofg_tensor* wrap_tensor(const exec::RTensor& t, const std::string& name) {
+  auto* h = new ofg_tensor();
+  // Views of model weights must not outlive the model: always own the bytes.
+  h->t = t.hold ? t : t.clone();
+  h->name = name;
+  return h;
+}
+
+exec::RTensor parse_tensor_pb(const void* data, size_t size, std::string* name) {
+  // The TensorProto is parsed by the model loader (one bounds-checked parser for untrusted
+  // bytes): it is wrapped as the only initializer of an otherwise empty model.
+  // A placeholder name goes first: the loader needs named initializers, and a name in the
+  // file's own bytes comes later and wins (protobuf: the last value of a field counts).
+  std::string tensor("\x42\x01_", 3);  // TensorProto.name = "_"
+  if (size) tensor.append(static_cast<const char*>(data), size);
+  std::string graph, model;
+  graph.push_back(static_cast<char>((5 << 3) | 2));  // GraphProto.initializer
+  put_varint(graph, tensor.size());
+  graph += tensor;
+  model.push_back(static_cast<char>((7 << 3) | 2));  // ModelProto.graph
+  put_varint(model, graph.size());
+  model += graph;
+  LoadOptions lo;
+  lo.copy_buffer = true;
+  std::unique_ptr<Model> m = load_model_memory(model.data(), model.size(), lo);
+  if (m->graph->initializers.size != 1) fail(Status::kParse, "not a TensorProto");
+  Value* v = m->graph->initializers[0];
+  exec::RTensor t = exec::from_ir(*v->initializer).clone();
+  if (name) {
+    *name = std::string(m->str(v->initializer->name));
+    if (*name == "_") name->clear();
+  }
+  return t;
+}
 
 verify::Options verify_options(const ofg_options* options, const char* caller) {
     verify::Options o;
@@ -135,30 +152,9 @@ ofg_status ofg_tensor_load_pb(const void* data, size_t size, ofg_tensor** out) {
   return api_call([&] {
     require(out, "ofg_tensor_load_pb", "out");
     if (size) require(data, "ofg_tensor_load_pb", "data");
-    // The TensorProto is parsed by the model loader (one bounds-checked parser for untrusted
-    // bytes): it is wrapped as the only initializer of an otherwise empty model.
-    // A placeholder name goes first: the loader needs named initializers, and a name in the
-    // file's own bytes comes later and wins (protobuf: the last value of a field counts).
-    std::string tensor("\x42\x01_", 3);  // TensorProto.name = "_"
-    tensor.append(static_cast<const char*>(data), size);
-    std::string graph, model;
-    graph.push_back(static_cast<char>((5 << 3) | 2));  // GraphProto.initializer
-    put_varint(graph, tensor.size());
-    graph += tensor;
-    model.push_back(static_cast<char>((7 << 3) | 2));  // ModelProto.graph
-    put_varint(model, graph.size());
-    model += graph;
-    LoadOptions lo;
-    lo.copy_buffer = true;
-    std::unique_ptr<Model> m = load_model_memory(model.data(), model.size(), lo);
-    if (m->graph->initializers.size != 1) fail(Status::kParse, "ofg_tensor_load_pb: not a TensorProto");
-    Value* v = m->graph->initializers[0];
-    exec::RTensor t = exec::from_ir(*v->initializer).clone();
-    auto* h = new ofg_tensor();
-    h->t = std::move(t);
-    h->name = std::string(m->str(v->initializer->name));
-    if (h->name == "_") h->name.clear();
-    *out = h;
+    auto h = std::make_unique<ofg_tensor>();
+    h->t = parse_tensor_pb(data, size, &h->name);
+    *out = h.release();
   });
 }
 
@@ -219,7 +215,7 @@ ofg_status ofg_run(ofg_model* model, const ofg_options* options, size_t n_inputs
         std::string name(model->model->str(g->outputs[i].value->name));
         if (outs[i].kind != exec::RValue::kTensor)
           fail(Status::kUnsupported, "ofg_run: output '" + name + "' is a sequence or optional; only tensors are returned");
-        made.push_back(wrap(outs[i].t, name));
+        made.push_back(wrap_tensor(outs[i].t, name));
       }
     } catch (...) {
       for (auto* t : made) delete t;

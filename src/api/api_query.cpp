@@ -1,5 +1,6 @@
 // Read-only questions about a loaded model.
 #include <algorithm>
+#include <cstddef>
 #include <map>
 
 #include "api/guard.h"
@@ -97,6 +98,14 @@ ofg_status ofg_model_io(const ofg_model* model, int32_t kind, size_t index, ofg_
     out->name = model->model->strings.c_str(vi.value->name);
     out->elem_type = (t && t->is_tensor()) ? t->elem_type : 0;
     out->rank = (t && t->is_tensor()) ? t->rank() : -1;
+    // Appended field: callers built against the first version have no room for it.
+    if (out->struct_size >= offsetof(ofg_value_desc, kind) + sizeof(int32_t)) {
+      int32_t k = 0;
+      if (t && t->kind == Type::kTensor) k = OFG_VALUE_TENSOR;
+      else if (t && t->kind == Type::kSequence) k = OFG_VALUE_SEQUENCE;
+      else if (t && t->kind == Type::kOptional) k = OFG_VALUE_OPTIONAL;
+      out->kind = k;
+    }
   });
 }
 

@@ -8,6 +8,7 @@
 #include "exec/interp.h"
 #include "ir/ir.h"
 #include "onnxforge.h"
+#include "verify/verify.h"
 
 struct ofg_options {
   std::map<std::string, std::string> values;
@@ -31,3 +32,21 @@ struct ofg_model {
   };
   std::vector<HistogramEntry> histogram;
 };
+
+struct ofg_tensor {
+  ofg::exec::RTensor t;  // always an owned, dense copy
+  std::string name;
+};
+
+struct ofg_report {
+  ofg::verify::Report report;
+};
+
+namespace ofg::api {
+
+// A new handle owning a copy of `t` (views of model weights must not outlive the model).
+ofg_tensor* wrap_tensor(const exec::RTensor& t, const std::string& name);
+// Parses one serialized TensorProto with the model loader's parser; *name receives its name.
+exec::RTensor parse_tensor_pb(const void* data, size_t size, std::string* name);
+
+}  // namespace ofg::api

@@ -26,6 +26,72 @@ static int checks = 0;
     CHECK(strstr(ofg_last_error(), param) != NULL);                   \
   } while (0)
 
+/* A tiny protobuf writer, enough to build a model with sequence and optional inputs and the
+ * SequenceProto / OptionalProto files of such a model without any generated code. */
+typedef struct pbuf {
+  unsigned char d[1024];
+  size_t n;
+} pbuf;
+
+static void pb_varint(pbuf* b, uint64_t v) {
+  while (v >= 0x80) {
+    b->d[b->n++] = (unsigned char)((v & 0x7F) | 0x80);
+    v >>= 7;
+  }
+  b->d[b->n++] = (unsigned char)v;
+}
+static void pb_int(pbuf* b, unsigned field, uint64_t v) {
+  pb_varint(b, (uint64_t)field << 3);
+  pb_varint(b, v);
+}
+static void pb_bytes(pbuf* b, unsigned field, const void* data, size_t size) {
+  pb_varint(b, ((uint64_t)field << 3) | 2);
+  pb_varint(b, size);
+  memcpy(b->d + b->n, data, size);
+  b->n += size;
+}
+static void pb_str(pbuf* b, unsigned field, const char* s) { pb_bytes(b, field, s, strlen(s)); }
+static void pb_msg(pbuf* b, unsigned field, const pbuf* m) { pb_bytes(b, field, m->d, m->n); }
+
+/* TypeProto of a float tensor wrapped in sequence_type (field 4) or optional_type (field 9). */
+static void wrapped_float_type(pbuf* out, unsigned wrapper_field) {
+  pbuf tensor = {{0}, 0}, tensor_type = {{0}, 0}, wrapper = {{0}, 0};
+  pb_int(&tensor, 1, 1);                /* TypeProto.Tensor.elem_type = FLOAT */
+  pb_msg(&tensor_type, 1, &tensor);     /* TypeProto.tensor_type */
+  pb_msg(&wrapper, 1, &tensor_type);    /* Sequence / Optional .elem_type */
+  out->n = 0;
+  pb_msg(out, wrapper_field, &wrapper);
+}
+
+/* Model: s_out = Identity(s) on a sequence of float tensors, o_out = Identity(o) on an optional
+ * float tensor (opset 18). */
+static void seq_opt_model(pbuf* model) {
+  pbuf seq_t, opt_t, graph = {{0}, 0}, part, info, opset = {{0}, 0};
+  const char* io[4][2] = {{"s", "s_out"}, {"o", "o_out"}};
+  wrapped_float_type(&seq_t, 4);
+  wrapped_float_type(&opt_t, 9);
+  for (int i = 0; i < 2; ++i) {
+    part.n = 0;
+    pb_str(&part, 1, io[i][0]); /* NodeProto.input */
+    pb_str(&part, 2, io[i][1]); /* NodeProto.output */
+    pb_str(&part, 4, "Identity");
+    pb_msg(&graph, 1, &part);   /* GraphProto.node */
+  }
+  pb_str(&graph, 2, "g");
+  for (int field = 11; field <= 12; ++field) /* GraphProto.input, then .output */
+    for (int i = 0; i < 2; ++i) {
+      info.n = 0;
+      pb_str(&info, 1, io[i][field - 11]);
+      pb_msg(&info, 2, i == 0 ? &seq_t : &opt_t);
+      pb_msg(&graph, (unsigned)field, &info);
+    }
+  model->n = 0;
+  pb_int(model, 1, 8);          /* ir_version */
+  pb_int(&opset, 2, 18);        /* OperatorSetIdProto.version */
+  pb_msg(model, 8, &opset);     /* opset_import */
+  pb_msg(model, 7, &graph);     /* graph */
+}
+
 int main(int argc, char** argv) {
   const char* dir = argc > 1 ? argv[1] : ".";
   char path[4096];
@@ -215,6 +281,173 @@ int main(int argc, char** argv) {
     ofg_tensors_free(outs, n_out);
     ofg_tensor_free(in);
     ofg_tensor_free(t);
+  }
+
+  /* values: sequences and optionals */
+  {
+    pbuf mbytes;
+    seq_opt_model(&mbytes);
+    ofg_model* sm = NULL;
+    CHECK(ofg_load_from_memory(mbytes.d, mbytes.n, NULL, &sm) == OFG_OK);
+    ofg_value_desc vd;
+    memset(&vd, 0, sizeof vd);
+    vd.struct_size = sizeof vd;
+    CHECK(ofg_model_io(sm, OFG_INPUT, 0, &vd) == OFG_OK && vd.kind == OFG_VALUE_SEQUENCE && vd.elem_type == 0);
+    CHECK(ofg_model_io(sm, OFG_OUTPUT, 1, &vd) == OFG_OK && vd.kind == OFG_VALUE_OPTIONAL);
+    CHECK(ofg_model_io(model, OFG_INPUT, 0, &vd) == OFG_OK && vd.kind == OFG_VALUE_TENSOR);
+
+    float a[3] = {1, 2, 3}, b[2] = {4, 5};
+    int64_t da = 3, db = 2;
+    ofg_tensor *ta = NULL, *tb = NULL;
+    CHECK(ofg_tensor_create(1, &da, 1, a, sizeof a, &ta) == OFG_OK);
+    CHECK(ofg_tensor_create(1, &db, 1, b, sizeof b, &tb) == OFG_OK);
+
+    /* construction and accessors */
+    ofg_value* untouched_v = (ofg_value*)0x1;
+    ofg_value *tv = NULL, *sv = NULL, *ov = NULL, *empty = NULL;
+    CHECK_NULL_ARG(ofg_value_from_tensor(NULL, &tv), "tensor");
+    CHECK_NULL_ARG(ofg_value_from_tensor(ta, NULL), "out");
+    CHECK(ofg_value_from_tensor(ta, &tv) == OFG_OK && ofg_value_kind(tv) == OFG_VALUE_TENSOR);
+    const ofg_tensor* part_t = NULL;
+    CHECK_NULL_ARG(ofg_value_tensor(NULL, &part_t), "value");
+    CHECK_NULL_ARG(ofg_value_tensor(tv, NULL), "out");
+    CHECK(ofg_value_tensor(tv, &part_t) == OFG_OK && part_t != ta && ofg_tensor_nbytes(part_t) == sizeof a);
+    const ofg_tensor* elems[2] = {ta, tb};
+    CHECK_NULL_ARG(ofg_value_create_sequence(1, NULL, 2, &sv), "elements");
+    CHECK_NULL_ARG(ofg_value_create_sequence(1, elems, 2, NULL), "out");
+    CHECK(ofg_value_create_sequence(7, elems, 2, &untouched_v) == OFG_ERR_INVALID_ARGUMENT);
+    CHECK(untouched_v == (ofg_value*)0x1);
+    CHECK(ofg_value_create_sequence(1, elems, 2, &sv) == OFG_OK && ofg_value_kind(sv) == OFG_VALUE_SEQUENCE);
+    size_t len = 0;
+    int32_t et = 0, has = -1;
+    CHECK_NULL_ARG(ofg_value_sequence_length(NULL, &len), "value");
+    CHECK_NULL_ARG(ofg_value_sequence_length(sv, NULL), "out");
+    CHECK(ofg_value_sequence_length(tv, &len) == OFG_ERR_INVALID_ARGUMENT);
+    CHECK(ofg_value_sequence_length(sv, &len) == OFG_OK && len == 2);
+    CHECK_NULL_ARG(ofg_value_sequence_elem_type(NULL, &et), "value");
+    CHECK_NULL_ARG(ofg_value_sequence_elem_type(sv, NULL), "out");
+    CHECK(ofg_value_sequence_elem_type(sv, &et) == OFG_OK && et == 1);
+    CHECK_NULL_ARG(ofg_value_sequence_at(NULL, 0, &part_t), "value");
+    CHECK_NULL_ARG(ofg_value_sequence_at(sv, 0, NULL), "out");
+    part_t = NULL;
+    CHECK(ofg_value_sequence_at(sv, 2, &part_t) == OFG_ERR_INVALID_ARGUMENT && part_t == NULL);
+    CHECK(ofg_value_sequence_at(sv, 1, &part_t) == OFG_OK && ((const float*)ofg_tensor_data(part_t))[1] == 5.0f);
+    CHECK_NULL_ARG(ofg_value_create_optional(sv, NULL), "out");
+    CHECK(ofg_value_create_optional(tv, &ov) == OFG_OK && ofg_value_kind(ov) == OFG_VALUE_OPTIONAL);
+    CHECK(ofg_value_create_optional(ov, &untouched_v) == OFG_ERR_UNSUPPORTED && untouched_v == (ofg_value*)0x1);
+    CHECK(ofg_value_create_optional(NULL, &empty) == OFG_OK);
+    CHECK_NULL_ARG(ofg_value_optional_has_value(NULL, &has), "value");
+    CHECK_NULL_ARG(ofg_value_optional_has_value(ov, NULL), "out");
+    CHECK(ofg_value_optional_has_value(ov, &has) == OFG_OK && has == 1);
+    CHECK(ofg_value_optional_has_value(empty, &has) == OFG_OK && has == 0);
+    const ofg_value* inner = NULL;
+    CHECK_NULL_ARG(ofg_value_optional_element(NULL, &inner), "value");
+    CHECK_NULL_ARG(ofg_value_optional_element(ov, NULL), "out");
+    CHECK(ofg_value_optional_element(empty, &inner) == OFG_ERR_INVALID_ARGUMENT && inner == NULL);
+    CHECK(ofg_value_optional_element(ov, &inner) == OFG_OK && ofg_value_kind(inner) == OFG_VALUE_TENSOR);
+    CHECK(ofg_value_kind(NULL) == 0 && strcmp(ofg_value_name(NULL), "") == 0 && ofg_value_name(sv) != NULL);
+
+    /* .pb files: a SequenceProto of both tensors and an OptionalProto of the first */
+    void *pa = NULL, *pbb = NULL;
+    size_t na = 0, nb = 0;
+    CHECK(ofg_tensor_save_pb(ta, NULL, &pa, &na) == OFG_OK && ofg_tensor_save_pb(tb, NULL, &pbb, &nb) == OFG_OK);
+    pbuf seq_pb = {{0}, 0}, opt_pb = {{0}, 0};
+    pb_str(&seq_pb, 1, "s");           /* SequenceProto.name */
+    pb_int(&seq_pb, 2, 1);             /* elem_type = TENSOR */
+    pb_bytes(&seq_pb, 3, pa, na);      /* tensor_values */
+    pb_bytes(&seq_pb, 3, pbb, nb);
+    pb_int(&opt_pb, 2, 1);             /* OptionalProto.elem_type = TENSOR */
+    pb_bytes(&opt_pb, 3, pa, na);      /* tensor_value */
+    ofg_buffer_free(pa);
+    ofg_buffer_free(pbb);
+    ofg_value *ls = NULL, *lo = NULL, *le = NULL;
+    CHECK_NULL_ARG(ofg_value_load_pb(NULL, OFG_INPUT, 0, seq_pb.d, seq_pb.n, &ls), "model");
+    CHECK_NULL_ARG(ofg_value_load_pb(sm, OFG_INPUT, 0, NULL, seq_pb.n, &ls), "data");
+    CHECK_NULL_ARG(ofg_value_load_pb(sm, OFG_INPUT, 0, seq_pb.d, seq_pb.n, NULL), "out");
+    CHECK(ofg_value_load_pb(sm, 5, 0, seq_pb.d, seq_pb.n, &untouched_v) == OFG_ERR_INVALID_ARGUMENT);
+    CHECK(ofg_value_load_pb(sm, OFG_INPUT, 9, seq_pb.d, seq_pb.n, &untouched_v) == OFG_ERR_INVALID_ARGUMENT);
+    CHECK(ofg_value_load_pb(sm, OFG_INPUT, 0, seq_pb.d, seq_pb.n - 1, &untouched_v) == OFG_ERR_PARSE);
+    CHECK(untouched_v == (ofg_value*)0x1);
+    CHECK(ofg_value_load_pb(sm, OFG_INPUT, 0, seq_pb.d, seq_pb.n, &ls) == OFG_OK);
+    CHECK(ofg_value_kind(ls) == OFG_VALUE_SEQUENCE && strcmp(ofg_value_name(ls), "s") == 0);
+    CHECK(ofg_value_sequence_length(ls, &len) == OFG_OK && len == 2);
+    CHECK(ofg_value_load_pb(sm, OFG_INPUT, 1, opt_pb.d, opt_pb.n, &lo) == OFG_OK);
+    CHECK(ofg_value_optional_has_value(lo, &has) == OFG_OK && has == 1);
+    CHECK(ofg_value_load_pb(sm, OFG_OUTPUT, 1, NULL, 0, &le) == OFG_OK); /* no field: empty optional */
+    CHECK(ofg_value_optional_has_value(le, &has) == OFG_OK && has == 0);
+
+    /* run and compare */
+    const char* vnames[2] = {"s", "o"};
+    const ofg_value* vin[2] = {ls, lo};
+    size_t vn = 0;
+    ofg_value** vout = NULL;
+    CHECK_NULL_ARG(ofg_run_values(NULL, NULL, 2, vnames, vin, &vn, &vout), "model");
+    CHECK_NULL_ARG(ofg_run_values(sm, NULL, 2, NULL, vin, &vn, &vout), "names");
+    CHECK_NULL_ARG(ofg_run_values(sm, NULL, 2, vnames, NULL, &vn, &vout), "inputs");
+    CHECK_NULL_ARG(ofg_run_values(sm, NULL, 2, vnames, vin, NULL, &vout), "n_outputs");
+    CHECK_NULL_ARG(ofg_run_values(sm, NULL, 2, vnames, vin, &vn, NULL), "outputs");
+    CHECK(vout == NULL);
+    CHECK(ofg_run_values(sm, NULL, 2, vnames, vin, &vn, &vout) == OFG_OK && vn == 2);
+    CHECK(strcmp(ofg_value_name(vout[0]), "s_out") == 0 && ofg_value_kind(vout[1]) == OFG_VALUE_OPTIONAL);
+    ofg_report* cr = NULL;
+    int32_t passed = 0;
+    size_t entries_n = 0;
+    ofg_diff d;
+    memset(&d, 0, sizeof d);
+    d.struct_size = sizeof d;
+    CHECK_NULL_ARG(ofg_value_compare(NULL, ls, 1e-5, 1e-3, &cr), "actual");
+    CHECK_NULL_ARG(ofg_value_compare(vout[0], NULL, 1e-5, 1e-3, &cr), "expected");
+    CHECK_NULL_ARG(ofg_value_compare(vout[0], ls, 1e-5, 1e-3, NULL), "out");
+    CHECK(ofg_value_compare(vout[0], ls, 1e-5, 1e-3, &cr) == OFG_OK);
+    CHECK(ofg_report_passed(cr, &passed) == OFG_OK && passed == 1);
+    CHECK(ofg_report_output_count(cr, &entries_n) == OFG_OK && entries_n == 2);
+    CHECK(ofg_report_output(cr, 1, &d) == OFG_OK && strcmp(d.name, "s_out[1]") == 0 && d.elements == 2);
+    ofg_report_free(cr);
+    cr = NULL;
+    CHECK(ofg_value_compare(vout[1], le, 1e-5, 1e-3, &cr) == OFG_OK);
+    CHECK(ofg_report_passed(cr, &passed) == OFG_OK && passed == 0);
+    CHECK(ofg_report_output(cr, 0, &d) == OFG_OK && d.problem != NULL && !d.passed);
+    ofg_report_free(cr);
+    cr = NULL;
+    /* the empty optional given explicitly comes back empty */
+    vin[1] = le;
+    ofg_values_free(vout, vn);
+    vout = NULL;
+    CHECK(ofg_run_values(sm, NULL, 2, vnames, vin, &vn, &vout) == OFG_OK);
+    CHECK(ofg_value_optional_has_value(vout[1], &has) == OFG_OK && has == 0);
+    CHECK(ofg_value_compare(vout[1], le, 1e-5, 1e-3, &cr) == OFG_OK);
+    CHECK(ofg_report_passed(cr, &passed) == OFG_OK && passed == 1);
+    ofg_report_free(cr);
+    /* a tensor-only model runs through values too */
+    float image[3 * 16 * 16];
+    int64_t idims[4] = {1, 3, 16, 16};
+    memset(image, 0, sizeof image);
+    ofg_tensor* img = NULL;
+    ofg_value* img_v = NULL;
+    CHECK(ofg_tensor_create(1, idims, 4, image, sizeof image, &img) == OFG_OK && ofg_value_from_tensor(img, &img_v) == OFG_OK);
+    const char* iname[1] = {"image"};
+    const ofg_value* iv[1] = {img_v};
+    ofg_value** dout = NULL;
+    size_t dn = 0;
+    CHECK(ofg_run_values(model, NULL, 1, iname, iv, &dn, &dout) == OFG_OK && dn == 1);
+    CHECK(ofg_value_kind(dout[0]) == OFG_VALUE_TENSOR && strcmp(ofg_value_name(dout[0]), "logits") == 0);
+    ofg_values_free(dout, dn);
+    ofg_value_free(img_v);
+    ofg_tensor_free(img);
+
+    ofg_values_free(vout, vn);
+    ofg_values_free(NULL, 3);
+    ofg_value_free(NULL);
+    ofg_value_free(ls);
+    ofg_value_free(lo);
+    ofg_value_free(le);
+    ofg_value_free(tv);
+    ofg_value_free(sv);
+    ofg_value_free(ov);
+    ofg_value_free(empty);
+    ofg_tensor_free(ta);
+    ofg_tensor_free(tb);
+    ofg_model_free(sm);
   }
 
   /* passes, optimization and verification */

@@ -253,6 +253,42 @@ void op_split_to_seq(OpCtx& c) {
   c.out[0] = seq_of(parts, x.dtype);
 }
 
+// SequenceMap: the body runs once per element of the first sequence; other sequence inputs give
+// their element of the same position, tensor inputs are passed whole every time.
+void op_seq_map(OpCtx& c) {
+  const size_t n = seq_in(c, 0).seq.size();
+  for (size_t i = 1; i < c.n_in(); ++i)
+    if (c.in[i] && c.in[i]->kind == RValue::kSequence && c.in[i]->seq.size() != n)
+      c.error("sequence input " + std::to_string(i) + " has " + std::to_string(c.in[i]->seq.size()) +
+              " elements, the first has " + std::to_string(n));
+  Graph* body = c.attr_g("body");
+  std::vector<std::vector<RTensor>> outs(c.n_out());
+  for (size_t k = 0; k < n; ++k) {
+    std::vector<RValue> args;
+    for (size_t i = 0; i < c.n_in(); ++i) {
+      if (!c.in[i]) args.emplace_back();
+      else if (c.in[i]->kind == RValue::kSequence) args.push_back(RValue::tensor(c.in[i]->seq[k]));
+      else args.push_back(*c.in[i]);
+    }
+    std::vector<RValue> res = c.interp.run_graph(body, args, c.frame);
+    for (size_t j = 0; j < outs.size() && j < res.size(); ++j) {
+      if (res[j].kind != RValue::kTensor) c.error("the body output " + std::to_string(j) + " is not a tensor");
+      outs[j].push_back(res[j].t);
+    }
+  }
+  for (size_t j = 0; j < outs.size(); ++j) {
+    // An empty result still needs its element type: the body output declares it.
+    int32_t dt = kFloat;
+    if (!outs[j].empty()) dt = outs[j][0].dtype;
+    else if (j < body->outputs.size) {
+      const ValueInfo& vi = body->outputs[j];
+      const Type* t = vi.type ? vi.type : vi.value->type;
+      if (t && t->kind == Type::kTensor && t->has_elem_type) dt = t->elem_type;
+    }
+    c.out[j] = seq_of(std::move(outs[j]), dt);
+  }
+}
+
 void op_optional(OpCtx& c) {
   if (c.has(0)) c.out[0] = *c.in[0];
   else c.out[0].kind = RValue::kOptionalNone;
@@ -281,6 +317,7 @@ void register_control_ops(Registry& r) {
   r.add("SequenceLength", op_seq_length, 1, 1 << 30, false);
   r.add("ConcatFromSequence", op_concat_from_seq, 1, 1 << 30, false);
   r.add("SplitToSequence", op_split_to_seq, 1, 1 << 30, false);
+  r.add("SequenceMap", op_seq_map, 17, 1 << 30, false);
   r.add("Optional", op_optional, 1, 1 << 30, false);
   r.add("OptionalHasElement", op_optional_has, 1, 1 << 30, false);
   r.add("OptionalGetElement", op_optional_get, 1, 1 << 30, false);

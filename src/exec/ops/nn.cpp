@@ -127,8 +127,11 @@ void op_conv_transpose(OpCtx& c) {
     if (!os.empty()) {
       int64_t target = os[os.size() - r + i];
       int64_t total = full - target;
-      if (ap == "SAME_UPPER") { pb[i] = total / 2; pe[i] = total - pb[i]; }
-      else { pe[i] = total / 2; pb[i] = total - pe[i]; }
+      // The spec's total/2 is a floor division: when output_shape is larger than the full
+      // result (total < 0) the extra rows go after it, not before.
+      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      if (ap == "SAME_UPPER") { pb[i] = half; pe[i] = total - pb[i]; }
+      else { pe[i] = half; pb[i] = total - pe[i]; }
       outsz[i] = target;
     } else if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
       int64_t target = in[i] * s[i];
@@ -179,6 +182,10 @@ void op_conv_transpose(OpCtx& c) {
 }
 
 void pool(OpCtx& c, bool is_max) {
+  // Computed in float32 (exact for the 8-bit integer types MaxPool takes); the result goes back
+  // to the input's element type.
+  const int32_t in_dtype = c.t(0).dtype;
+  auto finish = [&](RTensor y) { return in_dtype == kFloat ? y : cast_tensor(y, in_dtype); };
   RTensor x = as_float(c.t(0));
   size_t r = x.rank() - 2;
   std::vector<int64_t> k = c.attr_ints("kernel_shape");
@@ -209,20 +216,24 @@ void pool(OpCtx& c, bool is_max) {
     p.dil_h = d[0]; p.dil_w = d[1]; p.H_out = out[2]; p.W_out = out[3]; p.count_include_pad = include_pad;
     if (is_max) kernels::max_pool2d(p, x.data<float>(), y.data<float>());
     else kernels::avg_pool2d(p, x.data<float>(), y.data<float>());
-    c.set(0, y);
+    c.set(0, finish(y));
     return;
   }
   // Generic N-D path (1-D, 3-D, indices output, dilated average).
   Shape osp(out.begin() + 2, out.end());
   int64_t NC = x.shape[0] * x.shape[1], in_sp = shape_numel(in), out_sp = shape_numel(osp), k_sp = shape_numel(Shape(k.begin(), k.end()));
   std::vector<int64_t> ist = strides_of(in), ost = strides_of(osp), kst = strides_of(Shape(k.begin(), k.end()));
+  // storage_order 1 numbers the indices column-major (first spatial axis fastest).
+  std::vector<int64_t> idx_st = ist;
+  if (c.attr_i("storage_order", 0) == 1)
+    for (size_t i = 0, acc = 1; i < r; ++i) { idx_st[i] = static_cast<int64_t>(acc); acc *= static_cast<size_t>(in[i]); }
   RTensor idx = RTensor::alloc(kInt64, out);
   for (int64_t nc = 0; nc < NC; ++nc)
     for (int64_t op = 0; op < out_sp; ++op) {
       double best = -std::numeric_limits<double>::infinity(), sum = 0;
       int64_t best_i = 0, cnt = 0, cnt_pad = 0;
       for (int64_t kp = 0; kp < k_sp; ++kp) {
-        int64_t off = 0;
+        int64_t off = 0, idx_off = 0;
         bool inside = true, in_pad_extent = true;
         for (size_t i = 0; i < r; ++i) {
           int64_t o = (op / ost[i]) % osp[i], kv = (kp / kst[i]) % k[i];
@@ -230,20 +241,21 @@ void pool(OpCtx& c, bool is_max) {
           if (iv < 0 || iv >= in[i]) inside = false;
           if (iv < -pb[i] || iv >= in[i] + pe[i]) in_pad_extent = false;
           off += iv * ist[i];
+          idx_off += iv * idx_st[i];
         }
         if (in_pad_extent) ++cnt_pad;
         if (!inside) continue;
         float v = x.data<float>()[nc * in_sp + off];
         ++cnt;
         sum += v;
-        if (v > best) { best = v; best_i = off; }
+        if (v > best) { best = v; best_i = idx_off; }
       }
       float res = is_max ? static_cast<float>(best) : static_cast<float>(sum / std::max<int64_t>(1, include_pad ? cnt_pad : cnt));
       y.data<float>()[nc * out_sp + op] = res;
       // Indices are flattened over N, C and spatial axes (row-major), as ONNX defines them.
       idx.data<int64_t>()[nc * out_sp + op] = nc * in_sp + best_i;
     }
-  c.set(0, y);
+  c.set(0, finish(y));
   if (want_idx) c.set(1, idx);
 }
 void op_maxpool(OpCtx& c) { pool(c, true); }
