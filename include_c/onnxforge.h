@@ -362,6 +362,10 @@ OFG_API ofg_status ofg_value_optional_element(const ofg_value* value, const ofg_
  * OFG_ERR_UNSUPPORTED. The bytes are copied; the model is only read. */
 OFG_API ofg_status ofg_value_load_pb(const ofg_model* model, int32_t io_kind, size_t index, const void* data,
                                      size_t size, ofg_value** out);
+/* Serializes a value into a new buffer released with ofg_buffer_free: a tensor as a TensorProto,
+ * a sequence as a SequenceProto, an optional as an OptionalProto (the counterpart of
+ * ofg_value_load_pb), named `name` (may be NULL for no name). */
+OFG_API ofg_status ofg_value_save_pb(const ofg_value* value, const char* name, void** data, size_t* size);
 
 /* ofg_run for values of every kind: inputs[i] is bound to the graph input named names[i] (graph
  * inputs with an initializer keep it as default when not given; optional inputs not given are

@@ -203,6 +203,87 @@ bool run_set_values(ofg_model* m, const std::string& dir, const std::string& set
   return ok;
 }
 
+// Prints what a value is: "float32 [2,3]", "sequence of 2 [float32 [3], ...]", "optional (empty)".
+std::string describe(const ofg_value* v) {
+  auto tensor = [](const ofg_tensor* t) {
+    std::string s = std::string(ofg_elem_type_name(ofg_tensor_elem_type(t))) + " [";
+    for (size_t k = 0; k < ofg_tensor_rank(t); ++k) s += (k ? "," : "") + std::to_string(ofg_tensor_dims(t)[k]);
+    return s + "]";
+  };
+  const ofg_tensor* t = nullptr;
+  if (ofg_value_tensor(v, &t) == OFG_OK) return tensor(t);
+  size_t n = 0;
+  if (ofg_value_sequence_length(v, &n) == OFG_OK) {
+    std::string s = "sequence of " + std::to_string(n) + " [";
+    for (size_t i = 0; i < n; ++i)
+      if (ofg_value_sequence_at(v, i, &t) == OFG_OK) s += (i ? ", " : "") + tensor(t);
+    return s + "]";
+  }
+  const ofg_value* inner = nullptr;
+  if (ofg_value_optional_element(v, &inner) == OFG_OK) return "optional of " + describe(inner);
+  return "optional (empty)";
+}
+
+// run MODEL --input NAME=FILE.pb for a model with sequence or optional inputs/outputs.
+int run_named_values(ofg_model* m, const std::vector<std::pair<std::string, std::string>>& named,
+                     const std::string& out_dir) {
+  std::vector<ofg_value*> inputs;
+  std::vector<const char*> names;
+  auto cleanup = [&] {
+    for (auto* v : inputs) ofg_value_free(v);
+  };
+  size_t n_in = 0;
+  ofg_model_io_count(m, OFG_INPUT, &n_in);
+  for (auto& kv : named) {
+    // The file is parsed per the declared type of the input of that name.
+    size_t index = n_in;
+    for (size_t k = 0; k < n_in; ++k) {
+      ofg_value_desc d{};
+      d.struct_size = sizeof d;
+      if (ofg_model_io(m, OFG_INPUT, k, &d) == OFG_OK && kv.first == d.name) index = k;
+    }
+    if (index == n_in) {
+      std::fprintf(stderr, "onnxforge: the model has no input named '%s'\n", kv.first.c_str());
+      cleanup();
+      return kUsage;
+    }
+    std::string bytes;
+    ofg_value* v = nullptr;
+    ofg_status s = read_file(kv.second, bytes) ? ofg_value_load_pb(m, OFG_INPUT, index, bytes.data(), bytes.size(), &v)
+                                               : OFG_ERR_IO;
+    if (s != OFG_OK) {
+      cleanup();
+      return report(kv.second.c_str(), s);
+    }
+    inputs.push_back(v);
+    names.push_back(kv.first.c_str());
+  }
+  size_t n_out = 0;
+  ofg_value** outs = nullptr;
+  ofg_status s = ofg_run_values(m, nullptr, inputs.size(), names.data(), inputs.data(), &n_out, &outs);
+  cleanup();
+  if (s != OFG_OK) return report("run", s);
+  int rc = kOk;
+  for (size_t i = 0; i < n_out; ++i) {
+    std::printf("%s: %s\n", ofg_value_name(outs[i]), describe(outs[i]).c_str());
+    if (out_dir.empty()) continue;
+    void* data = nullptr;
+    size_t size = 0;
+    if (ofg_value_save_pb(outs[i], ofg_value_name(outs[i]), &data, &size) != OFG_OK) continue;
+    std::string p = out_dir + "/output_" + std::to_string(i) + ".pb";
+    FILE* f = std::fopen(p.c_str(), "wb");
+    bool wrote = f && std::fwrite(data, 1, size, f) == size;
+    if (f) std::fclose(f);
+    ofg_buffer_free(data);
+    if (!wrote) {
+      std::fprintf(stderr, "onnxforge: cannot write %s\n", p.c_str());
+      rc = kUsage;
+    }
+  }
+  ofg_values_free(outs, n_out);
+  return rc;
+}
+
 int print(const std::string& what, const std::vector<Line>& lines, bool ok, bool json) {
   if (json) {
     std::printf("{\"model\":\"%s\",\"passed\":%s,\"outputs\":[", json_escape(what).c_str(), ok ? "true" : "false");
@@ -240,6 +321,8 @@ int usage() {
                "       onnxforge run MODEL.onnx --light [--rtol X] [--atol Y] [--json]\n"
                "       onnxforge run MODEL --input NAME=FILE.pb ... [--output-dir D]\n"
                "DIR holds model.onnx and test_data_set_N/{input_K,output_K}.pb (K-th graph input/output).\n"
+               "A .pb is read as a TensorProto, SequenceProto or OptionalProto per the declared type of its\n"
+               "input/output; sequences are compared element by element, optionals by presence then value.\n"
                "Defaults: --rtol 1e-3 --atol 1e-5. Exit 0 when every output matches, 1 otherwise.\n");
   return kUsage;
 }
@@ -286,6 +369,17 @@ int cmd_run(const Args& args) {
   ofg_model* m = nullptr;
   if (ofg_status s = ofg_load(model_path.c_str(), nullptr, &m)) return report("load", s);
 
+  // Tensors keep the tensor path; a sequence or optional anywhere needs values for the run.
+  bool values = false;
+  for (int32_t which : {OFG_INPUT, OFG_OUTPUT}) {
+    size_t n = 0;
+    ofg_model_io_count(m, which, &n);
+    for (size_t k = 0; k < n; ++k) {
+      int32_t kind = io_kind(m, which, k);
+      values |= kind == OFG_VALUE_SEQUENCE || kind == OFG_VALUE_OPTIONAL;
+    }
+  }
+
   std::vector<Line> lines;
   bool ok = true;
   int rc = kOk;
@@ -303,16 +397,6 @@ int cmd_run(const Args& args) {
       std::fprintf(stderr, "onnxforge: %s has no test_data_set_N folder\n", target.c_str());
       ofg_model_free(m);
       return kUsage;
-    }
-    // Tensors keep the tensor path; a sequence or optional anywhere needs values for the run.
-    bool values = false;
-    for (int32_t which : {OFG_INPUT, OFG_OUTPUT}) {
-      size_t n = 0;
-      ofg_model_io_count(m, which, &n);
-      for (size_t k = 0; k < n; ++k) {
-        int32_t kind = io_kind(m, which, k);
-        values |= kind == OFG_VALUE_SEQUENCE || kind == OFG_VALUE_OPTIONAL;
-      }
     }
     for (const std::string& set : sets) {
       if (values) {
@@ -394,6 +478,8 @@ int cmd_run(const Args& args) {
     free_all(inputs);
     free_all(expected);
     rc = print(target, lines, ok, json);
+  } else if (values) {
+    rc = run_named_values(m, named, out_dir);
   } else {
     std::vector<ofg_tensor*> inputs;
     std::vector<const char*> names;

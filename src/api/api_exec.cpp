@@ -86,6 +86,28 @@ exec::RTensor parse_tensor_pb(const void* data, size_t size, std::string* name) 
   return t;
 }
 
+std::string serialize_tensor_pb(const exec::RTensor& t, const char* name) {
+  std::string b;
+  if (!t.shape.empty()) {
+    std::string dims;
+    for (int64_t d : t.shape) put_varint(dims, static_cast<uint64_t>(d));
+    b.push_back(static_cast<char>((1 << 3) | 2));  // dims, packed
+    put_varint(b, dims.size());
+    b += dims;
+  }
+  b.push_back(static_cast<char>(2 << 3));  // data_type
+  put_varint(b, static_cast<uint64_t>(t.dtype));
+  if (name && *name) {
+    b.push_back(static_cast<char>((8 << 3) | 2));
+    put_varint(b, std::strlen(name));
+    b += name;
+  }
+  b.push_back(static_cast<char>((9 << 3) | 2));  // raw_data
+  put_varint(b, t.nbytes());
+  b.append(reinterpret_cast<const char*>(t.ptr), t.nbytes());
+  return b;
+}
+
 verify::Options verify_options(const ofg_options* options, const char* caller) {
     verify::Options o;
     o.samples = static_cast<uint32_t>(parse_double(options, "verify.samples", 1));
@@ -163,24 +185,7 @@ ofg_status ofg_tensor_save_pb(const ofg_tensor* tensor, const char* name, void**
     require(tensor, "ofg_tensor_save_pb", "tensor");
     require(data, "ofg_tensor_save_pb", "data");
     require(size, "ofg_tensor_save_pb", "size");
-    std::string b;
-    if (!tensor->t.shape.empty()) {
-      std::string dims;
-      for (int64_t d : tensor->t.shape) put_varint(dims, static_cast<uint64_t>(d));
-      b.push_back(static_cast<char>((1 << 3) | 2));  // dims, packed
-      put_varint(b, dims.size());
-      b += dims;
-    }
-    b.push_back(static_cast<char>(2 << 3));  // data_type
-    put_varint(b, static_cast<uint64_t>(tensor->t.dtype));
-    if (name && *name) {
-      b.push_back(static_cast<char>((8 << 3) | 2));
-      put_varint(b, std::strlen(name));
-      b += name;
-    }
-    b.push_back(static_cast<char>((9 << 3) | 2));  // raw_data
-    put_varint(b, tensor->t.nbytes());
-    b.append(reinterpret_cast<const char*>(tensor->t.ptr), tensor->t.nbytes());
+    std::string b = serialize_tensor_pb(tensor->t, name);
     void* p = std::malloc(b.size() ? b.size() : 1);
     if (!p) throw std::bad_alloc();
     std::memcpy(p, b.data(), b.size());

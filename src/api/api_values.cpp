@@ -1,5 +1,6 @@
 // C ABI of values that are not plain tensors: sequences and optionals as graph inputs and
 // outputs, their .pb files (SequenceProto, OptionalProto), ofg_run_values and ofg_value_compare.
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -218,6 +219,40 @@ std::unique_ptr<ofg_value> from_runtime(const exec::RValue& r, const Type* decla
   return v;
 }
 
+// ---------------------------------------------------------------- serialization
+
+void put_varint(std::string& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+void put_bytes(std::string& out, uint32_t field, const std::string& b) {
+  put_varint(out, (static_cast<uint64_t>(field) << 3) | wire::kLengthDelimited);
+  put_varint(out, b.size());
+  out += b;
+}
+void put_int(std::string& out, uint32_t field, uint64_t v) {
+  put_varint(out, static_cast<uint64_t>(field) << 3);
+  put_varint(out, v);
+}
+
+std::string serialize_value(const ofg_value& v, const char* name) {
+  if (v.kind == OFG_VALUE_TENSOR) return serialize_tensor_pb(v.tensor->t, name);
+  std::string b;
+  if (name && *name) put_bytes(b, kFieldName, name);
+  if (v.kind == OFG_VALUE_SEQUENCE) {
+    put_int(b, kFieldElemType, kProtoTensor);
+    for (auto& e : v.elements) put_bytes(b, kFieldTensor, serialize_tensor_pb(e->t, nullptr));
+  } else if (v.inner) {
+    bool seq = v.inner->kind == OFG_VALUE_SEQUENCE;
+    put_int(b, kFieldElemType, seq ? kProtoSequence : kProtoTensor);
+    put_bytes(b, seq ? kFieldSequence : kFieldTensor, serialize_value(*v.inner, nullptr));
+  }
+  return b;
+}
+
 // ---------------------------------------------------------------- comparison
 
 verify::OutputDiff problem_entry(const std::string& name, const std::string& problem) {
@@ -402,6 +437,20 @@ ofg_status ofg_value_load_pb(const ofg_model* model, int32_t io_kind, size_t ind
     static const uint8_t kNothing = 0;
     Bytes b{size ? static_cast<const uint8_t*>(data) : &kNothing, size};
     *out = parse_value(b, t, ctx).release();
+  });
+}
+
+ofg_status ofg_value_save_pb(const ofg_value* value, const char* name, void** data, size_t* size) {
+  return api_call([&] {
+    require(value, "ofg_value_save_pb", "value");
+    require(data, "ofg_value_save_pb", "data");
+    require(size, "ofg_value_save_pb", "size");
+    std::string b = serialize_value(*value, name);
+    void* p = std::malloc(b.size() ? b.size() : 1);
+    if (!p) throw std::bad_alloc();
+    std::memcpy(p, b.data(), b.size());
+    *data = p;
+    *size = b.size();
   });
 }
 

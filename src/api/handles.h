@@ -48,5 +48,7 @@ namespace ofg::api {
 ofg_tensor* wrap_tensor(const exec::RTensor& t, const std::string& name);
 // Parses one serialized TensorProto with the model loader's parser; *name receives its name.
 exec::RTensor parse_tensor_pb(const void* data, size_t size, std::string* name);
+// A TensorProto of `t` (dims, data_type, name when not empty, raw_data).
+std::string serialize_tensor_pb(const exec::RTensor& t, const char* name);
 
 }  // namespace ofg::api

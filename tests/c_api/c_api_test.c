@@ -376,6 +376,20 @@ int main(int argc, char** argv) {
     CHECK(ofg_value_load_pb(sm, OFG_OUTPUT, 1, NULL, 0, &le) == OFG_OK); /* no field: empty optional */
     CHECK(ofg_value_optional_has_value(le, &has) == OFG_OK && has == 0);
 
+    /* save and load back: the same sequence, the same optional */
+    void* saved = (void*)0x1;
+    size_t saved_n = 7;
+    CHECK_NULL_ARG(ofg_value_save_pb(NULL, "x", &saved, &saved_n), "value");
+    CHECK_NULL_ARG(ofg_value_save_pb(ls, "x", NULL, &saved_n), "data");
+    CHECK_NULL_ARG(ofg_value_save_pb(ls, "x", &saved, NULL), "size");
+    CHECK(saved == (void*)0x1 && saved_n == 7);
+    CHECK(ofg_value_save_pb(ls, "s", &saved, &saved_n) == OFG_OK);
+    CHECK(saved_n == seq_pb.n && memcmp(saved, seq_pb.d, saved_n) == 0);
+    ofg_buffer_free(saved);
+    CHECK(ofg_value_save_pb(lo, NULL, &saved, &saved_n) == OFG_OK);
+    CHECK(saved_n == opt_pb.n && memcmp(saved, opt_pb.d, saved_n) == 0);
+    ofg_buffer_free(saved);
+
     /* run and compare */
     const char* vnames[2] = {"s", "o"};
     const ofg_value* vin[2] = {ls, lo};
