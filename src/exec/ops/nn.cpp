@@ -376,7 +376,7 @@ void softmax_impl(OpCtx& c, bool log) {
     if (log) kernels::log_softmax(x.data<float>(), y.data<float>(), outer, len, inner);
     else kernels::softmax(x.data<float>(), y.data<float>(), outer, len, inner);
   }
-  c.set(0, y);
+  c.set(0, like_input(y, c.t(0).dtype));
 }
 void op_softmax(OpCtx& c) { softmax_impl(c, false); }
 void op_log_softmax(OpCtx& c) { softmax_impl(c, true); }
@@ -397,7 +397,7 @@ void op_hardmax(OpCtx& c) {
         if (x.data<float>()[(o * len + k) * inner + in] > x.data<float>()[(o * len + best) * inner + in]) best = k;
       if (len) y.data<float>()[(o * len + best) * inner + in] = 1.f;
     }
-  c.set(0, y);
+  c.set(0, like_input(y, c.t(0).dtype));
 }
 
 void op_layernorm(OpCtx& c) {

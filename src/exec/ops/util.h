@@ -78,6 +78,11 @@ inline RTensor make_i64(const std::vector<int64_t>& v, Shape shape) {
 }
 
 inline RTensor as_float(const RTensor& t) { return t.dtype == kFloat ? t : cast_tensor(t, kFloat); }
+// Ops that compute in float32 must still return the element type they were given: a float64
+// input gets a float64 output (float16/bfloat16 are converted back by the interpreter).
+inline RTensor like_input(const RTensor& y, int32_t input_dtype) {
+  return (input_dtype == kDouble && y.dtype == kFloat) ? cast_tensor(y, kDouble) : y;
+}
 
 // Strides of a dense row-major shape.
 inline std::vector<int64_t> strides_of(const Shape& s) {
