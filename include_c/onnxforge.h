@@ -85,6 +85,9 @@ OFG_API void ofg_options_free(ofg_options* options);
  *                             one data file beside the model (default 0: everything inline).
  *   "save.external_threshold" bytes, decimal (default 1024).
  *   "save.external_file"      file name of the data file (default: model file name + ".data").
+ *   "save.durable"            "0"|"1": fsync the written files before the rename, so the new
+ *                             model also survives a power loss (default 0: the rename alone
+ *                             already makes readers see either the old or the complete new file).
  *   "optimize.*"              see ofg_optimize.
  */
 OFG_API ofg_status ofg_options_set(ofg_options* options, const char* key, const char* value);
@@ -109,7 +112,8 @@ OFG_API ofg_status ofg_model_create_demo(ofg_model** out);
 
 /* Saves atomically: the bytes go to a temporary file in the same folder that replaces `utf8_path`
  * only when complete, so a failure leaves no partial file and the previous file intact (also when
- * `utf8_path` is the file the model was loaded from). Same model, same bytes. */
+ * `utf8_path` is the file the model was loaded from). Same model, same bytes. Weights still in the
+ * loaded file are copied file to file by the kernel (copy_file_range) where the system allows. */
 OFG_API ofg_status ofg_save(const ofg_model* model, const char* utf8_path, const ofg_options* options);
 /* Serializes into a new buffer (*data, *size), released with ofg_buffer_free. */
 OFG_API ofg_status ofg_save_to_memory(const ofg_model* model, const ofg_options* options, void** data,

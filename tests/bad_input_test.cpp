@@ -434,6 +434,52 @@ TEST(Save, OverItsOwnInputFile) {
   ofg_model_free(demo);
 }
 
+TEST(Save, DurableSaveGivesTheSameBytes) {
+  ofg_model* m = nullptr;
+  ASSERT_EQ(ofg_model_create_demo(&m), OFG_OK);
+  std::string dir = temp_dir();
+  ofg_options* o = nullptr;
+  ASSERT_EQ(ofg_options_create(&o), OFG_OK);
+  ASSERT_EQ(ofg_options_set(o, "save.durable", "1"), OFG_OK);
+  EXPECT_EQ(ofg_options_set(o, "save.durable", "2"), OFG_ERR_INVALID_ARGUMENT);
+  ASSERT_EQ(ofg_save(m, (dir + "/a.onnx").c_str(), o), OFG_OK);
+  ASSERT_EQ(ofg_save(m, (dir + "/b.onnx").c_str(), nullptr), OFG_OK);
+  EXPECT_EQ(read_file(dir + "/a.onnx"), read_file(dir + "/b.onnx"));
+  ofg_options_free(o);
+  ofg_model_free(m);
+}
+
+TEST(Save, LargeWeightsCopiedFromTheLoadedFileKeepTheBytes) {
+  // A model with a 1 MiB initializer: saving it again copies that range file to file.
+  ofg_model* demo = nullptr;
+  ASSERT_EQ(ofg_model_create_demo(&demo), OFG_OK);
+  ofg_model_free(demo);
+  pb::ModelProto mp = valid_model();
+  auto* big = mp.mutable_graph()->add_initializer();
+  big->set_name("big");
+  big->set_data_type(1);
+  big->add_dims(262144);
+  std::string bytes(262144 * 4, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 31 + 7);
+  big->set_raw_data(bytes);
+  std::string dir = temp_dir();
+  std::string serialized = mp.SerializeAsString();
+  write_file(dir + "/in.onnx", std::vector<uint8_t>(serialized.begin(), serialized.end()));
+  ofg_model* m = nullptr;
+  ASSERT_EQ(ofg_load((dir + "/in.onnx").c_str(), nullptr, &m), OFG_OK);
+  ASSERT_EQ(ofg_save(m, (dir + "/out.onnx").c_str(), nullptr), OFG_OK);
+  EXPECT_EQ(read_file(dir + "/out.onnx"), read_file(dir + "/in.onnx"));
+  ofg_options* o = nullptr;
+  ASSERT_EQ(ofg_options_create(&o), OFG_OK);
+  ASSERT_EQ(ofg_options_set(o, "save.external_data", "1"), OFG_OK);
+  ASSERT_EQ(ofg_save(m, (dir + "/ext.onnx").c_str(), o), OFG_OK);
+  std::vector<uint8_t> data = read_file(dir + "/ext.onnx.data");
+  ASSERT_EQ(data.size(), bytes.size());
+  EXPECT_EQ(0, std::memcmp(data.data(), bytes.data(), bytes.size()));
+  ofg_options_free(o);
+  ofg_model_free(m);
+}
+
 TEST(Save, IsDeterministic) {
   ofg_model* m = nullptr;
   ASSERT_EQ(ofg_model_create_demo(&m), OFG_OK);

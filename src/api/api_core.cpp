@@ -34,6 +34,7 @@ SaveOptions save_options(const ofg_options* o) {
   s.external_data = parse_flag(o, "save.external_data");
   s.external_threshold = std::strtoull(o->get("save.external_threshold", "1024").c_str(), nullptr, 10);
   s.external_file_name = o->get("save.external_file", "");
+  s.durable = parse_flag(o, "save.durable");
   return s;
 }
 
@@ -86,7 +87,7 @@ ofg_status ofg_options_set(ofg_options* options, const char* key, const char* va
     require(key, "ofg_options_set", "key");
     require(value, "ofg_options_set", "value");
     static const char* const known[] = {"load.copy_buffer", "load.external_data_dir", "save.external_data",
-                                        "save.external_threshold", "save.external_file",
+                                        "save.external_threshold", "save.external_file", "save.durable",
                                         // read by ofg_optimize / ofg_run_pass (src/api/api_passes.cpp)
                                         "optimize.passes", "optimize.skip", "optimize.input_shapes",
                                         "optimize.max_iterations", "optimize.check_each_pass",
@@ -98,7 +99,8 @@ ofg_status ofg_options_set(ofg_options* options, const char* key, const char* va
     for (const char* k : known) found |= std::strcmp(k, key) == 0;
     if (!found) fail(Status::kInvalidArgument, std::string("ofg_options_set: unknown option '") + key + "'");
     std::string v = value;
-    bool is_flag = std::strcmp(key, "load.copy_buffer") == 0 || std::strcmp(key, "save.external_data") == 0;
+    bool is_flag = std::strcmp(key, "load.copy_buffer") == 0 || std::strcmp(key, "save.external_data") == 0 ||
+                   std::strcmp(key, "save.durable") == 0;
     if (is_flag && v != "0" && v != "1")
       fail(Status::kInvalidArgument, std::string("ofg_options_set: '") + key + "' takes 0 or 1, got '" + v + "'");
     if (std::strcmp(key, "save.external_threshold") == 0 &&

@@ -37,7 +37,7 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
     }
     f->data_ = static_cast<const uint8_t*>(p);
   }
-  ::close(fd);
+  f->fd_ = fd;  // kept open: saving copies unchanged bytes from it in the kernel
   return f;
 }
 
@@ -54,7 +54,19 @@ void release_loaded_bytes(const Model& m, Bytes b) {
   }
 }
 
+bool find_file_source(const Model& m, Bytes b, int& fd, uint64_t& offset) {
+  for (const auto& backing : m.backings) {
+    const auto* file = dynamic_cast<const MappedFile*>(backing.get());
+    if (!file || !file->contains(b)) continue;
+    fd = file->fd();
+    offset = static_cast<uint64_t>(b.data - file->data());
+    return fd >= 0;
+  }
+  return false;
+}
+
 MappedFile::~MappedFile() {
+  if (fd_ >= 0) ::close(fd_);
   if (data_) munmap(const_cast<uint8_t*>(data_), size_);
 }
 

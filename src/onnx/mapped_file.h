@@ -17,6 +17,7 @@ class MappedFile : public Backing {
   ~MappedFile() override;
 
   const uint8_t* data() const { return data_; }
+  int fd() const { return fd_; }
   bool contains(Bytes b) const { return data_ && b.data >= data_ && b.data + b.size <= data_ + size_; }
   size_t size() const { return size_; }
   Bytes bytes() const { return Bytes{data_, size_}; }
@@ -25,6 +26,7 @@ class MappedFile : public Backing {
   MappedFile() = default;
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
+  int fd_ = -1;
 };
 
 // Tells the kernel that the whole pages of `b` inside a mapped model file are not needed any
@@ -32,6 +34,10 @@ class MappedFile : public Backing {
 // file-backed, so a later read faults the same bytes back in. Bytes outside mapped files (the
 // caller's buffer, the arena) are left alone.
 void release_loaded_bytes(const Model& m, Bytes b);
+
+// When `b` lies inside a mapped file of the model: that file's descriptor and the offset of `b`
+// in it (so a saver can copy the bytes in the kernel without touching the mapping).
+bool find_file_source(const Model& m, Bytes b, int& fd, uint64_t& offset);
 
 // A caller's buffer copied once, for callers that cannot keep theirs alive.
 class OwnedBuffer : public Backing {

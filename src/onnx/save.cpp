@@ -12,6 +12,7 @@
 
 #include "ir/error.h"
 #include "ofg_onnx.pb.h"
+#include "onnx/mapped_file.h"
 #include "onnx/serialize.h"
 #include "onnx/wire.h"
 
@@ -323,10 +324,21 @@ uint64_t measure(const Model& m, ExternalPlan* ext, std::vector<uint64_t>& sizes
   return counter->position();
 }
 
+// Bytes that still live in a mapped model file are copied from that file by the kernel.
+class ModelSources : public wire::SourceFinder {
+ public:
+  explicit ModelSources(const Model& m) : m_(m) {}
+  bool find(Bytes b, int& fd, uint64_t& offset) const override { return find_file_source(m_, b, fd, offset); }
+
+ private:
+  const Model& m_;
+};
+
 // Writes, with the lengths measured before, so nested messages are streamed.
 void write(const Model& m, ExternalPlan* ext, const std::vector<uint64_t>& sizes, wire::Sink& sink) {
   std::vector<uint64_t> cache = sizes;
-  auto writer = std::make_unique<Writer>(&sink, &cache);
+  ModelSources sources(m);
+  auto writer = std::make_unique<Writer>(&sink, &cache, &sources);
   Saver(m, *writer, ext).model();
   writer->flush();
 }
@@ -351,6 +363,22 @@ class FileSink : public wire::Sink {
       p += n;
       size -= static_cast<size_t>(n);
     }
+  }
+  void write_from_file(const void* data, size_t size, int fd, uint64_t offset) override {
+    loff_t in = static_cast<loff_t>(offset);
+    size_t done = 0;
+    while (done < size) {
+      ssize_t n = copy_file_range(fd, &in, fd_, nullptr, size - done, 0);
+      if (n > 0) {
+        done += static_cast<size_t>(n);
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno != EXDEV && errno != ENOSYS && errno != EINVAL && errno != EOPNOTSUPP)
+        fail(Status::kIo, "cannot write '" + path_ + "': " + std::strerror(errno));
+      break;  // not possible here (other file system, old kernel, end of file): write the rest
+    }
+    if (done < size) write(static_cast<const uint8_t*>(data) + done, size - done);
   }
 
  private:
@@ -392,8 +420,8 @@ class TempFile {
   }
   int fd() const { return fd_; }
   const std::string& path() const { return path_; }
-  void finish() {
-    if (fsync(fd_) != 0) fail(Status::kIo, "cannot flush '" + path_ + "': " + std::strerror(errno));
+  void finish(bool durable) {
+    if (durable && fsync(fd_) != 0) fail(Status::kIo, "cannot flush '" + path_ + "': " + std::strerror(errno));
     int fd = fd_;
     fd_ = -1;
     if (::close(fd) != 0) fail(Status::kIo, "cannot close '" + path_ + "': " + std::strerror(errno));
@@ -437,7 +465,7 @@ void save_model_file(const Model& m, const std::string& path, const SaveOptions&
   TempFile model_file(path);
   FileSink sink(model_file.fd(), model_file.path());
   serialize(m, sink, options.external_data ? &plan : nullptr);
-  model_file.finish();
+  model_file.finish(options.durable);
   if (options.external_data && !plan.order.empty()) {
     data_file = std::make_unique<TempFile>(folder_of(path) + plan.location);
     FileSink dsink(data_file->fd(), data_file->path());
@@ -446,10 +474,13 @@ void save_model_file(const Model& m, const std::string& path, const SaveOptions&
     for (const Tensor* t : plan.order) {
       uint64_t offset = plan.offsets[t];
       dsink.write(zeros, static_cast<size_t>(offset - at));
-      dsink.write(t->data.data, t->data.size);
+      int fd;
+      uint64_t source_offset;
+      if (find_file_source(m, t->data, fd, source_offset)) dsink.write_from_file(t->data.data, t->data.size, fd, source_offset);
+      else dsink.write(t->data.data, t->data.size);
       at = offset + t->data.size;
     }
-    data_file->finish();
+    data_file->finish(options.durable);
     data_file->commit();  // the data first: the model never points at a missing file
   }
   model_file.commit();

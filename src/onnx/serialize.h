@@ -27,10 +27,13 @@ struct SaveOptions {
   bool external_data = false;
   size_t external_threshold = 1024;
   std::string external_file_name;
+  // fsync the files before the rename, so the new file also survives a power loss. The rename
+  // alone already guarantees that readers see the old file or the complete new one.
+  bool durable = false;
 };
 
 // Writes atomically: a temporary file in the same folder is renamed over `path` only once
-// everything was written and flushed.
+// everything was written (and, with `durable`, flushed to the device).
 void save_model_file(const Model& m, const std::string& path, const SaveOptions& options);
 // A malloc'd buffer (so the C ABI can hand it out and free it with free()).
 class MallocBuffer {

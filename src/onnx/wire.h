@@ -116,12 +116,23 @@ class Sink {
  public:
   virtual ~Sink() = default;
   virtual void write(const void* data, size_t size) = 0;
+  // Writes `size` bytes that are also at `offset` of the open file `fd` (`data` is a mapping of
+  // them). A file sink copies them in the kernel without touching the mapping.
+  virtual void write_from_file(const void* data, size_t size, int fd, uint64_t offset) { write(data, size); }
+};
+
+// Finds the file holding bytes the writer is asked to write (see Sink::copy_from_file).
+class SourceFinder {
+ public:
+  virtual ~SourceFinder() = default;
+  virtual bool find(Bytes b, int& fd, uint64_t& offset) const = 0;
 };
 
 class Writer {
  public:
   // counting == true: only measures (fills the size cache); false: writes to `sink`.
-  Writer(Sink* sink, std::vector<uint64_t>* sizes) : sink_(sink), sizes_(sizes) {}
+  Writer(Sink* sink, std::vector<uint64_t>* sizes, const SourceFinder* sources = nullptr)
+      : sink_(sink), sizes_(sizes), sources_(sources) {}
 
   bool counting() const { return sink_ == nullptr; }
   uint64_t position() const { return pos_; }
@@ -131,7 +142,11 @@ class Writer {
     if (sink_ == nullptr || size == 0) return;
     if (size >= kDirect) {
       flush();
-      sink_->write(data, size);
+      int fd;
+      uint64_t offset;
+      Bytes b{static_cast<const uint8_t*>(data), size};
+      if (sources_ && sources_->find(b, fd, offset)) sink_->write_from_file(data, size, fd, offset);
+      else sink_->write(data, size);
       return;
     }
     if (used_ + size > kBuffer) flush();
@@ -193,6 +208,7 @@ class Writer {
   static constexpr size_t kDirect = 1 << 14;
   Sink* sink_;
   std::vector<uint64_t>* sizes_;
+  const SourceFinder* sources_;
   size_t cursor_ = 0;
   uint64_t pos_ = 0;
   size_t used_ = 0;
