@@ -268,30 +268,10 @@ std::vector<RValue> Interpreter::run(const std::vector<std::pair<std::string, RV
     }
     fail(Status::kInvalidArgument, "no value given for model input '" + std::string(m_.str(v->name)) + "'");
   }
-  // Inputs given by the caller override initializer defaults: bind after initializers.
-  Frame f;
-  for (Value* v : g->initializers) f.values[v] = RValue::tensor(initializer_value(*v->initializer));
-  for (uint32_t i = 0; i < g->inputs.size; ++i) f.values[g->inputs[i].value] = bound[i];
   live_bytes_ = 0;
   stats_ = RunStats{};
-  const Plan& p = plan_for(g);
-  for (size_t i = 0; i < p.order.size(); ++i) {
-    exec_node(p.order[i], f);
-    for (const Value* v : p.release_after[i]) {
-      auto it = f.values.find(v);
-      if (it == f.values.end()) continue;
-      live_bytes_ -= std::min(live_bytes_, value_bytes(it->second));
-      f.values.erase(it);
-      ++stats_.freed_values;
-    }
-  }
-  std::vector<RValue> out;
-  for (const ValueInfo& vi : g->outputs) {
-    const RValue* r = f.find(vi.value);
-    if (!r) fail(Status::kInvalidModel, "graph output '" + std::string(m_.str(vi.value->name)) + "' was not computed");
-    out.push_back(*r);
-  }
-  return out;
+  // run_graph binds the caller's inputs after the initializers, so they override defaults.
+  return run_graph(g, bound, nullptr);
 }
 
 }  // namespace ofg::exec
