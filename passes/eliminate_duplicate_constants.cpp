@@ -1,5 +1,11 @@
 // eliminate_duplicate_constants: initializers and Constant nodes with equal type, shape and bytes
-// are merged into the first one (hashed, then compared byte for byte). Exact, no size cap.
+// are merged into the first one (bucketed by a fingerprint, then compared byte for byte). Exact,
+// no size cap.
+//
+// Hashing every byte of every weight would read the whole model (a third of the pipeline's time
+// on a CNN). The bucket key is therefore a fingerprint of type, shape and a fixed sample of the
+// bytes, which equal constants always share; only when a second constant lands in a bucket are
+// full hashes computed (once per constant) and, where they agree, the bytes compared in full.
 #include <unordered_map>
 
 #include "kernels/kernels.h"
@@ -26,19 +32,43 @@ bool mergeable(const Tensor* t) {
          t->data.size == static_cast<size_t>(t->numel()) * dtype_size(t->data_type);
 }
 
+// Type, shape and, for large tensors, 8 windows of 64 bytes spread evenly over the data.
+uint64_t fingerprint(const Tensor* t) {
+  constexpr size_t kWindow = 64, kWindows = 8;
+  uint64_t h = (uint64_t(t->data_type) << 56) ^ (uint64_t(t->dims.size) << 48) ^ t->data.size;
+  for (uint32_t i = 0; i < t->dims.size; ++i) h = h * 0x100000001b3ull ^ uint64_t(t->dims[i]);
+  size_t n = t->data.size;
+  if (n <= kWindow * kWindows) return h ^ kernels::hash_bytes(t->data.data, n);
+  size_t step = (n - kWindow) / (kWindows - 1);
+  for (size_t w = 0; w < kWindows; ++w) h = h * 0x100000001b3ull ^ kernels::hash_bytes(t->data.data + w * step, kWindow);
+  return h;
+}
+
+struct Bucket {
+  std::vector<Entry> entries;
+  std::vector<uint64_t> full_hashes;  // filled for every entry once the bucket has two
+};
+
 }  // namespace
 
 void run_eliminate_duplicate_constants(PassContext& ctx) {
   Model& m = ctx.m;
   for (Graph* g : all_graphs(m)) {
-    std::unordered_map<uint64_t, std::vector<Entry>> seen;
+    std::unordered_map<uint64_t, Bucket> seen;
     // Returns the earlier equal constant, or records this one.
     auto earlier = [&](Value* v, const Tensor* t) -> Value* {
-      uint64_t h = kernels::hash_bytes(t->data.data, t->data.size) ^ (uint64_t(t->data_type) << 56) ^ t->dims.size;
-      std::vector<Entry>& bucket = seen[h];
-      for (const Entry& e : bucket)
-        if (same(e.t, t)) return e.v;
-      bucket.push_back({t, v});
+      Bucket& bucket = seen[fingerprint(t)];
+      if (!bucket.entries.empty()) {
+        while (bucket.full_hashes.size() < bucket.entries.size()) {
+          const Tensor* e = bucket.entries[bucket.full_hashes.size()].t;
+          bucket.full_hashes.push_back(kernels::hash_bytes(e->data.data, e->data.size));
+        }
+        uint64_t h = kernels::hash_bytes(t->data.data, t->data.size);
+        for (size_t i = 0; i < bucket.entries.size(); ++i)
+          if (bucket.full_hashes[i] == h && same(bucket.entries[i].t, t)) return bucket.entries[i].v;
+        bucket.full_hashes.push_back(h);
+      }
+      bucket.entries.push_back({t, v});
       return nullptr;
     };
     std::vector<Value*> inits(g->initializers.begin(), g->initializers.end());

@@ -5,6 +5,7 @@
 // never changed (they may be shared): new initializers are made. Float-rounding bounded.
 #include <cmath>
 
+#include "kernels/kernels.h"
 #include "onnx/mapped_file.h"
 #include "passes/util.h"
 
@@ -29,26 +30,27 @@ void scale_weight(std::vector<double>& w, const Tensor* wt, bool transpose, int6
 
 // float32 weights, the common case, are scaled in float straight into the new tensor: no double
 // copy of what can be the largest tensors of the model (one rounding, like the double path).
+// Each run of weights that share one output channel is copied (the loaded bytes may be
+// unaligned) and then scaled in place by the SIMD kernel while it is still in cache.
 Tensor* scaled_float_weight(Model& m, const Tensor* wt, bool transpose, int64_t group, const std::vector<double>& s) {
   std::vector<int64_t> dims(wt->dims.begin(), wt->dims.end());
   Tensor* out = make_tensor(m, kFloat, dims.data(), dims.size(), nullptr, 0);
   size_t n = static_cast<size_t>(wt->numel());
   float* dst = static_cast<float*>(m.arena.allocate(n * sizeof(float) + 1, 64));
-  const uint8_t* src = wt->data.data;  // possibly unaligned
+  const uint8_t* src = wt->data.data;
   int64_t d0 = wt->dims[0], d1 = wt->dims[1];
   int64_t inner = 1;
   for (uint32_t i = 2; i < wt->dims.size; ++i) inner *= wt->dims[i];
-  for (int64_t a = 0; a < d0; ++a)
-    for (int64_t b = 0; b < d1; ++b) {
-      int64_t oc = transpose ? (a / (d0 / group)) * d1 + b : a;
-      float f = static_cast<float>(s[oc]);
-      size_t at = static_cast<size_t>((a * d1 + b) * inner);
-      for (int64_t k = 0; k < inner; ++k) {
-        float v;
-        std::memcpy(&v, src + 4 * (at + k), 4);
-        dst[at + k] = v * f;
-      }
-    }
+  // Conv: all of W[oc] is one channel. ConvTranspose: W[a][b] is channel (a / (d0/g)) * d1 + b.
+  size_t run = static_cast<size_t>(transpose ? inner : d1 * inner);
+  size_t runs = run ? n / run : 0;
+  for (size_t r = 0; r < runs; ++r) {
+    int64_t oc = transpose ? (static_cast<int64_t>(r) / d1 / (d0 / group)) * d1 + static_cast<int64_t>(r) % d1
+                           : static_cast<int64_t>(r);
+    float* at = dst + r * run;
+    std::memcpy(at, src + r * run * sizeof(float), run * sizeof(float));
+    kernels::active_table().binary_vs(kernels::BinaryOp::Mul, at, static_cast<float>(s[oc]), at, run);
+  }
   out->data = Bytes{reinterpret_cast<const uint8_t*>(dst), n * sizeof(float)};
   return out;
 }

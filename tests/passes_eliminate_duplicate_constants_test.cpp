@@ -39,3 +39,30 @@ TEST(PassDuplicateConstants, DifferentTypeOrGraphOutputIsKept) {
   EXPECT_EQ(run_checked(*m, "eliminate_duplicate_constants").changes, 0);
   EXPECT_EQ(m->graph->initializers.size, 3u);
 }
+
+// Large constants are bucketed by a sample of their bytes: a difference outside the sampled
+// windows must still keep them apart, and equal ones must still merge.
+TEST(PassDuplicateConstants, LargeTensorsDifferingOutsideTheSampleAreKept) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  const int64_t n = 100003;  // odd size: the windows do not fall on round offsets
+  std::vector<float> base(n);
+  for (int64_t i = 0; i < n; ++i) base[i] = static_cast<float>(i % 97) * 0.5f;
+  std::vector<float> other = base;
+  other[n / 2 + 1000] += 1.0f;  // between two sampled windows
+  Value* x = b.input("x", kFloat, {n});
+  Value* a = b.initializer("a", kFloat, {n}, base.data(), base.size() * 4);
+  Value* diff = b.initializer("diff", kFloat, {n}, other.data(), other.size() * 4);
+  Value* a2 = b.initializer("a2", kFloat, {n}, base.data(), base.size() * 4);
+  Value* diff2 = b.initializer("diff2", kFloat, {n}, other.data(), other.size() * 4);
+  Value* y = b.op("Add", {x, a});
+  y = b.op("Add", {y, diff});
+  y = b.op("Add", {y, a2});
+  Value* last = b.op("Add", {y, diff2});
+  b.output(last);
+  passes::PassStats s = run_checked(*m, "eliminate_duplicate_constants");
+  EXPECT_EQ(s.changes, 2);
+  EXPECT_EQ(m->graph->initializers.size, 2u);
+  EXPECT_EQ(y->producer->inputs[1], a);
+  EXPECT_EQ(last->producer->inputs[1], diff);
+}

@@ -87,6 +87,25 @@ TEST(PassConvBn, ConvTransposeScalesItsOutputChannels) {
   EXPECT_NEAR(nw[1], s_of(1), 1e-5);
 }
 
+// Grouped ConvTranspose: weight [Cin=4, Cout/g=1, 1, 3] with group 2 gives Cout = 2, and input
+// channels 0-1 feed output channel 0, channels 2-3 output channel 1.
+TEST(PassConvBn, GroupedConvTransposeScalesByItsGroupsChannel) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, 4, 3, 3});
+  std::vector<float> wv(12);
+  for (int i = 0; i < 12; ++i) wv[i] = static_cast<float>(i + 1);
+  Value* w = b.initializer("w", {4, 1, 1, 3}, wv);
+  Value* y = b.op("ConvTranspose", {x, w}, {b.i("group", 2)});
+  Value* out = bn_node(b, y, bn_params(b, "bn"))->outputs[0];
+  b.output(out);
+  EXPECT_EQ(run_checked(*m, "fuse_conv_batchnorm").changes, 1);
+  std::vector<float> nw = floats_of(out->producer->inputs[1]->initializer);
+  ASSERT_EQ(nw.size(), 12u);
+  for (int a = 0; a < 4; ++a)
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(nw[a * 3 + k], wv[a * 3 + k] * s_of(a / 2), 1e-5) << a << "," << k;
+}
+
 TEST(PassConvBn, NoFusionWhenConvOutputSharedOrBnStatsUsed) {
   auto m = new_model(13);
   GraphBuilder b(*m);
