@@ -3,10 +3,12 @@
 //   s = scale / sqrt(var + eps);  W'[oc] = W[oc] * s[oc];  b' = (b - mean) * s + B
 // computed in double and stored in the weight's own float type. The original weight and bias are
 // never changed (they may be shared): new initializers are made. Float-rounding bounded.
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/kernels.h"
 #include "onnx/mapped_file.h"
+#include "passes/parallel.h"
 #include "passes/util.h"
 
 namespace ofg::passes {
@@ -30,35 +32,85 @@ void scale_weight(std::vector<double>& w, const Tensor* wt, bool transpose, int6
 
 // float32 weights, the common case, are scaled in float straight into the new tensor: no double
 // copy of what can be the largest tensors of the model (one rounding, like the double path).
-// Each run of weights that share one output channel is copied (the loaded bytes may be
-// unaligned) and then scaled in place by the SIMD kernel while it is still in cache.
-Tensor* scaled_float_weight(Model& m, const Tensor* wt, bool transpose, int64_t group, const std::vector<double>& s) {
+// The new tensor is made during the graph walk; its bytes are filled afterwards, all weights
+// together on several threads (filling fresh memory is bound by page faults).
+struct ScaleJob {
+  const uint8_t* src;  // the old weight, possibly unaligned
+  float* dst;
+  size_t run;          // consecutive weights that share one output channel
+  size_t runs;
+  int64_t d1, per_group;  // ConvTranspose: W[a][b] is channel (a / per_group) * d1 + b
+  bool transpose;
+  std::vector<float> scale;
+  Bytes dead_source;  // the old weight's loaded bytes when nothing else reads them
+};
+
+// Fills runs [r0, r1) of a job: each run is copied, then scaled in place while still in cache.
+void fill_runs(const ScaleJob& j, size_t r0, size_t r1) {
+  for (size_t r = r0; r < r1; ++r) {
+    int64_t ri = static_cast<int64_t>(r);
+    int64_t oc = j.transpose ? (ri / j.d1 / j.per_group) * j.d1 + ri % j.d1 : ri;
+    float* at = j.dst + r * j.run;
+    std::memcpy(at, j.src + r * j.run * sizeof(float), j.run * sizeof(float));
+    kernels::active_table().binary_vs(kernels::BinaryOp::Mul, at, j.scale[oc], at, j.run);
+  }
+}
+
+Tensor* scaled_float_weight(Model& m, const Tensor* wt, bool transpose, int64_t group, const std::vector<double>& s,
+                            std::vector<ScaleJob>& jobs) {
   std::vector<int64_t> dims(wt->dims.begin(), wt->dims.end());
   Tensor* out = make_tensor(m, kFloat, dims.data(), dims.size(), nullptr, 0);
   size_t n = static_cast<size_t>(wt->numel());
   float* dst = static_cast<float*>(m.arena.allocate(n * sizeof(float) + 1, 64));
-  const uint8_t* src = wt->data.data;
   int64_t d0 = wt->dims[0], d1 = wt->dims[1];
   int64_t inner = 1;
   for (uint32_t i = 2; i < wt->dims.size; ++i) inner *= wt->dims[i];
-  // Conv: all of W[oc] is one channel. ConvTranspose: W[a][b] is channel (a / (d0/g)) * d1 + b.
-  size_t run = static_cast<size_t>(transpose ? inner : d1 * inner);
-  size_t runs = run ? n / run : 0;
-  for (size_t r = 0; r < runs; ++r) {
-    int64_t oc = transpose ? (static_cast<int64_t>(r) / d1 / (d0 / group)) * d1 + static_cast<int64_t>(r) % d1
-                           : static_cast<int64_t>(r);
-    float* at = dst + r * run;
-    std::memcpy(at, src + r * run * sizeof(float), run * sizeof(float));
-    kernels::active_table().binary_vs(kernels::BinaryOp::Mul, at, static_cast<float>(s[oc]), at, run);
-  }
+  ScaleJob j;
+  j.src = wt->data.data;
+  j.dst = dst;
+  j.run = static_cast<size_t>(transpose ? inner : d1 * inner);  // Conv: all of W[oc] is one channel
+  j.runs = j.run ? n / j.run : 0;
+  j.d1 = d1;
+  j.per_group = d0 / group;
+  j.transpose = transpose;
+  j.scale.assign(s.begin(), s.end());
+  jobs.push_back(std::move(j));
   out->data = Bytes{reinterpret_cast<const uint8_t*>(dst), n * sizeof(float)};
   return out;
+}
+
+// Fills every pending job, in pieces of about 256 KiB spread over the pass's threads, about
+// 4 MiB at a time (or one weight): the pages of old weights nothing reads any more are let go after each batch,
+// so old and new weights are not all in memory at once (peak RSS).
+void fill_all(const PassContext& ctx, std::vector<ScaleJob>& jobs) {
+  struct Piece {
+    const ScaleJob* job;
+    size_t r0, r1;
+  };
+  constexpr size_t kPiece = size_t(256) << 10, kBatch = size_t(4) << 20;
+  size_t first = 0;
+  while (first < jobs.size()) {
+    std::vector<Piece> pieces;
+    size_t bytes = 0, end = first;
+    for (; end < jobs.size() && (end == first || bytes < kBatch); ++end) {
+      const ScaleJob& j = jobs[end];
+      size_t per_piece = std::max<size_t>(1, kPiece / (j.run * sizeof(float) + 1));
+      for (size_t r = 0; r < j.runs; r += per_piece) pieces.push_back({&j, r, std::min(j.runs, r + per_piece)});
+      bytes += j.runs * j.run * sizeof(float);
+    }
+    unsigned threads = pieces.size() > 4 ? pass_threads(ctx) : 1;  // small tensors: no thread start-up
+    parallel_for(pieces.size(), threads, [&](size_t i) { fill_runs(*pieces[i].job, pieces[i].r0, pieces[i].r1); });
+    for (size_t k = first; k < end; ++k) release_loaded_bytes(ctx.m, jobs[k].dead_source);
+    first = end;
+  }
+  jobs.clear();
 }
 
 }  // namespace
 
 void run_fuse_conv_batchnorm(PassContext& ctx) {
   Model& m = ctx.m;
+  std::vector<ScaleJob> jobs;
   for (Graph* g : all_graphs(m)) {
     g->for_each_node([&](Node* bn) {
       if (!is_op(m, bn, "BatchNormalization") || bn->inputs.size != 5 || !bn->outputs[0]) return;
@@ -78,6 +130,12 @@ void run_fuse_conv_batchnorm(PassContext& ctx) {
       if (!conv || !single_use(y) || conv->inputs.size < 2 || read_by_custom(m, bn->outputs[0])) return;
       const Tensor* wt = const_tensor(m, conv->inputs[1]);
       if (!wt || !is_float_type(wt->data_type) || wt->dims.size < 3) return;
+      // A weight made by an earlier fusion of this walk (Conv -> BN -> BN) must be filled first.
+      for (const ScaleJob& j : jobs)
+        if (reinterpret_cast<const uint8_t*>(j.dst) == wt->data.data) {
+          fill_all(ctx, jobs);
+          break;
+        }
       const Tensor* bt = conv->inputs.size > 2 && conv->inputs[2] ? const_tensor(m, conv->inputs[2]) : nullptr;
       if (conv->inputs.size > 2 && conv->inputs[2] && !bt) return;  // bias computed at run time
       int64_t group = attr_i(m, conv, "group", 1);
@@ -105,7 +163,7 @@ void run_fuse_conv_batchnorm(PassContext& ctx) {
       }
       Tensor* fused;
       if (wt->data_type == kFloat) {
-        fused = scaled_float_weight(m, wt, transpose, group, s);
+        fused = scaled_float_weight(m, wt, transpose, group, s, jobs);
       } else {
         if (!read_doubles(wt, w)) return;
         scale_weight(w, wt, transpose, group, s);
@@ -120,7 +178,10 @@ void run_fuse_conv_batchnorm(PassContext& ctx) {
       set_input(conv, 1, nw);
       set_input(conv, 2, nb);
       // The old weight is dead unless shared: let its pages of the mapped file go (peak RSS).
-      if (old_weight->uses.size == 0 && !old_weight->is_graph_output()) release_loaded_bytes(m, wt->data);
+      if (old_weight->uses.size == 0 && !old_weight->is_graph_output()) {
+        if (wt->data_type == kFloat) jobs.back().dead_source = wt->data;  // once the job has read it
+        else release_loaded_bytes(m, wt->data);
+      }
       // The Conv now writes the BN's output value, so its readers and name are unchanged.
       Value* out = bn->outputs[0];
       drop(ctx, bn);
@@ -128,6 +189,7 @@ void run_fuse_conv_batchnorm(PassContext& ctx) {
       ++ctx.changes;
     });
   }
+  fill_all(ctx, jobs);
 }
 
 }  // namespace ofg::passes

@@ -142,3 +142,62 @@ TEST(PassConvBn, InsideALoopBody) {
   EXPECT_EQ(count_op(body, "BatchNormalization"), 0);
   EXPECT_EQ(count_op(body, "Conv"), 1);
 }
+
+// Conv -> BN -> BN: the second fusion reads the weight the first one made, which must be filled
+// by then (weights are filled after the graph walk otherwise).
+TEST(PassConvBn, ChainedBatchNormsReadTheFirstFusedWeight) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, 1, 4, 4});
+  Value* w = b.initializer("w", {2, 1, 1, 1}, {3.0f, -4.0f});
+  Value* y = b.op("Conv", {x, w});
+  Value* y1 = bn_node(b, y, bn_params(b, "bn1"))->outputs[0];
+  Value* out = bn_node(b, y1, bn_params(b, "bn2"))->outputs[0];
+  b.output(out);
+  EXPECT_EQ(run_checked(*m, "fuse_conv_batchnorm").changes, 2);
+  EXPECT_EQ(count_op(m->graph, "BatchNormalization"), 0);
+  std::vector<float> nw = floats_of(out->producer->inputs[1]->initializer);
+  ASSERT_EQ(nw.size(), 2u);
+  EXPECT_NEAR(nw[0], 3.0 * s_of(0) * s_of(0), 1e-4);
+  EXPECT_NEAR(nw[1], -4.0 * s_of(1) * s_of(1), 1e-4);
+}
+
+// A weight large enough to be filled in many pieces on several threads gives the same bytes as
+// one thread, and each output channel is scaled by its own factor.
+TEST(PassConvBn, LargeWeightFilledOnThreadsMatchesOneThread) {
+  const int64_t cout = 1024, cin = 64;
+  std::vector<float> wv(static_cast<size_t>(cout * cin * 9));
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>((i * 7919) % 1000) * 0.001f - 0.5f;
+  std::vector<float> sc(cout), bi(cout, 0.1f), me(cout, 0.2f), va(cout);
+  for (int64_t c = 0; c < cout; ++c) {
+    sc[c] = 0.5f + static_cast<float>(c % 13) * 0.25f;
+    va[c] = 0.5f + static_cast<float>(c % 7);
+  }
+  std::vector<float> results[2];
+  for (int run = 0; run < 2; ++run) {
+    auto m = new_model(13);
+    GraphBuilder b(*m);
+    Value* x = b.input("x", kFloat, {1, cin, 3, 3});
+    Value* w = b.initializer("w", {cout, cin, 3, 3}, wv);
+    Value* y = b.op("Conv", {x, w});
+    Node* bn = b.node("BatchNormalization",
+                      {y, b.initializer("s", {cout}, sc), b.initializer("b", {cout}, bi), b.initializer("m", {cout}, me),
+                       b.initializer("v", {cout}, va)},
+                      1, {b.f("epsilon", 1e-5f)});
+    Value* out = bn->outputs[0];
+    b.output(out);
+    std::map<std::string, std::string> options{{"optimize.threads", run == 0 ? "1" : "4"}};
+    passes::PassStats s = passes::run_pass(*m, *passes::find_pass("fuse_conv_batchnorm"), &options);
+    EXPECT_EQ(s.changes, 1);
+    results[run] = floats_of(out->producer->inputs[1]->initializer);
+  }
+  ASSERT_EQ(results[0].size(), wv.size());
+  EXPECT_TRUE(results[0] == results[1]);
+  for (int64_t c : {int64_t(0), int64_t(511), cout - 1}) {
+    float f = static_cast<float>(sc[c] / std::sqrt(static_cast<double>(va[c]) + 1e-5f));
+    for (int64_t k : {int64_t(0), cin * 9 - 1}) {
+      size_t i = static_cast<size_t>(c * cin * 9 + k);
+      EXPECT_FLOAT_EQ(results[0][i], wv[i] * f) << c << "," << k;
+    }
+  }
+}
