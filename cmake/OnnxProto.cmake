@@ -35,3 +35,5 @@ add_custom_command(
   DEPENDS ${OFG_PROTO_DIR}/ofg_onnx.proto
   COMMENT "protoc --cpp_out=lite: onnx.proto")
 set(OFG_PROTO_INCLUDE_DIR ${OFG_PROTO_DIR})
+# The library's sources include the generated header (field numbers) without linking the classes.
+add_custom_target(onnxforge_schema_header DEPENDS ${OFG_PROTO_DIR}/ofg_onnx.pb.h)
