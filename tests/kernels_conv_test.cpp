@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <random>
 #include <vector>
@@ -107,4 +109,103 @@ TEST(KernelsConvGemm, GroupsAndTinyPlanes) {
 
 TEST(KernelsConvGemm, NaNPassesThroughTheFusedClamp) {
   check(make(1, 4, 6, 7, 7, 3, 3, 1, 1, 1), 10, true);
+}
+
+// ---------------------------------------------------------------- Winograd F(m x m, 3x3)
+// 3x3 stride-1 ungrouped convs with >= 16 channels on both sides take the Winograd path of the
+// AVX2 table (conv2d and conv2d_prepacked). These shapes cover: output sizes that are not a
+// multiple of the tile (partial tiles at the right and bottom), no padding, asymmetric and
+// wide padding, channel counts that are not multiples of 6/16 and that cross the 256-deep
+// k-block and the 120-row block, batches whose tile rows span several column blocks, and
+// outputs smaller than one tile.
+
+namespace {
+bool takes_winograd(const k::Conv2DParams& p) {
+  const k::KernelTable* simd = k::simd_table();
+  const size_t mpad = (p.C_out + 5) / 6 * 6;
+  const size_t n = simd->conv2d_packed_size(p);
+  return n == 16 * mpad * p.C_in || n == 36 * mpad * p.C_in;
+}
+}  // namespace
+
+TEST(KernelsConvWinograd, OddSizesAndBatches) {
+  if (!k::simd_table()) GTEST_SKIP() << "no SIMD table on this CPU";
+  const k::Conv2DParams shapes[] = {
+      make(2, 16, 7, 9, 16, 3, 3, 1, 1, 1),     // odd output: partial tiles both ways
+      make(1, 17, 5, 5, 23, 3, 3, 1, 0, 1),     // no padding, 3x3 output
+      make(3, 24, 14, 14, 20, 3, 3, 1, 1, 1),   // batch 3, tile rows across images
+      make(1, 16, 1, 1, 16, 3, 3, 1, 1, 1),     // a single pixel
+      make(1, 16, 3, 2, 18, 3, 3, 1, 2, 1),     // padding wider than the kernel reach
+      make(2, 16, 40, 38, 16, 3, 3, 1, 1, 1),   // several tile-row blocks, ragged last panel
+  };
+  unsigned seed = 20;
+  for (const auto& p : shapes) {
+    ASSERT_TRUE(takes_winograd(p)) << "C_in " << p.C_in << " C_out " << p.C_out;
+    check(p, seed++);
+  }
+}
+
+TEST(KernelsConvWinograd, ManyChannelsCrossBlocks) {
+  if (!k::simd_table()) GTEST_SKIP() << "no SIMD table on this CPU";
+  // C_in 300: two k-blocks of the GEMM; C_out 130: two row blocks and a partial 6-row tile.
+  const k::Conv2DParams p = make(2, 300, 6, 11, 130, 3, 3, 1, 1, 1);
+  ASSERT_TRUE(takes_winograd(p));
+  check(p, 30);
+}
+
+TEST(KernelsConvWinograd, AsymmetricPadding) {
+  if (!k::simd_table()) GTEST_SKIP() << "no SIMD table on this CPU";
+  k::Conv2DParams p = make(2, 19, 9, 12, 21, 3, 3, 1, 0, 1);
+  p.pad_top = 0; p.pad_left = 2; p.pad_bottom = 1; p.pad_right = 0;
+  k::conv2d_fill_output_size(p);
+  ASSERT_TRUE(takes_winograd(p));
+  check(p, 31);
+  check(p, 32, true);  // a NaN input reaches every output whose tile reads it
+}
+
+TEST(KernelsConvWinograd, SmallChannelCountsStayOnGemm) {
+  if (!k::simd_table()) GTEST_SKIP() << "no SIMD table on this CPU";
+  EXPECT_FALSE(takes_winograd(make(1, 8, 9, 9, 32, 3, 3, 1, 1, 1)));
+  EXPECT_FALSE(takes_winograd(make(1, 32, 9, 9, 32, 3, 3, 2, 1, 1)));   // stride 2
+  EXPECT_FALSE(takes_winograd(make(1, 32, 9, 9, 32, 3, 3, 1, 1, 2)));   // grouped
+}
+
+// The error the transform adds, on a ResNet-like layer (256 channels, 14 x 14, He-scaled
+// weights, inputs in [-1, 1]): the max abs difference to the direct conv, computed in double,
+// is compared with that of the direct float conv (the scalar reference) itself.
+TEST(KernelsConvWinograd, ErrorVsDirectConv) {
+  const k::KernelTable* simd = k::simd_table();
+  if (!simd) GTEST_SKIP() << "no SIMD table on this CPU";
+  const k::Conv2DParams p = make(1, 256, 14, 14, 64, 3, 3, 1, 1, 1);
+  ASSERT_TRUE(takes_winograd(p));
+  auto x = random_vec(p.N * p.C_in * p.H * p.W, 40);
+  auto w = random_vec(p.C_out * p.C_in * 9, 41);
+  const float scale = std::sqrt(2.f / (p.C_in * 9)) * std::sqrt(3.f);
+  for (auto& v : w) v *= scale;
+  const size_t ny = p.N * p.C_out * p.H_out * p.W_out;
+  std::vector<float> ref(ny), got(ny);
+  k::scalar_table().conv2d(p, x.data(), w.data(), ref.data());
+  std::vector<float> packed(simd->conv2d_packed_size(p));
+  simd->conv2d_pack(p, w.data(), packed.data());
+  simd->conv2d_prepacked(p, x.data(), packed.data(), got.data());
+  double max_ref = 0, max_got = 0, max_out = 0;
+  for (size_t co = 0; co < p.C_out; ++co)
+    for (size_t oh = 0; oh < p.H_out; ++oh)
+      for (size_t ow = 0; ow < p.W_out; ++ow) {
+        double exact = 0;
+        for (size_t ci = 0; ci < p.C_in; ++ci)
+          for (size_t kh = 0; kh < 3; ++kh)
+            for (size_t kw = 0; kw < 3; ++kw) {
+              const ptrdiff_t ih = static_cast<ptrdiff_t>(oh + kh) - 1, iw = static_cast<ptrdiff_t>(ow + kw) - 1;
+              if (ih < 0 || iw < 0 || ih >= static_cast<ptrdiff_t>(p.H) || iw >= static_cast<ptrdiff_t>(p.W)) continue;
+              exact += static_cast<double>(x[(ci * p.H + ih) * p.W + iw]) * w[((co * p.C_in + ci) * 3 + kh) * 3 + kw];
+            }
+        const size_t i = (co * p.H_out + oh) * p.W_out + ow;
+        max_ref = std::max(max_ref, std::fabs(ref[i] - exact));
+        max_got = std::max(max_got, std::fabs(got[i] - exact));
+        max_out = std::max(max_out, std::fabs(exact));
+      }
+  std::printf("winograd max abs err %.3g, direct float conv %.3g, max |y| %.3g\n", max_got, max_ref, max_out);
+  // Measured (F(2x2,3x3)): see the comment at kWinoM in src/kernels/avx2/winograd.cpp.
+  EXPECT_LT(max_got, 2e-5 * max_out);
 }

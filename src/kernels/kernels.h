@@ -134,7 +134,9 @@ struct KernelTable {
   void (*conv2d)(const Conv2DParams& p, const float* x, const float* w, float* y);
   // Weights rearranged once for repeated conv2d calls with the same weights (the interpreter
   // keeps them per model). conv2d_packed_size gives the floats needed for p's C_out, C_in,
-  // group, kH and kW, or 0 when this table has no packed form for p (then call conv2d).
+  // group, kH, kW, strides and dilations (the packed form may differ with any of them, never
+  // with N, H, W, padding, bias or activation), or 0 when this table has no packed form for p
+  // (then call conv2d).
   // conv2d_prepacked(p, x, packed, y) == conv2d(p, x, w, y) for packed from conv2d_pack(p, w).
   size_t (*conv2d_packed_size)(const Conv2DParams& p);
   void (*conv2d_pack)(const Conv2DParams& p, const float* w, float* packed);

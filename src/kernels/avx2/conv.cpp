@@ -7,6 +7,7 @@
 #include "kernels/avx2/avx2.h"
 #include "kernels/avx2/gemm_micro.h"
 #include "kernels/avx2/vmath.h"
+#include "kernels/avx2/winograd.h"
 
 #include <algorithm>
 #include <limits>
@@ -219,16 +220,23 @@ void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* pack
 }
 }  // namespace
 
+// The packed form is either the Winograd-transformed weights or the GEMM panels; which one
+// follows from winograd_applies(p), so pack and run always agree for the same p.
 size_t conv2d_packed_size(const Conv2DParams& p) {
   if (is_depthwise(p) || p.C_in / p.group == 0 || p.C_out == 0) return 0;
+  if (winograd_applies(p)) return winograd_packed_size(p);
   return p.group * packed_group_floats(p);
 }
 
-void conv2d_pack(const Conv2DParams& p, const float* w, float* packed) { pack_weights(p, w, packed); }
+void conv2d_pack(const Conv2DParams& p, const float* w, float* packed) {
+  if (winograd_applies(p)) winograd_pack(p, w, packed);
+  else pack_weights(p, w, packed);
+}
 
 void conv2d_prepacked(const Conv2DParams& p, const float* x, const float* packed, float* y) {
   if (p.H_out * p.W_out == 0) return;
-  conv_implicit_gemm(p, x, packed, y);
+  if (winograd_applies(p)) winograd_conv(p, x, packed, y);
+  else conv_implicit_gemm(p, x, packed, y);
 }
 
 void conv2d(const Conv2DParams& p, const float* x, const float* w, float* y) {
@@ -240,8 +248,8 @@ void conv2d(const Conv2DParams& p, const float* x, const float* w, float* y) {
   } else {
     // Without a caller-kept copy the weights are packed here, once for the whole batch.
     float* packed = detail::scratch(2, n);
-    pack_weights(p, w, packed);
-    conv_implicit_gemm(p, x, packed, y);
+    conv2d_pack(p, w, packed);
+    conv2d_prepacked(p, x, packed, y);
   }
 }
 
