@@ -30,58 +30,35 @@ namespace ofg::kernels::avx2 {
 
 namespace {
 
-// Transform matrices (Lavin & Gray, "Fast Algorithms for Convolutional Neural Networks").
-template <int M>
-struct Wino;
-
-template <>
-struct Wino<2> {
-  static constexpr int A = 4;
-  static constexpr float BT[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
-  static constexpr double G[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-  static constexpr float AT[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
-};
-
-template <>
-struct Wino<4> {
-  static constexpr int A = 6;
-  static constexpr float BT[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0},
-                                     {0, 4, -4, -1, 1, 0}, {0, -2, -1, 2, 1, 0},
-                                     {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
-  static constexpr double G[6][3] = {{1.0 / 4, 0, 0},
-                                     {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                     {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                     {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                     {1.0 / 24, -1.0 / 12, 1.0 / 6},
-                                     {0, 0, 1}};
-  static constexpr float AT[4][6] = {{1, 1, 1, 1, 1, 0},
-                                     {0, 1, -1, 2, -2, 0},
-                                     {0, 1, 1, 4, 4, 0},
-                                     {0, 1, -1, 8, -8, 1}};
-};
-
-// The output tile size used. Measured max abs error against the exact (double) conv on a
-// 256-channel 14x14 layer with He-scaled weights (KernelsConvWinograd.ErrorVsDirectConv, max
-// |y| 3.05): F(2x2,3x3) 2.7e-6, the direct float conv 6.2e-6, F(4x4,3x3) 3.2e-5. F(4x4) also
-// broke the 1e-4 abs tolerance of the kernel tests on 300-channel inputs, so m = 2.
-constexpr int kWinoM = 2;
-using W = Wino<kWinoM>;
-constexpr int kM = kWinoM, kA = W::A, kT = W::A * W::A;
+// F(2x2,3x3) transform matrices (Lavin & Gray, "Fast Algorithms for Convolutional Neural
+// Networks"): output tile 2x2 (kM), input tile 4x4 (kA), 16 GEMMs (kT).
+//
+// Measured max abs error against the exact (double) conv on a 256-channel 14x14 layer with
+// He-scaled weights and inputs in [-1, 1] (KernelsConvWinograd.ErrorVsDirectConv, max |y|
+// 3.05): 2.7e-6 here, 6.2e-6 for the direct float conv. F(4x4,3x3) (points 0, +-1, +-2) was
+// tried: 3.2e-5 on that layer and beyond the 1e-4 abs tolerance of the kernel tests with 300
+// channels, and no clear speedup on resnet18 with these transforms, so it is not used.
+constexpr int kM = 2, kA = 4, kT = 16;
+// B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1] and A^T = [1 1 1 0; 0 1 -1 -1] are written out
+// in bt() and the output pass; G is applied (in double) when the weights are packed.
+constexpr double G[kA][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
 
 size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
 
-// y = sum_r coef[r] * x[r] over 8 lanes, skipping the zero coefficients (the tables are
-// constants, so after unrolling only the nonzero terms remain).
-template <int N>
-inline __m256 combine(const float (&coef)[N], const __m256 (&x)[N]) {
-  __m256 acc = _mm256_setzero_ps();
-  for (int r = 0; r < N; ++r) {
-    if (coef[r] == 0.f) continue;
-    if (coef[r] == 1.f) acc = _mm256_add_ps(acc, x[r]);
-    else if (coef[r] == -1.f) acc = _mm256_sub_ps(acc, x[r]);
-    else acc = _mm256_fmadd_ps(_mm256_set1_ps(coef[r]), x[r], acc);
-  }
-  return acc;
+// o = B^T d for 8 lanes at once.
+inline void bt(const __m256 (&d)[kA], __m256 (&o)[kA]) {
+  o[0] = _mm256_sub_ps(d[0], d[2]);
+  o[1] = _mm256_add_ps(d[1], d[2]);
+  o[2] = _mm256_sub_ps(d[2], d[1]);
+  o[3] = _mm256_sub_ps(d[1], d[3]);
+}
+// The two rows of A^T m.
+inline __m256 at0(const __m256 (&m)[kA]) { return _mm256_add_ps(_mm256_add_ps(m[0], m[1]), m[2]); }
+inline __m256 at1(const __m256 (&m)[kA]) { return _mm256_sub_ps(_mm256_sub_ps(m[1], m[2]), m[3]); }
+
+// All-ones in the lanes below n (n <= 8), for masked stores.
+inline __m256i first_lanes(size_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
 struct Geometry {
@@ -102,30 +79,47 @@ Geometry geometry(const Conv2DParams& p) {
   // but never fewer than 48 columns so the weights (streamed once per block) are reused enough.
   const size_t want_cols = std::max<size_t>(48, (512 * 1024 / 4) / (kT * p.C_in));
   g.rows_per_block = std::max<size_t>(1, std::min(g.rows, want_cols / g.tiles_w));
-  // The horizontal pass reads kA columns starting at kM * tw for tw < tiles_w8.
+  // The horizontal pass reads 16 floats from 2 tw + 2 for tw < tiles_w8 (vector groups).
   g.row_w = round_up(kM * g.tiles_w8 + kA, 8);
   g.Mpad = round_up(p.C_out, MR);
   return g;
 }
 
-// Writes n consecutive values of row c into the panel layout of Vt starting at column col0.
-inline void store_columns(float* Vt, size_t C, size_t c, size_t col0, const float* src, size_t n) {
-  while (n > 0) {
-    const size_t lane = col0 % NR, run = std::min(n, NR - lane);
-    std::memcpy(Vt + (col0 / NR) * C * NR + c * NR + lane, src, run * sizeof(float));
-    col0 += run;
-    src += run;
-    n -= run;
+// Writes the first n (<= 8) lanes of v to row c of Vt's panel layout, columns [col, col + n).
+inline void store_columns(float* Vt, size_t C, size_t c, size_t col, __m256 v, size_t n) {
+  const size_t lane = col % NR;
+  float* d = Vt + (col / NR) * C * NR + c * NR + lane;
+  const size_t here = std::min(n, NR - lane);  // lanes that fit in this panel
+  if (here == 8) {  // the common case
+    _mm256_storeu_ps(d, v);
+    return;
   }
+  _mm256_maskstore_ps(d, first_lanes(here), v);
+  if (here == n) return;
+  // The rest starts the next panel: shift lanes [here, n) down to 0.
+  const __m256i shift = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                         _mm256_set1_epi32(static_cast<int>(here)));
+  _mm256_maskstore_ps(Vt + (col / NR + 1) * C * NR + c * NR, first_lanes(n - here),
+                      _mm256_permutevar8x32_ps(v, shift));
+}
+
+// Even and odd elements of the 16 floats at p: {p[0], p[2], .., p[14]} and {p[1], .., p[15]}.
+inline void deinterleave(const float* p, __m256& even, __m256& odd) {
+  const __m256 a = _mm256_loadu_ps(p), b = _mm256_loadu_ps(p + 8);
+  // shuffle_ps works within 128-bit lanes: [a0 a2 b0 b2 | a4 a6 b4 b6]; the 64-bit permute
+  // puts the a pairs before the b pairs.
+  even = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xD8));
+  odd = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0xDD)), 0xD8));
 }
 
 // Transforms the input tiles of tile rows [r0, r1) into V (columns numbered from r0's first tile).
-void input_transform(const Conv2DParams& p, const Geometry& g, const float* x, size_t r0, size_t r1,
+// noinline (here and below): keeps the transforms apart from the GEMM in profiles; they run
+// once per block, so the call costs nothing.
+__attribute__((noinline)) void input_transform(const Conv2DParams& p, const Geometry& g, const float* x, size_t r0, size_t r1,
                      size_t cols_pad, float* V, float* stage) {
   const size_t C = p.C_in, HW = p.H * p.W;
   float* rows_in = stage;                        // kA staged input rows
   float* rows_t = rows_in + kA * g.row_w;        // kA vertically transformed rows
-  float* out = rows_t + kA * g.row_w;            // kA * kA rows of tiles_w8 values
   const ptrdiff_t H = static_cast<ptrdiff_t>(p.H), Wd = static_cast<ptrdiff_t>(p.W);
   const ptrdiff_t pl = static_cast<ptrdiff_t>(p.pad_left);
   // Staged column q holds input column q - pad_left; the rest of the row stays zero (padding).
@@ -143,26 +137,27 @@ void input_transform(const Conv2DParams& p, const Geometry& g, const float* x, s
         if (ih < 0 || ih >= H || q_hi <= q_lo) continue;
         std::memcpy(d + q_lo, plane + ih * Wd + (q_lo - pl), static_cast<size_t>(q_hi - q_lo) * sizeof(float));
       }
-      // Vertical pass: rows_t[i] = sum_r BT[i][r] * rows_in[r], whole rows at once.
+      // Vertical pass: rows_t = B^T rows_in, whole rows at once.
       for (size_t q = 0; q < g.row_w; q += 8) {
-        __m256 v[kA];
+        __m256 v[kA], o[kA];
         for (int r = 0; r < kA; ++r) v[r] = _mm256_load_ps(rows_in + r * g.row_w + q);
-        for (int i = 0; i < kA; ++i) _mm256_store_ps(rows_t + i * g.row_w + q, combine(W::BT[i], v));
+        bt(v, o);
+        for (int i = 0; i < kA; ++i) _mm256_store_ps(rows_t + i * g.row_w + q, o[i]);
       }
-      // Horizontal pass, 8 tiles per vector: tile tw reads rows_t[i][kM * tw + j], j < kA.
+      // Horizontal pass, 8 tiles per vector: tile tw reads rows_t[i][2 tw + j], j < 4, i.e.
+      // the even and odd elements from 2 tw (j = 0, 1) and from 2 tw + 2 (j = 2, 3).
       for (int i = 0; i < kA; ++i) {
         const float* t = rows_t + i * g.row_w;
-        for (size_t tw = 0; tw < g.tiles_w8; tw += 8) {
-          alignas(32) float gathered[kA][8];
+        for (size_t tw = 0; tw < g.tiles_w; tw += 8) {
+          __m256 d[kA], o[kA];
+          deinterleave(t + kM * tw, d[0], d[1]);
+          deinterleave(t + kM * tw + 2, d[2], d[3]);
+          bt(d, o);
+          const size_t n_valid = std::min<size_t>(8, g.tiles_w - tw);
           for (int j = 0; j < kA; ++j)
-            for (int l = 0; l < 8; ++l) gathered[j][l] = t[kM * (tw + l) + j];
-          __m256 v[kA];
-          for (int j = 0; j < kA; ++j) v[j] = _mm256_load_ps(gathered[j]);
-          for (int j = 0; j < kA; ++j) _mm256_store_ps(out + (i * kA + j) * g.tiles_w8 + tw, combine(W::BT[j], v));
+            store_columns(V + (i * kA + j) * C * cols_pad, C, c, col0 + tw, o[j], n_valid);
         }
       }
-      for (int t = 0; t < kT; ++t)
-        store_columns(V + t * C * cols_pad, C, c, col0, out + t * g.tiles_w8, g.tiles_w);
     }
   }
   // Columns past the block's tiles in the last panel are multiplied but never used; keep them
@@ -178,7 +173,7 @@ void input_transform(const Conv2DParams& p, const Geometry& g, const float* x, s
 }
 
 // Turns the GEMM results of tile rows [r0, r1) into output pixels, with bias and Relu/Clip.
-void output_transform(const Conv2DParams& p, const Geometry& g, const float* Mb, size_t ldm, size_t r0,
+__attribute__((noinline)) void output_transform(const Conv2DParams& p, const Geometry& g, const float* Mb, size_t ldm, size_t r0,
                       size_t r1, bool clamp, float lo, float hi, float* y, float* stage) {
   const size_t HWo = p.H_out * p.W_out;
   float* orow = stage;  // kM output rows of kM * tiles_w8 values
@@ -189,23 +184,27 @@ void output_transform(const Conv2DParams& p, const Geometry& g, const float* Mb,
       const size_t n = r / g.tiles_h, th = r % g.tiles_h;
       const float* src = Mb + k * ldm + (r - r0) * g.tiles_w;
       for (size_t tw = 0; tw < g.tiles_w8; tw += 8) {
-        // s[i][j2] = sum_j AT[j2][j] * M[i][j]  (horizontal), then y = AT applied vertically.
+        // s[j2][i] = (A^T applied to row i of the 4x4 M tile)[j2], then the same vertically.
         __m256 s[kM][kA];
         for (int i = 0; i < kA; ++i) {
           __m256 m[kA];
           for (int j = 0; j < kA; ++j) m[j] = _mm256_loadu_ps(src + (i * kA + j) * g.Mpad * ldm + tw);
-          for (int j2 = 0; j2 < kM; ++j2) s[j2][i] = combine(W::AT[j2], m);
+          s[0][i] = at0(m);
+          s[1][i] = at1(m);
         }
         for (int i2 = 0; i2 < kM; ++i2) {
-          alignas(32) float yv[kM][8];
+          __m256 yv[kM];
           for (int j2 = 0; j2 < kM; ++j2) {
-            __m256 v = _mm256_add_ps(combine(W::AT[i2], s[j2]), vbias);
+            __m256 v = _mm256_add_ps(i2 == 0 ? at0(s[j2]) : at1(s[j2]), vbias);
             if (clamp) v = _mm256_min_ps(vhi, _mm256_max_ps(vlo, v));
-            _mm256_store_ps(yv[j2], v);
+            yv[j2] = v;
           }
+          // Interleave columns 0 and 1 of the 8 tiles into 16 consecutive output pixels
+          // (unpack works within 128-bit lanes, permute2f128 restores the order).
+          const __m256 lo4 = _mm256_unpacklo_ps(yv[0], yv[1]), hi4 = _mm256_unpackhi_ps(yv[0], yv[1]);
           float* o = orow + i2 * kM * g.tiles_w8 + kM * tw;
-          for (int l = 0; l < 8; ++l)
-            for (int j2 = 0; j2 < kM; ++j2) o[kM * l + j2] = yv[j2][l];
+          _mm256_storeu_ps(o, _mm256_permute2f128_ps(lo4, hi4, 0x20));
+          _mm256_storeu_ps(o + 8, _mm256_permute2f128_ps(lo4, hi4, 0x31));
         }
       }
       for (int i2 = 0; i2 < kM; ++i2) {
@@ -239,13 +238,13 @@ void winograd_pack(const Conv2DParams& p, const float* w, float* packed) {
       for (int i = 0; i < kA; ++i)
         for (int j = 0; j < 3; ++j) {
           double acc = 0;
-          for (int r = 0; r < 3; ++r) acc += W::G[i][r] * gk[r * 3 + j];
+          for (int r = 0; r < 3; ++r) acc += G[i][r] * gk[r * 3 + j];
           tmp[i][j] = acc;
         }
       for (int i = 0; i < kA; ++i)
         for (int j = 0; j < kA; ++j) {
           double acc = 0;
-          for (int r = 0; r < 3; ++r) acc += tmp[i][r] * W::G[j][r];
+          for (int r = 0; r < 3; ++r) acc += tmp[i][r] * G[j][r];
           U[(i * kA + j) * K * C + k * C + c] = static_cast<float>(acc);
         }
     }
@@ -271,7 +270,7 @@ void winograd_conv(const Conv2DParams& p, const float* x, const float* packed, f
   const size_t ldm = max_cols_pad + 8;
   float* V = detail::scratch(3, kT * C * max_cols_pad);
   float* Mb = detail::scratch(1, kT * g.Mpad * ldm);
-  float* stage = detail::scratch(0, std::max(2 * kA * g.row_w + kT * g.tiles_w8, kM * kM * g.tiles_w8));
+  float* stage = detail::scratch(0, std::max(2 * kA * g.row_w, kM * kM * g.tiles_w8));
   for (size_t r0 = 0; r0 < g.rows; r0 += g.rows_per_block) {
     const size_t r1 = std::min(g.rows, r0 + g.rows_per_block);
     const size_t cols_pad = round_up((r1 - r0) * g.tiles_w, NR);
