@@ -7,6 +7,7 @@
 #include "exec/interp.h"
 #include "ir/builder.h"
 #include "ir/error.h"
+#include "kernels/kernels.h"
 
 using namespace ofg;
 using namespace ofg::exec;
@@ -121,6 +122,43 @@ TEST(ExecOps, ConvAndPoolThroughKernels) {
   EXPECT_EQ(values(out[0]), (std::vector<float>{12, 16, 24, 28}));
   EXPECT_EQ(out[1].t.shape, (Shape{1, 1, 2, 2}));
   EXPECT_EQ(values(out[1]), (std::vector<float>{5, 6, 8, 9}));
+}
+
+// One weight initializer used by a stride-1 and a stride-2 3x3 conv: on the AVX2 table the two
+// have different packed forms (Winograd and GEMM panels), so the interpreter's cache of packed
+// weights must keep them apart. Checked against the scalar reference, twice (the second run
+// reuses the cached packs).
+TEST(ExecOps, SharedConvWeightsWithDifferentStrides) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  const int64_t C = 16, H = 6;
+  Value* x = b.input("x", kFloat, {1, C, H, H});
+  std::vector<float> wv(C * C * 9), xv(C * H * H);
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>((i * 37) % 17) / 17.f - 0.5f;
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>((i * 11) % 13) / 13.f - 0.5f;
+  Value* w = b.initializer("w", {C, C, 3, 3}, wv);
+  Value* c1 = b.op("Conv", {x, w}, {b.ints("pads", {1, 1, 1, 1})});
+  Value* c2 = b.op("Conv", {x, w}, {b.ints("pads", {1, 1, 1, 1}), b.ints("strides", {2, 2})});
+  b.output(c1);
+  b.output(c2);
+  ExecCache cache;
+  Interpreter in(*m, &cache);
+  for (size_t stride : {1, 2}) {
+    kernels::Conv2DParams p;
+    p.C_in = p.C_out = C; p.H = p.W = H; p.kH = p.kW = 3;
+    p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
+    p.stride_h = p.stride_w = stride;
+    kernels::conv2d_fill_output_size(p);
+    std::vector<float> want(C * p.H_out * p.W_out);
+    kernels::scalar_table().conv2d(p, xv.data(), wv.data(), want.data());
+    for (int run = 0; run < 2; ++run) {
+      auto out = in.run({{"x", tensor_f({1, C, H, H}, xv)}});
+      const auto got = values(out[stride - 1]);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_NEAR(got[i], want[i], 1e-4f) << "stride " << stride << " run " << run << " at " << i;
+    }
+  }
 }
 
 TEST(ExecOps, IntegerAndBoolPaths) {
