@@ -7,11 +7,18 @@
 // so Expand / Tile / ConstantOfShape of a big shape, or a copy of a weight shared with another
 // consumer, stay as they are. The output size is known from type inference before running, so a
 // huge result is never even allocated.
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <unordered_set>
 
 #include "exec/infer_types.h"
 #include "exec/interp.h"
+#include "kernels/kernels.h"
 #include "passes/util.h"
 
 namespace ofg::passes {
@@ -72,6 +79,129 @@ int64_t freed_bytes(const Model& m, const Node* n) {
   return freed;
 }
 
+// Keeps an interpreter output buffer alive as the bytes of a folded initializer.
+class HeldBuffer : public Backing {
+ public:
+  explicit HeldBuffer(std::shared_ptr<uint8_t> bytes) : bytes_(std::move(bytes)) {}
+
+ private:
+  std::shared_ptr<uint8_t> bytes_;
+};
+
+// Results at least this big keep the interpreter's buffer instead of being copied into the arena
+// (folding the Transpose of a weight matrix otherwise writes it twice); smaller ones are copied,
+// which costs less than holding one more allocation per folded shape scalar.
+constexpr size_t kAdoptBytes = 4096;
+
+Tensor* result_tensor(Model& m, const exec::RTensor& r) {
+  size_t nbytes = r.nbytes();
+  if (r.hold && nbytes >= kAdoptBytes) {
+    m.backings.push_back(std::make_shared<HeldBuffer>(r.hold));
+    return make_tensor_view(m, r.dtype, r.shape.data(), r.shape.size(), Bytes{r.ptr, nbytes});
+  }
+  return make_tensor(m, r.dtype, r.shape.data(), r.shape.size(), r.ptr, nbytes);
+}
+
+// Memory for large folded results, kept alive by the model. Chunks are advised for transparent
+// huge pages: folding the transposed weights of a transformer writes megabytes of fresh memory,
+// and faulting that in 4 KiB pages took longer than the transposition itself (one fault per
+// 2 MiB instead of 512). Where huge pages are unavailable the advice is ignored and the memory
+// behaves like any other anonymous mapping.
+class ConstStore : public Backing {
+ public:
+  ConstStore() = default;
+  ConstStore(const ConstStore&) = delete;
+  ConstStore& operator=(const ConstStore&) = delete;
+  ~ConstStore() override {
+    for (const Chunk& c : chunks_) munmap(c.base, c.size);
+  }
+
+  // n bytes, 64-byte aligned; null when the system refuses the mapping.
+  uint8_t* allocate(size_t n) {
+    n = (n + 63) / 64 * 64;
+    if (chunks_.empty() || chunks_.back().size - used_ < n) {
+      size_t size = std::max(kHuge, (n + kHuge - 1) / kHuge * kHuge);
+      // Over-allocate by one huge page so the chunk can start on a 2 MiB boundary.
+      void* raw = mmap(nullptr, size + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (raw == MAP_FAILED) return nullptr;
+      uintptr_t r = reinterpret_cast<uintptr_t>(raw);
+      uintptr_t base = (r + kHuge - 1) / kHuge * kHuge;
+      if (base > r) munmap(raw, base - r);
+      if (base + size < r + size + kHuge) munmap(reinterpret_cast<void*>(base + size), r + size + kHuge - (base + size));
+#ifdef MADV_HUGEPAGE
+      madvise(reinterpret_cast<void*>(base), size, MADV_HUGEPAGE);
+#endif
+      chunks_.push_back({reinterpret_cast<uint8_t*>(base), size});
+      used_ = 0;
+    }
+    uint8_t* p = chunks_.back().base + used_;
+    used_ += n;
+    return p;
+  }
+
+  // Unmaps the whole pages of the last chunk that were never handed out (nothing more is
+  // allocated from this store), so the rounding to huge pages does not cost resident memory.
+  void trim() {
+    if (chunks_.empty()) return;
+    Chunk& c = chunks_.back();
+    size_t keep = (used_ + kPage - 1) / kPage * kPage;
+    if (keep < c.size) {
+      munmap(c.base + keep, c.size - keep);
+      c.size = keep;
+    }
+    if (c.size == 0) chunks_.pop_back();
+  }
+
+ private:
+  static constexpr size_t kHuge = size_t(2) << 20;
+  static constexpr size_t kPage = 4096;
+  struct Chunk {
+    uint8_t* base;
+    size_t size;
+  };
+  std::vector<Chunk> chunks_;
+  size_t used_ = 0;
+};
+
+// Transpose of a constant evaluated without the interpreter: the kernel reads the constant's
+// bytes where they are (copied once to `scratch` only when not aligned for their element type)
+// and writes into `store`, so the result is neither zero-filled nor copied afterwards. Returns
+// null (nothing changed) for anything but a plain permutation of a supported dense tensor; the
+// interpreter handles those cases.
+Tensor* fold_transpose(Model& m, const Node* n, ConstStore& store, std::vector<uint8_t>& scratch) {
+  if (n->inputs.size != 1 || n->outputs.size != 1 || !n->inputs[0]) return nullptr;
+  const Tensor* t = const_tensor(m, n->inputs[0]);
+  size_t es = dtype_size(t->data_type);
+  size_t rank = t->dims.size;
+  if (!exec::is_supported_type(t->data_type) || (es != 1 && es != 2 && es != 4 && es != 8) || rank > 8 ||
+      !dense(t, es))
+    return nullptr;
+  std::vector<int64_t> perm;
+  if (!attr_ints(m, n, "perm", perm)) {
+    for (size_t i = 0; i < rank; ++i) perm.push_back(static_cast<int64_t>(rank - 1 - i));
+  }
+  if (!valid_perm(perm, rank)) return nullptr;  // negative axes, wrong length: interpreter path
+  std::vector<size_t> p(perm.begin(), perm.end());
+  std::vector<int64_t> out_dims(rank);
+  for (size_t i = 0; i < rank; ++i) out_dims[i] = t->dims[p[i]];
+  size_t nbytes = t->data.size;
+  const uint8_t* src = t->data.data;
+  if (nbytes && reinterpret_cast<uintptr_t>(src) % es != 0) {
+    // The kernels read typed elements: give them an aligned copy (reused from node to node).
+    if (scratch.size() < nbytes + 64) scratch.resize(nbytes + 64);
+    uintptr_t a = (reinterpret_cast<uintptr_t>(scratch.data()) + 63) / 64 * 64;
+    std::memcpy(reinterpret_cast<void*>(a), src, nbytes);
+    src = reinterpret_cast<const uint8_t*>(a);
+  }
+  uint8_t* dst = store.allocate(nbytes);
+  if (!dst) return nullptr;
+  if (nbytes) kernels::transpose(src, dst, es, t->dims.data, p.data(), rank);
+  return make_tensor_view(m, t->data_type, out_dims.data(), rank, Bytes{dst, nbytes});
+}
+
+// Outputs at least this big take the direct Transpose path (smaller ones are cheap either way).
+constexpr int64_t kDirectBytes = 64 * 1024;
+
 bool foldable(const Model& m, const Node* n) {
   if (!is_default(m, n) || has_subgraph(n) || n->inputs.size == 0) return false;
   std::string_view op = m.str(n->op_type);
@@ -85,6 +215,20 @@ bool foldable(const Model& m, const Node* n) {
     if (v && (v->is_graph_output() || read_by_custom(m, v))) return false;
   return true;
 }
+
+// Removes folded node n; its outputs become initializers holding `results` (same value names).
+void replace_by_initializers(PassContext& ctx, Node* n, const std::vector<Tensor*>& results) {
+  Model& m = ctx.m;
+  drop(ctx, n);
+  for (uint32_t i = 0; i < n->outputs.size; ++i) {
+    Value* v = n->outputs[i];
+    if (!v) continue;
+    v->producer = nullptr;
+    set_initializer(v, results[i]);
+    v->type = make_tensor_type(m, results[i]->data_type, results[i]->dims.data, results[i]->dims.size);
+  }
+  ++ctx.changes;
+}
 }  // namespace
 
 void run_fold_constants(PassContext& ctx) {
@@ -95,6 +239,8 @@ void run_fold_constants(PassContext& ctx) {
   exec::TypeInference ti(m);
   ti.run(false);
   exec::Interpreter interp(m);
+  std::shared_ptr<ConstStore> store;  // made on the first large Transpose
+  std::vector<uint8_t> scratch;       // aligned copies of unaligned Transpose inputs
   for (Graph* g : all_graphs(m)) {
     g->for_each_node([&](Node* n) {
       if (!n->alive || !foldable(m, n)) return;
@@ -103,6 +249,16 @@ void run_fold_constants(PassContext& ctx) {
       if (predicted - freed > budget) return;
       // Ops whose result size is not bounded by their inputs are run only when it is known.
       if (predicted < 0 && grows(m.str(n->op_type))) return;
+      if (predicted >= kDirectBytes && is_op(m, n, "Transpose")) {
+        if (!store) {
+          store = std::make_shared<ConstStore>();
+          m.backings.push_back(store);
+        }
+        if (Tensor* r = fold_transpose(m, n, *store, scratch)) {
+          replace_by_initializers(ctx, n, {r});
+          return;
+        }
+      }
       exec::Frame f;
       for (Value* v : n->inputs)
         if (v) f.values[v] = exec::RValue::tensor(exec::from_ir(*const_tensor(m, v)));
@@ -126,19 +282,12 @@ void run_fold_constants(PassContext& ctx) {
         if (it == f.values.end() || it->second.kind != exec::RValue::kTensor) return;
         const exec::RTensor& r = it->second.t;
         if (dtype_size(r.dtype) == 0) return;
-        results[i] = make_tensor(m, r.dtype, r.shape.data(), r.shape.size(), r.ptr, r.nbytes());
+        results[i] = result_tensor(m, r);
       }
-      drop(ctx, n);
-      for (uint32_t i = 0; i < n->outputs.size; ++i) {
-        Value* v = n->outputs[i];
-        if (!v) continue;
-        v->producer = nullptr;
-        set_initializer(v, results[i]);
-        v->type = make_tensor_type(m, results[i]->data_type, results[i]->dims.data, results[i]->dims.size);
-      }
-      ++ctx.changes;
+      replace_by_initializers(ctx, n, results);
     });
   }
+  if (store) store->trim();
 }
 
 }  // namespace ofg::passes

@@ -15,11 +15,11 @@ std::vector<Graph*> all_graphs(Model& m) {
 
 bool is_default(const Model& m, const Node* n) { return is_default_domain(m, n->domain); }
 
-bool is_op(const Model& m, const Node* n, const char* op) {
+bool is_op(const Model& m, const Node* n, std::string_view op) {
   return n && n->alive && is_default(m, n) && m.str(n->op_type) == op;
 }
 
-Node* producer_if(const Model& m, const Value* v, const char* op) {
+Node* producer_if(const Model& m, const Value* v, std::string_view op) {
   if (!v || !v->producer || v->initializer || v->is_graph_input) return nullptr;
   return is_op(m, v->producer, op) ? v->producer : nullptr;
 }
@@ -191,7 +191,12 @@ void set_attr_ints(Model& m, Node* n, const char* name, const std::vector<int64_
 
 int64_t opset(const Model& m) { return m.opset_version(""); }
 
-int value_rank(const Model& m, const Value* v, int depth) {
+namespace {
+// The walk behind value_rank; with a memo, every recursive step goes through it as well.
+int value_rank_walk(const Model& m, const Value* v, int depth, RankMemo* memo) {
+  auto rank_of = [&](const Value* x) {
+    return memo ? value_rank_memo(m, x, depth + 1, *memo) : value_rank_walk(m, x, depth + 1, nullptr);
+  };
   if (!v) return -1;
   if (v->type && v->type->shape_known()) return v->type->rank();
   if (const Tensor* t = const_tensor(m, v)) return static_cast<int>(t->dims.size);
@@ -199,21 +204,44 @@ int value_rank(const Model& m, const Value* v, int depth) {
   if (!p || !p->alive || !is_default(m, p) || depth > 64) return -1;
   std::string_view op = m.str(p->op_type);
   if (op == "Flatten" || op == "Gemm") return 2;
-  static const char* const same_rank[] = {"Relu", "Sigmoid", "Tanh", "Clip", "LeakyRelu", "Identity",
+  static const std::string_view same_rank[] = {"Relu", "Sigmoid", "Tanh", "Clip", "LeakyRelu", "Identity",
     "Dropout", "Neg", "Abs", "Exp", "Log", "Sqrt", "Erf", "HardSigmoid", "HardSwish", "Elu", "Selu",
     "Softmax", "LogSoftmax", "Cast", "BatchNormalization", "Gelu", "LayerNormalization"};
-  for (const char* s : same_rank)
-    if (op == s && p->inputs.size > 0 && v->producer_output == 0) return value_rank(m, p->inputs[0], depth + 1);
+  for (std::string_view s : same_rank)
+    if (op == s && p->inputs.size > 0 && v->producer_output == 0) return rank_of(p->inputs[0]);
   if (op == "MatMul" && p->inputs.size == 2) {
-    int a = value_rank(m, p->inputs[0], depth + 1), b = value_rank(m, p->inputs[1], depth + 1);
+    int a = rank_of(p->inputs[0]), b = rank_of(p->inputs[1]);
     if (a == 2 && b == 2) return 2;
   }
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
-    int a = value_rank(m, p->inputs[0], depth + 1), b = value_rank(m, p->inputs[1], depth + 1);
+    int a = rank_of(p->inputs[0]), b = rank_of(p->inputs[1]);
     if (a >= 0 && b >= 0) return a > b ? a : b;
   }
   return -1;
 }
+}  // namespace
+
+int value_rank(const Model& m, const Value* v, int depth) { return value_rank_walk(m, v, depth, nullptr); }
+
+int value_rank_memo(const Model& m, const Value* v, int depth, RankMemo& memo) {
+  if (!v) return -1;
+  auto found = memo.entries_.find(v);
+  if (found != memo.entries_.end()) {
+    if (depth <= found->second.ok_depth) return found->second.rank;
+    if (depth >= found->second.fail_depth) return -1;
+  }
+  int r = value_rank_walk(m, v, depth, &memo);
+  RankMemo::Entry& e = memo.entries_[v];  // looked up again: the walk may have rehashed the map
+  if (r >= 0) {
+    e.rank = r;
+    if (depth > e.ok_depth) e.ok_depth = depth;
+  } else if (depth < e.fail_depth) {
+    e.fail_depth = depth;
+  }
+  return r;
+}
+
+int value_rank(const Model& m, const Value* v, RankMemo& memo) { return value_rank_memo(m, v, 0, memo); }
 
 void drop(PassContext& ctx, Node* n) {
   if (!n->alive) return;

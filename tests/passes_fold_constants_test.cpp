@@ -100,5 +100,60 @@ TEST(PassFoldConstants, InsideALoopBodyAndNotCustomDomains) {
   EXPECT_EQ(count_op(m->graph, "Custom"), 1);
 }
 
+// Large Transposes are folded by the direct path (kernel straight into memory the model keeps,
+// no interpreter): the values must be exactly those of the reference transposition, for every
+// element size, a default perm, an N-D perm, and weights whose bytes are not aligned (as raw
+// data at an odd offset of a file is).
+TEST(PassFoldConstants, LargeTransposesMatchTheReference) {
+  struct Case {
+    int32_t dtype;
+    std::vector<int64_t> dims;
+    std::vector<int64_t> perm;  // empty: attribute absent (reversed axes)
+    size_t misalign;            // byte offset of the weight's data from an aligned address
+  };
+  const std::vector<Case> cases = {
+      {kFloat, {256, 100}, {1, 0}, 0},    {kFloat, {100, 257}, {}, 1},     {kFloat16, {300, 129}, {1, 0}, 3},
+      {kInt64, {64, 130}, {1, 0}, 4},     {kUint8, {300, 301}, {1, 0}, 0}, {kFloat, {8, 50, 70}, {2, 0, 1}, 2},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(dtype_name(c.dtype)) + " misalign " + std::to_string(c.misalign));
+    size_t es = dtype_size(c.dtype);
+    int64_t numel = 1;
+    for (int64_t d : c.dims) numel *= d;
+    size_t nbytes = static_cast<size_t>(numel) * es;
+    // Outlives the model: the weight is a view of these bytes, like a mapped file.
+    std::vector<uint8_t> storage(nbytes + 64 + c.misalign);
+    uint8_t* base = storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64 + c.misalign;
+    for (size_t i = 0; i < nbytes; ++i) base[i] = static_cast<uint8_t>(i * 7 + i / 251);
+    if (c.dtype == kFloat16)  // keep the values finite half floats (exponent bits below all-ones)
+      for (size_t i = 1; i < nbytes; i += 2) base[i] &= 0x3f;
+    auto m = new_model(13);
+    GraphBuilder b(*m);
+    Value* w = new_value(m->graph, m->intern("w"));
+    Tensor* t = make_tensor_view(*m, c.dtype, c.dims.data(), c.dims.size(), Bytes{base, nbytes});
+    set_initializer(w, t);
+    w->type = make_tensor_type(*m, c.dtype, c.dims.data(), c.dims.size());
+    std::vector<Attribute> attrs;
+    if (!c.perm.empty()) attrs.push_back(b.ints("perm", c.perm));
+    Value* y = b.op("Transpose", {w}, attrs);
+    b.output(b.op("Identity", {y}));
+    std::vector<int64_t> perm = c.perm;
+    if (perm.empty())
+      for (size_t i = c.dims.size(); i-- > 0;) perm.push_back(static_cast<int64_t>(i));
+    const Tensor* expected = passes::transpose_tensor(*m, t, perm);
+    ASSERT_NE(expected, nullptr);
+    EXPECT_EQ(run_checked(*m, "fold_constants").changes, 1);
+    EXPECT_EQ(count_op(m->graph, "Transpose"), 0);
+    const Tensor* got = passes::const_tensor(*m, m->graph->last->inputs[0]);
+    ASSERT_NE(got, nullptr);
+    ASSERT_EQ(got->data_type, c.dtype);
+    ASSERT_EQ(std::vector<int64_t>(got->dims.begin(), got->dims.end()),
+              std::vector<int64_t>(expected->dims.begin(), expected->dims.end()));
+    ASSERT_EQ(got->data.size, nbytes);
+    EXPECT_EQ(std::memcmp(got->data.data, expected->data.data, nbytes), 0);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(got->data.data) % 64, 0u);
+  }
+}
+
 }  // namespace
 }  // namespace ofg::test

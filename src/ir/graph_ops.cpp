@@ -339,6 +339,17 @@ Tensor* make_tensor(Model& m, int32_t dtype, const int64_t* dims, size_t rank, c
   return t;
 }
 
+Tensor* make_tensor_view(Model& m, int32_t dtype, const int64_t* dims, size_t rank, Bytes data) {
+  Tensor* t = m.arena.make<Tensor>();
+  t->data_type = dtype;
+  t->has_data_type = true;
+  t->storage = Tensor::kRaw;
+  t->dims.data = m.arena.copy_array(dims, rank);
+  t->dims.size = static_cast<uint32_t>(rank);
+  t->data = data;
+  return t;
+}
+
 Type* make_tensor_type(Model& m, int32_t elem_type, const int64_t* dims, size_t rank) {
   Type* t = m.arena.make<Type>();
   t->kind = Type::kTensor;

@@ -65,6 +65,9 @@ void recompute_captures(Graph* g);
 // Tensor helpers for passes and tests: tensors whose bytes live in the arena.
 Tensor* make_tensor(Model& m, int32_t dtype, const int64_t* dims, size_t rank, const void* data,
                     size_t nbytes);
+// A tensor whose bytes are not copied: `data` must stay valid as long as the model (bytes the
+// model already owns, or a buffer kept alive by an entry of Model::backings).
+Tensor* make_tensor_view(Model& m, int32_t dtype, const int64_t* dims, size_t rank, Bytes data);
 Type* make_tensor_type(Model& m, int32_t elem_type, const int64_t* dims, size_t rank);
 
 }  // namespace ofg

@@ -75,7 +75,8 @@ void op_unsqueeze(OpCtx& c) {
 RTensor transpose(const RTensor& x, const std::vector<size_t>& perm) {
   Shape s(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) s[i] = x.shape[perm[i]];
-  RTensor y = RTensor::alloc(x.dtype, s);
+  // The kernel writes every element: no zero fill (folding transposes whole weight matrices).
+  RTensor y = RTensor::alloc_uninit(x.dtype, s);
   if (x.numel()) kernels::transpose(x.ptr, y.ptr, x.elem_size(), x.shape.data(), perm.data(), perm.size());
   return y;
 }
