@@ -90,10 +90,23 @@ uint64_t initializer_bytes(Model& m) {
   return b;
 }
 
+namespace {
+// count_nodes and initializer_bytes in one walk: run_pass needs both before and after every pass,
+// and each walk visits every attribute of every node looking for subgraphs.
+void totals(Model& m, int64_t& nodes, uint64_t& bytes) {
+  nodes = 0;
+  bytes = 0;
+  for_each_graph(m.graph, [&](Graph* g) {
+    nodes += g->node_count;
+    for (Value* v : g->initializers)
+      if (v->initializer) bytes += v->initializer->data.size;
+  });
+}
+}  // namespace
+
 PassStats run_pass(Model& m, const PassInfo& pass, const std::map<std::string, std::string>* options) {
   PassStats s;
-  s.nodes_before = count_nodes(m);
-  s.bytes_before = initializer_bytes(m);
+  totals(m, s.nodes_before, s.bytes_before);
   auto t0 = std::chrono::steady_clock::now();
   PassContext ctx(m);
   ctx.options = options;
@@ -102,8 +115,7 @@ PassStats run_pass(Model& m, const PassInfo& pass, const std::map<std::string, s
   s.changes = ctx.changes;
   s.nodes_removed = ctx.removed;
   s.nodes_added = ctx.added;
-  s.nodes_after = count_nodes(m);
-  s.bytes_after = initializer_bytes(m);
+  totals(m, s.nodes_after, s.bytes_after);
   return s;
 }
 

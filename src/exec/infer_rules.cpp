@@ -76,7 +76,7 @@ int64_t norm(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis;
 int32_t elem0(const InferCtx& c, size_t i = 0) { return c.t(i) ? c.t(i)->elem : 0; }
 
 // -------------------------------------------------------------- contents arithmetic
-bool binary_contents(InferCtx& c, const std::string& op) {
+bool binary_contents(InferCtx& c, std::string_view op) {
   const std::vector<SymVal>* a = c.data(0);
   const std::vector<SymVal>* b = c.data(1);
   if (!a || !b) return false;
@@ -490,7 +490,7 @@ bool rule_flatten(InferCtx& c) {
 
 bool rule_reduce(InferCtx& c) {
   const IType* x = c.t(0);
-  std::string op = c.op();
+  std::string_view op = c.op();
   int32_t elem = op == "ArgMax" || op == "ArgMin" ? kInt64 : elem0(c);
   if (!x || !x->ranked) { c.out[0] = IType{elem, false, {}}; return true; }
   int64_t r = static_cast<int64_t>(x->dims.size());
@@ -704,15 +704,17 @@ bool rule_pad(InferCtx& c) {
   return true;
 }
 
-bool is_one_of(const std::string& op, std::initializer_list<const char*> names) {
-  for (const char* n : names)
+// Names as string_views: their lengths are known at compile time, so most comparisons stop at
+// the length check instead of a strlen and memcmp per candidate.
+bool is_one_of(std::string_view op, std::initializer_list<std::string_view> names) {
+  for (std::string_view n : names)
     if (op == n) return true;
   return false;
 }
 }  // namespace
 
 bool apply_rule(InferCtx& c) {
-  std::string op = c.op();
+  std::string_view op = c.op();
   if (c.out.empty()) return false;
   if (is_one_of(op, {"Relu", "Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Log", "Neg", "Abs", "Clip", "LeakyRelu",
                      "HardSigmoid", "HardSwish", "Softmax", "LogSoftmax", "Identity", "Elu", "Selu", "Gelu",

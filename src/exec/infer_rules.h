@@ -1,6 +1,7 @@
 // The per-op rules of type inference (infer_rules*.cpp), separate from the graph walk.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "exec/infer_types.h"
@@ -16,7 +17,8 @@ struct InferCtx {
   std::vector<IType> out;
   std::vector<std::vector<SymVal>> out_contents;
 
-  std::string op() const { return std::string(m.str(node.op_type)); }
+  // A view of the interned op type (no copy: rules compare it against many names per node).
+  std::string_view op() const { return m.str(node.op_type); }
   const IType* t(size_t i) const { return i < in.size() ? in[i] : nullptr; }
   const std::vector<SymVal>* data(size_t i) const { return i < in_contents.size() ? in_contents[i] : nullptr; }
   // Fully constant integer contents of input i.

@@ -15,6 +15,7 @@ IType from_type(const Type* t) {
   if (!t || t->kind != Type::kTensor) return r;
   r.elem = t->has_elem_type ? t->elem_type : 0;
   r.ranked = t->has_shape;
+  r.dims.reserve(t->dims.size);
   for (const Dim& d : t->dims) {
     IDim x;
     if (d.has_value) x.value = d.value;
@@ -28,6 +29,7 @@ IType from_tensor(const Tensor* t) {
   IType r;
   r.elem = t->data_type;
   r.ranked = true;
+  r.dims.reserve(t->dims.size);
   for (int64_t d : t->dims) r.dims.push_back(IDim{d, kNoStr});
   return r;
 }
@@ -105,6 +107,11 @@ const std::vector<SymVal>* TypeInference::contents(const Value* v) const {
 void TypeInference::run(bool write) {
   types_.clear();
   contents_.clear();
+  // Sized once for every value of the model: growing the table value by value rehashed it
+  // several times per run, and the passes run inference several times per pipeline round.
+  size_t values = 0;
+  for_each_graph(m_.graph, [&](Graph* g) { values += g->node_count * 2 + g->initializers.size + g->inputs.size; });
+  types_.reserve(values);
   infer_graph(m_.graph);
   if (write) for_each_graph(m_.graph, [&](Graph* g) { write_types(g); });
 }
@@ -113,7 +120,7 @@ void TypeInference::infer_graph(Graph* g) {
   for (const ValueInfo& vi : g->inputs) {
     IType t = from_type(vi.type ? vi.type : vi.value->type);
     if (vi.value->initializer && t.elem == 0) t = from_tensor(vi.value->initializer);
-    types_[vi.value] = t;
+    types_[vi.value] = std::move(t);
   }
   for (Value* v : g->initializers) {
     if (v->is_graph_input) continue;
@@ -132,6 +139,9 @@ void TypeInference::infer_graph(Graph* g) {
 
 void TypeInference::infer_node(Node* n) {
   InferCtx c{m_, *n, {}, {}, {}, {}, {}};
+  c.in.reserve(n->inputs.size);
+  c.in_contents.reserve(n->inputs.size);
+  c.in_values.reserve(n->inputs.size);
   for (Value* v : n->inputs) {
     const IType* t = v ? type_of(v) : nullptr;
     if (v && !t && v->type) {
@@ -157,7 +167,7 @@ void TypeInference::infer_node(Node* n) {
       if (t.elem == 0) t.elem = d.elem;
       if (!t.ranked && d.ranked) { t.ranked = true; t.dims = d.dims; }
     }
-    types_[v] = t;
+    types_[v] = std::move(t);
     if (known && !c.out_contents[i].empty()) contents_[v] = std::move(c.out_contents[i]);
   }
 }
