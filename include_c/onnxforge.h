@@ -219,7 +219,7 @@ OFG_API const char* ofg_pass_report_json(const ofg_pass_report* report);
 
 /* Runs one pass by name (an unknown name is OFG_ERR_INVALID_ARGUMENT) on the whole model,
  * subgraphs included. `report` may be NULL; otherwise it receives a report with one entry.
- * Options used: "optimize.check_each_pass", "optimize.threads". */
+ * Options used: "optimize.check_each_pass". */
 OFG_API ofg_status ofg_run_pass(ofg_model* model, const char* pass, const ofg_options* options,
                                 ofg_pass_report** report);
 /* Runs the default pipeline to a fixed point (at most "optimize.max_iterations" rounds).
@@ -233,11 +233,7 @@ OFG_API ofg_status ofg_run_pass(ofg_model* model, const char* pass, const ofg_op
  *   "optimize.verify_each_pass" "0"|"1": verify each class 1/2 pass by execution against the
  *                              model before it and roll it back when the outputs drift
  *                              (the "verify.*" options of ofg_verify apply; a model with an op the
- *                              interpreter lacks fails with OFG_ERR_UNSUPPORTED).
- *   "optimize.threads"         threads a pass may use to fill large new tensors, e.g. the
- *                              weights fuse_conv_batchnorm makes (default: the hardware threads,
- *                              at most 4; "1" keeps all work on the calling thread). The graph is
- *                              edited on the calling thread only and results do not depend on it. */
+ *                              interpreter lacks fails with OFG_ERR_UNSUPPORTED). */
 OFG_API ofg_status ofg_optimize(ofg_model* model, const ofg_options* options, ofg_pass_report** report);
 
 

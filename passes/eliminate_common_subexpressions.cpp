@@ -29,7 +29,7 @@ void put_tensor(std::string& k, const Tensor* t) {
   put(k, t->dims.size);
   for (int64_t d : t->dims) put(k, d);
   put(k, t->data.size);
-  k.append(reinterpret_cast<const char*>(t->data.data), t->data.size);
+  k.append(reinterpret_cast<const char*>(t->bytes().data), t->data.size);
 }
 
 // A byte string equal for two nodes exactly when they compute the same thing; false when the node

@@ -24,7 +24,7 @@ bool same(const Tensor* a, const Tensor* b) {
   if (a->data_type != b->data_type || a->dims.size != b->dims.size || a->data.size != b->data.size) return false;
   for (uint32_t i = 0; i < a->dims.size; ++i)
     if (a->dims[i] != b->dims[i]) return false;
-  return kernels::bytes_equal(a->data.data, b->data.data, a->data.size);
+  return kernels::bytes_equal(a->bytes().data, b->bytes().data, a->data.size);
 }
 
 bool mergeable(const Tensor* t) {
@@ -32,15 +32,21 @@ bool mergeable(const Tensor* t) {
          t->data.size == static_cast<size_t>(t->numel()) * dtype_size(t->data_type);
 }
 
-// Type, shape and, for large tensors, 8 windows of 64 bytes spread evenly over the data.
+// Type, shape and, for large tensors, 8 windows of 64 bytes spread over the data. The windows
+// start at multiples of 64 bytes so a tensor still to be computed (Tensor::recipe) can give
+// them without being materialised.
 uint64_t fingerprint(const Tensor* t) {
   constexpr size_t kWindow = 64, kWindows = 8;
   uint64_t h = (uint64_t(t->data_type) << 56) ^ (uint64_t(t->dims.size) << 48) ^ t->data.size;
   for (uint32_t i = 0; i < t->dims.size; ++i) h = h * 0x100000001b3ull ^ uint64_t(t->dims[i]);
   size_t n = t->data.size;
-  if (n <= kWindow * kWindows) return h ^ kernels::hash_bytes(t->data.data, n);
-  size_t step = (n - kWindow) / (kWindows - 1);
-  for (size_t w = 0; w < kWindows; ++w) h = h * 0x100000001b3ull ^ kernels::hash_bytes(t->data.data + w * step, kWindow);
+  if (n <= kWindow * kWindows) return h ^ kernels::hash_bytes(t->bytes().data, n);
+  size_t step = (n - kWindow) / (kWindows - 1) / kWindow * kWindow;
+  uint8_t window[kWindow];
+  for (size_t w = 0; w < kWindows; ++w) {
+    t->read(w * step, kWindow, window);
+    h = h * 0x100000001b3ull ^ kernels::hash_bytes(window, kWindow);
+  }
   return h;
 }
 
@@ -61,9 +67,9 @@ void run_eliminate_duplicate_constants(PassContext& ctx) {
       if (!bucket.entries.empty()) {
         while (bucket.full_hashes.size() < bucket.entries.size()) {
           const Tensor* e = bucket.entries[bucket.full_hashes.size()].t;
-          bucket.full_hashes.push_back(kernels::hash_bytes(e->data.data, e->data.size));
+          bucket.full_hashes.push_back(kernels::hash_bytes(e->bytes().data, e->data.size));
         }
-        uint64_t h = kernels::hash_bytes(t->data.data, t->data.size);
+        uint64_t h = kernels::hash_bytes(t->bytes().data, t->data.size);
         for (size_t i = 0; i < bucket.entries.size(); ++i)
           if (bucket.full_hashes[i] == h && same(bucket.entries[i].t, t)) return bucket.entries[i].v;
         bucket.full_hashes.push_back(h);

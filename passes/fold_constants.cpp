@@ -185,7 +185,7 @@ Tensor* fold_transpose(Model& m, const Node* n, ConstStore& store, std::vector<u
   std::vector<int64_t> out_dims(rank);
   for (size_t i = 0; i < rank; ++i) out_dims[i] = t->dims[p[i]];
   size_t nbytes = t->data.size;
-  const uint8_t* src = t->data.data;
+  const uint8_t* src = t->bytes().data;
   if (nbytes && reinterpret_cast<uintptr_t>(src) % es != 0) {
     // The kernels read typed elements: give them an aligned copy (reused from node to node).
     if (scratch.size() < nbytes + 64) scratch.resize(nbytes + 64);

@@ -8,7 +8,6 @@
 
 #include "kernels/kernels.h"
 #include "onnx/mapped_file.h"
-#include "passes/parallel.h"
 #include "passes/util.h"
 
 namespace ofg::passes {
@@ -30,87 +29,59 @@ void scale_weight(std::vector<double>& w, const Tensor* wt, bool transpose, int6
     }
 }
 
-// float32 weights, the common case, are scaled in float straight into the new tensor: no double
-// copy of what can be the largest tensors of the model (one rounding, like the double path).
-// The new tensor is made during the graph walk; its bytes are filled afterwards, all weights
-// together on several threads (filling fresh memory is bound by page faults).
-struct ScaleJob {
-  const uint8_t* src;  // the old weight, possibly unaligned
-  float* dst;
-  size_t run;          // consecutive weights that share one output channel
-  size_t runs;
-  int64_t d1, per_group;  // ConvTranspose: W[a][b] is channel (a / per_group) * d1 + b
-  bool transpose;
-  std::vector<float> scale;
-  Bytes dead_source;  // the old weight's loaded bytes when nothing else reads them
-};
-
-// Fills runs [r0, r1) of a job: each run is copied, then scaled in place while still in cache.
-void fill_runs(const ScaleJob& j, size_t r0, size_t r1) {
-  for (size_t r = r0; r < r1; ++r) {
-    int64_t ri = static_cast<int64_t>(r);
-    int64_t oc = j.transpose ? (ri / j.d1 / j.per_group) * j.d1 + ri % j.d1 : ri;
-    float* at = j.dst + r * j.run;
-    std::memcpy(at, j.src + r * j.run * sizeof(float), j.run * sizeof(float));
-    kernels::active_table().binary_vs(kernels::BinaryOp::Mul, at, j.scale[oc], at, j.run);
+// float32 weights, the common case, are not computed by the pass: the fused weight is a tensor
+// whose recipe scales the old weight's bytes when they are read. Saving streams it straight into
+// the file, so the model never holds a second copy of its weights (filling fresh memory with
+// them cost more than copying the whole file). Scaled in float: one rounding, like the double
+// path.
+class ScaleRecipe final : public TensorRecipe {
+ public:
+  ScaleRecipe(Model& m, const Tensor* src, bool transpose, int64_t group, const std::vector<double>& s)
+      : TensorRecipe(&m.arena), model_(&m), src_(src), transpose_(transpose) {
+    int64_t inner = 1;
+    for (uint32_t i = 2; i < src->dims.size; ++i) inner *= src->dims[i];
+    d1_ = static_cast<size_t>(src->dims[1]);
+    per_group_ = static_cast<size_t>(src->dims[0] / group);
+    run_ = static_cast<size_t>(transpose ? inner : src->dims[1] * inner);  // Conv: all of W[oc] is one channel
+    scale_ = m.arena.make_array<float>(s.size());
+    for (size_t c = 0; c < s.size(); ++c) scale_[c] = static_cast<float>(s[c]);
   }
-}
+  // The old weight is read by nothing else: its pages of the mapped file may go once read.
+  void set_source_dead() { source_dead_ = true; }
 
-Tensor* scaled_float_weight(Model& m, const Tensor* wt, bool transpose, int64_t group, const std::vector<double>& s,
-                            std::vector<ScaleJob>& jobs) {
-  std::vector<int64_t> dims(wt->dims.begin(), wt->dims.end());
-  Tensor* out = make_tensor(m, kFloat, dims.data(), dims.size(), nullptr, 0);
-  size_t n = static_cast<size_t>(wt->numel());
-  float* dst = static_cast<float*>(m.arena.allocate(n * sizeof(float) + 1, 64));
-  int64_t d0 = wt->dims[0], d1 = wt->dims[1];
-  int64_t inner = 1;
-  for (uint32_t i = 2; i < wt->dims.size; ++i) inner *= wt->dims[i];
-  ScaleJob j;
-  j.src = wt->data.data;
-  j.dst = dst;
-  j.run = static_cast<size_t>(transpose ? inner : d1 * inner);  // Conv: all of W[oc] is one channel
-  j.runs = j.run ? n / j.run : 0;
-  j.d1 = d1;
-  j.per_group = d0 / group;
-  j.transpose = transpose;
-  j.scale.assign(s.begin(), s.end());
-  jobs.push_back(std::move(j));
-  out->data = Bytes{reinterpret_cast<const uint8_t*>(dst), n * sizeof(float)};
-  return out;
-}
-
-// Fills every pending job, in pieces of about 256 KiB spread over the pass's threads, about
-// 4 MiB at a time (or one weight): the pages of old weights nothing reads any more are let go after each batch,
-// so old and new weights are not all in memory at once (peak RSS).
-void fill_all(const PassContext& ctx, std::vector<ScaleJob>& jobs) {
-  struct Piece {
-    const ScaleJob* job;
-    size_t r0, r1;
-  };
-  constexpr size_t kPiece = size_t(256) << 10, kBatch = size_t(4) << 20;
-  size_t first = 0;
-  while (first < jobs.size()) {
-    std::vector<Piece> pieces;
-    size_t bytes = 0, end = first;
-    for (; end < jobs.size() && (end == first || bytes < kBatch); ++end) {
-      const ScaleJob& j = jobs[end];
-      size_t per_piece = std::max<size_t>(1, kPiece / (j.run * sizeof(float) + 1));
-      for (size_t r = 0; r < j.runs; r += per_piece) pieces.push_back({&j, r, std::min(j.runs, r + per_piece)});
-      bytes += j.runs * j.run * sizeof(float);
+  void fill(size_t offset, size_t size, uint8_t* dst) const override {
+    src_->read(offset, size, dst);
+    if (run_ == 0) return;
+    float* w = reinterpret_cast<float*>(dst);
+    const size_t first = offset / sizeof(float), count = size / sizeof(float);
+    for (size_t i = 0; i < count;) {  // one multiply per run of weights that share a channel
+      const size_t at = first + i, run = at / run_;
+      const size_t n = std::min(count - i, (run + 1) * run_ - at);
+      kernels::active_table().binary_vs(kernels::BinaryOp::Mul, w + i, scale_[channel(run)], w + i, n);
+      i += n;
     }
-    unsigned threads = pieces.size() > 4 ? pass_threads(ctx) : 1;  // small tensors: no thread start-up
-    parallel_for(pieces.size(), threads, [&](size_t i) { fill_runs(*pieces[i].job, pieces[i].r0, pieces[i].r1); });
-    for (size_t k = first; k < end; ++k) release_loaded_bytes(ctx.m, jobs[k].dead_source);
-    first = end;
   }
-  jobs.clear();
-}
+  void release_sources() const override {
+    if (source_dead_) release_loaded_bytes(*model_, src_->data);
+  }
+
+ private:
+  // Output channel of run r: Conv W[oc] is one run; ConvTranspose W[a][b] (a run each) belongs to
+  // channel (a / per_group) * d1 + b.
+  size_t channel(size_t r) const { return transpose_ ? (r / d1_ / per_group_) * d1_ + r % d1_ : r; }
+
+  const Model* model_;
+  const Tensor* src_;
+  bool transpose_;
+  bool source_dead_ = false;
+  size_t d1_ = 0, per_group_ = 1, run_ = 0;
+  float* scale_ = nullptr;
+};
 
 }  // namespace
 
 void run_fuse_conv_batchnorm(PassContext& ctx) {
   Model& m = ctx.m;
-  std::vector<ScaleJob> jobs;
   for (Graph* g : all_graphs(m)) {
     g->for_each_node([&](Node* bn) {
       if (!is_op(m, bn, "BatchNormalization") || bn->inputs.size != 5 || !bn->outputs[0]) return;
@@ -130,12 +101,6 @@ void run_fuse_conv_batchnorm(PassContext& ctx) {
       if (!conv || !single_use(y) || conv->inputs.size < 2 || read_by_custom(m, bn->outputs[0])) return;
       const Tensor* wt = const_tensor(m, conv->inputs[1]);
       if (!wt || !is_float_type(wt->data_type) || wt->dims.size < 3) return;
-      // A weight made by an earlier fusion of this walk (Conv -> BN -> BN) must be filled first.
-      for (const ScaleJob& j : jobs)
-        if (reinterpret_cast<const uint8_t*>(j.dst) == wt->data.data) {
-          fill_all(ctx, jobs);
-          break;
-        }
       const Tensor* bt = conv->inputs.size > 2 && conv->inputs[2] ? const_tensor(m, conv->inputs[2]) : nullptr;
       if (conv->inputs.size > 2 && conv->inputs[2] && !bt) return;  // bias computed at run time
       int64_t group = attr_i(m, conv, "group", 1);
@@ -162,8 +127,12 @@ void run_fuse_conv_batchnorm(PassContext& ctx) {
         b[c] = (b[c] - mean[c]) * s[c] + beta[c];
       }
       Tensor* fused;
+      ScaleRecipe* recipe = nullptr;
       if (wt->data_type == kFloat) {
-        fused = scaled_float_weight(m, wt, transpose, group, s, jobs);
+        // A weight made by an earlier fusion (Conv -> BN -> BN) is read through its own recipe.
+        recipe = m.arena.make<ScaleRecipe>(m, wt, transpose, group, s);
+        std::vector<int64_t> wdims(wt->dims.begin(), wt->dims.end());
+        fused = make_computed_tensor(m, kFloat, wdims.data(), wdims.size(), wt->data.size, recipe);
       } else {
         if (!read_doubles(wt, w)) return;
         scale_weight(w, wt, transpose, group, s);
@@ -179,7 +148,7 @@ void run_fuse_conv_batchnorm(PassContext& ctx) {
       set_input(conv, 2, nb);
       // The old weight is dead unless shared: let its pages of the mapped file go (peak RSS).
       if (old_weight->uses.size == 0 && !old_weight->is_graph_output()) {
-        if (wt->data_type == kFloat) jobs.back().dead_source = wt->data;  // once the job has read it
+        if (recipe) recipe->set_source_dead();  // once the recipe has read it
         else release_loaded_bytes(m, wt->data);
       }
       // The Conv now writes the BN's output value, so its readers and name are unchanged.
@@ -189,7 +158,6 @@ void run_fuse_conv_batchnorm(PassContext& ctx) {
       ++ctx.changes;
     });
   }
-  fill_all(ctx, jobs);
 }
 
 }  // namespace ofg::passes

@@ -57,7 +57,7 @@ bool read_doubles(const Tensor* t, std::vector<double>& out) {
   if (!t || !dense(t, dtype_size(t->data_type))) return false;
   size_t n = static_cast<size_t>(t->numel());
   out.resize(n);
-  const uint8_t* p = t->data.data;  // possibly unaligned: memcpy each element
+  const uint8_t* p = t->bytes().data;  // possibly unaligned: memcpy each element
   switch (t->data_type) {
     case kFloat:
       for (size_t i = 0; i < n; ++i) { float f; std::memcpy(&f, p + 4 * i, 4); out[i] = f; }
@@ -88,7 +88,7 @@ bool read_ints(const Tensor* t, std::vector<int64_t>& out) {
   if (!t || !dense(t, dtype_size(t->data_type))) return false;
   size_t n = static_cast<size_t>(t->numel());
   out.resize(n);
-  const uint8_t* p = t->data.data;
+  const uint8_t* p = t->bytes().data;
   switch (t->data_type) {
     case kInt64:
       for (size_t i = 0; i < n; ++i) std::memcpy(&out[i], p + 8 * i, 8);
@@ -304,10 +304,11 @@ Tensor* transpose_tensor(Model& m, const Tensor* t, const std::vector<int64_t>& 
   size_t n = static_cast<size_t>(t->numel());
   std::vector<uint8_t> out(n * es);
   std::vector<int64_t> idx(rank, 0);  // index in the output, odometer style
+  const uint8_t* in = t->bytes().data;
   for (size_t o = 0; o < n; ++o) {
     int64_t src = 0;
     for (size_t i = 0; i < rank; ++i) src += idx[i] * in_strides[perm[i]];
-    std::memcpy(&out[o * es], t->data.data + src * es, es);
+    std::memcpy(&out[o * es], in + src * es, es);
     for (size_t i = rank; i-- > 0;) {
       if (++idx[i] < out_dims[i]) break;
       idx[i] = 0;

@@ -1,6 +1,8 @@
 #include <cmath>
 
+#include "onnx/serialize.h"
 #include "passes_test_util.h"
+#include "support/test_support.h"
 
 using namespace ofg;
 using namespace ofg::test;
@@ -143,8 +145,8 @@ TEST(PassConvBn, InsideALoopBody) {
   EXPECT_EQ(count_op(body, "Conv"), 1);
 }
 
-// Conv -> BN -> BN: the second fusion reads the weight the first one made, which must be filled
-// by then (weights are filled after the graph walk otherwise).
+// Conv -> BN -> BN: the second fusion scales the weight the first one made, which is itself still
+// to be computed (its recipe reads through the first one's).
 TEST(PassConvBn, ChainedBatchNormsReadTheFirstFusedWeight) {
   auto m = new_model(13);
   GraphBuilder b(*m);
@@ -162,42 +164,120 @@ TEST(PassConvBn, ChainedBatchNormsReadTheFirstFusedWeight) {
   EXPECT_NEAR(nw[1], -4.0 * s_of(1) * s_of(1), 1e-4);
 }
 
-// A weight large enough to be filled in many pieces on several threads gives the same bytes as
-// one thread, and each output channel is scaled by its own factor.
-TEST(PassConvBn, LargeWeightFilledOnThreadsMatchesOneThread) {
-  const int64_t cout = 1024, cin = 64;
-  std::vector<float> wv(static_cast<size_t>(cout * cin * 9));
-  for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>((i * 7919) % 1000) * 0.001f - 0.5f;
-  std::vector<float> sc(cout), bi(cout, 0.1f), me(cout, 0.2f), va(cout);
-  for (int64_t c = 0; c < cout; ++c) {
-    sc[c] = 0.5f + static_cast<float>(c % 13) * 0.25f;
-    va[c] = 0.5f + static_cast<float>(c % 7);
+// A large fused float weight is computed only when read: the pass leaves a recipe, a window read
+// through it, the bytes streamed into a saved file and the materialised bytes all agree, and each
+// output channel is scaled by its own factor. 64x9 weights per channel (2304 bytes) do not divide
+// the saver's 256 KiB pieces, so runs are cut at piece boundaries.
+namespace {
+struct LargeConvBn {
+  static constexpr int64_t kCout = 1024, kCin = 64;
+  std::vector<float> wv, sc, bi, me, va;
+  LargeConvBn() : wv(static_cast<size_t>(kCout * kCin * 9)), sc(kCout), bi(kCout, 0.1f), me(kCout, 0.2f), va(kCout) {
+    for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>((i * 7919) % 1000) * 0.001f - 0.5f;
+    for (int64_t c = 0; c < kCout; ++c) {
+      sc[c] = 0.5f + static_cast<float>(c % 13) * 0.25f;
+      va[c] = 0.5f + static_cast<float>(c % 7);
+    }
   }
-  std::vector<float> results[2];
-  for (int run = 0; run < 2; ++run) {
+  float factor(int64_t c) const { return static_cast<float>(sc[c] / std::sqrt(static_cast<double>(va[c]) + 1e-5f)); }
+  // x -> Conv(w) -> BN; returns the BN output.
+  Value* build(GraphBuilder& b, Value* x, Value* w, const std::string& n) const {
+    Value* y = b.op("Conv", {x, w});
+    return b.node("BatchNormalization",
+                  {y, b.initializer(n + ".s", {kCout}, sc), b.initializer(n + ".b", {kCout}, bi),
+                   b.initializer(n + ".m", {kCout}, me), b.initializer(n + ".v", {kCout}, va)},
+                  1, {b.f("epsilon", 1e-5f)})
+        ->outputs[0];
+  }
+};
+}  // namespace
+
+TEST(PassConvBn, LargeFloatWeightIsComputedOnlyWhenRead) {
+  LargeConvBn c;
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, c.kCin, 3, 3});
+  Value* out = c.build(b, x, b.initializer("w", {c.kCout, c.kCin, 3, 3}, c.wv), "bn");
+  b.output(out);
+  EXPECT_EQ(run_checked(*m, "fuse_conv_batchnorm").changes, 1);
+  const Tensor* t = out->producer->inputs[1]->initializer;
+  ASSERT_NE(t->recipe, nullptr);
+  EXPECT_EQ(t->data.data, nullptr);
+  ASSERT_EQ(t->data.size, c.wv.size() * sizeof(float));
+  // A window in the middle of channel 3's run, read without materialising.
+  const size_t first = 3 * 64 * 9 + 5;
+  std::vector<float> window(700);  // crosses into channel 4
+  t->read(first * sizeof(float), window.size() * sizeof(float), reinterpret_cast<uint8_t*>(window.data()));
+  EXPECT_NE(t->recipe, nullptr);
+  // Saved: the weight is streamed into the file; loading it back gives the same bytes.
+  MallocBuffer saved = save_model_memory(*m);
+  EXPECT_NE(t->recipe, nullptr);
+  std::unique_ptr<Model> back = load_model_memory(saved.data(), saved.size(), LoadOptions{});
+  const Tensor* loaded = nullptr;
+  for (Value* v : back->graph->initializers)
+    if (back->str(v->name) == m->str(out->producer->inputs[1]->name)) loaded = v->initializer;
+  ASSERT_NE(loaded, nullptr);
+  std::vector<float> streamed = floats_of(loaded);
+  // Materialised on first read, then kept.
+  std::vector<float> fused = floats_of(t);
+  EXPECT_EQ(t->recipe, nullptr);
+  ASSERT_NE(t->data.data, nullptr);
+  EXPECT_EQ(t->bytes().data, t->data.data);
+  ASSERT_EQ(fused.size(), c.wv.size());
+  EXPECT_TRUE(streamed == fused);
+  for (size_t i = 0; i < window.size(); ++i) ASSERT_EQ(window[i], fused[first + i]) << i;
+  for (int64_t ch : {int64_t(0), int64_t(3), int64_t(4), int64_t(511), c.kCout - 1})
+    for (int64_t k : {int64_t(0), c.kCin * 9 - 1}) {
+      size_t i = static_cast<size_t>(ch * c.kCin * 9 + k);
+      EXPECT_EQ(fused[i], c.wv[i] * c.factor(ch)) << ch << "," << k;
+    }
+}
+
+// Saving with external data streams the computed weight into the data file.
+TEST(PassConvBn, ComputedWeightSavedAsExternalData) {
+  LargeConvBn c;
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, c.kCin, 3, 3});
+  Value* out = c.build(b, x, b.initializer("w", {c.kCout, c.kCin, 3, 3}, c.wv), "bn");
+  b.output(out);
+  EXPECT_EQ(run_checked(*m, "fuse_conv_batchnorm").changes, 1);
+  std::string path = temp_dir() + "/fused.onnx";
+  SaveOptions so;
+  so.external_data = true;
+  so.external_threshold = 1024;
+  save_model_file(*m, path, so);
+  EXPECT_TRUE(file_exists(path + ".data"));
+  std::unique_ptr<Model> back = load_model_file(path, LoadOptions{});
+  std::vector<float> loaded;
+  for (Value* v : back->graph->initializers)
+    if (back->str(v->name) == m->str(out->producer->inputs[1]->name)) loaded = floats_of(v->initializer);
+  EXPECT_TRUE(loaded == floats_of(out->producer->inputs[1]->initializer));
+  ASSERT_EQ(loaded.size(), c.wv.size());
+  EXPECT_EQ(loaded[100], c.wv[100] * c.factor(0));
+}
+
+// Two Convs share a weight and are followed by BNs with equal statistics: the two computed
+// weights are equal and eliminate_duplicate_constants merges them (it samples them without
+// materialising, then compares in full); with different statistics nothing is merged.
+TEST(PassConvBn, EqualComputedWeightsAreMergedByDuplicateElimination) {
+  LargeConvBn c;
+  for (bool equal : {true, false}) {
     auto m = new_model(13);
     GraphBuilder b(*m);
-    Value* x = b.input("x", kFloat, {1, cin, 3, 3});
-    Value* w = b.initializer("w", {cout, cin, 3, 3}, wv);
-    Value* y = b.op("Conv", {x, w});
-    Node* bn = b.node("BatchNormalization",
-                      {y, b.initializer("s", {cout}, sc), b.initializer("b", {cout}, bi), b.initializer("m", {cout}, me),
-                       b.initializer("v", {cout}, va)},
-                      1, {b.f("epsilon", 1e-5f)});
-    Value* out = bn->outputs[0];
-    b.output(out);
-    std::map<std::string, std::string> options{{"optimize.threads", run == 0 ? "1" : "4"}};
-    passes::PassStats s = passes::run_pass(*m, *passes::find_pass("fuse_conv_batchnorm"), &options);
-    EXPECT_EQ(s.changes, 1);
-    results[run] = floats_of(out->producer->inputs[1]->initializer);
-  }
-  ASSERT_EQ(results[0].size(), wv.size());
-  EXPECT_TRUE(results[0] == results[1]);
-  for (int64_t c : {int64_t(0), int64_t(511), cout - 1}) {
-    float f = static_cast<float>(sc[c] / std::sqrt(static_cast<double>(va[c]) + 1e-5f));
-    for (int64_t k : {int64_t(0), cin * 9 - 1}) {
-      size_t i = static_cast<size_t>(c * cin * 9 + k);
-      EXPECT_FLOAT_EQ(results[0][i], wv[i] * f) << c << "," << k;
-    }
+    Value* x = b.input("x", kFloat, {1, c.kCin, 3, 3});
+    Value* w = b.initializer("w", {c.kCout, c.kCin, 3, 3}, c.wv);
+    Value* out1 = c.build(b, x, w, "bn1");
+    LargeConvBn other;
+    if (!equal) other.va[700] += 1.0f;  // one channel differs
+    Value* out2 = other.build(b, x, w, "bn2");
+    b.output(out1);
+    b.output(out2);
+    EXPECT_EQ(run_checked(*m, "fuse_conv_batchnorm").changes, 2);
+    run_checked(*m, "eliminate_duplicate_constants");
+    Value* w1 = out1->producer->inputs[1];
+    Value* w2 = out2->producer->inputs[1];
+    EXPECT_EQ(w1 == w2, equal);
+    EXPECT_EQ(out1->producer->inputs[2] == out2->producer->inputs[2], equal);
   }
 }

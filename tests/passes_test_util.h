@@ -31,7 +31,7 @@ inline int count_op(Graph* g, const char* op) {
 
 inline std::vector<float> floats_of(const Tensor* t) {
   std::vector<float> v(t ? t->data.size / 4 : 0);
-  if (!v.empty()) std::memcpy(v.data(), t->data.data, v.size() * 4);
+  if (!v.empty()) std::memcpy(v.data(), t->bytes().data, v.size() * 4);
   return v;
 }
 

@@ -13,7 +13,7 @@ namespace {
 const char* kUsageText =
     "usage: onnxforge optimize [IN] OUT [--passes a,b] [--skip a,b] [--input-shape NAME=d1,d2,...]\n"
     "                          [--report FILE.json] [--external-data] [--check]\n"
-    "                          [--verify [--samples N]] [--verify-each-pass] [--threads N]\n\n"
+    "                          [--verify [--samples N]] [--verify-each-pass]\n\n"
     "Runs the default pass pipeline to a fixed point and saves the result as OUT (the built-in\n"
     "demo model when only OUT is given).\n"
     "--passes a,b        run only these passes, in this order\n"
@@ -25,8 +25,7 @@ const char* kUsageText =
     "--verify            run the original and the result on the same random inputs and compare\n"
     "                    (exit 1 when they differ; OUT is still written so it can be inspected)\n"
     "--samples N         input sets for --verify (default 1)\n"
-    "--verify-each-pass  verify after every class 1/2 pass and roll back a pass that drifts\n"
-    "--threads N         threads a pass may use to fill large new tensors (default: up to 4)\n";
+    "--verify-each-pass  verify after every class 1/2 pass and roll back a pass that drifts\n";
 
 struct Snapshot {
   size_t nodes = 0, inits = 0;
@@ -83,7 +82,7 @@ int cmd_optimize(const Args& args) {
   std::vector<std::string> files, shapes;
   std::string passes, skip, report_path;
   bool external = false, check = false, verify = false, verify_each = false;
-  std::string samples, threads;
+  std::string samples;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](std::string& dst) -> bool {
@@ -110,7 +109,6 @@ int cmd_optimize(const Args& args) {
     else if (is_flag(a, "--verify")) verify = true;
     else if (is_flag(a, "--verify-each-pass")) verify_each = true;
     else if (is_flag(a, "--samples")) { if (!value(samples)) return kUsage; }
-    else if (is_flag(a, "--threads")) { if (!value(threads)) return kUsage; }
     else if (!a.empty() && a[0] == '-') {
       std::fprintf(stderr, "onnxforge optimize: unknown option '%s'\n", a.c_str());
       return kUsage;
@@ -133,7 +131,6 @@ int cmd_optimize(const Args& args) {
   if (st == OFG_OK && external) st = ofg_options_set(opts, "save.external_data", "1");
   if (st == OFG_OK && verify_each) st = ofg_options_set(opts, "optimize.verify_each_pass", "1");
   if (st == OFG_OK && !samples.empty()) st = ofg_options_set(opts, "verify.samples", samples.c_str());
-  if (st == OFG_OK && !threads.empty()) st = ofg_options_set(opts, "optimize.threads", threads.c_str());
   if (st != OFG_OK) {
     ofg_options_free(opts);
     return report("options", st);

@@ -91,7 +91,7 @@ ofg_status ofg_options_set(ofg_options* options, const char* key, const char* va
                                         // read by ofg_optimize / ofg_run_pass (src/api/api_passes.cpp)
                                         "optimize.passes", "optimize.skip", "optimize.input_shapes",
                                         "optimize.max_iterations", "optimize.check_each_pass",
-                                        "optimize.verify_each_pass", "optimize.threads",
+                                        "optimize.verify_each_pass",
                                         // read by ofg_verify (src/api/api_exec.cpp)
                                         "verify.samples", "verify.seed", "verify.atol", "verify.rtol",
                                         "verify.int_high"};

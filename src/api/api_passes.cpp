@@ -39,19 +39,9 @@ bool flag(const ofg_options* o, const char* key) {
   return v == "1";
 }
 
-// Options that reach the passes themselves.
-void pass_options(const ofg_options* o, passes::PipelineOptions& po) {
-  if (!o || !o->has("optimize.threads")) return;
-  const std::string& v = o->get("optimize.threads", "");
-  if (v.empty() || v.size() > 2 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < 1)
-    fail(Status::kInvalidArgument, "optimize.threads takes a count from 1 to 64, got '" + v + "'");
-  po.pass_options["optimize.threads"] = v;
-}
-
 passes::PipelineOptions pipeline_options(ofg_model* model, const ofg_options* o) {
   passes::PipelineOptions po;
   if (!o) return po;
-  pass_options(o, po);
   po.only = split_names(o->get("optimize.passes", ""));
   for (const std::string& s : split_names(o->get("optimize.skip", ""))) {
     if (!passes::find_pass(s)) fail(Status::kInvalidArgument, "optimize.skip: unknown pass '" + s + "'");
@@ -171,7 +161,6 @@ ofg_status ofg_run_pass(ofg_model* model, const char* pass, const ofg_options* o
     po.only = {pass};
     po.max_iterations = 1;
     po.check_each_pass = flag(options, "optimize.check_each_pass");
-    pass_options(options, po);
     auto out = std::make_unique<ofg_pass_report>();
     model->exec_cache.reset();
     out->report = passes::optimize(model->model, po);

@@ -613,10 +613,11 @@ bool rule_constant(InferCtx& c) {
           a.t->storage != Tensor::kExternal && a.t->numel() <= TypeInference::kMaxContents &&
           a.t->data.size == static_cast<size_t>(a.t->numel()) * dtype_size(a.t->data_type)) {
         std::vector<SymVal> vals;
+        const uint8_t* p = a.t->bytes().data;
         for (int64_t i = 0; i < a.t->numel(); ++i) {
           int64_t v = 0;
-          if (a.t->data_type == kInt64) std::memcpy(&v, a.t->data.data + 8 * i, 8);
-          else { int32_t w; std::memcpy(&w, a.t->data.data + 4 * i, 4); v = w; }
+          if (a.t->data_type == kInt64) std::memcpy(&v, p + 8 * i, 8);
+          else { int32_t w; std::memcpy(&w, p + 4 * i, 4); v = w; }
           vals.push_back(cval(v));
         }
         c.out_contents[0] = std::move(vals);
@@ -656,8 +657,8 @@ bool rule_constant_of_shape(InferCtx& c) {
   if (dims.size() == 1 && dims[0].is_static() && dims[0].value <= TypeInference::kMaxContents &&
       (elem == kInt64 || elem == kInt32) && v && v->t && v->t->data.size == dtype_size(elem)) {
     int64_t fill = 0;
-    if (elem == kInt64) std::memcpy(&fill, v->t->data.data, 8);
-    else { int32_t w; std::memcpy(&w, v->t->data.data, 4); fill = w; }
+    if (elem == kInt64) std::memcpy(&fill, v->t->bytes().data, 8);
+    else { int32_t w; std::memcpy(&w, v->t->bytes().data, 4); fill = w; }
     c.out_contents[0].assign(dims[0].value, cval(fill));
   }
   return true;

@@ -43,10 +43,11 @@ bool tensor_contents(const Tensor* t, std::vector<SymVal>& out) {
   if ((t->data_type != kInt64 && t->data_type != kInt32) || t->data.size != static_cast<size_t>(n) * es)
     return false;
   out.assign(static_cast<size_t>(n), SymVal{});
+  const uint8_t* p = t->bytes().data;
   for (int64_t i = 0; i < n; ++i) {
     int64_t v = 0;
-    if (es == 8) std::memcpy(&v, t->data.data + 8 * i, 8);
-    else { int32_t w; std::memcpy(&w, t->data.data + 4 * i, 4); v = w; }
+    if (es == 8) std::memcpy(&v, p + 8 * i, 8);
+    else { int32_t w; std::memcpy(&w, p + 4 * i, 4); v = w; }
     out[i].kind = SymVal::kConst;
     out[i].value = v;
   }

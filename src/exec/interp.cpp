@@ -123,10 +123,10 @@ Interpreter::Interpreter(Model& m, ExecCache* cache) : m_(m), cache_(cache) {}
 
 RTensor ExecCache::constant(const Tensor& t) {
   RTensor view = from_ir(t);
-  if (view.ptr == t.data.data || view.nbytes() == 0) return view;
+  if (view.ptr == t.bytes().data || view.nbytes() == 0) return view;
   // from_ir had to copy (unaligned bytes): keep that copy instead of making one per run.
   const size_t n = view.nbytes();
-  const uint8_t* p = get(t.data.data, 0, n, [&](uint8_t* dst) { std::memcpy(dst, view.ptr, n); });
+  const uint8_t* p = get(t.bytes().data, 0, n, [&](uint8_t* dst) { std::memcpy(dst, view.ptr, n); });
   return RTensor::view(view.dtype, view.shape, p, nullptr);
 }
 

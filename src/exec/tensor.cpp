@@ -117,11 +117,12 @@ RTensor from_ir(const Tensor& t) {
   size_t es = dtype_size(t.data_type);
   size_t need = static_cast<size_t>(shape_numel(s)) * es;
   if (t.data.size < need) fail(Status::kInvalidModel, "tensor data is shorter than its dims say");
-  if (reinterpret_cast<uintptr_t>(t.data.data) % es == 0) return RTensor::view(t.data_type, s, t.data.data, nullptr);
+  const Bytes bytes = t.bytes();
+  if (reinterpret_cast<uintptr_t>(bytes.data) % es == 0) return RTensor::view(t.data_type, s, bytes.data, nullptr);
   // Unaligned bytes (raw_data at an odd offset of the file): one copy into an aligned buffer.
   // Only the rounding tail is zeroed (as alloc would), not the bytes the copy overwrites anyway.
   RTensor r = RTensor::alloc_uninit(t.data_type, s);
-  if (need) std::memcpy(r.ptr, t.data.data, need);
+  if (need) std::memcpy(r.ptr, bytes.data, need);
   size_t padded = std::max<size_t>(64, (need + 63) / 64 * 64);
   std::memset(r.ptr + need, 0, padded - need);
   return r;

@@ -350,6 +350,13 @@ Tensor* make_tensor_view(Model& m, int32_t dtype, const int64_t* dims, size_t ra
   return t;
 }
 
+Tensor* make_computed_tensor(Model& m, int32_t dtype, const int64_t* dims, size_t rank, size_t nbytes,
+                             const TensorRecipe* recipe) {
+  Tensor* t = make_tensor_view(m, dtype, dims, rank, Bytes{nullptr, nbytes});
+  t->recipe = recipe;
+  return t;
+}
+
 Type* make_tensor_type(Model& m, int32_t elem_type, const int64_t* dims, size_t rank) {
   Type* t = m.arena.make<Type>();
   t->kind = Type::kTensor;

@@ -68,6 +68,10 @@ Tensor* make_tensor(Model& m, int32_t dtype, const int64_t* dims, size_t rank, c
 // A tensor whose bytes are not copied: `data` must stay valid as long as the model (bytes the
 // model already owns, or a buffer kept alive by an entry of Model::backings).
 Tensor* make_tensor_view(Model& m, int32_t dtype, const int64_t* dims, size_t rank, Bytes data);
+// A tensor whose bytes (`nbytes` of them) are computed by `recipe` when first read or streamed
+// when saved (see TensorRecipe).
+Tensor* make_computed_tensor(Model& m, int32_t dtype, const int64_t* dims, size_t rank, size_t nbytes,
+                             const TensorRecipe* recipe);
 Type* make_tensor_type(Model& m, int32_t elem_type, const int64_t* dims, size_t rank);
 
 }  // namespace ofg

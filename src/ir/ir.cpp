@@ -1,5 +1,7 @@
 #include "ir/ir.h"
 
+#include <cstring>
+
 namespace ofg {
 
 size_t dtype_size(int32_t dtype) {
@@ -47,6 +49,21 @@ int64_t Tensor::numel() const {
   int64_t n = 1;
   for (int64_t d : dims) n *= d;  // the loader has checked dims for sign and overflow
   return n;
+}
+
+Bytes Tensor::materialize() const {
+  const TensorRecipe* r = recipe;
+  uint8_t* p = static_cast<uint8_t*>(r->arena()->allocate(data.size ? data.size : 1, 64));
+  r->fill(0, data.size, p);
+  data = Bytes{p, data.size};
+  recipe = nullptr;
+  r->release_sources();
+  return data;
+}
+
+void Tensor::read(size_t offset, size_t size, uint8_t* dst) const {
+  if (recipe) recipe->fill(offset, size, dst);
+  else if (size) std::memcpy(dst, data.data + offset, size);
 }
 
 const Attribute* Node::attribute(StrId attr_name) const {

@@ -96,6 +96,27 @@ struct Type {
   int64_t static_numel() const;
 };
 
+// How to compute the bytes of a tensor that a pass made but has not materialised (see
+// Tensor::recipe). Large results of passes (weights scaled by a folded BatchNormalization) are
+// made this way: until something reads them nothing is allocated, and saving streams them
+// through a small buffer instead of holding a second copy of the weights in memory.
+// Recipes live in the model's arena and are never destroyed: members must be trivially
+// destructible (arena arrays, pointers).
+class TensorRecipe {
+ public:
+  explicit TensorRecipe(Arena* arena) : arena_(arena) {}
+  // Writes bytes [offset, offset + size) of the tensor to dst. offset and size are multiples of
+  // the element size and within the tensor.
+  virtual void fill(size_t offset, size_t size, uint8_t* dst) const = 0;
+  // A hint that the bytes exist elsewhere now (materialised or saved): the recipe may let go of
+  // cached pages of what only it reads. Reading again later must still work.
+  virtual void release_sources() const {}
+  Arena* arena() const { return arena_; }
+
+ private:
+  Arena* arena_;  // where materialised bytes go (the model's)
+};
+
 // TensorProto. Immutable once made: a pass that changes a tensor makes a new one.
 struct Tensor {
   enum Storage : uint8_t { kRaw, kTyped, kExternal };
@@ -107,7 +128,11 @@ struct Tensor {
   StrId doc_string = kNoStr;
   // Little-endian element bytes, dense, numel * dtype_size (packed for sub-byte types). For
   // kTyped storage that was varint-encoded on disk, this points into the arena.
-  Bytes data;
+  // While `recipe` is set the bytes are not computed yet: data.data is null and data.size is
+  // already the final size. Read the bytes through bytes(); data.size is always valid.
+  // Both are mutable because computing the bytes on first read is not a change of the tensor.
+  mutable Bytes data;
+  mutable const TensorRecipe* recipe = nullptr;
   Span<Bytes> strings;  // string_data, for STRING tensors
   // The TensorProto exactly as loaded (empty for tensors made in memory). It is written back
   // verbatim when saved under the same name, which keeps every detail of the original encoding;
@@ -117,6 +142,14 @@ struct Tensor {
 
   int64_t numel() const;
   bool is_scalar() const { return dims.size == 0; }
+  // The element bytes; a pending recipe is run first (once: the bytes are then kept in the arena).
+  Bytes bytes() const { return recipe ? materialize() : data; }
+  // Bytes [offset, offset + size) into dst without materialising a pending recipe (offset and
+  // size multiples of the element size).
+  void read(size_t offset, size_t size, uint8_t* dst) const;
+
+ private:
+  Bytes materialize() const;
 };
 
 struct Graph;

@@ -267,7 +267,7 @@ class Saver {
     ec.before(T::kNameFieldNumber);
     str(T::kNameFieldNumber, name);
     ec.before(T::kRawDataFieldNumber);
-    if (t.data_type != kString && !to_external) w_.field_bytes(T::kRawDataFieldNumber, t.data);
+    if (t.data_type != kString && !to_external) w_.field_tensor_bytes(T::kRawDataFieldNumber, t);
     ec.before(T::kDocStringFieldNumber);
     str(T::kDocStringFieldNumber, t.doc_string);
     if (to_external) {
@@ -489,7 +489,8 @@ void save_model_file(const Model& m, const std::string& path, const SaveOptions&
       dsink.write(zeros, static_cast<size_t>(offset - at));
       int fd;
       uint64_t source_offset;
-      if (find_file_source(m, t->data, fd, source_offset)) dsink.write_from_file(t->data.data, t->data.size, fd, source_offset);
+      if (t->recipe) stream_computed(*t, dsink);
+      else if (find_file_source(m, t->data, fd, source_offset)) dsink.write_from_file(t->data.data, t->data.size, fd, source_offset);
       else dsink.write(t->data.data, t->data.size);
       at = offset + t->data.size;
     }

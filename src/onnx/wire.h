@@ -1,8 +1,10 @@
 // Protocol-buffer wire format: a bounds-checked reader over bytes we do not trust, and a writer
 // that computes nested message sizes in a first pass and streams bytes in a second.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -121,6 +123,23 @@ class Sink {
   virtual void write_from_file(const void* data, size_t size, int fd, uint64_t offset) { write(data, size); }
 };
 
+// Writes the bytes of a tensor whose recipe is still pending, a piece at a time through a buffer
+// that stays in cache, so a computed weight is never held whole in memory; then lets the recipe
+// drop what it read.
+inline void stream_computed(const Tensor& t, Sink& sink) {
+  constexpr size_t kPiece = size_t(256) << 10;
+  const size_t elem = std::max<size_t>(1, dtype_size(t.data_type));
+  const size_t piece = kPiece / elem * elem;
+  const size_t total = t.data.size;
+  std::unique_ptr<uint8_t[]> buffer(new uint8_t[std::max<size_t>(1, std::min(piece, total))]);
+  for (size_t at = 0; at < total; at += piece) {
+    size_t n = std::min(piece, total - at);
+    t.read(at, n, buffer.get());
+    sink.write(buffer.get(), n);
+  }
+  if (t.recipe) t.recipe->release_sources();
+}
+
 // Finds the file holding bytes the writer is asked to write (see Sink::copy_from_file).
 class SourceFinder {
  public:
@@ -171,6 +190,16 @@ class Writer {
     tag(field, kLengthDelimited);
     varint(b.size);
     raw(b.data, b.size);
+  }
+  // raw_data of a tensor: streamed from its recipe when the bytes are not computed yet.
+  void field_tensor_bytes(uint32_t field, const Tensor& t) {
+    if (!t.recipe) return field_bytes(field, t.data);
+    tag(field, kLengthDelimited);
+    varint(t.data.size);
+    pos_ += t.data.size;
+    if (sink_ == nullptr) return;
+    flush();
+    stream_computed(t, *sink_);
   }
   void field_string(uint32_t field, std::string_view s) {
     field_bytes(field, Bytes{reinterpret_cast<const uint8_t*>(s.data()), s.size()});

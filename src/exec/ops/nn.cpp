@@ -68,7 +68,7 @@ void conv2d_maybe_prepacked(OpCtx& c, const kernels::Conv2DParams& p, const RTen
   uint64_t tag = 1;
   for (uint64_t v : {p.C_out, p.C_in, p.kH, p.kW, p.group, p.stride_h, p.stride_w, p.dil_h, p.dil_w})
     tag = tag * 0x100000001B3ull ^ v;
-  const uint8_t* packed = cache->get(wv->initializer->data.data, tag, packed_floats * sizeof(float),
+  const uint8_t* packed = cache->get(wv->initializer->bytes().data, tag, packed_floats * sizeof(float),
                                      [&](uint8_t* dst) { kt.conv2d_pack(p, w.data<float>(), reinterpret_cast<float*>(dst)); });
   kt.conv2d_prepacked(p, x.data<float>(), reinterpret_cast<const float*>(packed), y.data<float>());
 }
