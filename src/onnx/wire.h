@@ -191,15 +191,24 @@ class Writer {
     varint(b.size);
     raw(b.data, b.size);
   }
-  // raw_data of a tensor: streamed from its recipe when the bytes are not computed yet.
+  // raw_data of a tensor: computed from its recipe when the bytes are not computed yet, small
+  // ones into the write buffer, large ones streamed straight to the sink.
   void field_tensor_bytes(uint32_t field, const Tensor& t) {
     if (!t.recipe) return field_bytes(field, t.data);
+    const size_t size = t.data.size;
     tag(field, kLengthDelimited);
-    varint(t.data.size);
-    pos_ += t.data.size;
-    if (sink_ == nullptr) return;
-    flush();
-    stream_computed(t, *sink_);
+    varint(size);
+    if (sink_ == nullptr) {
+      pos_ += size;
+    } else if (size < kDirect) {
+      t.read(0, size, computed_);
+      raw(computed_, size);
+      t.recipe->release_sources();
+    } else {
+      pos_ += size;
+      flush();
+      stream_computed(t, *sink_);
+    }
   }
   void field_string(uint32_t field, std::string_view s) {
     field_bytes(field, Bytes{reinterpret_cast<const uint8_t*>(s.data()), s.size()});
@@ -242,6 +251,7 @@ class Writer {
   uint64_t pos_ = 0;
   size_t used_ = 0;
   uint8_t buffer_[kBuffer];
+  alignas(64) uint8_t computed_[kDirect];  // a small computed tensor (aligned for its elements)
 };
 
 // Emits the kept raw fields of a message in field-number order around the modelled ones.
