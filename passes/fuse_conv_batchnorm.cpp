@@ -50,14 +50,20 @@ class ScaleRecipe final : public TensorRecipe {
   void set_source_dead() { source_dead_ = true; }
 
   void fill(size_t offset, size_t size, uint8_t* dst) const override {
-    src_->read(offset, size, dst);
-    if (run_ == 0) return;
     float* w = reinterpret_cast<float*>(dst);
+    // The old weight is read where it is (one pass over the bytes) when its floats are aligned;
+    // otherwise (raw_data at an odd file offset, or a weight still to be computed) it is copied
+    // into dst first and scaled there.
+    const float* from = w;
+    const uint8_t* src = src_->recipe ? nullptr : src_->data.data + offset;
+    if (src && reinterpret_cast<uintptr_t>(src) % alignof(float) == 0) from = reinterpret_cast<const float*>(src);
+    else src_->read(offset, size, dst);
+    if (run_ == 0) return;
     const size_t first = offset / sizeof(float), count = size / sizeof(float);
     for (size_t i = 0; i < count;) {  // one multiply per run of weights that share a channel
       const size_t at = first + i, run = at / run_;
       const size_t n = std::min(count - i, (run + 1) * run_ - at);
-      kernels::active_table().binary_vs(kernels::BinaryOp::Mul, w + i, scale_[channel(run)], w + i, n);
+      kernels::active_table().binary_vs(kernels::BinaryOp::Mul, from + i, scale_[channel(run)], w + i, n);
       i += n;
     }
   }
