@@ -3,7 +3,7 @@
 // no size cap.
 //
 // Hashing every byte of every weight would read the whole model (a third of the pipeline's time
-// on a CNN). The bucket key is therefore a fingerprint of type, shape and a fixed sample of the
+// on a CNN). The bucket key is therefore a fingerprint of type, shape and a small sample of the
 // bytes, which equal constants always share; only when a second constant lands in a bucket are
 // full hashes computed (once per constant) and, where they agree, the bytes compared in full.
 #include <unordered_map>
@@ -32,19 +32,21 @@ bool mergeable(const Tensor* t) {
          t->data.size == static_cast<size_t>(t->numel()) * dtype_size(t->data_type);
 }
 
-// Type, shape and, for large tensors, 8 windows of 64 bytes spread over the data. The windows
-// start at multiples of 64 bytes so a tensor still to be computed (Tensor::recipe) can give
-// them without being materialised.
+// Type, shape and, for large tensors, the first and the last 64 bytes. Those two windows sit
+// next to the tensor's own header and the next one's, which loading has already read, so taking
+// them touches no new page of a mapped file (windows spread over the data cost a page fault
+// each). Equal constants always share the fingerprint; constants that differ only between the
+// windows fall into one bucket and are told apart by the full hash. Element-aligned offsets let a
+// tensor still to be computed (Tensor::recipe) give the windows without being materialised.
 uint64_t fingerprint(const Tensor* t) {
-  constexpr size_t kWindow = 64, kWindows = 8;
+  constexpr size_t kWindow = 64;
   uint64_t h = (uint64_t(t->data_type) << 56) ^ (uint64_t(t->dims.size) << 48) ^ t->data.size;
   for (uint32_t i = 0; i < t->dims.size; ++i) h = h * 0x100000001b3ull ^ uint64_t(t->dims[i]);
   size_t n = t->data.size;
-  if (n <= kWindow * kWindows) return h ^ kernels::hash_bytes(t->bytes().data, n);
-  size_t step = (n - kWindow) / (kWindows - 1) / kWindow * kWindow;
-  uint8_t window[kWindow];
-  for (size_t w = 0; w < kWindows; ++w) {
-    t->read(w * step, kWindow, window);
+  if (n <= 2 * kWindow) return h ^ kernels::hash_bytes(t->bytes().data, n);
+  alignas(64) uint8_t window[kWindow];
+  for (size_t at : {size_t(0), n - kWindow}) {
+    t->read(at, kWindow, window);
     h = h * 0x100000001b3ull ^ kernels::hash_bytes(window, kWindow);
   }
   return h;
