@@ -19,6 +19,7 @@
 #include "exec/infer_types.h"
 #include "exec/interp.h"
 #include "kernels/kernels.h"
+#include "onnx/mapped_file.h"
 #include "passes/util.h"
 
 namespace ofg::passes {
@@ -199,6 +200,69 @@ Tensor* fold_transpose(Model& m, const Node* n, ConstStore& store, std::vector<u
   return make_tensor_view(m, t->data_type, out_dims.data(), rank, Bytes{dst, nbytes});
 }
 
+// The 2-D Transpose of a constant weight (exporters write [out, in] -> [in, out] for MatMul) is
+// not computed by the pass: the result's recipe transposes rows of the output when they are read,
+// so saving streams it through a small buffer and the model never holds the transposed copy.
+// Output row o is column o of the source.
+class Transpose2DRecipe final : public TensorRecipe {
+ public:
+  Transpose2DRecipe(Model& m, const Tensor* src, size_t elem)
+      : TensorRecipe(&m.arena), model_(&m), src_(src), elem_(elem),
+        rows_(static_cast<size_t>(src->dims[0])), cols_(static_cast<size_t>(src->dims[1])) {}
+  void set_source_dead() { source_dead_ = true; }
+
+  void fill(size_t offset, size_t size, uint8_t* dst) const override {
+    const size_t row = rows_ * elem_;  // bytes of one output row
+    const size_t end = offset + size;
+    std::unique_ptr<uint8_t[]> partial;  // a row cut by the range's ends
+    for (size_t at = offset; at < end;) {
+      const size_t o = at / row, skip = at - o * row;
+      if (skip == 0 && end - at >= row) {
+        const size_t count = (end - at) / row;
+        rows(o, count, dst + (at - offset));
+        at += count * row;
+      } else {
+        if (!partial) partial.reset(new uint8_t[row]);
+        rows(o, 1, partial.get());
+        const size_t n = std::min(row - skip, end - at);
+        std::memcpy(dst + (at - offset), partial.get() + skip, n);
+        at += n;
+      }
+    }
+  }
+  void release_sources() const override {
+    if (source_dead_) release_loaded_bytes(*model_, src_->data);
+  }
+
+ private:
+  // Output rows [o, o + count) = source columns [o, o + count).
+  void rows(size_t o, size_t count, uint8_t* dst) const {
+    kernels::active_table().transpose2d(elem_, src_->data.data + o * elem_, cols_, dst, rows_, rows_, count);
+  }
+
+  const Model* model_;
+  const Tensor* src_;
+  size_t elem_, rows_, cols_;
+  bool source_dead_ = false;
+};
+
+// A computed result for a 2-D Transpose of a constant whose bytes are aligned for its elements
+// (what the kernel reads); null for anything else.
+Tensor* computed_transpose_2d(Model& m, const Node* n) {
+  if (n->inputs.size != 1 || n->outputs.size != 1 || !n->inputs[0]) return nullptr;
+  const Tensor* t = const_tensor(m, n->inputs[0]);
+  const size_t es = dtype_size(t->data_type);
+  if (t->dims.size != 2 || !exec::is_supported_type(t->data_type) || (es != 1 && es != 2 && es != 4 && es != 8) ||
+      !dense(t, es) || t->recipe || reinterpret_cast<uintptr_t>(t->data.data) % es != 0)
+    return nullptr;
+  std::vector<int64_t> perm;
+  if (attr_ints(m, n, "perm", perm) && perm != std::vector<int64_t>{1, 0}) return nullptr;
+  auto* recipe = m.arena.make<Transpose2DRecipe>(m, t, es);
+  if (n->inputs[0]->uses.size == 1 && !n->inputs[0]->is_graph_output()) recipe->set_source_dead();
+  const int64_t dims[2] = {t->dims[1], t->dims[0]};
+  return make_computed_tensor(m, t->data_type, dims, 2, t->data.size, recipe);
+}
+
 // Outputs at least this big take the direct Transpose path (smaller ones are cheap either way).
 constexpr int64_t kDirectBytes = 64 * 1024;
 
@@ -250,6 +314,10 @@ void run_fold_constants(PassContext& ctx) {
       // Ops whose result size is not bounded by their inputs are run only when it is known.
       if (predicted < 0 && grows(m.str(n->op_type))) return;
       if (predicted >= kDirectBytes && is_op(m, n, "Transpose")) {
+        if (Tensor* r = computed_transpose_2d(m, n)) {
+          replace_by_initializers(ctx, n, {r});
+          return;
+        }
         if (!store) {
           store = std::make_shared<ConstStore>();
           m.backings.push_back(store);
