@@ -1,9 +1,16 @@
 #!/usr/bin/env python3
 """Whole-process `onnxforge optimize` on each shared model against `cp` of the same file (the
-floor), both timed in the same run, median of N; peak RSS from /usr/bin/time -v; per-pass time
-from the report.
+floor), both timed in the same run, interleaved, median of N; peak RSS from /usr/bin/time -v;
+per-pass time from the report.
 
-usage: bench/optimize_bench.py BUILD_DIR [DATA_DIR] [--runs N]
+Each tool writes a file of its own that does not exist yet (the previous run's output is removed
+before the timed command, untimed). With --same-output both write the same path in turn, as the
+first version of this script did: then each run also pays for tearing down the other tool's file
+(on ext4, cp's O_TRUNC of an existing file starts writeback of the new one when it closes, and
+replacing that file next waits for the I/O), which measures the file system's history more than
+either tool.
+
+usage: bench/optimize_bench.py BUILD_DIR [DATA_DIR] [--runs N] [--same-output]
 """
 import json
 import os
@@ -14,6 +21,7 @@ import tempfile
 import time
 
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
+same_output = "--same-output" in sys.argv
 runs = 5
 if "--runs" in sys.argv:
     runs = int(sys.argv[sys.argv.index("--runs") + 1])
@@ -45,10 +53,15 @@ for name in sorted(os.listdir(models_dir)):
     if not os.path.isfile(src):
         continue
     out = os.path.join(tmp, name + ".onnx")
+    cp_out = out if same_output else os.path.join(tmp, name + ".cp.onnx")
     report = os.path.join(tmp, name + ".json")
     cp_times, opt_times = [], []
     for _ in range(runs):  # interleaved so both see the same machine state
-        cp_times.append(timed(["cp", src, out]))
+        if not same_output:
+            for path in (cp_out, out):
+                if os.path.exists(path):
+                    os.unlink(path)
+        cp_times.append(timed(["cp", src, cp_out]))
         opt_times.append(timed([tool, "optimize", src, out, "--report", report]))
     cp_ms, opt_ms = statistics.median(cp_times), statistics.median(opt_times)
     rss = peak_rss_kb([tool, "optimize", src, out]) / 1024.0
