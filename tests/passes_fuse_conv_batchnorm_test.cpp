@@ -281,3 +281,34 @@ TEST(PassConvBn, EqualComputedWeightsAreMergedByDuplicateElimination) {
     EXPECT_EQ(out1->producer->inputs[2] == out2->producer->inputs[2], equal);
   }
 }
+
+// Weights loaded from a file are views into its mapping; the computed weight reads them when the
+// model is saved over that same file, and the pages of the dead old weight are let go after the
+// save. Reading the weight again afterwards (re-read from the replaced file's mapping) and
+// loading the new file both give the fused values.
+TEST(PassConvBn, ComputedWeightSavedOverItsOwnSourceFile) {
+  LargeConvBn c;
+  std::string path = temp_dir() + "/own.onnx";
+  {
+    auto m = new_model(13);
+    GraphBuilder b(*m);
+    Value* x = b.input("x", kFloat, {1, c.kCin, 3, 3});
+    b.output(c.build(b, x, b.initializer("w", {c.kCout, c.kCin, 3, 3}, c.wv), "bn"));
+    save_model_file(*m, path, SaveOptions{});
+  }
+  std::unique_ptr<Model> m = load_model_file(path, LoadOptions{});
+  EXPECT_EQ(run_checked(*m, "fuse_conv_batchnorm").changes, 1);
+  Value* out = m->graph->outputs[0].value;
+  const Tensor* t = out->producer->inputs[1]->initializer;
+  ASSERT_NE(t->recipe, nullptr);
+  save_model_file(*m, path, SaveOptions{});
+  std::unique_ptr<Model> back = load_model_file(path, LoadOptions{});
+  std::vector<float> loaded;
+  for (Value* v : back->graph->initializers)
+    if (back->str(v->name) == m->str(out->producer->inputs[1]->name)) loaded = floats_of(v->initializer);
+  std::vector<float> again = floats_of(t);
+  ASSERT_EQ(loaded.size(), c.wv.size());
+  EXPECT_TRUE(loaded == again);
+  for (size_t i : {size_t(0), size_t(5000), c.wv.size() - 1})
+    EXPECT_EQ(loaded[i], c.wv[i] * c.factor(static_cast<int64_t>(i / (c.kCin * 9)))) << i;
+}
