@@ -366,6 +366,16 @@ TEST(KernelsTranspose, AllPermutationsMatchReference) {
         simd->transpose2d(es, src.data(), c + 3, b.data(), r + 2, r, c);
         ASSERT_EQ(a, b) << r << "x" << c << " es=" << es;
       }
+  // Tall, wide and square float matrices span several of the row blocks the SIMD tiles are
+  // visited in (the block height depends on the two strides), with ragged edges.
+  for (auto rc : {std::pair<size_t, size_t>{300, 36}, {36, 300}, {150, 150}, {264, 130}, {131, 265}}) {
+    const size_t r = rc.first, c = rc.second;
+    std::vector<float> src(r * c), a(c * r, 0.f), b(a.size(), 0.f);
+    for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i);
+    k::scalar_table().transpose2d(4, src.data(), c, a.data(), r, r, c);
+    simd->transpose2d(4, src.data(), c, b.data(), r, r, c);
+    ASSERT_EQ(a, b) << r << "x" << c;
+  }
 }
 
 // ------------------------------------------------------------------ hash / compare
