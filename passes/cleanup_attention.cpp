@@ -25,8 +25,7 @@ bool same_shape(const exec::IType* a, const exec::IType* b) {
 
 void run_cleanup_attention(PassContext& ctx) {
   Model& m = ctx.m;
-  exec::TypeInference ti(m);
-  ti.run(false);
+  const exec::TypeInference& ti = ctx.inferred_types();
   for (Graph* g : all_graphs(m)) {
     g->for_each_node([&](Node* n) {
       if (!n->alive || !(is_op(m, n, "Reshape") || is_op(m, n, "Expand")) || n->inputs.size < 2 || !n->inputs[0]) return;

@@ -300,8 +300,7 @@ void run_fold_constants(PassContext& ctx) {
   // Before IR version 4 initializers must be graph inputs too: leave such models alone.
   if (m.has_ir_version && m.ir_version < 4) return;
   int64_t budget = budget_bytes(ctx);
-  exec::TypeInference ti(m);
-  ti.run(false);
+  const exec::TypeInference& ti = ctx.inferred_types();
   exec::Interpreter interp(m);
   std::shared_ptr<ConstStore> store;  // made on the first large Transpose
   std::vector<uint8_t> scratch;       // aligned copies of unaligned Transpose inputs

@@ -30,8 +30,7 @@ void set_attr_s(Model& m, Node* n, const char* name, const std::string& v) {
 
 void run_fuse_conv_relu(PassContext& ctx) {
   Model& m = ctx.m;
-  exec::TypeInference ti(m);
-  ti.run(false);
+  const exec::TypeInference& ti = ctx.inferred_types();
   for (Graph* g : all_graphs(m)) {
     g->for_each_node([&](Node* relu) {
       if (!is_op(m, relu, "Relu") || relu->inputs.size != 1 || !relu->outputs[0]) return;

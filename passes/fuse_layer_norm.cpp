@@ -44,8 +44,7 @@ bool channel_vector(const Model& m, const Value* v, int64_t c) {
 void run_fuse_layer_norm(PassContext& ctx) {
   Model& m = ctx.m;
   if (opset(m) < 17) return;
-  exec::TypeInference ti(m);
-  ti.run(false);
+  const exec::TypeInference& ti = ctx.inferred_types();
   for (Graph* g : all_graphs(m)) {
     g->for_each_node([&](Node* mean) {
       if (!mean->alive || mean->inputs.size < 1 || !mean->inputs[0]) return;

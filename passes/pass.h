@@ -3,11 +3,16 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ir/ir.h"
+
+namespace ofg::exec {
+class TypeInference;
+}
 
 namespace ofg::passes {
 
@@ -23,6 +28,25 @@ struct PassStats {
   double milliseconds = 0;
 };
 
+// Type inference of a model, kept from one pass to the next while none of them changes the
+// graph: four passes of the default pipeline infer types at their start, and after a pass that
+// rewrote nothing (every pass of the last round, most passes of the others) the next one would
+// only compute the same result again (inference is a third of the pipeline's time on
+// transformer exports).
+class TypeCache {
+ public:
+  TypeCache();
+  ~TypeCache();
+  // Inference of m as it is now: the kept result when it was made for m since the last
+  // invalidate(), else a new one.
+  const exec::TypeInference& get(Model& m);
+  // Called after any change of the graph (run_pass does it for the passes it runs).
+  void invalidate();
+
+ private:
+  std::unique_ptr<exec::TypeInference> ti_;
+};
+
 // What a pass run function receives: the model and counters the helpers keep up to date.
 struct PassContext {
   Model& m;
@@ -30,7 +54,14 @@ struct PassContext {
   int64_t changes = 0;
   int64_t removed = 0;
   int64_t added = 0;
+  TypeCache* types = nullptr;  // shared by the passes of a pipeline; null: the pass infers its own
   explicit PassContext(Model& model) : m(model) {}
+  // Inference of the model as the pass finds it (call before rewriting anything: a result kept
+  // by the cache is not updated by the pass's own edits).
+  const exec::TypeInference& inferred_types();
+
+ private:
+  TypeCache own_types_;
 };
 
 using PassFn = void (*)(PassContext&);
@@ -47,8 +78,11 @@ struct PassInfo {
 const std::vector<PassInfo>& registry();
 const PassInfo* find_pass(std::string_view name);
 
-// Runs one pass on the whole model (subgraphs included) and measures it.
-PassStats run_pass(Model& m, const PassInfo& pass, const std::map<std::string, std::string>* options = nullptr);
+// Runs one pass on the whole model (subgraphs included) and measures it. `types` (optional) is
+// inference shared with the passes run before and after; it is invalidated when the pass changes
+// anything.
+PassStats run_pass(Model& m, const PassInfo& pass, const std::map<std::string, std::string>* options = nullptr,
+                   TypeCache* types = nullptr);
 
 // Nodes of every graph of the model and bytes of every initializer.
 int64_t count_nodes(Model& m);

@@ -69,6 +69,7 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
   rep.nodes_before = count_nodes(*m);
   rep.bytes_before = initializer_bytes(*m);
   int cap = options.max_iterations > 0 ? options.max_iterations : 1;
+  TypeCache types;  // inference shared by consecutive passes that change nothing
   for (int it = 0; it < cap; ++it) {
     rep.iterations = it + 1;
     int64_t changes = 0;
@@ -80,7 +81,7 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
       bool verify = options.verify && p->accuracy_class > 0;
       std::optional<MallocBuffer> snapshot;
       if (verify) snapshot.emplace(save_model_memory(*m));
-      r.stats = run_pass(*m, *p, &options.pass_options);
+      r.stats = run_pass(*m, *p, &options.pass_options, &types);
       if (options.check_each_pass) check(*m, p->name);
       if (verify && r.stats.changes > 0) {
         LoadOptions lo;
@@ -91,6 +92,7 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
           for (auto& b : m->backings) before->backings.push_back(b);
           before->source_path = m->source_path;
           m = std::move(before);
+          types.invalidate();  // it described the model just replaced
           r.rolled_back = true;
           r.stats.nodes_after = r.stats.nodes_before;
           r.stats.bytes_after = r.stats.bytes_before;

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "passes/pass.h"
+#include "exec/infer_types.h"
 #include "ir/graph_ops.h"
 
 namespace ofg::passes {
@@ -104,18 +105,38 @@ void totals(Model& m, int64_t& nodes, uint64_t& bytes) {
 }
 }  // namespace
 
-PassStats run_pass(Model& m, const PassInfo& pass, const std::map<std::string, std::string>* options) {
+TypeCache::TypeCache() = default;
+TypeCache::~TypeCache() = default;
+
+const exec::TypeInference& TypeCache::get(Model& m) {
+  if (!ti_) {
+    ti_ = std::make_unique<exec::TypeInference>(m);
+    ti_->run(false);
+  }
+  return *ti_;
+}
+
+void TypeCache::invalidate() { ti_.reset(); }
+
+const exec::TypeInference& PassContext::inferred_types() { return (types ? *types : own_types_).get(m); }
+
+PassStats run_pass(Model& m, const PassInfo& pass, const std::map<std::string, std::string>* options,
+                   TypeCache* types) {
   PassStats s;
   totals(m, s.nodes_before, s.bytes_before);
   auto t0 = std::chrono::steady_clock::now();
   PassContext ctx(m);
   ctx.options = options;
+  ctx.types = types;
   pass.run(ctx);
   s.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   s.changes = ctx.changes;
   s.nodes_removed = ctx.removed;
   s.nodes_added = ctx.added;
   totals(m, s.nodes_after, s.bytes_after);
+  // The node and byte counts also catch an edit a pass made without counting it as a change.
+  if (types && (s.changes != 0 || s.nodes_after != s.nodes_before || s.bytes_after != s.bytes_before))
+    types->invalidate();
   return s;
 }
 

@@ -189,8 +189,7 @@ bool rebuild(PassContext& ctx, const exec::TypeInference& ti, Value* v, const st
 void run_simplify_shape_chains(PassContext& ctx) {
   Model& m = ctx.m;
   if (m.has_ir_version && m.ir_version < 4) return;  // initializers would have to be inputs too
-  exec::TypeInference ti(m);
-  ti.run(false);
+  const exec::TypeInference& ti = ctx.inferred_types();
   for (Graph* g : all_graphs(m)) {
     g->for_each_node([&](Node* n) {
       if (!n->alive || !is_default(m, n)) return;

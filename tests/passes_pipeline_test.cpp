@@ -1,6 +1,7 @@
 // The pipeline and its C ABI on the built-in demo model.
 #include <string>
 
+#include "exec/infer_types.h"
 #include "onnxforge.h"
 #include "passes/pipeline.h"
 #include "passes_test_util.h"
@@ -72,4 +73,33 @@ TEST(PassPipeline, CAbiListsRunsAndReports) {
   EXPECT_EQ(ofg_optimize(m, o, nullptr), OFG_ERR_INVALID_ARGUMENT);  // rank mismatch
   ofg_options_free(o);
   ofg_model_free(m);
+}
+
+// Inference shared through run_pass is kept across a pass that changes nothing and made again
+// after one that changes the graph, whether it counts the change or not (a kept result would not
+// know the values the pass added).
+Value* added_relu;
+void add_relu(passes::PassContext& ctx) {
+  GraphBuilder b(ctx.m);
+  added_relu = b.op("Relu", {ctx.m.graph->outputs[0].value});
+}
+void add_relu_counted(passes::PassContext& ctx) {
+  add_relu(ctx);
+  ++ctx.changes;
+}
+void change_nothing(passes::PassContext& ctx) { ctx.inferred_types(); }
+
+TEST(PassPipeline, TypeCacheIsKeptOnlyWhileNothingChanges) {
+  auto m = make_demo_model();
+  passes::TypeCache types;
+  const exec::TypeInference* first = &types.get(*m);
+  EXPECT_EQ(&types.get(*m), first);
+  const passes::PassInfo nothing{"nothing", "", 0, false, change_nothing};
+  EXPECT_EQ(passes::run_pass(*m, nothing, nullptr, &types).changes, 0);
+  EXPECT_EQ(&types.get(*m), first);
+  for (passes::PassFn fn : {add_relu_counted, add_relu}) {
+    const passes::PassInfo adds{"adds", "", 0, false, fn};
+    passes::run_pass(*m, adds, nullptr, &types);
+    EXPECT_NE(types.get(*m).type_of(added_relu), nullptr);
+  }
 }
