@@ -14,7 +14,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <unordered_set>
 
 #include "exec/infer_types.h"
 #include "exec/interp.h"
@@ -70,9 +69,10 @@ int64_t predicted_bytes(const exec::TypeInference& ti, const Node* n) {
 // Bytes that disappear with n: constant inputs read by nobody else.
 int64_t freed_bytes(const Model& m, const Node* n) {
   int64_t freed = 0;
-  std::unordered_set<const Value*> seen;
-  for (Value* v : n->inputs) {
-    if (!v || !seen.insert(v).second) continue;
+  for (uint32_t i = 0; i < n->inputs.size; ++i) {
+    Value* v = n->inputs[i];
+    // Count a value read twice once (nodes have a handful of inputs: a scan beats a hash set).
+    if (!v || std::find(n->inputs.begin(), n->inputs.begin() + i, v) != n->inputs.begin() + i) continue;
     bool only_here = !v->is_graph_output();
     for (const Use& u : v->uses) only_here = only_here && u.node == n;
     if (only_here) freed += static_cast<int64_t>(const_tensor(m, v)->data.size);
@@ -304,6 +304,7 @@ void run_fold_constants(PassContext& ctx) {
   exec::Interpreter interp(m);
   std::shared_ptr<ConstStore> store;  // made on the first large Transpose
   std::vector<uint8_t> scratch;       // aligned copies of unaligned Transpose inputs
+  exec::Frame f;                      // reused from node to node (cleared, its table kept)
   for (Graph* g : all_graphs(m)) {
     g->for_each_node([&](Node* n) {
       if (!n->alive || !foldable(m, n)) return;
@@ -326,7 +327,7 @@ void run_fold_constants(PassContext& ctx) {
           return;
         }
       }
-      exec::Frame f;
+      f.values.clear();
       for (Value* v : n->inputs)
         if (v) f.values[v] = exec::RValue::tensor(exec::from_ir(*const_tensor(m, v)));
       try {

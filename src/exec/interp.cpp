@@ -62,6 +62,7 @@ void OpCtx::error(const std::string& what) const { fail(Status::kInvalidModel, w
 Registry& Registry::instance() {
   static Registry* r = [] {
     auto* reg = new Registry();
+    reg->entries_.reserve(256);
     register_elementwise_ops(*reg);
     register_nn_ops(*reg);
     register_shape_ops(*reg);
@@ -76,13 +77,14 @@ Registry& Registry::instance() {
     register_quantize_ops(*reg);
     register_rnn_ops(*reg);
     register_signal_ops(*reg);
+    reg->sort();
     return reg;
   }();
   return *r;
 }
 
-void Registry::add(const std::string& op, OpFn fn, int64_t since, int64_t until, bool promote_half,
-                   const std::string& domain) {
+void Registry::add(std::string_view op, OpFn fn, int64_t since, int64_t until, bool promote_half,
+                   std::string_view domain) {
   OpEntry e;
   e.domain = domain;
   e.op_type = op;
@@ -90,22 +92,30 @@ void Registry::add(const std::string& op, OpFn fn, int64_t since, int64_t until,
   e.until = until;
   e.fn = fn;
   e.promote_half = promote_half;
-  map_[domain + ":" + op].push_back(e);
+  entries_.push_back(e);
 }
 
-const OpEntry* Registry::find(const std::string& domain, const std::string& op, int64_t opset) const {
-  std::string d = domain == "ai.onnx" ? "" : domain;
-  auto it = map_.find(d + ":" + op);
-  if (it == map_.end()) return nullptr;
-  for (const OpEntry& e : it->second)
-    if (opset >= e.since && opset <= e.until) return &e;
+namespace {
+bool entry_less(const OpEntry& a, const OpEntry& b) {
+  return a.domain != b.domain ? a.domain < b.domain : a.op_type < b.op_type;
+}
+}  // namespace
+
+void Registry::sort() { std::stable_sort(entries_.begin(), entries_.end(), entry_less); }
+
+const OpEntry* Registry::find(std::string_view domain, std::string_view op, int64_t opset) const {
+  OpEntry key;
+  key.domain = domain == "ai.onnx" ? std::string_view() : domain;
+  key.op_type = op;
+  auto range = std::equal_range(entries_.begin(), entries_.end(), key, entry_less);
+  for (auto it = range.first; it != range.second; ++it)
+    if (opset >= it->since && opset <= it->until) return &*it;
   return nullptr;
 }
 
 std::vector<const OpEntry*> Registry::all() const {
   std::vector<const OpEntry*> out;
-  for (auto& kv : map_)
-    for (auto& e : kv.second) out.push_back(&e);
+  for (const OpEntry& e : entries_) out.push_back(&e);
   return out;
 }
 
@@ -170,16 +180,17 @@ const Interpreter::Plan& Interpreter::plan_for(Graph* g) {
 }
 
 void Interpreter::exec_node(Node* n, Frame& f) {
-  std::string domain(m_.str(n->domain));
-  std::string op(m_.str(n->op_type));
+  std::string_view domain = m_.str(n->domain);
+  std::string_view op = m_.str(n->op_type);
   int64_t opset = m_.opset_version(domain);
   const OpEntry* e = Registry::instance().find(domain, op, opset);
   if (!e)
-    fail(Status::kUnsupported, "unsupported op " + op + ", domain " + (domain.empty() ? "ai.onnx" : domain) +
-                                   ", opset " + std::to_string(opset) + " (node '" + std::string(m_.str(n->name)) + "')");
+    fail(Status::kUnsupported, "unsupported op " + std::string(op) + ", domain " +
+                                   (domain.empty() ? std::string("ai.onnx") : std::string(domain)) + ", opset " +
+                                   std::to_string(opset) + " (node '" + std::string(m_.str(n->name)) + "')");
   OpCtx ctx{*this, m_, *n, opset, {}, {}, &f};
-  std::vector<RValue> promoted;
-  promoted.reserve(n->inputs.size);
+  ctx.in.reserve(n->inputs.size);
+  std::vector<RValue> promoted;  // reserved once a half input shows up: ctx.in points into it
   bool had_half = false;
   int32_t half_type = 0;
   for (Value* v : n->inputs) {
@@ -192,6 +203,7 @@ void Interpreter::exec_node(Node* n, Frame& f) {
     if (e->promote_half && rv->kind == RValue::kTensor && (rv->t.dtype == kFloat16 || rv->t.dtype == kBfloat16)) {
       had_half = true;
       half_type = rv->t.dtype;
+      if (promoted.capacity() == 0) promoted.reserve(n->inputs.size);
       promoted.push_back(RValue::tensor(cast_tensor(rv->t, kFloat)));
       ctx.in.push_back(&promoted.back());
     } else {

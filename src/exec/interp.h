@@ -5,6 +5,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -49,7 +50,7 @@ struct OpCtx {
 using OpFn = void (*)(OpCtx&);
 
 struct OpEntry {
-  std::string domain, op_type;
+  std::string_view domain, op_type;  // static strings (the literals the op families register)
   int64_t since = 1, until = 1 << 30;  // inclusive opset range
   OpFn fn = nullptr;
   // float16/bfloat16 inputs are computed in float32 and float32 outputs are converted back;
@@ -57,16 +58,21 @@ struct OpEntry {
   bool promote_half = true;
 };
 
+// All ops in one vector sorted by (domain, op type), registration order kept within an op:
+// built with one allocation and no string copies when the first node runs (constant folding
+// runs a few nodes per model, so building a map of strings cost more than the lookups it saved).
 class Registry {
  public:
   static Registry& instance();
-  void add(const std::string& op, OpFn fn, int64_t since = 1, int64_t until = 1 << 30, bool promote_half = true,
-           const std::string& domain = "");
-  const OpEntry* find(const std::string& domain, const std::string& op, int64_t opset) const;
+  // op and domain must outlive the registry (string literals); call sort() after the last add.
+  void add(std::string_view op, OpFn fn, int64_t since = 1, int64_t until = 1 << 30, bool promote_half = true,
+           std::string_view domain = "");
+  void sort();
+  const OpEntry* find(std::string_view domain, std::string_view op, int64_t opset) const;
   std::vector<const OpEntry*> all() const;
 
  private:
-  std::unordered_map<std::string, std::vector<OpEntry>> map_;
+  std::vector<OpEntry> entries_;
 };
 
 // Values visible while a graph runs; captures are looked up in the parent frame.
