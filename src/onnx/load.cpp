@@ -1,5 +1,6 @@
 // ONNX bytes -> IR. The wire format is walked directly so that tensor bytes stay where they are
 // (in the mapping or the caller's buffer); field numbers come from the generated lite schema.
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <unordered_map>
@@ -30,8 +31,27 @@ constexpr uint32_t kMaxRank = 64;
 struct Scope {
   Scope* parent = nullptr;
   Graph* graph = nullptr;
+  // Values by name. Ids are dense and the main graph defines most of a model's names, so its
+  // table is a vector indexed by id (no hashing or node allocation per value); a subgraph
+  // defines a few names whose ids lie anywhere, so it keeps a map.
+  bool dense = false;
+  std::vector<Value*> by_id;
   std::unordered_map<StrId, Value*> values;
   std::unordered_set<Value*> captured;
+
+  Value* get(StrId id) const {
+    if (dense) return id < by_id.size() ? by_id[id] : nullptr;
+    auto it = values.find(id);
+    return it == values.end() ? nullptr : it->second;
+  }
+  // False when the name is already defined in this scope.
+  bool put(StrId id, Value* v) {
+    if (!dense) return values.emplace(id, v).second;
+    if (id >= by_id.size()) by_id.resize(std::max<size_t>(id + 1, by_id.size() * 2), nullptr);
+    if (by_id[id]) return false;
+    by_id[id] = v;
+    return true;
+  }
 };
 
 // A node between the two phases of graph loading: outputs are defined first (so order problems
@@ -474,18 +494,18 @@ class Loader {
   // ---------------------------------------------------------------- graphs and nodes
   Value* lookup(Scope* scope, StrId name) {
     for (Scope* s = scope; s; s = s->parent) {
-      auto it = s->values.find(name);
-      if (it == s->values.end()) continue;
+      Value* v = s->get(name);
+      if (!v) continue;
       // Record the capture in every graph between the use and the definition.
       for (Scope* c = scope; c != s; c = c->parent)
-        if (c->captured.insert(it->second).second) c->graph->captures.push(a_, it->second);
-      return it->second;
+        if (c->captured.insert(v).second) c->graph->captures.push(a_, v);
+      return v;
     }
     return nullptr;
   }
 
   void define(Scope& scope, Value* v, const char* what) {
-    if (!scope.values.emplace(v->name, v).second)
+    if (!scope.put(v->name, v))
       invalid("graph '" + name_of(scope.graph->name) + "': " + what + " '" + name_of(v->name) +
               "' reuses a name already defined in this graph");
   }
@@ -519,6 +539,7 @@ class Loader {
     Scope scope;
     scope.parent = parent_scope;
     scope.graph = g;
+    scope.dense = parent_scope == nullptr;
 
     for (Bytes ib : inputs) {
       ParsedValueInfo p = value_info(ib);
@@ -531,11 +552,9 @@ class Loader {
     for (Bytes tb : inits) {
       Tensor* t = tensor(tb);
       if (t->name == kNoStr || m_.str(t->name).empty()) invalid(gname + " has an initializer without a name");
-      auto it = scope.values.find(t->name);
-      Value* v;
-      if (it != scope.values.end() && it->second->is_graph_input && !it->second->initializer) {
-        v = it->second;  // an input with a default value (IR < 4 style)
-      } else {
+      // An input of that name without a value yet takes it as its default (IR < 4 style).
+      Value* v = scope.get(t->name);
+      if (!v || !v->is_graph_input || v->initializer) {
         v = new_value(g, t->name);
         define(scope, v, "initializer");
       }
