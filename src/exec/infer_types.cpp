@@ -139,10 +139,11 @@ void TypeInference::infer_graph(Graph* g) {
 }
 
 void TypeInference::infer_node(Node* n) {
-  InferCtx c{m_, *n, {}, {}, {}, {}, {}};
-  c.in.reserve(n->inputs.size);
-  c.in_contents.reserve(n->inputs.size);
-  c.in_values.reserve(n->inputs.size);
+  InferCtx c{m_, *n, std::move(in_), std::move(in_contents_), std::move(in_values_), std::move(out_),
+             std::move(out_contents_)};
+  c.in.clear();
+  c.in_contents.clear();
+  c.in_values.clear();
   for (Value* v : n->inputs) {
     const IType* t = v ? type_of(v) : nullptr;
     if (v && !t && v->type) {
@@ -160,7 +161,7 @@ void TypeInference::infer_node(Node* n) {
   for (uint32_t i = 0; i < n->outputs.size; ++i) {
     Value* v = n->outputs[i];
     if (!v) continue;
-    IType t = known ? c.out[i] : IType{};
+    IType t = known ? std::move(c.out[i]) : IType{};
     // Nothing inferred: keep what the model declares for it.
     if (t.elem == 0 && !t.ranked && v->type) t = from_type(v->type);
     else if (v->type && v->type->kind == Type::kTensor) {
@@ -171,6 +172,11 @@ void TypeInference::infer_node(Node* n) {
     types_[v] = std::move(t);
     if (known && !c.out_contents[i].empty()) contents_[v] = std::move(c.out_contents[i]);
   }
+  in_ = std::move(c.in);
+  in_contents_ = std::move(c.in_contents);
+  in_values_ = std::move(c.in_values);
+  out_ = std::move(c.out);
+  out_contents_ = std::move(c.out_contents);
 }
 
 void TypeInference::write_types(Graph* g) {

@@ -64,6 +64,13 @@ class TypeInference {
   Model& m_;
   std::unordered_map<const Value*, IType> types_;
   std::unordered_map<const Value*, std::vector<SymVal>> contents_;
+  // The per-node argument vectors of the rules, handed from node to node so that a node does
+  // not allocate five of its own (allocation was 40% of the time inference took).
+  std::vector<const IType*> in_;
+  std::vector<const std::vector<SymVal>*> in_contents_;
+  std::vector<const Value*> in_values_;
+  std::vector<IType> out_;
+  std::vector<std::vector<SymVal>> out_contents_;
 };
 
 // Convenience: infers and writes Value::type for the whole model.
