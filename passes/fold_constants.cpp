@@ -214,18 +214,18 @@ class Transpose2DRecipe final : public TensorRecipe {
   void fill(size_t offset, size_t size, uint8_t* dst) const override {
     const size_t row = rows_ * elem_;  // bytes of one output row
     const size_t end = offset + size;
-    std::unique_ptr<uint8_t[]> partial;  // a row cut by the range's ends
+    Scratch scratch;
     for (size_t at = offset; at < end;) {
       const size_t o = at / row, skip = at - o * row;
       if (skip == 0 && end - at >= row) {
         const size_t count = (end - at) / row;
-        rows(o, count, dst + (at - offset));
+        rows(o, count, dst + (at - offset), scratch);
         at += count * row;
-      } else {
-        if (!partial) partial.reset(new uint8_t[row]);
-        rows(o, 1, partial.get());
+      } else {  // a row cut by the range's ends
+        uint8_t* partial = scratch.get(Scratch::kRow, row);
+        rows(o, 1, partial, scratch);
         const size_t n = std::min(row - skip, end - at);
-        std::memcpy(dst + (at - offset), partial.get() + skip, n);
+        std::memcpy(dst + (at - offset), partial + skip, n);
         at += n;
       }
     }
@@ -235,9 +235,34 @@ class Transpose2DRecipe final : public TensorRecipe {
   }
 
  private:
-  // Output rows [o, o + count) = source columns [o, o + count).
-  void rows(size_t o, size_t count, uint8_t* dst) const {
-    kernels::active_table().transpose2d(elem_, src_->data.data + o * elem_, cols_, dst, rows_, rows_, count);
+  // Buffers reused within one fill: a cut row, and the source columns of unaligned weights.
+  struct Scratch {
+    enum Use { kRow, kColumns };
+    std::unique_ptr<uint8_t[]> buffer[2];
+    size_t size[2] = {0, 0};
+    uint8_t* get(Use use, size_t bytes) {
+      if (size[use] < bytes) {
+        buffer[use].reset(new uint8_t[bytes]);
+        size[use] = bytes;
+      }
+      return buffer[use].get();
+    }
+  };
+
+  // Output rows [o, o + count) = source columns [o, o + count). The kernel reads typed elements:
+  // a source whose bytes are not aligned for them (raw_data at an odd file offset, as exporters
+  // write it) has those columns gathered into an aligned block first.
+  void rows(size_t o, size_t count, uint8_t* dst, Scratch& scratch) const {
+    const uint8_t* src = src_->data.data + o * elem_;
+    size_t ld = cols_;
+    if (reinterpret_cast<uintptr_t>(src_->data.data) % elem_ != 0) {
+      uint8_t* block = scratch.get(Scratch::kColumns, rows_ * count * elem_);
+      for (size_t r = 0; r < rows_; ++r)
+        std::memcpy(block + r * count * elem_, src_->data.data + (r * cols_ + o) * elem_, count * elem_);
+      src = block;
+      ld = count;
+    }
+    kernels::active_table().transpose2d(elem_, src, ld, dst, rows_, rows_, count);
   }
 
   const Model* model_;
@@ -246,14 +271,13 @@ class Transpose2DRecipe final : public TensorRecipe {
   bool source_dead_ = false;
 };
 
-// A computed result for a 2-D Transpose of a constant whose bytes are aligned for its elements
-// (what the kernel reads); null for anything else.
+// A computed result for a 2-D Transpose of a constant; null for anything else.
 Tensor* computed_transpose_2d(Model& m, const Node* n) {
   if (n->inputs.size != 1 || n->outputs.size != 1 || !n->inputs[0]) return nullptr;
   const Tensor* t = const_tensor(m, n->inputs[0]);
   const size_t es = dtype_size(t->data_type);
   if (t->dims.size != 2 || !exec::is_supported_type(t->data_type) || (es != 1 && es != 2 && es != 4 && es != 8) ||
-      !dense(t, es) || t->recipe || reinterpret_cast<uintptr_t>(t->data.data) % es != 0)
+      !dense(t, es) || t->recipe)
     return nullptr;
   std::vector<int64_t> perm;
   if (attr_ints(m, n, "perm", perm) && perm != std::vector<int64_t>{1, 0}) return nullptr;
