@@ -235,17 +235,14 @@ class Transpose2DRecipe final : public TensorRecipe {
   }
 
  private:
-  // Buffers reused within one fill: a cut row, and the source columns of unaligned weights.
+  // A cut row and the source columns of unaligned weights go through buffers kept by the thread
+  // from piece to piece: a fresh buffer per piece costs more in page faults than the transpose.
   struct Scratch {
     enum Use { kRow, kColumns };
-    std::unique_ptr<uint8_t[]> buffer[2];
-    size_t size[2] = {0, 0};
     uint8_t* get(Use use, size_t bytes) {
-      if (size[use] < bytes) {
-        buffer[use].reset(new uint8_t[bytes]);
-        size[use] = bytes;
-      }
-      return buffer[use].get();
+      static thread_local std::vector<uint8_t> buffers[2];
+      if (buffers[use].size() < bytes) buffers[use].resize(bytes);
+      return buffers[use].data();
     }
   };
 

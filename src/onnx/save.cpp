@@ -483,13 +483,14 @@ void save_model_file(const Model& m, const std::string& path, const SaveOptions&
     data_file = std::make_unique<TempFile>(folder_of(path) + plan.location);
     FileSink dsink(data_file->fd(), data_file->path());
     uint64_t at = 0;
+    wire::ComputedStreamer streamer;
     static const uint8_t zeros[64] = {};
     for (const Tensor* t : plan.order) {
       uint64_t offset = plan.offsets[t];
       dsink.write(zeros, static_cast<size_t>(offset - at));
       int fd;
       uint64_t source_offset;
-      if (t->recipe) stream_computed(*t, dsink);
+      if (t->recipe) streamer.write(*t, dsink);
       else if (find_file_source(m, t->data, fd, source_offset)) dsink.write_from_file(t->data.data, t->data.size, fd, source_offset);
       else dsink.write(t->data.data, t->data.size);
       at = offset + t->data.size;

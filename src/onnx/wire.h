@@ -125,20 +125,26 @@ class Sink {
 
 // Writes the bytes of a tensor whose recipe is still pending, a piece at a time through a buffer
 // that stays in cache, so a computed weight is never held whole in memory; then lets the recipe
-// drop what it read.
-inline void stream_computed(const Tensor& t, Sink& sink) {
-  constexpr size_t kPiece = size_t(256) << 10;
-  const size_t elem = std::max<size_t>(1, dtype_size(t.data_type));
-  const size_t piece = kPiece / elem * elem;
-  const size_t total = t.data.size;
-  std::unique_ptr<uint8_t[]> buffer(new uint8_t[std::max<size_t>(1, std::min(piece, total))]);
-  for (size_t at = 0; at < total; at += piece) {
-    size_t n = std::min(piece, total - at);
-    t.read(at, n, buffer.get());
-    sink.write(buffer.get(), n);
+// drop what it read. One buffer serves every tensor of a save (fresh memory per tensor would cost
+// a page fault per 4 KiB).
+class ComputedStreamer {
+ public:
+  void write(const Tensor& t, Sink& sink) {
+    const size_t elem = std::max<size_t>(1, dtype_size(t.data_type));
+    const size_t piece = kPiece / elem * elem;
+    if (!buffer_) buffer_.reset(new uint8_t[kPiece]);
+    for (size_t at = 0; at < t.data.size; at += piece) {
+      size_t n = std::min(piece, t.data.size - at);
+      t.read(at, n, buffer_.get());
+      sink.write(buffer_.get(), n);
+    }
+    if (t.recipe) t.recipe->release_sources();
   }
-  if (t.recipe) t.recipe->release_sources();
-}
+
+ private:
+  static constexpr size_t kPiece = size_t(256) << 10;
+  std::unique_ptr<uint8_t[]> buffer_;
+};
 
 // Finds the file holding bytes the writer is asked to write (see Sink::copy_from_file).
 class SourceFinder {
@@ -207,7 +213,7 @@ class Writer {
     } else {
       pos_ += size;
       flush();
-      stream_computed(t, *sink_);
+      streamer_.write(t, *sink_);
     }
   }
   void field_string(uint32_t field, std::string_view s) {
@@ -252,6 +258,7 @@ class Writer {
   size_t used_ = 0;
   uint8_t buffer_[kBuffer];
   alignas(64) uint8_t computed_[kDirect];  // a small computed tensor (aligned for its elements)
+  ComputedStreamer streamer_;
 };
 
 // Emits the kept raw fields of a message in field-number order around the modelled ones.
