@@ -221,11 +221,11 @@ class Transpose2DRecipe final : public TensorRecipe {
         const size_t count = (end - at) / row;
         rows(o, count, dst + (at - offset), scratch);
         at += count * row;
-      } else {  // a row cut by the range's ends
-        uint8_t* partial = scratch.get(Scratch::kRow, row);
-        rows(o, 1, partial, scratch);
+      } else {  // part of a row (the range's ends): only its elements, one by one
         const size_t n = std::min(row - skip, end - at);
-        std::memcpy(dst + (at - offset), partial + skip, n);
+        const uint8_t* column = src_->data.data + o * elem_;
+        for (size_t r = skip / elem_, k = 0; k < n; ++r, k += elem_)
+          std::memcpy(dst + (at - offset) + k, column + r * cols_ * elem_, elem_);
         at += n;
       }
     }
@@ -235,14 +235,13 @@ class Transpose2DRecipe final : public TensorRecipe {
   }
 
  private:
-  // A cut row and the source columns of unaligned weights go through buffers kept by the thread
-  // from piece to piece: a fresh buffer per piece costs more in page faults than the transpose.
+  // The source columns of unaligned weights go through a buffer kept by the thread from piece to
+  // piece: a fresh buffer per piece costs more in page faults than the transpose.
   struct Scratch {
-    enum Use { kRow, kColumns };
-    uint8_t* get(Use use, size_t bytes) {
-      static thread_local std::vector<uint8_t> buffers[2];
-      if (buffers[use].size() < bytes) buffers[use].resize(bytes);
-      return buffers[use].data();
+    uint8_t* get(size_t bytes) {
+      static thread_local std::vector<uint8_t> buffer;
+      if (buffer.size() < bytes) buffer.resize(bytes);
+      return buffer.data();
     }
   };
 
@@ -253,7 +252,7 @@ class Transpose2DRecipe final : public TensorRecipe {
     const uint8_t* src = src_->data.data + o * elem_;
     size_t ld = cols_;
     if (reinterpret_cast<uintptr_t>(src_->data.data) % elem_ != 0) {
-      uint8_t* block = scratch.get(Scratch::kColumns, rows_ * count * elem_);
+      uint8_t* block = scratch.get(rows_ * count * elem_);
       for (size_t r = 0; r < rows_; ++r)
         std::memcpy(block + r * count * elem_, src_->data.data + (r * cols_ + o) * elem_, count * elem_);
       src = block;
