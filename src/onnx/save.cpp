@@ -316,12 +316,22 @@ class Saver {
   Arena scratch_;  // short-lived copies made while writing (filtered extras)
 };
 
-// Measures: fills the nested-length cache and returns the total size.
-uint64_t measure(const Model& m, ExternalPlan* ext, std::vector<uint64_t>& sizes) {
+// What the measuring pass finds: the length of every nested message, the computed tensors in the
+// order they will be streamed, and the total size.
+struct Measured {
+  std::vector<uint64_t> sizes;
+  std::vector<const Tensor*> computed;
+  uint64_t total = 0;
+};
+
+Measured measure(const Model& m, ExternalPlan* ext) {
   if (!m.graph) fail(Status::kInvalidArgument, "the model has no graph");
-  auto counter = std::make_unique<Writer>(nullptr, &sizes);
+  Measured out;
+  auto counter = std::make_unique<Writer>(nullptr, &out.sizes);
+  counter->list_computed(&out.computed);
   Saver(m, *counter, ext).model();
-  return counter->position();
+  out.total = counter->position();
+  return out;
 }
 
 // Bytes that still live in a mapped model file are copied from that file by the kernel.
@@ -335,18 +345,18 @@ class ModelSources : public wire::SourceFinder {
 };
 
 // Writes, with the lengths measured before, so nested messages are streamed.
-void write(const Model& m, ExternalPlan* ext, const std::vector<uint64_t>& sizes, wire::Sink& sink) {
-  std::vector<uint64_t> cache = sizes;
+void write(const Model& m, ExternalPlan* ext, Measured& measured, wire::Sink& sink) {
   ModelSources sources(m);
-  auto writer = std::make_unique<Writer>(&sink, &cache, &sources);
+  ComputedStream computed(std::move(measured.computed));
+  auto writer = std::make_unique<Writer>(&sink, &measured.sizes, &sources);
+  writer->stream_computed(&computed);
   Saver(m, *writer, ext).model();
   writer->flush();
 }
 
 void serialize(const Model& m, wire::Sink& sink, ExternalPlan* ext) {
-  std::vector<uint64_t> sizes;
-  measure(m, ext, sizes);
-  write(m, ext, sizes, sink);
+  Measured measured = measure(m, ext);
+  write(m, ext, measured, sink);
 }
 
 class FileSink : public wire::Sink {
@@ -483,7 +493,10 @@ void save_model_file(const Model& m, const std::string& path, const SaveOptions&
     data_file = std::make_unique<TempFile>(folder_of(path) + plan.location);
     FileSink dsink(data_file->fd(), data_file->path());
     uint64_t at = 0;
-    wire::ComputedStreamer streamer;
+    std::vector<const Tensor*> computed;
+    for (const Tensor* t : plan.order)
+      if (t->recipe) computed.push_back(t);
+    ComputedStream streamer(std::move(computed));
     static const uint8_t zeros[64] = {};
     for (const Tensor* t : plan.order) {
       uint64_t offset = plan.offsets[t];
@@ -502,12 +515,11 @@ void save_model_file(const Model& m, const std::string& path, const SaveOptions&
 }
 
 MallocBuffer save_model_memory(const Model& m) {
-  std::vector<uint64_t> sizes;
-  uint64_t total = measure(m, nullptr, sizes);
-  if (total > SIZE_MAX / 2) fail(Status::kLimit, "the model is too large to serialize in memory");
-  MallocBuffer out(static_cast<size_t>(total));
+  Measured measured = measure(m, nullptr);
+  if (measured.total > SIZE_MAX / 2) fail(Status::kLimit, "the model is too large to serialize in memory");
+  MallocBuffer out(static_cast<size_t>(measured.total));
   MemorySink sink(out.data(), out.size());
-  write(m, nullptr, sizes, sink);
+  write(m, nullptr, measured, sink);
   return out;
 }
 

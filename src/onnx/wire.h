@@ -10,6 +10,7 @@
 
 #include "ir/error.h"
 #include "ir/ir.h"
+#include "onnx/computed_stream.h"
 
 namespace ofg::wire {
 
@@ -123,29 +124,6 @@ class Sink {
   virtual void write_from_file(const void* data, size_t size, int fd, uint64_t offset) { write(data, size); }
 };
 
-// Writes the bytes of a tensor whose recipe is still pending, a piece at a time through a buffer
-// that stays in cache, so a computed weight is never held whole in memory; then lets the recipe
-// drop what it read. One buffer serves every tensor of a save (fresh memory per tensor would cost
-// a page fault per 4 KiB).
-class ComputedStreamer {
- public:
-  void write(const Tensor& t, Sink& sink) {
-    const size_t elem = std::max<size_t>(1, dtype_size(t.data_type));
-    const size_t piece = kPiece / elem * elem;
-    if (!buffer_) buffer_.reset(new uint8_t[kPiece]);
-    for (size_t at = 0; at < t.data.size; at += piece) {
-      size_t n = std::min(piece, t.data.size - at);
-      t.read(at, n, buffer_.get());
-      sink.write(buffer_.get(), n);
-    }
-    if (t.recipe) t.recipe->release_sources();
-  }
-
- private:
-  static constexpr size_t kPiece = size_t(256) << 10;
-  std::unique_ptr<uint8_t[]> buffer_;
-};
-
 // Finds the file holding bytes the writer is asked to write (see Sink::copy_from_file).
 class SourceFinder {
  public:
@@ -198,7 +176,8 @@ class Writer {
     raw(b.data, b.size);
   }
   // raw_data of a tensor: computed from its recipe when the bytes are not computed yet, small
-  // ones into the write buffer, large ones streamed straight to the sink.
+  // ones into the write buffer, large ones streamed to the sink by a ComputedStream (while
+  // measuring, they are listed in the order they will be written, for that stream).
   void field_tensor_bytes(uint32_t field, const Tensor& t) {
     if (!t.recipe) return field_bytes(field, t.data);
     const size_t size = t.data.size;
@@ -206,16 +185,20 @@ class Writer {
     varint(size);
     if (sink_ == nullptr) {
       pos_ += size;
+      if (size >= kDirect && computed_order_) computed_order_->push_back(&t);
     } else if (size < kDirect) {
-      t.read(0, size, computed_);
-      raw(computed_, size);
+      t.read(0, size, small_);
+      raw(small_, size);
       t.recipe->release_sources();
     } else {
       pos_ += size;
       flush();
-      streamer_.write(t, *sink_);
+      if (!computed_) fail(Status::kInternal, "save: no stream for a computed tensor");
+      computed_->write(t, *sink_);
     }
   }
+  void list_computed(std::vector<const Tensor*>* order) { computed_order_ = order; }
+  void stream_computed(ComputedStream* stream) { computed_ = stream; }
   void field_string(uint32_t field, std::string_view s) {
     field_bytes(field, Bytes{reinterpret_cast<const uint8_t*>(s.data()), s.size()});
   }
@@ -257,8 +240,9 @@ class Writer {
   uint64_t pos_ = 0;
   size_t used_ = 0;
   uint8_t buffer_[kBuffer];
-  alignas(64) uint8_t computed_[kDirect];  // a small computed tensor (aligned for its elements)
-  ComputedStreamer streamer_;
+  alignas(64) uint8_t small_[kDirect];  // a small computed tensor (aligned for its elements)
+  std::vector<const Tensor*>* computed_order_ = nullptr;
+  ComputedStream* computed_ = nullptr;
 };
 
 // Emits the kept raw fields of a message in field-number order around the modelled ones.
