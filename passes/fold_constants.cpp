@@ -165,11 +165,10 @@ class ConstStore : public Backing {
 };
 
 // Transpose of a constant evaluated without the interpreter: the kernel reads the constant's
-// bytes where they are (copied once to `scratch` only when not aligned for their element type)
-// and writes into `store`, so the result is neither zero-filled nor copied afterwards. Returns
-// null (nothing changed) for anything but a plain permutation of a supported dense tensor; the
-// interpreter handles those cases.
-Tensor* fold_transpose(Model& m, const Node* n, ConstStore& store, std::vector<uint8_t>& scratch) {
+// bytes where they are (at any alignment) and writes into `store`, so the result is neither
+// zero-filled nor copied afterwards. Returns null (nothing changed) for anything but a plain
+// permutation of a supported dense tensor; the interpreter handles those cases.
+Tensor* fold_transpose(Model& m, const Node* n, ConstStore& store) {
   if (n->inputs.size != 1 || n->outputs.size != 1 || !n->inputs[0]) return nullptr;
   const Tensor* t = const_tensor(m, n->inputs[0]);
   size_t es = dtype_size(t->data_type);
@@ -187,13 +186,6 @@ Tensor* fold_transpose(Model& m, const Node* n, ConstStore& store, std::vector<u
   for (size_t i = 0; i < rank; ++i) out_dims[i] = t->dims[p[i]];
   size_t nbytes = t->data.size;
   const uint8_t* src = t->bytes().data;
-  if (nbytes && reinterpret_cast<uintptr_t>(src) % es != 0) {
-    // The kernels read typed elements: give them an aligned copy (reused from node to node).
-    if (scratch.size() < nbytes + 64) scratch.resize(nbytes + 64);
-    uintptr_t a = (reinterpret_cast<uintptr_t>(scratch.data()) + 63) / 64 * 64;
-    std::memcpy(reinterpret_cast<void*>(a), src, nbytes);
-    src = reinterpret_cast<const uint8_t*>(a);
-  }
   uint8_t* dst = store.allocate(nbytes);
   if (!dst) return nullptr;
   if (nbytes) kernels::transpose(src, dst, es, t->dims.data, p.data(), rank);
@@ -214,12 +206,11 @@ class Transpose2DRecipe final : public TensorRecipe {
   void fill(size_t offset, size_t size, uint8_t* dst) const override {
     const size_t row = rows_ * elem_;  // bytes of one output row
     const size_t end = offset + size;
-    Scratch scratch;
     for (size_t at = offset; at < end;) {
       const size_t o = at / row, skip = at - o * row;
       if (skip == 0 && end - at >= row) {
         const size_t count = (end - at) / row;
-        rows(o, count, dst + (at - offset), scratch);
+        rows(o, count, dst + (at - offset));
         at += count * row;
       } else {  // part of a row (the range's ends): only its elements, one by one
         const size_t n = std::min(row - skip, end - at);
@@ -235,30 +226,10 @@ class Transpose2DRecipe final : public TensorRecipe {
   }
 
  private:
-  // The source columns of unaligned weights go through a buffer kept by the thread from piece to
-  // piece: a fresh buffer per piece costs more in page faults than the transpose.
-  struct Scratch {
-    uint8_t* get(size_t bytes) {
-      static thread_local std::vector<uint8_t> buffer;
-      if (buffer.size() < bytes) buffer.resize(bytes);
-      return buffer.data();
-    }
-  };
-
-  // Output rows [o, o + count) = source columns [o, o + count). The kernel reads typed elements:
-  // a source whose bytes are not aligned for them (raw_data at an odd file offset, as exporters
-  // write it) has those columns gathered into an aligned block first.
-  void rows(size_t o, size_t count, uint8_t* dst, Scratch& scratch) const {
-    const uint8_t* src = src_->data.data + o * elem_;
-    size_t ld = cols_;
-    if (reinterpret_cast<uintptr_t>(src_->data.data) % elem_ != 0) {
-      uint8_t* block = scratch.get(rows_ * count * elem_);
-      for (size_t r = 0; r < rows_; ++r)
-        std::memcpy(block + r * count * elem_, src_->data.data + (r * cols_ + o) * elem_, count * elem_);
-      src = block;
-      ld = count;
-    }
-    kernels::active_table().transpose2d(elem_, src, ld, dst, rows_, rows_, count);
+  // Output rows [o, o + count) = source columns [o, o + count), read where the weight is (the
+  // kernel takes any alignment).
+  void rows(size_t o, size_t count, uint8_t* dst) const {
+    kernels::active_table().transpose2d(elem_, src_->data.data + o * elem_, cols_, dst, rows_, rows_, count);
   }
 
   const Model* model_;
@@ -323,7 +294,6 @@ void run_fold_constants(PassContext& ctx) {
   const exec::TypeInference& ti = ctx.inferred_types();
   exec::Interpreter interp(m);
   std::shared_ptr<ConstStore> store;  // made on the first large Transpose
-  std::vector<uint8_t> scratch;       // aligned copies of unaligned Transpose inputs
   exec::Frame f;                      // reused from node to node (cleared, its table kept)
   for (Graph* g : all_graphs(m)) {
     g->for_each_node([&](Node* n) {
@@ -342,7 +312,7 @@ void run_fold_constants(PassContext& ctx) {
           store = std::make_shared<ConstStore>();
           m.backings.push_back(store);
         }
-        if (Tensor* r = fold_transpose(m, n, *store, scratch)) {
+        if (Tensor* r = fold_transpose(m, n, *store)) {
           replace_by_initializers(ctx, n, {r});
           return;
         }

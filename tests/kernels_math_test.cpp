@@ -366,6 +366,25 @@ TEST(KernelsTranspose, AllPermutationsMatchReference) {
         simd->transpose2d(es, src.data(), c + 3, b.data(), r + 2, r, c);
         ASSERT_EQ(a, b) << r << "x" << c << " es=" << es;
       }
+  // Neither side needs alignment (weights are read where a file put them): every element size,
+  // source and destination at odd byte offsets, against the aligned scalar result.
+  for (size_t es : {1, 2, 4, 8}) {
+    const size_t r = 19, c = 37;
+    std::vector<unsigned char> src(r * c * es + 8), want(r * c * es), got(r * c * es + 8);
+    for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 13 + 5);
+    k::scalar_table().transpose2d(es, src.data() + 8, c, want.data(), r, r, c);
+    std::vector<unsigned char> aligned(src.begin() + 8, src.end());
+    std::vector<unsigned char> check(want.size());
+    k::transpose_reference(aligned.data(), check.data(), es, std::vector<int64_t>{int64_t(r), int64_t(c)}.data(),
+                           std::vector<size_t>{1, 0}.data(), 2);
+    ASSERT_EQ(want, check) << "es=" << es;
+    for (const k::KernelTable* t : {&k::scalar_table(), simd}) {
+      std::memmove(src.data() + 1, src.data() + 8, r * c * es);  // source at offset 1
+      t->transpose2d(es, src.data() + 1, c, got.data() + 3, r, r, c);
+      ASSERT_EQ(0, std::memcmp(got.data() + 3, want.data(), want.size())) << t->isa << " es=" << es;
+      std::memmove(src.data() + 8, src.data() + 1, r * c * es);
+    }
+  }
   // Tall, wide and square float matrices span several of the row blocks the SIMD tiles are
   // visited in (the block height depends on the two strides), with ragged edges.
   for (auto rc : {std::pair<size_t, size_t>{300, 36}, {36, 300}, {150, 150}, {264, 130}, {131, 265}}) {

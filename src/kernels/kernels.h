@@ -169,6 +169,7 @@ struct KernelTable {
   void (*avg_pool2d)(const Pool2DParams& p, const float* x, float* y);
 
   // dst[c * dst_ld + r] = src[r * src_ld + c] for r < rows, c < cols; elem_size 1, 2, 4 or 8.
+  // Neither pointer needs to be aligned.
   void (*transpose2d)(size_t elem_size, const void* src, size_t src_ld, void* dst,
                       size_t dst_ld, size_t rows, size_t cols);
 
@@ -280,7 +281,8 @@ inline void global_max_pool(const float* x, float* y, size_t NC, size_t HW) {
 
 // y = transpose(x, perm): y.dims[i] = x.dims[perm[i]]. rank 0..8, elem_size 1, 2, 4 or 8.
 // Dims of size 1 are dropped and axes that stay adjacent are merged; a trailing 2-D swap
-// (possibly batched, e.g. NCHW <-> NHWC) goes to the blocked table.transpose2d.
+// (possibly batched, e.g. NCHW <-> NHWC) goes to the blocked table.transpose2d. Neither pointer
+// needs to be aligned.
 void transpose_with(const KernelTable& t, const void* x, void* y, size_t elem_size,
                     const int64_t* dims, const size_t* perm, size_t rank);
 inline void transpose(const void* x, void* y, size_t elem_size, const int64_t* dims,

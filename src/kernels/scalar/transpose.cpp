@@ -7,15 +7,19 @@
 namespace ofg::kernels::scalar {
 
 namespace {
-template <class T>
-void transpose_tiled(const T* src, size_t src_ld, T* dst, size_t dst_ld, size_t rows, size_t cols) {
+// Elements are moved as bytes (a fixed-size memcpy is one load and one store), so neither side
+// needs to be aligned: weights are often read where a file put them, at any offset.
+template <size_t kSize>
+void transpose_tiled(const void* src_v, size_t src_ld, void* dst_v, size_t dst_ld, size_t rows, size_t cols) {
   constexpr size_t kTile = 8;
+  const auto* src = static_cast<const unsigned char*>(src_v);
+  auto* dst = static_cast<unsigned char*>(dst_v);
   for (size_t r0 = 0; r0 < rows; r0 += kTile) {
     const size_t r1 = std::min(rows, r0 + kTile);
     for (size_t c0 = 0; c0 < cols; c0 += kTile) {
       const size_t c1 = std::min(cols, c0 + kTile);
       for (size_t r = r0; r < r1; ++r)
-        for (size_t c = c0; c < c1; ++c) dst[c * dst_ld + r] = src[r * src_ld + c];
+        for (size_t c = c0; c < c1; ++c) std::memcpy(dst + (c * dst_ld + r) * kSize, src + (r * src_ld + c) * kSize, kSize);
     }
   }
 }
@@ -24,10 +28,10 @@ void transpose_tiled(const T* src, size_t src_ld, T* dst, size_t dst_ld, size_t 
 void transpose2d(size_t elem_size, const void* src, size_t src_ld, void* dst, size_t dst_ld,
                  size_t rows, size_t cols) {
   switch (elem_size) {
-    case 1: transpose_tiled(static_cast<const uint8_t*>(src), src_ld, static_cast<uint8_t*>(dst), dst_ld, rows, cols); break;
-    case 2: transpose_tiled(static_cast<const uint16_t*>(src), src_ld, static_cast<uint16_t*>(dst), dst_ld, rows, cols); break;
-    case 4: transpose_tiled(static_cast<const uint32_t*>(src), src_ld, static_cast<uint32_t*>(dst), dst_ld, rows, cols); break;
-    case 8: transpose_tiled(static_cast<const uint64_t*>(src), src_ld, static_cast<uint64_t*>(dst), dst_ld, rows, cols); break;
+    case 1: transpose_tiled<1>(src, src_ld, dst, dst_ld, rows, cols); break;
+    case 2: transpose_tiled<2>(src, src_ld, dst, dst_ld, rows, cols); break;
+    case 4: transpose_tiled<4>(src, src_ld, dst, dst_ld, rows, cols); break;
+    case 8: transpose_tiled<8>(src, src_ld, dst, dst_ld, rows, cols); break;
     default: break;
   }
 }
