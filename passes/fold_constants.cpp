@@ -303,11 +303,14 @@ void run_fold_constants(PassContext& ctx) {
       if (predicted - freed > budget) return;
       // Ops whose result size is not bounded by their inputs are run only when it is known.
       if (predicted < 0 && grows(m.str(n->op_type))) return;
-      if (predicted >= kDirectBytes && is_op(m, n, "Transpose")) {
+      // A 2-D Transpose of any size is left to be computed when read: nothing to run now.
+      if (is_op(m, n, "Transpose")) {
         if (Tensor* r = computed_transpose_2d(m, n)) {
           replace_by_initializers(ctx, n, {r});
           return;
         }
+      }
+      if (predicted >= kDirectBytes && is_op(m, n, "Transpose")) {
         if (!store) {
           store = std::make_shared<ConstStore>();
           m.backings.push_back(store);
