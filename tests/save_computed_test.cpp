@@ -79,7 +79,7 @@ TEST(SaveComputed, StreamedBytesMatchTheRecipes) {
   const std::vector<std::vector<size_t>> cases = {
       {4000},                               // below the direct-write size: through the write buffer
       {300 * 1024},                         // one tensor, no worker
-      {1 << 20, 4, 700 * 1024 + 12, 64 << 10, 3 << 20},  // several, with the worker
+      {1 << 20, 4, 700 * 1024 + 12, 64 << 10, 3 << 20},  // several, with the worker (over 4 MiB)
   };
   for (const auto& sizes : cases) {
     auto m = model_with_computed(sizes);
@@ -104,10 +104,10 @@ TEST(SaveComputed, StreamedBytesMatchTheRecipes) {
 // A recipe that fails in the middle of a large save: the error reaches the caller (from the
 // worker thread), nothing hangs, and the target file is not replaced.
 TEST(SaveComputed, FailingRecipeFailsTheSave) {
-  const std::vector<size_t> sizes = {2 << 20, 1 << 20};
+  const std::vector<size_t> sizes = {3 << 20, 2 << 20};  // over 4 MiB: the worker computes
   std::string path = test::temp_dir() + "/failing.onnx";
   test::write_file(path, {1, 2, 3});
-  for (size_t throw_at : {size_t(0), size_t(1 << 20)}) {
+  for (size_t throw_at : {size_t(0), size_t(2 << 20)}) {
     auto m = model_with_computed(sizes, throw_at);
     try {
       save_model_memory(*m);
