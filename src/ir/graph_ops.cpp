@@ -322,7 +322,15 @@ void collect_captures(Graph* g, std::unordered_set<Value*>& outer_reads) {
 
 void recompute_captures(Graph* g) {
   std::unordered_set<Value*> outer;
-  collect_captures(g, outer);
+  if (g->parent) return collect_captures(g, outer);
+  // A top-level graph (the main graph, a function body) has no enclosing scope to read from:
+  // every value it reads is defined in it, so only its subgraphs need their captures found.
+  g->captures.clear();
+  for (Node* n = g->first; n; n = n->next)
+    for (Attribute& a : n->attributes) {
+      if (a.g) collect_captures(a.g, outer);
+      for (Graph* s : a.graphs) collect_captures(s, outer);
+    }
 }
 
 Tensor* make_tensor(Model& m, int32_t dtype, const int64_t* dims, size_t rank, const void* data,
