@@ -189,17 +189,30 @@ struct LargeConvBn {
                   1, {b.f("epsilon", 1e-5f)})
         ->outputs[0];
   }
+  // x -> Conv(w) -> BN as a model, after fuse_conv_batchnorm; `out` is the graph output.
+  std::unique_ptr<Model> fused(Value*& out) const {
+    auto m = new_model(13);
+    GraphBuilder b(*m);
+    Value* x = b.input("x", kFloat, {1, kCin, 3, 3});
+    out = build(b, x, b.initializer("w", {kCout, kCin, 3, 3}, wv), "bn");
+    b.output(out);
+    EXPECT_EQ(run_checked(*m, "fuse_conv_batchnorm").changes, 1);
+    return m;
+  }
 };
+
+// The initializer of `model` named like `like` in `original` (to find a tensor after a reload).
+const Tensor* same_initializer(const Model& model, const Model& original, const Value* like) {
+  for (Value* v : model.graph->initializers)
+    if (model.str(v->name) == original.str(like->name)) return v->initializer;
+  return nullptr;
+}
 }  // namespace
 
 TEST(PassConvBn, LargeFloatWeightIsComputedOnlyWhenRead) {
   LargeConvBn c;
-  auto m = new_model(13);
-  GraphBuilder b(*m);
-  Value* x = b.input("x", kFloat, {1, c.kCin, 3, 3});
-  Value* out = c.build(b, x, b.initializer("w", {c.kCout, c.kCin, 3, 3}, c.wv), "bn");
-  b.output(out);
-  EXPECT_EQ(run_checked(*m, "fuse_conv_batchnorm").changes, 1);
+  Value* out = nullptr;
+  auto m = c.fused(out);
   const Tensor* t = out->producer->inputs[1]->initializer;
   ASSERT_NE(t->recipe, nullptr);
   EXPECT_EQ(t->data.data, nullptr);
@@ -213,9 +226,7 @@ TEST(PassConvBn, LargeFloatWeightIsComputedOnlyWhenRead) {
   MallocBuffer saved = save_model_memory(*m);
   EXPECT_NE(t->recipe, nullptr);
   std::unique_ptr<Model> back = load_model_memory(saved.data(), saved.size(), LoadOptions{});
-  const Tensor* loaded = nullptr;
-  for (Value* v : back->graph->initializers)
-    if (back->str(v->name) == m->str(out->producer->inputs[1]->name)) loaded = v->initializer;
+  const Tensor* loaded = same_initializer(*back, *m, out->producer->inputs[1]);
   ASSERT_NE(loaded, nullptr);
   std::vector<float> streamed = floats_of(loaded);
   // Materialised on first read, then kept.
@@ -236,12 +247,8 @@ TEST(PassConvBn, LargeFloatWeightIsComputedOnlyWhenRead) {
 // Saving with external data streams the computed weight into the data file.
 TEST(PassConvBn, ComputedWeightSavedAsExternalData) {
   LargeConvBn c;
-  auto m = new_model(13);
-  GraphBuilder b(*m);
-  Value* x = b.input("x", kFloat, {1, c.kCin, 3, 3});
-  Value* out = c.build(b, x, b.initializer("w", {c.kCout, c.kCin, 3, 3}, c.wv), "bn");
-  b.output(out);
-  EXPECT_EQ(run_checked(*m, "fuse_conv_batchnorm").changes, 1);
+  Value* out = nullptr;
+  auto m = c.fused(out);
   std::string path = temp_dir() + "/fused.onnx";
   SaveOptions so;
   so.external_data = true;
@@ -249,9 +256,7 @@ TEST(PassConvBn, ComputedWeightSavedAsExternalData) {
   save_model_file(*m, path, so);
   EXPECT_TRUE(file_exists(path + ".data"));
   std::unique_ptr<Model> back = load_model_file(path, LoadOptions{});
-  std::vector<float> loaded;
-  for (Value* v : back->graph->initializers)
-    if (back->str(v->name) == m->str(out->producer->inputs[1]->name)) loaded = floats_of(v->initializer);
+  std::vector<float> loaded = floats_of(same_initializer(*back, *m, out->producer->inputs[1]));
   EXPECT_TRUE(loaded == floats_of(out->producer->inputs[1]->initializer));
   ASSERT_EQ(loaded.size(), c.wv.size());
   EXPECT_EQ(loaded[100], c.wv[100] * c.factor(0));
@@ -303,9 +308,7 @@ TEST(PassConvBn, ComputedWeightSavedOverItsOwnSourceFile) {
   ASSERT_NE(t->recipe, nullptr);
   save_model_file(*m, path, SaveOptions{});
   std::unique_ptr<Model> back = load_model_file(path, LoadOptions{});
-  std::vector<float> loaded;
-  for (Value* v : back->graph->initializers)
-    if (back->str(v->name) == m->str(out->producer->inputs[1]->name)) loaded = floats_of(v->initializer);
+  std::vector<float> loaded = floats_of(same_initializer(*back, *m, out->producer->inputs[1]));
   std::vector<float> again = floats_of(t);
   ASSERT_EQ(loaded.size(), c.wv.size());
   EXPECT_TRUE(loaded == again);
