@@ -97,9 +97,10 @@ struct Type {
 };
 
 // How to compute the bytes of a tensor that a pass made but has not materialised (see
-// Tensor::recipe). Large results of passes (weights scaled by a folded BatchNormalization) are
-// made this way: until something reads them nothing is allocated, and saving streams them
-// through a small buffer instead of holding a second copy of the weights in memory.
+// Tensor::recipe). Weights that passes derive from other weights (scaled by a folded
+// BatchNormalization, transposed for a MatMul) are made this way: until something reads them
+// nothing is allocated, and saving streams them through a small buffer instead of holding a
+// second copy of the weights in memory.
 // Recipes live in the model's arena and are never destroyed: members must be trivially
 // destructible (arena arrays, pointers).
 class TensorRecipe {
