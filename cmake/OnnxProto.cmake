@@ -34,6 +34,13 @@ add_custom_command(
   COMMAND ${OFG_PROTOC} --cpp_out=lite:${OFG_PROTO_DIR} -I${OFG_PROTO_DIR} ${OFG_PROTO_DIR}/ofg_onnx.proto
   DEPENDS ${OFG_PROTO_DIR}/ofg_onnx.proto
   COMMENT "protoc --cpp_out=lite: onnx.proto")
+add_custom_command(
+  OUTPUT ${OFG_PROTO_DIR}/ofg_onnx_fields.h
+  COMMAND ${CMAKE_COMMAND} -DIN=${OFG_PROTO_DIR}/ofg_onnx.pb.h -DOUT=${OFG_PROTO_DIR}/ofg_onnx_fields.h
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/FieldNumbers.cmake
+  DEPENDS ${OFG_PROTO_DIR}/ofg_onnx.pb.h ${CMAKE_CURRENT_SOURCE_DIR}/cmake/FieldNumbers.cmake
+  COMMENT "field numbers of onnx.proto")
 set(OFG_PROTO_INCLUDE_DIR ${OFG_PROTO_DIR})
-# The library's sources include the generated header (field numbers) without linking the classes.
-add_custom_target(onnxforge_schema_header DEPENDS ${OFG_PROTO_DIR}/ofg_onnx.pb.h)
+# The library's sources include only the field numbers (ofg_onnx_fields.h), not the generated
+# classes or any protobuf header.
+add_custom_target(onnxforge_schema_header DEPENDS ${OFG_PROTO_DIR}/ofg_onnx_fields.h)

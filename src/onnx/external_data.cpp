@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "ir/error.h"
-#include "ofg_onnx.pb.h"
+#include "ofg_onnx_fields.h"
 #include "onnx/wire.h"
 
 namespace ofg {
@@ -35,7 +35,7 @@ ExternalRef read_external_ref(const Tensor& t, const std::string& where) {
   ExternalRef ref;
   bool has_location = false;
   for (const RawField& f : t.extra) {
-    if (f.number != ofg_onnx::TensorProto::kExternalDataFieldNumber) continue;
+    if (f.number != ofg_onnx_fields::TensorProto::kExternalDataFieldNumber) continue;
     wire::Reader outer(f.encoded, &where);
     uint32_t num, wt;
     outer.next_field(num, wt);
@@ -45,8 +45,8 @@ ExternalRef read_external_ref(const Tensor& t, const std::string& where) {
       r.next_field(num, wt);
       if (wt != wire::kLengthDelimited) { r.skip(wt); continue; }
       std::string_view s = r.length_delimited().view();
-      if (num == ofg_onnx::StringStringEntryProto::kKeyFieldNumber) key = s;
-      else if (num == ofg_onnx::StringStringEntryProto::kValueFieldNumber) value = s;
+      if (num == ofg_onnx_fields::StringStringEntryProto::kKeyFieldNumber) key = s;
+      else if (num == ofg_onnx_fields::StringStringEntryProto::kValueFieldNumber) value = s;
     }
     if (key == "location") {
       ref.location = value;

@@ -8,7 +8,7 @@
 
 #include "ir/error.h"
 #include "ir/graph_ops.h"
-#include "ofg_onnx.pb.h"
+#include "ofg_onnx_fields.h"
 #include "onnx/external_data.h"
 #include "onnx/mapped_file.h"
 #include "onnx/serialize.h"
@@ -17,7 +17,7 @@
 namespace ofg {
 namespace {
 
-namespace pb = ofg_onnx;
+namespace pb = ofg_onnx_fields;
 using wire::Reader;
 using wire::kFixed32;
 using wire::kFixed64;
@@ -404,7 +404,7 @@ class Loader {
           continue;
         case pb::TensorProto::kDataLocationFieldNumber:
           if (wt != kVarint) break;
-          external = r.varint() == pb::TensorProto::EXTERNAL;
+          external = r.varint() == pb::TensorProto_DataLocation_EXTERNAL;
           t->extra.push(a_, r.raw_field(f));  // kept as written; the storage kind is modelled too
           continue;
         default:

@@ -11,7 +11,7 @@
 #include <unordered_map>
 
 #include "ir/error.h"
-#include "ofg_onnx.pb.h"
+#include "ofg_onnx_fields.h"
 #include "onnx/mapped_file.h"
 #include "onnx/serialize.h"
 #include "onnx/wire.h"
@@ -19,7 +19,7 @@
 namespace ofg {
 namespace {
 
-namespace pb = ofg_onnx;
+namespace pb = ofg_onnx_fields;
 using wire::ExtrasCursor;
 using wire::Writer;
 
@@ -283,7 +283,7 @@ class Saver {
       entry("offset", std::to_string(offset));
       entry("length", std::to_string(t.data.size));
       ec.before(T::kDataLocationFieldNumber);
-      w_.field_varint(T::kDataLocationFieldNumber, T::EXTERNAL);
+      w_.field_varint(T::kDataLocationFieldNumber, pb::TensorProto_DataLocation_EXTERNAL);
     }
     ec.rest();
   }
