@@ -96,23 +96,32 @@ bool same_type(const Type* a, const IType& b) {
 }  // namespace
 
 const IType* TypeInference::type_of(const Value* v) const {
-  auto it = types_.find(v);
-  return it == types_.end() ? nullptr : &it->second;
+  const Slot* s = slot(v);
+  return s && s->typed ? &s->type : nullptr;
 }
 
 const std::vector<SymVal>* TypeInference::contents(const Value* v) const {
-  auto it = contents_.find(v);
-  return it == contents_.end() ? nullptr : &it->second;
+  const Slot* s = slot(v);
+  return s && s->has_contents ? &s->contents : nullptr;
+}
+
+void TypeInference::set_type(const Value* v, IType t) {
+  if (Slot* s = slot(v)) {
+    s->type = std::move(t);
+    s->typed = true;
+  }
+}
+
+void TypeInference::set_contents(const Value* v, std::vector<SymVal> c) {
+  if (Slot* s = slot(v)) {
+    s->contents = std::move(c);
+    s->has_contents = true;
+  }
 }
 
 void TypeInference::run(bool write) {
-  types_.clear();
-  contents_.clear();
-  // Sized once for every value of the model: growing the table value by value rehashed it
-  // several times per run, and the passes run inference several times per pipeline round.
-  size_t values = 0;
-  for_each_graph(m_.graph, [&](Graph* g) { values += g->node_count * 2 + g->initializers.size + g->inputs.size; });
-  types_.reserve(values);
+  slots_.clear();
+  slots_.resize(m_.value_count);
   infer_graph(m_.graph);
   if (write) for_each_graph(m_.graph, [&](Graph* g) { write_types(g); });
 }
@@ -121,13 +130,13 @@ void TypeInference::infer_graph(Graph* g) {
   for (const ValueInfo& vi : g->inputs) {
     IType t = from_type(vi.type ? vi.type : vi.value->type);
     if (vi.value->initializer && t.elem == 0) t = from_tensor(vi.value->initializer);
-    types_[vi.value] = std::move(t);
+    set_type(vi.value, std::move(t));
   }
   for (Value* v : g->initializers) {
     if (v->is_graph_input) continue;
-    types_[v] = from_tensor(v->initializer);
+    set_type(v, from_tensor(v->initializer));
     std::vector<SymVal> c;
-    if (tensor_contents(v->initializer, c)) contents_[v] = std::move(c);
+    if (tensor_contents(v->initializer, c)) set_contents(v, std::move(c));
   }
   for (Node* n = g->first; n; n = n->next) {
     infer_node(n);
@@ -148,7 +157,7 @@ void TypeInference::infer_node(Node* n) {
     const IType* t = v ? type_of(v) : nullptr;
     if (v && !t && v->type) {
       // outer-scope value or a value declared but not inferred: use its declaration
-      types_[v] = from_type(v->type);
+      set_type(v, from_type(v->type));
       t = type_of(v);
     }
     c.in.push_back(t);
@@ -169,8 +178,8 @@ void TypeInference::infer_node(Node* n) {
       if (t.elem == 0) t.elem = d.elem;
       if (!t.ranked && d.ranked) { t.ranked = true; t.dims = d.dims; }
     }
-    types_[v] = std::move(t);
-    if (known && !c.out_contents[i].empty()) contents_[v] = std::move(c.out_contents[i]);
+    set_type(v, std::move(t));
+    if (known && !c.out_contents[i].empty()) set_contents(v, std::move(c.out_contents[i]));
   }
   in_ = std::move(c.in);
   in_contents_ = std::move(c.in_contents);

@@ -7,7 +7,6 @@
 // to use, because the test data run the same model at other batch and sequence sizes.
 #pragma once
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "ir/ir.h"
@@ -61,9 +60,20 @@ class TypeInference {
   void infer_graph(Graph* g);
   void infer_node(Node* n);
   void write_types(Graph* g);
+  // What is known of one value, indexed by Value::id (a table, not a hash map: inference looks
+  // values up several times per node).
+  struct Slot {
+    IType type;
+    std::vector<SymVal> contents;
+    bool typed = false, has_contents = false;
+  };
+  Slot* slot(const Value* v) { return v->id < slots_.size() ? &slots_[v->id] : nullptr; }
+  const Slot* slot(const Value* v) const { return v->id < slots_.size() ? &slots_[v->id] : nullptr; }
+  void set_type(const Value* v, IType t);
+  void set_contents(const Value* v, std::vector<SymVal> c);
+
   Model& m_;
-  std::unordered_map<const Value*, IType> types_;
-  std::unordered_map<const Value*, std::vector<SymVal>> contents_;
+  std::vector<Slot> slots_;
   // The per-node argument vectors of the rules, handed from node to node so that a node does
   // not allocate five of its own (allocation was 40% of the time inference took).
   std::vector<const IType*> in_;

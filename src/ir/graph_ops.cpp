@@ -13,6 +13,7 @@ Value* new_value(Graph* g, StrId name) {
   Value* v = g->model->arena.make<Value>();
   v->name = name;
   v->graph = g;
+  v->id = g->model->value_count++;
   return v;
 }
 

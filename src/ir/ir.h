@@ -197,6 +197,7 @@ struct Value {
   Tensor* initializer = nullptr;  // set when the value is an initializer of `graph`
   uint32_t graph_output_count = 0;  // how many entries of graph->outputs name it
   bool is_graph_input = false;
+  uint32_t id = 0;  // unique in the model, dense (0 .. Model::value_count): index of per-value tables
 
   bool is_graph_output() const { return graph_output_count > 0; }
   bool is_constant() const { return initializer != nullptr && !is_graph_input; }
@@ -307,6 +308,7 @@ class Model {
   bool has_model_version = false;
   StrId doc_string = kNoStr;
   Graph* graph = nullptr;
+  uint32_t value_count = 0;  // values made so far (every Value::id is below it)
   ArenaVec<OpsetId> opsets;
   ArenaVec<StringPair> metadata;
   ArenaVec<Function*> functions;
