@@ -113,7 +113,9 @@ OFG_API ofg_status ofg_model_create_demo(ofg_model** out);
 /* Saves atomically: the bytes go to a temporary file in the same folder that replaces `utf8_path`
  * only when complete, so a failure leaves no partial file and the previous file intact (also when
  * `utf8_path` is the file the model was loaded from). Same model, same bytes. Weights still in the
- * loaded file are copied file to file by the kernel (copy_file_range) where the system allows. */
+ * loaded file are copied file to file by the kernel (copy_file_range) where the system allows;
+ * weights that passes derive from others (a fused or transposed weight) are computed piece by
+ * piece into the output, on a second thread when there are several MB of them. */
 OFG_API ofg_status ofg_save(const ofg_model* model, const char* utf8_path, const ofg_options* options);
 /* Serializes into a new buffer (*data, *size), released with ofg_buffer_free. */
 OFG_API ofg_status ofg_save_to_memory(const ofg_model* model, const ofg_options* options, void** data,
