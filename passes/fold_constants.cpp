@@ -254,6 +254,29 @@ Tensor* computed_transpose_2d(Model& m, const Node* n) {
   return make_computed_tensor(m, t->data_type, dims, 2, t->data.size, recipe);
 }
 
+// Unsqueeze, Squeeze, Reshape and Flatten of a constant only give its bytes other dims: the
+// result views the same bytes with the static shape inference found for the output (checked to
+// hold as many elements), with no interpreter run and no copy. Null when the shape is not known.
+Tensor* reshaped_view(Model& m, const exec::TypeInference& ti, const Node* n) {
+  std::string_view op = m.str(n->op_type);
+  if ((op != "Unsqueeze" && op != "Squeeze" && op != "Reshape" && op != "Flatten") || n->outputs.size != 1 ||
+      !n->outputs[0] || !n->inputs[0])
+    return nullptr;
+  const Tensor* t = const_tensor(m, n->inputs[0]);
+  const exec::IType* out = ti.type_of(n->outputs[0]);
+  const size_t es = dtype_size(t->data_type);
+  if (!out || !out->ranked || out->elem != t->data_type || es == 0 || !dense(t, es)) return nullptr;
+  std::vector<int64_t> dims;
+  int64_t numel = 1;
+  for (const exec::IDim& d : out->dims) {
+    if (!d.is_static()) return nullptr;
+    dims.push_back(d.value);
+    numel *= d.value;
+  }
+  if (numel != t->numel()) return nullptr;
+  return make_tensor_view(m, t->data_type, dims.data(), dims.size(), t->bytes());
+}
+
 // Outputs at least this big take the direct Transpose path (smaller ones are cheap either way).
 constexpr int64_t kDirectBytes = 64 * 1024;
 
@@ -303,6 +326,10 @@ void run_fold_constants(PassContext& ctx) {
       if (predicted - freed > budget) return;
       // Ops whose result size is not bounded by their inputs are run only when it is known.
       if (predicted < 0 && grows(m.str(n->op_type))) return;
+      if (Tensor* r = reshaped_view(m, ti, n)) {
+        replace_by_initializers(ctx, n, {r});
+        return;
+      }
       // A 2-D Transpose of any size is left to be computed when read: nothing to run now.
       if (is_op(m, n, "Transpose")) {
         if (Tensor* r = computed_transpose_2d(m, n)) {

@@ -37,6 +37,40 @@ TEST(PassFoldConstants, FoldsAChainOfConstantNodes) {
   expect_same_outputs(*ref, *m);
 }
 
+// Reshape-like ops of a constant become views of the same bytes with the inferred dims (no
+// interpreter run, no copy); the values and every consumer's result stay the same.
+TEST(PassFoldConstants, ReshapesOfConstantsViewTheSameBytes) {
+  auto build = [] {
+    auto m = new_model(13);
+    GraphBuilder b(*m);
+    Value* x = b.input("x", kFloat, {3, 2});
+    Value* w = b.initializer("w", {2, 3}, {1, 2, 3, 4, 5, 6});
+    Value* r = b.op("Reshape", {w, b.initializer_i64("shape", {2}, {3, -1})});
+    Value* u = b.op("Unsqueeze", {r, b.initializer_i64("axes", {1}, {0})});
+    Value* q = b.op("Squeeze", {u, b.initializer_i64("axes0", {1}, {0})});
+    Value* f = b.op("Flatten", {b.op("Neg", {w})}, {b.i("axis", 0)});
+    b.output(b.op("Add", {x, q}));
+    b.output(b.op("Mul", {b.op("Identity", {x}), b.op("Reshape", {f, b.initializer_i64("s2", {2}, {3, 2})})}));
+    return m;
+  };
+  auto m = build();
+  auto ref = build();
+  const uint8_t* w_bytes = m->graph->initializers[0]->initializer->data.data;
+  EXPECT_EQ(run_checked(*m, "fold_constants").changes, 6);
+  EXPECT_EQ(count_op(m->graph, "Reshape") + count_op(m->graph, "Unsqueeze") + count_op(m->graph, "Squeeze") +
+                count_op(m->graph, "Flatten") + count_op(m->graph, "Neg"),
+            0);
+  Node* add = m->graph->first;
+  while (add && m->str(add->op_type) != "Add") add = add->next;
+  ASSERT_NE(add, nullptr);
+  const Tensor* q = passes::const_tensor(*m, add->inputs[1]);
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ(std::vector<int64_t>(q->dims.begin(), q->dims.end()), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(q->data.data, w_bytes);  // a view of w's bytes
+  EXPECT_EQ(floats_of(q), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  expect_same_outputs(*ref, *m);
+}
+
 TEST(PassFoldConstants, LeavesRuntimeInputsAndGraphOutputs) {
   auto m = new_model(13);
   GraphBuilder b(*m);
