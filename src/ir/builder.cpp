@@ -77,73 +77,60 @@ Value* GraphBuilder::constant_i64(const std::string& name, std::vector<int64_t> 
   return op("Constant", {}, {this->t("value", t)}, name);
 }
 
-Attribute GraphBuilder::ints(const char* name, std::vector<int64_t> v) {
+// An attribute with its name and type set; each helper below fills in its value.
+Attribute GraphBuilder::attribute(const char* name, int32_t kind) {
   Attribute a;
   a.name = m_.intern(name);
-  a.type = Attribute::kInts;
+  a.type = kind;
   a.has_type = true;
+  return a;
+}
+
+Attribute GraphBuilder::ints(const char* name, std::vector<int64_t> v) {
+  Attribute a = attribute(name, Attribute::kInts);
   a.ints.data = m_.arena.copy_array(v.data(), v.size());
   a.ints.size = static_cast<uint32_t>(v.size());
   return a;
 }
 
 Attribute GraphBuilder::i(const char* name, int64_t v) {
-  Attribute a;
-  a.name = m_.intern(name);
-  a.type = Attribute::kInt;
-  a.has_type = true;
+  Attribute a = attribute(name, Attribute::kInt);
   a.i = v;
   a.present = Attribute::kI;
   return a;
 }
 
 Attribute GraphBuilder::f(const char* name, float v) {
-  Attribute a;
-  a.name = m_.intern(name);
-  a.type = Attribute::kFloat;
-  a.has_type = true;
+  Attribute a = attribute(name, Attribute::kFloat);
   a.f = v;
   a.present = Attribute::kF;
   return a;
 }
 
 Attribute GraphBuilder::floats(const char* name, std::vector<float> v) {
-  Attribute a;
-  a.name = m_.intern(name);
-  a.type = Attribute::kFloats;
-  a.has_type = true;
+  Attribute a = attribute(name, Attribute::kFloats);
   a.floats.data = m_.arena.copy_array(v.data(), v.size());
   a.floats.size = static_cast<uint32_t>(v.size());
   return a;
 }
 
 Attribute GraphBuilder::s(const char* name, const std::string& v) {
-  Attribute a;
-  a.name = m_.intern(name);
-  a.type = Attribute::kString;
-  a.has_type = true;
-  StrId id = m_.intern(v);
-  std::string_view stored = m_.str(id);
+  Attribute a = attribute(name, Attribute::kString);
+  std::string_view stored = m_.str(m_.intern(v));
   a.s = Bytes{reinterpret_cast<const uint8_t*>(stored.data()), stored.size()};
   a.present = Attribute::kS;
   return a;
 }
 
 Attribute GraphBuilder::t(const char* name, Tensor* v) {
-  Attribute a;
-  a.name = m_.intern(name);
-  a.type = Attribute::kTensor;
-  a.has_type = true;
+  Attribute a = attribute(name, Attribute::kTensor);
   a.t = v;
   a.present = Attribute::kT;
   return a;
 }
 
 Attribute GraphBuilder::g(const char* name, Graph* v) {
-  Attribute a;
-  a.name = m_.intern(name);
-  a.type = Attribute::kGraph;
-  a.has_type = true;
+  Attribute a = attribute(name, Attribute::kGraph);
   a.g = v;
   a.present = Attribute::kG;
   return a;

@@ -71,6 +71,7 @@ class GraphBuilder {
 
  private:
   Type* make_type(int32_t dtype, const std::vector<DimSpec>& dims);
+  Attribute attribute(const char* name, int32_t kind);
   Model& m_;
   Graph* g_;
 };
