@@ -336,16 +336,9 @@ void recompute_captures(Graph* g) {
 
 Tensor* make_tensor(Model& m, int32_t dtype, const int64_t* dims, size_t rank, const void* data,
                     size_t nbytes) {
-  Tensor* t = m.arena.make<Tensor>();
-  t->data_type = dtype;
-  t->has_data_type = true;
-  t->storage = Tensor::kRaw;
-  t->dims.data = m.arena.copy_array(dims, rank);
-  t->dims.size = static_cast<uint32_t>(rank);
   uint8_t* bytes = static_cast<uint8_t*>(m.arena.allocate(nbytes ? nbytes : 1, 64));
   if (nbytes) std::memcpy(bytes, data, nbytes);
-  t->data = Bytes{bytes, nbytes};
-  return t;
+  return make_tensor_view(m, dtype, dims, rank, Bytes{bytes, nbytes});
 }
 
 Tensor* make_tensor_view(Model& m, int32_t dtype, const int64_t* dims, size_t rank, Bytes data) {
