@@ -59,7 +59,9 @@ typedef enum ofg_status {
   OFG_ERR_LIMIT = 7,            /* a size or nesting limit of the library was exceeded */
   OFG_ERR_VERIFY_FAILED = 8,    /* verification found outputs that differ beyond tolerance */
   OFG_ERR_CANCELLED = 9,        /* a progress callback asked to stop */
-  OFG_ERR_INTERNAL = 10         /* a bug in the library: please report it with the message */
+  OFG_ERR_INTERNAL = 10,        /* a bug in the library: please report it with the message */
+  OFG_ERR_NO_VALID_INPUTS = 11  /* verification could not build inputs that the reference model
+                                   accepts: give input shapes, dims or test data */
 } ofg_status;
 
 /* Static text for a status code ("unknown status" for other numbers). Always safe. */
@@ -291,26 +293,48 @@ typedef struct ofg_diff {
   uint64_t elements;
   const char* problem;   /* NULL when compared; else why not (missing output, type, shape) */
   int32_t passed;        /* problem == NULL && mismatches == 0 */
+  /* Appended in 0.2: flat index of the first element outside tolerance (in the first sample
+   * that had one); meaningful only when mismatches > 0. */
+  uint64_t first_mismatch;
 } ofg_diff;
 
-/* Compares `actual` with `expected` (types and shapes must agree, else `problem` says why). */
+/* Compares `actual` with `expected` (types and shapes must agree, else `problem` says why).
+ * Floats match when |a - e| <= atol + rtol * |e|; NaN matches NaN, +Inf matches +Inf and -Inf
+ * matches -Inf, and nothing else matches a NaN or an infinity. Integers and bools must be equal. */
 OFG_API ofg_status ofg_tensor_compare(const ofg_tensor* actual, const ofg_tensor* expected, double atol, double rtol,
                                       ofg_diff* out);
 
 /* The result of ofg_verify (and of ofg_value_compare). Strings it returns are valid until
  * ofg_report_free. */
 typedef struct ofg_report ofg_report;
-/* Runs `reference` and `candidate` on the same seeded random inputs and compares every output of
- * the reference with the candidate's output of the same name. Returns OFG_OK whenever both could be
- * run; whether they match is in the report (ofg_report_passed). Options (ofg_options_set):
- *   "verify.samples"   number of input sets (default 1)
- *   "verify.seed"      seed of the first set (default 0); set k uses a seed derived from it
- *   "verify.atol"      absolute tolerance (default 1e-4)
- *   "verify.rtol"      relative tolerance (default 1e-3)
- *   "verify.dim.NAME"  size of the symbolic dim NAME; symbolic or unknown dims not given are 2
- *   "verify.int_high"  integer inputs that are not Gather indices are drawn from [0, int_high)
- *                      (default 4); Gather indices are drawn below the table's size
- * Float inputs are N(0,1), bool inputs fair coin flips. */
+/* Runs `reference` and `candidate` on the same inputs and compares every output of the reference
+ * with the candidate's output of the same name (rule as ofg_tensor_compare). Returns OFG_OK
+ * whenever both could be run; whether they match is in the report (ofg_report_passed).
+ *
+ * Inputs, in this order of preference:
+ *  1. real data: "verify.test_data" names a test_data_set_N folder or a folder holding them
+ *     (input_K.pb is graph input K; one sample per folder), "verify.input.NAME" a .pb file for
+ *     input NAME (added to every set, or a set of its own). Inputs no file gives are drawn as below.
+ *  2. seeded inputs the reference accepts: float inputs N(0,1), bools fair coin flips, integer
+ *     inputs compared with constants in the graph take those constants, Gather indices stay
+ *     inside their table, other integers are drawn from [0, verify.int_high). Dims fixed by
+ *     "verify.dim.NAME", "verify.input_shapes" or "optimize.input_shapes" are used as given; each
+ *     other symbolic name is one size shared by every input that uses it. Candidate sizes are
+ *     tried in order (verify.dim default 2, then sizes the graph's weights and constants
+ *     suggest, then powers of two) until the reference runs without rejecting its inputs.
+ *     When none is accepted the call fails with OFG_ERR_NO_VALID_INPUTS, naming the sizes tried
+ *     and the errors; an error the inputs cannot cause (an unsupported op) is returned as it is.
+ * ofg_report_note says which inputs were used; ofg_report_input lists them.
+ * Options (ofg_options_set):
+ *   "verify.samples"      number of seeded input sets (default 1; ignored with real data)
+ *   "verify.seed"         seed of the first set (default 0); set k uses a seed derived from it
+ *   "verify.atol"         absolute tolerance (default 1e-4)
+ *   "verify.rtol"         relative tolerance (default 1e-3)
+ *   "verify.dim.NAME"     size of the symbolic dim NAME
+ *   "verify.input_shapes" "NAME=1,3,224,224;NAME2=..." whole input shapes
+ *   "verify.int_high"     bound of integer inputs nothing else bounds (default 4)
+ *   "verify.max_tries"    input sets tried before OFG_ERR_NO_VALID_INPUTS (default 32)
+ *   "verify.test_data", "verify.input.NAME"  real data, see above */
 OFG_API ofg_status ofg_verify(ofg_model* reference, ofg_model* candidate, const ofg_options* options,
                               ofg_report** report);
 OFG_API void ofg_report_free(ofg_report* report);
@@ -318,6 +342,30 @@ OFG_API void ofg_report_free(ofg_report* report);
 OFG_API ofg_status ofg_report_passed(const ofg_report* report, int32_t* passed);
 OFG_API ofg_status ofg_report_output_count(const ofg_report* report, size_t* count);
 OFG_API ofg_status ofg_report_output(const ofg_report* report, size_t index, ofg_diff* out);
+
+/* One input of the first sample ofg_verify ran. The caller sets struct_size =
+ * sizeof(ofg_input_info); strings and dims stay valid until ofg_report_free. */
+typedef struct ofg_input_info {
+  uint32_t struct_size;
+  const char* name;
+  int32_t elem_type;
+  size_t rank;
+  const int64_t* dims;
+  const char* source; /* "seed N", or the file or test_data_set folder it was read from */
+} ofg_input_info;
+/* Inputs of ofg_verify's report (0 for reports of ofg_value_compare). */
+OFG_API ofg_status ofg_report_input_count(const ofg_report* report, size_t* count);
+OFG_API ofg_status ofg_report_input(const ofg_report* report, size_t index, ofg_input_info* out);
+/* How ofg_verify chose its inputs ("" when not from ofg_verify), e.g. "seeded random inputs
+ * (seed 0, 1 sample); chose batch=2, sequence=512 after the reference rejected 3 other input
+ * sets". Valid until ofg_report_free; "" for NULL. */
+OFG_API const char* ofg_report_note(const ofg_report* report);
+/* The whole report as one JSON object: passed, samples, atol, rtol, the comparison rule, note,
+ * inputs (name, elem_type, shape, source) and outputs (name, passed, max_abs, max_rel,
+ * mismatches, elements, worst_index, first_mismatch, problem). Always valid JSON: a number that
+ * is NaN or infinite is written as null with a sibling "<field>_nonfinite": "nan"|"inf"|"-inf".
+ * Valid until ofg_report_free; NULL when report is NULL. */
+OFG_API const char* ofg_report_json(const ofg_report* report);
 
 
 /* ------------------------------------------------------------------ values: tensors, sequences, optionals */

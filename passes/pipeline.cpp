@@ -6,21 +6,12 @@
 
 #include "ir/error.h"
 #include "ir/graph_ops.h"
+#include "ir/json.h"
 #include "onnx/serialize.h"
 
 namespace ofg::passes {
 
 namespace {
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') { out += '\\'; out += static_cast<char>(c); }
-    else if (c < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); out += b; }
-    else out += static_cast<char>(c);
-  }
-  return out + "\"";
-}
 
 void check(Model& m, const char* pass) {
   std::string problem = check_consistency(m);
@@ -33,19 +24,16 @@ std::string PipelineReport::to_json() const {
   std::string j = "{\"iterations\":" + std::to_string(iterations) + ",\"nodes_before\":" + std::to_string(nodes_before) +
                   ",\"nodes_after\":" + std::to_string(nodes_after) + ",\"bytes_before\":" + std::to_string(bytes_before) +
                   ",\"bytes_after\":" + std::to_string(bytes_after);
-  char ms[64];
-  std::snprintf(ms, sizeof ms, "%.3f", milliseconds);
-  j += std::string(",\"milliseconds\":") + ms + ",\"passes\":[";
+  j += "," + json::number_field("milliseconds", milliseconds, "%.3f") + ",\"passes\":[";
   for (size_t i = 0; i < records.size(); ++i) {
     const PassRecord& r = records[i];
-    std::snprintf(ms, sizeof ms, "%.3f", r.stats.milliseconds);
-    j += (i ? "," : "") + std::string("{\"name\":") + json_string(r.name) + ",\"class\":" + std::to_string(r.accuracy_class) +
-         ",\"iteration\":" + std::to_string(r.iteration) + ",\"milliseconds\":" + ms +
+    j += (i ? "," : "") + std::string("{\"name\":") + json::string(r.name) + ",\"class\":" + std::to_string(r.accuracy_class) +
+         ",\"iteration\":" + std::to_string(r.iteration) + "," + json::number_field("milliseconds", r.stats.milliseconds, "%.3f") +
          ",\"changes\":" + std::to_string(r.stats.changes) + ",\"nodes_removed\":" + std::to_string(r.stats.nodes_removed) +
          ",\"nodes_added\":" + std::to_string(r.stats.nodes_added) + ",\"nodes_before\":" + std::to_string(r.stats.nodes_before) +
          ",\"nodes_after\":" + std::to_string(r.stats.nodes_after) + ",\"bytes_before\":" + std::to_string(r.stats.bytes_before) +
          ",\"bytes_after\":" + std::to_string(r.stats.bytes_after) + ",\"rolled_back\":" + (r.rolled_back ? "true" : "false") +
-         ",\"note\":" + json_string(r.note) + "}";
+         ",\"note\":" + json::string(r.note) + "}";
   }
   return j + "]}";
 }
@@ -110,7 +98,8 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
   return rep;
 }
 
-void fix_input_shapes(Model& m, const std::string& spec) {
+std::vector<std::pair<std::string, std::vector<int64_t>>> parse_input_shapes(const std::string& spec) {
+  std::vector<std::pair<std::string, std::vector<int64_t>>> out;
   size_t start = 0;
   while (start < spec.size()) {
     size_t end = spec.find(';', start);
@@ -133,6 +122,13 @@ void fix_input_shapes(Model& m, const std::string& spec) {
       dims.push_back(std::stoll(d));
       p = q + 1;
     }
+    out.emplace_back(name, std::move(dims));
+  }
+  return out;
+}
+
+void fix_input_shapes(Model& m, const std::string& spec) {
+  for (auto& [name, dims] : parse_input_shapes(spec)) {
     ValueInfo* found = nullptr;
     for (ValueInfo& vi : m.graph->inputs)
       if (m.str(vi.value->name) == name) found = &vi;

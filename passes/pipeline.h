@@ -45,6 +45,8 @@ struct PipelineOptions {
 // Runs the pipeline; `m` may be replaced by a restored copy when a pass is rolled back.
 PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& options);
 
+// "NAME=1,3,224,224;NAME2=..." as (name, dims) pairs, in order.
+std::vector<std::pair<std::string, std::vector<int64_t>>> parse_input_shapes(const std::string& spec);
 // Applies "NAME=1,3,224,224" (entries separated by ';') to the graph inputs: each named input
 // gets that static shape (ranks must match; already static dims must agree).
 void fix_input_shapes(Model& m, const std::string& spec);

@@ -129,16 +129,18 @@ void print_json(const std::string& source, const Summary& s) {
 
 int cmd_inspect(const Args& args) {
   std::string path;
-  bool json = false;
+  bool json = false, demo = false;
   for (const std::string& a : args) {
     if (is_flag(a, "--help") || is_flag(a, "-h")) {
-      std::printf("usage: onnxforge inspect [MODEL] [--json]\n\n"
+      std::printf("usage: onnxforge inspect MODEL [--json]\n"
+                  "       onnxforge inspect --demo [--json]\n\n"
                   "Prints a model's IR version, producer, opsets, inputs and outputs (with symbolic\n"
-                  "dims), node count, op histogram and initializer size. With no MODEL, the built-in\n"
-                  "demo model. --json prints one JSON object instead of the table.\n");
+                  "dims), node count, op histogram and initializer size. --demo: the built-in demo\n"
+                  "model. --json prints one JSON object instead of the table.\n");
       return kOk;
     }
     if (is_flag(a, "--json")) json = true;
+    else if (is_flag(a, "--demo")) demo = true;
     else if (!a.empty() && a[0] == '-') {
       std::fprintf(stderr, "onnxforge inspect: unknown option '%s'\n", a.c_str());
       return kUsage;
@@ -148,13 +150,17 @@ int cmd_inspect(const Args& args) {
       return kUsage;
     }
   }
+  if (path.empty() == !demo) {
+    std::fprintf(stderr, "onnxforge inspect: give a MODEL%s\n", demo ? " or --demo, not both" : " (or --demo for the built-in one)");
+    return kUsage;
+  }
   ofg_model* m = nullptr;
-  ofg_status st = load_or_demo(path, &m);
+  ofg_status st = load_model(path, demo, &m);
   if (st != OFG_OK) return report(path.c_str(), st);
   Summary s;
   st = summarize(m, s);
   if (st == OFG_OK) {
-    std::string source = path.empty() ? "(built-in demo)" : path;
+    std::string source = demo ? "(built-in demo)" : path;
     if (json) print_json(source, s);
     else print_table(source, s);
   }

@@ -48,14 +48,6 @@ struct Line {
   bool passed = false;
 };
 
-std::string num(double v) {
-  char b[64];
-  if (std::isinf(v)) return v > 0 ? "\"inf\"" : "\"-inf\"";
-  if (std::isnan(v)) return "\"nan\"";
-  std::snprintf(b, sizeof b, "%.6g", v);
-  return b;
-}
-
 // Runs `model` with `inputs` bound to graph inputs 0..n-1 and compares with `expected`.
 bool run_and_compare(ofg_model* m, const std::string& set, std::vector<ofg_tensor*>& inputs,
                      std::vector<ofg_tensor*>& expected, double atol, double rtol, std::vector<Line>& lines,
@@ -289,10 +281,11 @@ int print(const std::string& what, const std::vector<Line>& lines, bool ok, bool
     std::printf("{\"model\":\"%s\",\"passed\":%s,\"outputs\":[", json_escape(what).c_str(), ok ? "true" : "false");
     for (size_t i = 0; i < lines.size(); ++i) {
       const Line& l = lines[i];
-      std::printf("%s{\"set\":\"%s\",\"name\":\"%s\",\"passed\":%s,\"max_abs\":%s,\"max_rel\":%s,\"mismatches\":%llu,"
+      std::printf("%s{\"set\":\"%s\",\"name\":\"%s\",\"passed\":%s,%s,%s,\"mismatches\":%llu,"
                   "\"worst_index\":%llu,\"elements\":%llu,\"problem\":\"%s\"}",
                   i ? "," : "", json_escape(l.set).c_str(), json_escape(l.name).c_str(), l.passed ? "true" : "false",
-                  num(l.d.max_abs).c_str(), num(l.d.max_rel).c_str(), (unsigned long long)l.d.mismatches,
+                  json_number_field("max_abs", l.d.max_abs).c_str(), json_number_field("max_rel", l.d.max_rel).c_str(),
+                  (unsigned long long)l.d.mismatches,
                   (unsigned long long)l.d.worst_index, (unsigned long long)l.d.elements, json_escape(l.problem).c_str());
     }
     std::printf("]}\n");

@@ -1,3 +1,4 @@
+#include <cmath>
 #include <cstdio>
 
 #include "cli.h"
@@ -9,9 +10,19 @@ int report(const char* what, ofg_status s) {
   return kUsage;
 }
 
-ofg_status load_or_demo(const std::string& path, ofg_model** out) {
-  if (path.empty()) return ofg_model_create_demo(out);
+ofg_status load_model(const std::string& path, bool demo, ofg_model** out) {
+  if (demo) return ofg_model_create_demo(out);
   return ofg_load(path.c_str(), nullptr, out);
+}
+
+std::string json_number_field(const char* key, double v) {
+  std::string out = std::string("\"") + key + "\":";
+  if (std::isfinite(v)) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.6g", v);
+    return out + b;
+  }
+  return out + "null,\"" + key + "_nonfinite\":\"" + (std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf") + "\"";
 }
 
 std::string json_escape(const std::string& s) {

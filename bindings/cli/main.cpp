@@ -10,19 +10,22 @@ void usage(FILE* out) {
                "onnxforge %s - load, simplify, verify and save ONNX models\n\n"
                "usage: onnxforge <command> [options]\n\n"
                "commands:\n"
-               "  inspect [MODEL] [--json]      summary of a model (the built-in demo when none is given)\n"
+               "  inspect MODEL [--json]        summary of a model (--demo instead of MODEL: the built-in demo)\n"
                "  convert IN OUT [--external-data [--threshold BYTES]]\n"
                "                                load and save again (optionally moving weights to OUT.data)\n"
-               "  optimize [IN] OUT [--passes a,b] [--skip a,b] [--input-shape NAME=1,3,224,224]\n"
-               "           [--report FILE.json] [--external-data]\n"
-               "                                run the pass pipeline and save (the demo model when no IN)\n"
+               "  optimize IN OUT [--passes a,b] [--skip a,b] [--input-shape NAME=1,3,224,224]\n"
+               "           [--report FILE.json] [--external-data] [--verify] [--verify-each-pass]\n"
+               "                                run the pass pipeline and save (OUT may be IN; --demo OUT:\n"
+               "                                the built-in demo model)\n"
                "  passes                        list the optimization passes\n"
                "  run DIR|MODEL [--light] [--input NAME=FILE.pb]... [--output-dir D] [--rtol X --atol Y] [--json]\n"
                "                                execute a model; DIR: compare with its test_data_set_N outputs\n"
-               "  verify A B [--samples N] [--seed S] [--dim NAME=V] [--atol X --rtol Y] [--json]\n"
-               "                                run both models on the same random inputs and compare\n"
+               "  verify A B [--test-data DIR] [--input NAME=F.pb] [--dim NAME=V] [--samples N] [--json]\n"
+               "                                run both models on the same inputs (real data first,\n"
+               "                                else seeded inputs A accepts) and compare\n"
                "  help [COMMAND]                this text, or a command's own help\n\n"
-               "exit codes: 0 ok, 1 a check failed, 2 usage or input error\n",
+               "exit codes: 0 ok, 1 a check failed, 2 usage or input error, 3 no input the model accepts\n"
+               "could be built for verification\n",
                ofg_version_string());
 }
 

@@ -66,6 +66,7 @@ const char* ofg_status_string(ofg_status status) {
     case OFG_ERR_VERIFY_FAILED: return "verification failed";
     case OFG_ERR_CANCELLED: return "cancelled";
     case OFG_ERR_INTERNAL: return "internal error";
+    case OFG_ERR_NO_VALID_INPUTS: return "cannot build inputs that the model accepts";
   }
   return "unknown status";
 }
@@ -94,8 +95,10 @@ ofg_status ofg_options_set(ofg_options* options, const char* key, const char* va
                                         "optimize.verify_each_pass",
                                         // read by ofg_verify (src/api/api_exec.cpp)
                                         "verify.samples", "verify.seed", "verify.atol", "verify.rtol",
-                                        "verify.int_high"};
-    bool found = std::strncmp(key, "verify.dim.", 11) == 0 && key[11] != '\0';
+                                        "verify.int_high", "verify.max_tries", "verify.input_shapes",
+                                        "verify.test_data"};
+    bool found = (std::strncmp(key, "verify.dim.", 11) == 0 && key[11] != '\0') ||
+                 (std::strncmp(key, "verify.input.", 13) == 0 && key[13] != '\0');
     for (const char* k : known) found |= std::strcmp(k, key) == 0;
     if (!found) fail(Status::kInvalidArgument, std::string("ofg_options_set: unknown option '") + key + "'");
     std::string v = value;

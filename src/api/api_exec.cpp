@@ -1,4 +1,5 @@
 // C ABI of the interpreter and of verification: tensors, ofg_run, ofg_verify and its report.
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -9,6 +10,7 @@
 #include "api/options.h"
 #include "exec/interp.h"
 #include "onnx/serialize.h"
+#include "passes/pipeline.h"
 #include "verify/verify.h"
 
 using namespace ofg;
@@ -44,6 +46,7 @@ void fill_diff(const verify::OutputDiff& d, ofg_diff* out) {
   r.elements = d.elements;
   r.problem = d.problem.empty() ? nullptr : d.problem.c_str();
   r.passed = d.passed() ? 1 : 0;
+  r.first_mismatch = d.mismatches ? d.first_mismatch : 0;
   std::memcpy(out, &r, std::min<size_t>(out->struct_size, sizeof r));
 }
 
@@ -116,6 +119,12 @@ verify::Options verify_options(const ofg_options* options, const char* caller) {
     o.rtol = parse_double(options, "verify.rtol", 1e-3);
     o.int_high = static_cast<int64_t>(parse_double(options, "verify.int_high", 4));
     if (o.int_high < 1) fail(Status::kInvalidArgument, std::string(caller) + ": verify.int_high must be >= 1");
+    o.max_tries = static_cast<int>(parse_double(options, "verify.max_tries", 32));
+    if (o.max_tries < 1) fail(Status::kInvalidArgument, std::string(caller) + ": verify.max_tries must be >= 1");
+    // Shapes an optimize run fixes are the shapes both models get.
+    for (const char* key : {"optimize.input_shapes", "verify.input_shapes"})
+      if (options && options->has(key))
+        for (auto& [name, dims] : passes::parse_input_shapes(options->get(key, ""))) o.input_shapes[name] = dims;
     if (options)
       for (auto& kv : options->values)
         if (kv.first.rfind("verify.dim.", 0) == 0) {
@@ -253,6 +262,7 @@ ofg_status ofg_verify(ofg_model* reference, ofg_model* candidate, const ofg_opti
     require(candidate, "ofg_verify", "candidate");
     require(report, "ofg_verify", "report");
     verify::Options o = verify_options(options, "ofg_verify");
+    o.given = given_inputs(options, *reference->model, "ofg_verify");
     auto r = std::make_unique<ofg_report>();
     r->report = verify::verify_models(*reference->model, *candidate->model, o);
     *report = r.release();
@@ -275,6 +285,46 @@ ofg_status ofg_report_output_count(const ofg_report* report, size_t* count) {
     require(count, "ofg_report_output_count", "count");
     *count = report->report.outputs.size();
   });
+}
+
+ofg_status ofg_report_input_count(const ofg_report* report, size_t* count) {
+  return api_call([&] {
+    require(report, "ofg_report_input_count", "report");
+    require(count, "ofg_report_input_count", "count");
+    *count = report->report.inputs.size();
+  });
+}
+
+ofg_status ofg_report_input(const ofg_report* report, size_t index, ofg_input_info* out) {
+  return api_call([&] {
+    require(report, "ofg_report_input", "report");
+    require(out, "ofg_report_input", "out");
+    if (index >= report->report.inputs.size()) fail(Status::kInvalidArgument, "ofg_report_input: index out of range");
+    if (out->struct_size < offsetof(ofg_input_info, source) + sizeof(out->source))
+      fail(Status::kInvalidArgument, "ofg_report_input: out->struct_size is too small");
+    const verify::InputInfo& in = report->report.inputs[index];
+    ofg_input_info r{};
+    r.struct_size = out->struct_size;
+    r.name = in.name.c_str();
+    r.elem_type = in.elem_type;
+    r.rank = in.shape.size();
+    r.dims = in.shape.data();
+    r.source = in.source.c_str();
+    std::memcpy(out, &r, std::min<size_t>(out->struct_size, sizeof r));
+  });
+}
+
+const char* ofg_report_note(const ofg_report* report) { return report ? report->report.note.c_str() : ""; }
+
+const char* ofg_report_json(const ofg_report* report) {
+  if (!report) return nullptr;
+  auto* r = const_cast<ofg_report*>(report);
+  try {
+    if (r->json.empty()) r->json = r->report.to_json();
+  } catch (...) {
+    return nullptr;
+  }
+  return r->json.c_str();
 }
 
 ofg_status ofg_report_output(const ofg_report* report, size_t index, ofg_diff* out) {

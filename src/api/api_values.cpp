@@ -302,6 +302,19 @@ void compare_into(const ofg_value& a, const ofg_value& e, const std::string& nam
 
 }  // namespace
 
+namespace ofg::api {
+
+exec::RValue parse_input_pb(const Model& m, size_t index, const void* data, size_t size, const std::string& ctx) {
+  if (index >= m.graph->inputs.size)
+    fail(Status::kInvalidArgument, ctx + ": the model has " + std::to_string(m.graph->inputs.size) + " inputs");
+  const ValueInfo& vi = m.graph->inputs[index];
+  static const uint8_t kNothing = 0;
+  Bytes b{size ? static_cast<const uint8_t*>(data) : &kNothing, size};
+  return to_runtime(*parse_value(b, vi.type ? vi.type : vi.value->type, ctx));
+}
+
+}  // namespace ofg::api
+
 extern "C" {
 
 ofg_status ofg_value_from_tensor(const ofg_tensor* tensor, ofg_value** out) {

@@ -8,5 +8,8 @@ namespace ofg::api {
 // The "verify.*" keys (samples, seed, atol, rtol, int_high, dim.NAME); `caller` names the
 // function in error messages.
 verify::Options verify_options(const ofg_options* options, const char* caller);
+// Real inputs named by "verify.test_data" (a test_data_set_N folder, or a folder of them) and
+// "verify.input.NAME" (one .pb file per input), parsed for `reference`'s inputs.
+std::vector<verify::GivenInputs> given_inputs(const ofg_options* options, const Model& reference, const char* caller);
 
 }  // namespace ofg::api

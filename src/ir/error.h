@@ -18,6 +18,7 @@ enum class Status : int {
   kVerifyFailed = 8,
   kCancelled = 9,
   kInternal = 10,
+  kNoValidInputs = 11,
 };
 
 class Error : public std::runtime_error {

@@ -1,8 +1,11 @@
 #include "verify/verify.h"
 
-#include <random>
+#include <chrono>
+#include <cmath>
 
+#include "ir/json.h"
 #include "kernels/kernels.h"
+#include "verify/inputs.h"
 
 namespace ofg::verify {
 
@@ -12,81 +15,23 @@ using exec::Shape;
 
 namespace {
 
-// The table size an input indexes when it feeds Gather's indices directly (or through Cast /
-// Reshape / Unsqueeze), 0 when it does not.
-int64_t gather_bound(Model& m, Value* v, int depth = 0) {
-  if (depth > 4) return 0;
-  int64_t best = 0;
-  for (const Use& u : v->uses) {
-    Node* n = u.node;
-    std::string op(m.str(n->op_type));
-    if (op == "Gather" && u.index == 1) {
-      Value* data = n->inputs[0];
-      int64_t axis = 0;
-      for (const Attribute& a : n->attributes)
-        if (m.str(a.name) == "axis") axis = a.i;
-      int64_t size = 0;
-      if (data->initializer) {
-        const Tensor* t = data->initializer;
-        if (axis < 0) axis += t->dims.size;
-        if (axis >= 0 && axis < static_cast<int64_t>(t->dims.size)) size = t->dims[axis];
-      } else if (data->type && data->type->shape_known()) {
-        if (axis < 0) axis += data->type->dims.size;
-        if (axis >= 0 && axis < static_cast<int64_t>(data->type->dims.size) && data->type->dims[axis].is_static())
-          size = data->type->dims[axis].value;
-      }
-      if (size > 0 && (best == 0 || size < best)) best = size;
-    } else if ((op == "Cast" || op == "Reshape" || op == "Unsqueeze" || op == "Squeeze" || op == "Flatten") && u.index == 0) {
-      for (Value* o : n->outputs)
-        if (o) {
-          int64_t b = gather_bound(m, o, depth + 1);
-          if (b > 0 && (best == 0 || b < best)) best = b;
-        }
+// The kernel counts mismatches; the first one's index is looked for only when there is one.
+// Same rule as the kernel: NaN only matches NaN, an infinity only the same infinity.
+size_t first_float_mismatch(const float* a, const float* e, size_t n, double atol, double rtol) {
+  for (size_t i = 0; i < n; ++i) {
+    double x = a[i], y = e[i];
+    if (std::isnan(x) || std::isnan(y)) {
+      if (std::isnan(x) && std::isnan(y)) continue;
+      return i;
     }
+    if (x == y) continue;
+    double d = std::fabs(x - y);
+    if (std::isinf(d) || d > atol + rtol * std::fabs(y)) return i;
   }
-  return best;
+  return n;
 }
 
 }  // namespace
-
-std::vector<std::pair<std::string, RValue>> make_inputs(Model& m, const Options& o, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  std::vector<std::pair<std::string, RValue>> out;
-  for (const ValueInfo& vi : m.graph->inputs) {
-    Value* v = vi.value;
-    if (v->initializer) continue;
-    const Type* t = vi.type ? vi.type : v->type;
-    std::string name(m.str(v->name));
-    if (!t || t->kind != Type::kTensor || !t->has_elem_type)
-      fail(Status::kUnsupported, "verify: input '" + name + "' is not a tensor of known element type");
-    Shape s;
-    if (t->has_shape)
-      for (const Dim& d : t->dims) {
-        if (d.is_static()) s.push_back(d.value);
-        else {
-          auto it = d.is_symbolic() ? o.dims.find(std::string(m.str(d.param))) : o.dims.end();
-          s.push_back(it != o.dims.end() ? it->second : o.default_dim);
-        }
-      }
-    int32_t dt = t->elem_type;
-    if (!exec::is_supported_type(dt))
-      fail(Status::kUnsupported, "verify: input '" + name + "' has element type " + dtype_name(dt));
-    RTensor x = RTensor::alloc(dt, s);
-    int64_t n = x.numel();
-    if (exec::is_float_type(dt)) {
-      for (int64_t i = 0; i < n; ++i) exec::set_f64(x, i, normal(rng));
-    } else if (dt == kBool) {
-      for (int64_t i = 0; i < n; ++i) x.data<bool>()[i] = (rng() & 1) != 0;
-    } else {
-      int64_t hi = gather_bound(m, v);
-      if (hi <= 0) hi = o.int_high;
-      for (int64_t i = 0; i < n; ++i) exec::set_f64(x, i, static_cast<double>(rng() % static_cast<uint64_t>(hi)));
-    }
-    out.emplace_back(name, RValue::tensor(x));
-  }
-  return out;
-}
 
 OutputDiff compare(const RTensor& actual, const RTensor& expected, double atol, double rtol) {
   OutputDiff d;
@@ -99,6 +44,7 @@ OutputDiff compare(const RTensor& actual, const RTensor& expected, double atol, 
     return d;
   }
   d.elements = static_cast<size_t>(actual.numel());
+  d.first_mismatch = d.elements;
   if (d.elements == 0) return d;
   if (actual.dtype == kDouble) {
     // Compare doubles in double: casting to float would hide differences below float precision.
@@ -109,7 +55,9 @@ OutputDiff compare(const RTensor& actual, const RTensor& expected, double atol, 
       double rel = b == 0 ? (diff == 0 ? 0 : INFINITY) : diff / std::fabs(b);
       if (diff > d.max_abs) { d.max_abs = diff; d.worst_index = i; }
       d.max_rel = std::max(d.max_rel, rel);
-      if (diff > atol + rtol * std::fabs(b)) ++d.mismatches;
+      if (diff > atol + rtol * std::fabs(b)) {
+        if (d.mismatches++ == 0) d.first_mismatch = i;
+      }
     }
     return d;
   }
@@ -121,7 +69,7 @@ OutputDiff compare(const RTensor& actual, const RTensor& expected, double atol, 
       if (diff > d.max_abs) { d.max_abs = diff; d.worst_index = i; }
       double rel = b == 0 ? (diff == 0 ? 0 : INFINITY) : diff / std::fabs(static_cast<double>(b));
       d.max_rel = std::max(d.max_rel, rel);
-      if (diff != 0) ++d.mismatches;  // integers and booleans must match exactly
+      if (diff != 0 && d.mismatches++ == 0) d.first_mismatch = i;  // integers and booleans must match exactly
     }
     return d;
   }
@@ -131,24 +79,149 @@ OutputDiff compare(const RTensor& actual, const RTensor& expected, double atol, 
   d.max_rel = st.max_rel;
   d.mismatches = st.mismatches;
   d.worst_index = st.worst_index;
+  if (d.mismatches > 0) d.first_mismatch = first_float_mismatch(a.data<float>(), b.data<float>(), d.elements, atol, rtol);
   return d;
 }
 
+namespace {
+
+// Errors by which a model rejects the inputs it was given (shapes or values that do not fit
+// what its ops require, or sizes past a limit), as opposed to unsupported ops.
+bool rejects_inputs(const Error& e) { return e.status() == Status::kInvalidModel || e.status() == Status::kLimit; }
+
+bool all_empty(const std::vector<RValue>& outs) {
+  if (outs.empty()) return false;
+  for (const RValue& v : outs)
+    if (v.kind != RValue::kTensor || v.t.numel() != 0) return false;
+  return true;
+}
+
+std::string seed_text(uint64_t seed) { return "seed " + std::to_string(seed); }
+
+// Given values first; inputs the set lacks come from `drawn`.
+NamedValues merge(const NamedValues& given, const NamedValues& drawn) {
+  NamedValues out = given;
+  for (const auto& kv : drawn) {
+    bool have = false;
+    for (const auto& g : given) have |= g.first == kv.first;
+    if (!have) out.push_back(kv);
+  }
+  return out;
+}
+
+// The first sample's inputs, for the report.
+std::vector<InputInfo> describe_inputs(const NamedValues& inputs, const GivenInputs* given, uint64_t seed) {
+  std::vector<InputInfo> out;
+  for (const auto& kv : inputs) {
+    InputInfo in;
+    in.name = kv.first;
+    if (kv.second.kind == RValue::kTensor) {
+      in.elem_type = kv.second.t.dtype;
+      in.shape.assign(kv.second.t.shape.begin(), kv.second.t.shape.end());
+    }
+    bool from_given = false;
+    if (given)
+      for (const auto& g : given->values) from_given |= g.first == kv.first;
+    in.source = from_given ? given->source : seed_text(seed);
+    out.push_back(std::move(in));
+  }
+  return out;
+}
+
+}  // namespace
+
 Report verify_models(Model& reference, Model& candidate, const Options& o) {
   Report r;
+  r.atol = o.atol;
+  r.rtol = o.rtol;
   exec::Interpreter ri(reference), ci(candidate);
+  InputPlanner planner(reference, o);
   std::map<std::string, OutputDiff> worst;
   std::vector<std::string> order;
-  for (uint32_t s = 0; s < std::max<uint32_t>(1, o.samples); ++s) {
-    auto inputs = make_inputs(reference, o, o.seed + s * 0x9E3779B97F4A7C15ull);
-    std::vector<RValue> ro = ri.run(inputs);
+  const bool given = !o.given.empty();
+  r.samples = given ? static_cast<uint32_t>(o.given.size()) : std::max<uint32_t>(1, o.samples);
+  size_t chosen = 0;    // the planner's candidate the reference accepted
+  bool searched = false;
+  for (uint32_t s = 0; s < r.samples; ++s) {
+    const uint64_t seed = o.seed + s * 0x9E3779B97F4A7C15ull;
+    NamedValues inputs;
+    std::vector<RValue> ro;
+    if (given) {
+      // Real data: a failure of the reference on it is the model's (or the data's), as it is.
+      inputs = merge(o.given[s].values, planner.make(0, seed));
+      ro = ri.run(inputs);
+    } else if (!searched) {
+      std::string first_error, last_error;
+      bool accepted = false;
+      // A set the reference accepts but that gives only empty outputs compares nothing: it is
+      // kept as a fallback while other sets are tried.
+      bool have_empty = false;
+      size_t empty_k = 0;
+      for (size_t k = 0; k < planner.count() && !accepted; ++k) {
+        inputs = planner.make(k, seed);
+        try {
+          ro = ri.run(inputs);
+          if (all_empty(ro) && k + 1 < planner.count()) {
+            if (!have_empty) empty_k = k;
+            have_empty = true;
+            continue;
+          }
+          accepted = true;
+          chosen = k;
+        } catch (const Error& e) {
+          if (!rejects_inputs(e) || !planner.has_choices()) throw;
+          std::string what = "[" + planner.describe(k) + "] " + e.what();
+          if (first_error.empty()) first_error = what;
+          last_error = what;
+        } catch (const std::bad_alloc&) {
+          std::string what = "[" + planner.describe(k) + "] out of memory";
+          if (first_error.empty()) first_error = what;
+          last_error = what;
+        }
+      }
+      if (!accepted && have_empty) {
+        chosen = empty_k;
+        inputs = planner.make(chosen, seed);
+        ro = ri.run(inputs);
+        accepted = true;
+      }
+      if (!accepted)
+        fail(Status::kNoValidInputs,
+             "verify: cannot build inputs that the model accepts: the reference rejected all " +
+                 std::to_string(planner.count()) + " input sets tried (first " + first_error +
+                 (planner.count() > 1 ? "; last " + last_error : std::string()) +
+                 "); give input shapes (verify.dim.NAME, optimize.input_shapes; CLI --dim, --input-shape) or real "
+                 "inputs (verify.test_data, verify.input.NAME; CLI --test-data, --input)");
+      searched = true;
+      std::string dims = planner.describe(chosen);
+      r.note = "seeded random inputs (" + seed_text(o.seed) + ", " + std::to_string(r.samples) + " sample" +
+               (r.samples == 1 ? "" : "s") + ")" +
+               (dims.empty() ? std::string() : "; chose " + dims) +
+               (chosen > 0 ? " (tried " + std::to_string(chosen) + " other input set" + (chosen == 1 ? "" : "s") +
+                                 " first: rejected by the reference, or all its outputs empty)"
+                           : std::string());
+    } else {
+      inputs = planner.make(chosen, seed);
+      ro = ri.run(inputs);
+    }
+    if (s == 0) {
+      r.inputs = describe_inputs(inputs, given ? &o.given[0] : nullptr, seed);
+      if (given)
+        r.note = "given inputs: " + o.given[0].source +
+                 (o.given.size() > 1 ? " and " + std::to_string(o.given.size() - 1) + " more set(s)" : std::string());
+    }
     // The candidate gets the same inputs by name; inputs it lacks are dropped (a pass may have
     // removed an unused input), inputs it needs but the reference lacks are an error below.
-    std::vector<std::pair<std::string, RValue>> cin;
+    NamedValues cin;
     for (auto& kv : inputs)
       for (const ValueInfo& vi : candidate.graph->inputs)
         if (candidate.str(vi.value->name) == kv.first) cin.push_back(kv);
-    std::vector<RValue> co = ci.run(cin);
+    std::vector<RValue> co;
+    try {
+      co = ci.run(cin);
+    } catch (const Error& e) {
+      fail(e.status(), std::string("verify: the candidate model failed on inputs the reference accepts: ") + e.what());
+    }
     for (uint32_t i = 0; i < reference.graph->outputs.size; ++i) {
       std::string name(reference.str(reference.graph->outputs[i].value->name));
       if (s == 0) order.push_back(name);
@@ -168,6 +241,7 @@ Report verify_models(Model& reference, Model& candidate, const Options& o) {
       else {
         OutputDiff& w = it->second;
         if (w.problem.empty() && !d.problem.empty()) w.problem = d.problem;
+        if (w.mismatches == 0 && d.mismatches > 0) w.first_mismatch = d.first_mismatch;
         if (d.max_abs > w.max_abs) { w.max_abs = d.max_abs; w.worst_index = d.worst_index; }
         w.max_rel = std::max(w.max_rel, d.max_rel);
         w.mismatches += d.mismatches;
@@ -180,6 +254,30 @@ Report verify_models(Model& reference, Model& candidate, const Options& o) {
     if (!worst[n].passed()) r.passed = false;
   }
   return r;
+}
+
+std::string Report::to_json() const {
+  std::string j = std::string("{\"passed\":") + (passed ? "true" : "false") + ",\"samples\":" + std::to_string(samples) +
+                  "," + json::number_field("atol", atol) + "," + json::number_field("rtol", rtol) +
+                  ",\"rule\":" + json::string(kCompareRule) + ",\"note\":" + json::string(note) + ",\"inputs\":[";
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const InputInfo& in = inputs[i];
+    j += (i ? ",{" : "{") + std::string("\"name\":") + json::string(in.name) +
+         ",\"elem_type\":" + json::string(in.elem_type ? dtype_name(in.elem_type) : "") + ",\"shape\":[";
+    for (size_t k = 0; k < in.shape.size(); ++k) j += (k ? "," : "") + std::to_string(in.shape[k]);
+    j += "],\"source\":" + json::string(in.source) + "}";
+  }
+  j += "],\"outputs\":[";
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const OutputDiff& d = outputs[i];
+    j += (i ? ",{" : "{") + std::string("\"name\":") + json::string(d.name) + ",\"passed\":" +
+         (d.passed() ? "true" : "false") + "," + json::number_field("max_abs", d.max_abs) + "," +
+         json::number_field("max_rel", d.max_rel) + ",\"mismatches\":" + std::to_string(d.mismatches) +
+         ",\"elements\":" + std::to_string(d.elements) + ",\"worst_index\":" + std::to_string(d.worst_index) +
+         ",\"first_mismatch\":" + (d.mismatches ? std::to_string(d.first_mismatch) : std::string("null")) +
+         ",\"problem\":" + (d.problem.empty() ? std::string("null") : json::string(d.problem)) + "}";
+  }
+  return j + "]}";
 }
 
 }  // namespace ofg::verify

@@ -504,8 +504,23 @@ int main(int argc, char** argv) {
     d.struct_size = sizeof d;
     CHECK(ofg_report_output(vr, 0, &d) == OFG_OK && strcmp(d.name, "logits") == 0 && d.passed);
     CHECK(ofg_report_output(vr, 5, &d) == OFG_ERR_INVALID_ARGUMENT);
+    /* The report names the inputs it used and how they were chosen. */
+    size_t inputs_n = 0;
+    CHECK(ofg_report_input_count(vr, &inputs_n) == OFG_OK && inputs_n >= 1);
+    CHECK_NULL_ARG(ofg_report_input_count(NULL, &inputs_n), "report");
+    ofg_input_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    CHECK(ofg_report_input(vr, 0, &info) == OFG_OK && info.name != NULL && info.elem_type == 1 && info.rank >= 1 &&
+          info.dims != NULL && strcmp(info.source, "seed 0") == 0);
+    CHECK(ofg_report_input(vr, inputs_n, &info) == OFG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(ofg_report_note(vr), "seeded random inputs") != NULL && strcmp(ofg_report_note(NULL), "") == 0);
+    CHECK(ofg_report_json(vr) != NULL && strstr(ofg_report_json(vr), "\"passed\":true") != NULL &&
+          ofg_report_json(NULL) == NULL);
     ofg_report_free(vr);
     ofg_report_free(NULL);
+    /* No input set a model accepts: its own status, distinct from an invalid model. */
+    CHECK(strcmp(ofg_status_string(OFG_ERR_NO_VALID_INPUTS), "cannot build inputs that the model accepts") == 0);
     ofg_model_free(optimized);
   }
 

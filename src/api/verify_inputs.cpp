@@ -1,0 +1,115 @@
+// The "verify.test_data" and "verify.input.NAME" options: real inputs for ofg_verify (and for
+// optimize.verify_each_pass), read from the files and folders the caller named, nothing else.
+#include <dirent.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "api/handles.h"
+#include "api/options.h"
+
+namespace ofg::api {
+namespace {
+
+std::string read_whole_file(const std::string& path, const char* caller) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) fail(Status::kIo, std::string(caller) + ": cannot open '" + path + "'");
+  std::string bytes;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes.append(buf, n);
+  bool bad = std::ferror(f) != 0;
+  std::fclose(f);
+  if (bad) fail(Status::kIo, std::string(caller) + ": cannot read '" + path + "'");
+  return bytes;
+}
+
+// Entries of `dir` whose names start with `prefix`, sorted by the number that follows it.
+std::vector<std::pair<long, std::string>> numbered_entries(const std::string& dir, const std::string& prefix,
+                                                           const std::string& suffix) {
+  std::vector<std::pair<long, std::string>> out;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return out;
+  while (dirent* e = readdir(d)) {
+    std::string name = e->d_name;
+    if (name.size() <= prefix.size() + suffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    if (digits.empty() || digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    out.emplace_back(std::strtol(digits.c_str(), nullptr, 10), name);
+  }
+  closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// One test_data_set_N folder: input_K.pb is graph input K.
+verify::GivenInputs read_set(const Model& m, const std::string& dir, const char* caller) {
+  verify::GivenInputs set;
+  set.source = dir;
+  for (auto& [k, file] : numbered_entries(dir, "input_", ".pb")) {
+    if (k < 0 || static_cast<size_t>(k) >= m.graph->inputs.size)
+      fail(Status::kInvalidArgument, std::string(caller) + ": " + dir + "/" + file + " names input " + std::to_string(k) +
+                                         " but the model has " + std::to_string(m.graph->inputs.size));
+    std::string bytes = read_whole_file(dir + "/" + file, caller);
+    std::string name(m.str(m.graph->inputs[static_cast<size_t>(k)].value->name));
+    set.values.emplace_back(name, parse_input_pb(m, static_cast<size_t>(k), bytes.data(), bytes.size(),
+                                                 std::string(caller) + ": " + dir + "/" + file));
+  }
+  return set;
+}
+
+}  // namespace
+
+std::vector<verify::GivenInputs> given_inputs(const ofg_options* options, const Model& reference, const char* caller) {
+  std::vector<verify::GivenInputs> sets;
+  if (!options) return sets;
+  std::string dir = options->get("verify.test_data", "");
+  if (!dir.empty()) {
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    verify::GivenInputs direct = read_set(reference, dir, caller);
+    if (!direct.values.empty()) sets.push_back(std::move(direct));
+    else
+      for (auto& entry : numbered_entries(dir, "test_data_set_", "")) {
+        verify::GivenInputs set = read_set(reference, dir + "/" + entry.second, caller);
+        if (!set.values.empty()) sets.push_back(std::move(set));
+      }
+    if (sets.empty())
+      fail(Status::kIo, std::string(caller) + ": verify.test_data: '" + dir +
+                            "' holds no input_K.pb and no test_data_set_N folder with one");
+  }
+  // Single files per input: added to every set, or one set of their own.
+  verify::GivenInputs files;
+  for (auto& kv : options->values) {
+    if (kv.first.rfind("verify.input.", 0) != 0) continue;
+    std::string name = kv.first.substr(13);
+    size_t index = reference.graph->inputs.size;
+    for (size_t i = 0; i < reference.graph->inputs.size; ++i)
+      if (reference.str(reference.graph->inputs[i].value->name) == name) index = i;
+    if (index == reference.graph->inputs.size)
+      fail(Status::kInvalidArgument, std::string(caller) + ": " + kv.first + ": the model has no input '" + name + "'");
+    std::string bytes = read_whole_file(kv.second, caller);
+    files.values.emplace_back(name, parse_input_pb(reference, index, bytes.data(), bytes.size(),
+                                                   std::string(caller) + ": " + kv.second));
+    files.source += (files.source.empty() ? "" : ", ") + kv.second;
+  }
+  if (!files.values.empty()) {
+    if (sets.empty()) sets.push_back(std::move(files));
+    else
+      for (verify::GivenInputs& s : sets) {
+        for (auto& f : files.values) {
+          auto same = [&](const auto& kv) { return kv.first == f.first; };
+          s.values.erase(std::remove_if(s.values.begin(), s.values.end(), same), s.values.end());
+          s.values.push_back(f);
+        }
+        s.source += " with " + files.source;
+      }
+  }
+  return sets;
+}
+
+}  // namespace ofg::api
