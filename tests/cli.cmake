@@ -1,0 +1,5 @@
+# The command line's promises about the user's files and about verification inputs
+# (tests/cli/cli_trust_test.py; skipped, exit 77, without Debian's python3-onnx).
+add_test(NAME cli_trust
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_trust_test.py $<TARGET_FILE:onnxforge_cli>)
+set_tests_properties(cli_trust PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
