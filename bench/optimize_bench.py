@@ -67,7 +67,7 @@ for name in sorted(os.listdir(models_dir)):
     rss = peak_rss_kb([tool, "optimize", src, out]) / 1024.0
     size_mb = os.path.getsize(src) / (1024.0 * 1024.0)
     passes = {}
-    for p in json.load(open(report))["passes"]:
+    for p in json.load(open(report))["pipeline"]["passes"]:
         passes[p["name"]] = passes.get(p["name"], 0.0) + p["milliseconds"]
     slowest = max(passes.items(), key=lambda kv: kv[1])
     print(f"{name:26s} {size_mb:6.1f} {cp_ms:7.1f} {opt_ms:7.1f} {opt_ms / cp_ms:6.2f} {rss:7.1f} {size_mb * 1.3 + 16:9.1f}  {slowest[0]} {slowest[1]:.2f} ms")

@@ -64,8 +64,8 @@ for dir in "$models"/*/; do
   else
     result="$result; no optimized model"
   fi
-  before="$(awk '/^  nodes/ {print $2}' "$out/$name.opt")"
-  after="$(awk '/^  nodes/ {print $4}' "$out/$name.opt")"
+  before="$(awk '$1 == "nodes" {print $2}' "$out/$name.opt")"
+  after="$(awk '$1 == "nodes" {print $3}' "$out/$name.opt")"
   printf "%-24s %6s %6s %10s %12s  %s\n" "$name" "${before:--}" "${after:--}" \
     "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", (b - a) / 1e6}')" \
     "$(awk -v a="$t1" -v b="$t2" 'BEGIN {printf "%.1f", (b - a) / 1e6}')" "$result"

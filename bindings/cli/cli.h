@@ -4,7 +4,9 @@
 #include <utility>
 #include <vector>
 
+#include "json_writer.h"
 #include "onnxforge.h"
+#include "options.h"
 
 namespace cli {
 
@@ -13,30 +15,25 @@ enum Exit { kOk = 0, kCheckFailed = 1, kUsage = 2, kNoValidInputs = 3 };
 
 using Args = std::vector<std::string>;
 
-// Prints "onnxforge: <what>: <ofg_last_error()>" to stderr and returns kUsage.
+// Prints "onnxforge: <what>: <ofg_last_error()> (<status>)" to stderr and returns kUsage.
 int report(const char* what, ofg_status s);
+// Prints "onnxforge COMMAND: <what> (see onnxforge help COMMAND)" to stderr and returns kUsage.
+int usage_error(const char* command, const std::string& what);
+// A command's help page, on stdout: usage lines, what it does, its options.
+void print_help(const char* usage, const char* description, const std::vector<OptionSpec>& specs);
 // Loads `path`; with `demo` (only from an explicit --demo) the built-in demo model instead.
 ofg_status load_model(const std::string& path, bool demo, ofg_model** out);
-std::string json_escape(const std::string& s);
-// `"key":v`, or `"key":null,"key_nonfinite":"inf"` when v is NaN or infinite (JSON has no such numbers).
-std::string json_number_field(const char* key, double v);
-bool is_flag(const std::string& a, const char* name);
+// Size of a file on disk, -1 when it cannot be read.
+long long file_size(const std::string& path);
 
 // The options that choose verification inputs, shared by `optimize --verify` and `verify`.
-struct VerifyArgs {
-  std::vector<std::pair<std::string, std::string>> settings;  // verify.* option key, value
-  std::string test_data;
-  bool random_inputs = false, given_files = false;
-  // Takes args[i] (and its value) when it is a verification option: kOk, kUsage on a bad
-  // value, -1 when args[i] is not one.
-  int take(const Args& args, size_t& i, const char* command);
-  // Sets the options; the test_data_set_N folders beside `model_path` are the default inputs.
-  int apply(ofg_options* o, const std::string& model_path) const;
-  bool any() const { return !settings.empty() || !test_data.empty() || random_inputs; }
-};
-extern const char* const kVerifyOptionsHelp;
-// Prints the inputs used and every output's differences (or the report's JSON); kOk or kCheckFailed.
-int print_verify_report(ofg_report* rep, bool json, const char* indent);
+extern const std::vector<OptionSpec> kVerifySpecs;
+bool any_verify_option(const ParsedArgs& p);
+// Sets the verify.* options; the test_data_set_N folders beside `model_path` are the default
+// inputs unless --random-inputs, --test-data or --input says otherwise. kOk or kUsage.
+int apply_verify_options(const ParsedArgs& p, ofg_options* o, const std::string& model_path);
+// Prints the inputs used and every output's differences; kOk or kCheckFailed.
+int print_verify_report(ofg_report* rep, const char* indent);
 // The exit code of a failed ofg_verify: kNoValidInputs when no input set was accepted.
 int report_verify_error(ofg_status s);
 

@@ -1,4 +1,4 @@
-// onnxforge inspect [MODEL] [--json]
+// onnxforge inspect MODEL|--demo [--json]
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -98,62 +98,52 @@ void print_table(const std::string& source, const Summary& s) {
 }
 
 void print_json(const std::string& source, const Summary& s) {
-  auto io_json = [](const std::vector<IoDesc>& list) {
-    std::string out = "[";
-    for (size_t i = 0; i < list.size(); ++i) {
-      const IoDesc& io = list[i];
-      out += (i ? "," : "") + std::string("{\"name\":\"") + json_escape(io.name) + "\",\"type\":\"" + io.type + "\",\"shape\":[";
-      for (size_t k = 0; k < io.dims.size(); ++k) {
-        const std::string& d = io.dims[k];
+  JsonWriter j;
+  j.begin_object().str("model", source).integer("ir_version", s.ir_version).str("producer", s.producer);
+  j.str("producer_version", s.producer_version).begin_object("opsets");
+  for (auto& o : s.opsets) j.integer(o.first.c_str(), o.second);
+  j.end_object();
+  for (auto* list : {&s.inputs, &s.outputs}) {
+    j.begin_array(list == &s.inputs ? "inputs" : "outputs");
+    for (const IoDesc& io : *list) {
+      j.begin_object().str("name", io.name).str("type", io.type).begin_array("shape");
+      for (const std::string& d : io.dims) {
         bool numeric = !d.empty() && d.find_first_not_of("0123456789") == std::string::npos;
-        out += (k ? "," : "") + (numeric ? d : "\"" + json_escape(d) + "\"");
+        if (numeric) j.integer(nullptr, std::stoll(d));
+        else j.str(nullptr, d);
       }
-      out += "]}";
+      j.end_array().end_object();
     }
-    return out + "]";
-  };
-  std::printf("{\"model\":\"%s\",\"ir_version\":%lld,\"producer\":\"%s\",\"producer_version\":\"%s\",\"opsets\":{",
-              json_escape(source).c_str(), static_cast<long long>(s.ir_version), json_escape(s.producer).c_str(),
-              json_escape(s.producer_version).c_str());
-  for (size_t i = 0; i < s.opsets.size(); ++i)
-    std::printf("%s\"%s\":%lld", i ? "," : "", json_escape(s.opsets[i].first).c_str(), static_cast<long long>(s.opsets[i].second));
-  std::printf("},\"inputs\":%s,\"outputs\":%s,\"nodes\":%zu,\"nodes_with_subgraphs\":%zu,\"initializers\":%zu,"
-              "\"initializer_bytes\":%llu,\"ops\":{",
-              io_json(s.inputs).c_str(), io_json(s.outputs).c_str(), s.nodes, s.nodes_all, s.initializers,
-              static_cast<unsigned long long>(s.initializer_bytes));
-  for (size_t i = 0; i < s.ops.size(); ++i) std::printf("%s\"%s\":%zu", i ? "," : "", json_escape(s.ops[i].first).c_str(), s.ops[i].second);
-  std::printf("}}\n");
+    j.end_array();
+  }
+  j.integer("nodes", static_cast<long long>(s.nodes)).integer("nodes_with_subgraphs", static_cast<long long>(s.nodes_all));
+  j.integer("initializers", static_cast<long long>(s.initializers));
+  j.integer("initializer_bytes", static_cast<long long>(s.initializer_bytes)).begin_object("ops");
+  for (auto& op : s.ops) j.integer(op.first.c_str(), static_cast<long long>(op.second));
+  j.end_object().end_object();
+  std::printf("%s\n", j.text().c_str());
 }
 
 }  // namespace
 
 int cmd_inspect(const Args& args) {
-  std::string path;
-  bool json = false, demo = false;
-  for (const std::string& a : args) {
-    if (is_flag(a, "--help") || is_flag(a, "-h")) {
-      std::printf("usage: onnxforge inspect MODEL [--json]\n"
-                  "       onnxforge inspect --demo [--json]\n\n"
-                  "Prints a model's IR version, producer, opsets, inputs and outputs (with symbolic\n"
-                  "dims), node count, op histogram and initializer size. --demo: the built-in demo\n"
-                  "model. --json prints one JSON object instead of the table.\n");
-      return kOk;
-    }
-    if (is_flag(a, "--json")) json = true;
-    else if (is_flag(a, "--demo")) demo = true;
-    else if (!a.empty() && a[0] == '-') {
-      std::fprintf(stderr, "onnxforge inspect: unknown option '%s'\n", a.c_str());
-      return kUsage;
-    } else if (path.empty()) path = a;
-    else {
-      std::fprintf(stderr, "onnxforge inspect: more than one model given\n");
-      return kUsage;
-    }
+  const std::vector<OptionSpec> specs = {
+      {"--json", OptionSpec::kFlag, "", "print one JSON object instead of the table"},
+      {"--demo", OptionSpec::kFlag, "", "the built-in demo model instead of MODEL"},
+  };
+  ParsedArgs p;
+  if (!parse_args("inspect", args, specs, p)) return kUsage;
+  if (p.help) {
+    print_help("usage: onnxforge inspect MODEL [--json]\n       onnxforge inspect --demo [--json]\n",
+               "Prints a model's IR version, producer, opsets, inputs and outputs (with symbolic dims),\n"
+               "node count, op histogram and initializer size.\n",
+               specs);
+    return kOk;
   }
-  if (path.empty() == !demo) {
-    std::fprintf(stderr, "onnxforge inspect: give a MODEL%s\n", demo ? " or --demo, not both" : " (or --demo for the built-in one)");
-    return kUsage;
-  }
+  bool demo = p.has("--demo");
+  if (p.positional.size() != (demo ? 0u : 1u))
+    return usage_error("inspect", demo ? "--demo takes no MODEL" : "give one MODEL (or --demo for the built-in one)");
+  std::string path = demo ? "" : p.positional[0];
   ofg_model* m = nullptr;
   ofg_status st = load_model(path, demo, &m);
   if (st != OFG_OK) return report(path.c_str(), st);
@@ -161,7 +151,7 @@ int cmd_inspect(const Args& args) {
   st = summarize(m, s);
   if (st == OFG_OK) {
     std::string source = demo ? "(built-in demo)" : path;
-    if (json) print_json(source, s);
+    if (p.has("--json")) print_json(source, s);
     else print_table(source, s);
   }
   ofg_model_free(m);

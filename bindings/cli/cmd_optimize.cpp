@@ -1,7 +1,8 @@
-// onnxforge optimize [IN] OUT [--passes a,b] [--skip a,b] [--input-shape NAME=1,3,224,224]...
-//                   [--report FILE.json] [--external-data]
+// onnxforge optimize IN OUT | --demo OUT  [--passes a,b] [--skip a,b] [--input-shape NAME=d,...]
+//                   [--report FILE.json] [--external-data] [--check] [--verify ...] [--verify-each-pass]
 #include <sys/stat.h>
 
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -13,33 +14,41 @@ namespace cli {
 namespace {
 
 const char* kUsageText =
-    "usage: onnxforge optimize IN OUT [--passes a,b] [--skip a,b] [--input-shape NAME=d1,d2,...]\n"
-    "                          [--report FILE.json] [--external-data] [--check]\n"
-    "                          [--verify [--samples N] [--test-data DIR] ...] [--verify-each-pass]\n"
-    "       onnxforge optimize --demo OUT [...]\n\n"
+    "usage: onnxforge optimize IN OUT [options]\n"
+    "       onnxforge optimize --demo OUT [options]\n";
+const char* kDescription =
     "Runs the default pass pipeline to a fixed point and saves the result as OUT. OUT may be IN\n"
-    "(an in-place run): the file is replaced only once the new model is complete, and --verify\n"
-    "compares against the model as it was before the run. --demo optimizes the built-in demo model.\n"
-    "--passes a,b        run only these passes, in this order\n"
-    "--skip a,b          do not run these passes\n"
-    "--input-shape N=..  fix the shape of input N (repeatable; verification uses it too)\n"
-    "--report FILE       write the per-pass report as JSON\n"
-    "--external-data     save tensors of 1 KiB or more to OUT.data\n"
-    "--check             check IR consistency after every pass\n"
-    "--verify            run the original and the result on the same inputs and compare\n"
-    "                    (exit 1 when they differ, 3 when no input the model accepts could be\n"
-    "                    built; OUT is still written so it can be inspected)\n"
-    "--verify-each-pass  verify after every class 1/2 pass and roll back a pass that drifts\n";
+    "(an in-place run): the file is replaced only once the new model is complete, --verify compares\n"
+    "against the model as it was before the run, and a run whose verification fails leaves IN as it\n"
+    "was. Otherwise OUT is written even when verification fails, so it can be inspected.\n"
+    "Exit 0 ok, 1 outputs differ, 2 usage or input error, 3 no input the model accepts could be built.\n";
+
+std::vector<OptionSpec> specs() {
+  std::vector<OptionSpec> s = {
+      {"--demo", OptionSpec::kFlag, "", "optimize the built-in demo model (then give OUT only)"},
+      {"--passes", OptionSpec::kText, "a,b", "run only these passes, in this order"},
+      {"--skip", OptionSpec::kText, "a,b", "do not run these passes"},
+      {"--input-shape", OptionSpec::kText, "NAME=d1,d2", "fix the shape of input NAME (verification uses it too)", true},
+      {"--report", OptionSpec::kText, "FILE.json", "write everything printed, plus paths and version, as JSON"},
+      {"--external-data", OptionSpec::kFlag, "", "save tensors of 1 KiB or more to OUT.data"},
+      {"--check", OptionSpec::kFlag, "", "check IR consistency after every pass"},
+      {"--verify", OptionSpec::kFlag, "", "run the original and the result on the same inputs and compare"},
+      {"--verify-each-pass", OptionSpec::kFlag, "", "verify after every class 1/2 pass; roll back a pass that drifts"},
+  };
+  s.insert(s.end(), kVerifySpecs.begin(), kVerifySpecs.end());
+  return s;
+}
 
 struct Snapshot {
-  size_t nodes = 0, inits = 0;
+  size_t nodes = 0, nodes_all = 0, inits = 0;
   uint64_t bytes = 0;
   std::map<std::string, size_t> ops;
 };
 
 Snapshot snapshot(ofg_model* m) {
   Snapshot s;
-  ofg_model_node_count(m, 1, &s.nodes);
+  ofg_model_node_count(m, 0, &s.nodes);
+  ofg_model_node_count(m, 1, &s.nodes_all);
   ofg_model_initializer_stats(m, &s.inits, &s.bytes);
   size_t n = 0;
   ofg_model_op_histogram_count(m, &n);
@@ -53,115 +62,120 @@ Snapshot snapshot(ofg_model* m) {
   return s;
 }
 
-// Runs the original model (as loaded before the run) and the optimized one on the same inputs.
 // True when both paths name one existing file (an in-place run, also through a link).
 bool same_file(const std::string& a, const std::string& b) {
   struct stat sa, sb;
   return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-int verify_against_original(ofg_model* original, ofg_model* optimized, const ofg_options* opts) {
-  ofg_report* rep = nullptr;
-  ofg_status st = ofg_verify(original, optimized, opts, &rep);
-  if (st != OFG_OK) return report_verify_error(st);
-  int rc = print_verify_report(rep, false, "  ");
-  ofg_report_free(rep);
-  return rc;
+double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+struct Times {
+  double load = 0, passes = 0, verify = 0, save = 0;
+};
+
+void print_summary(const std::string& in, const std::string& out, const Snapshot& b, const Snapshot& a, long long in_size,
+                   long long out_size, const Times& t, int iterations) {
+  std::printf("%s -> %s\n", in.c_str(), out.c_str());
+  std::printf("  %-30s %12s %12s\n", "", "before", "after");
+  std::printf("  %-30s %12zu %12zu\n", "nodes", b.nodes, a.nodes);
+  std::printf("  %-30s %12zu %12zu\n", "nodes with subgraphs", b.nodes_all, a.nodes_all);
+  std::printf("  %-30s %12zu %12zu\n", "initializers", b.inits, a.inits);
+  std::printf("  %-30s %12.2f %12.2f\n", "initializer data (MiB)", mib(static_cast<double>(b.bytes)), mib(static_cast<double>(a.bytes)));
+  auto size_text = [](long long s) {
+    char buf[32];
+    if (s < 0) return std::string("-");
+    std::snprintf(buf, sizeof buf, "%.2f", mib(static_cast<double>(s)));
+    return std::string(buf);
+  };
+  std::printf("  %-30s %12s %12s\n", "file on disk (MiB)", size_text(in_size).c_str(), size_text(out_size).c_str());
+  std::map<std::string, std::pair<size_t, size_t>> ops;
+  for (auto& e : b.ops) ops[e.first].first = e.second;
+  for (auto& e : a.ops) ops[e.first].second = e.second;
+  std::printf("  op types (main graph):\n");
+  for (auto& e : ops)
+    std::printf("    %-28s %12zu %12zu%s\n", e.first.c_str(), e.second.first, e.second.second,
+                e.second.first != e.second.second ? "  *" : "");
+  std::printf("  time (ms): load %.2f, passes %.2f (%d round%s), verify %.2f, save %.2f, total %.2f\n", t.load, t.passes,
+              iterations, iterations == 1 ? "" : "s", t.verify, t.save, t.load + t.passes + t.verify + t.save);
+}
+
+void snapshot_json(JsonWriter& j, const char* key, const Snapshot& s, long long file_size) {
+  j.begin_object(key).integer("nodes", static_cast<long long>(s.nodes));
+  j.integer("nodes_with_subgraphs", static_cast<long long>(s.nodes_all));
+  j.integer("initializers", static_cast<long long>(s.inits)).integer("initializer_bytes", static_cast<long long>(s.bytes));
+  if (file_size >= 0) j.integer("file_bytes", file_size);
+  else j.null("file_bytes");
+  j.begin_object("ops");
+  for (auto& e : s.ops) j.integer(e.first.c_str(), static_cast<long long>(e.second));
+  j.end_object().end_object();
 }
 
 }  // namespace
 
 int cmd_optimize(const Args& args) {
-  std::vector<std::string> files, shapes;
-  std::string passes, skip, report_path;
-  bool external = false, check = false, verify = false, verify_each = false, demo = false;
-  VerifyArgs vargs;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&](std::string& dst) -> bool {
-      if (i + 1 >= args.size()) {
-        std::fprintf(stderr, "onnxforge optimize: %s needs a value\n", a.c_str());
-        return false;
-      }
-      dst = args[++i];
-      return true;
-    };
-    if (is_flag(a, "--help") || is_flag(a, "-h")) {
-      std::printf("%s\n%s", kUsageText, kVerifyOptionsHelp);
-      return kOk;
-    }
-    int taken = vargs.take(args, i, "optimize");
-    if (taken == kUsage) return kUsage;
-    if (taken == kOk) continue;
-    if (is_flag(a, "--passes")) { if (!value(passes)) return kUsage; }
-    else if (is_flag(a, "--skip")) { if (!value(skip)) return kUsage; }
-    else if (is_flag(a, "--report")) { if (!value(report_path)) return kUsage; }
-    else if (is_flag(a, "--input-shape")) {
-      std::string s;
-      if (!value(s)) return kUsage;
-      shapes.push_back(s);
-    } else if (is_flag(a, "--external-data")) external = true;
-    else if (is_flag(a, "--check")) check = true;
-    else if (is_flag(a, "--verify")) verify = true;
-    else if (is_flag(a, "--verify-each-pass")) verify_each = true;
-    else if (is_flag(a, "--demo")) demo = true;
-    else if (!a.empty() && a[0] == '-') {
-      std::fprintf(stderr, "onnxforge optimize: unknown option '%s'\n", a.c_str());
-      return kUsage;
-    } else files.push_back(a);
+  const std::vector<OptionSpec> spec_list = specs();
+  ParsedArgs p;
+  if (!parse_args("optimize", args, spec_list, p)) return kUsage;
+  if (p.help) {
+    print_help(kUsageText, kDescription, spec_list);
+    return kOk;
   }
+  const bool demo = p.has("--demo"), verify = p.has("--verify"), verify_each = p.has("--verify-each-pass");
   // The demo model only when asked for: a lone path is never taken as OUT (that would write the
   // demo over the user's model).
-  if (files.size() != (demo ? 1u : 2u)) {
-    std::fprintf(stderr, "%s%s", demo ? "onnxforge optimize: --demo takes OUT only\n"
-                                      : "onnxforge optimize: give IN and OUT (OUT may be IN for an in-place run)\n",
-                 kUsageText);
-    return kUsage;
-  }
-  if (vargs.any() && !verify && !verify_each) {
-    std::fprintf(stderr, "onnxforge optimize: verification options need --verify or --verify-each-pass\n");
-    return kUsage;
-  }
-  std::string in = demo ? "" : files[0], out = files.back();
+  if (p.positional.size() != (demo ? 1u : 2u))
+    return usage_error("optimize", demo ? "--demo takes OUT only" : "give IN and OUT (OUT may be IN for an in-place run)");
+  if (any_verify_option(p) && !verify && !verify_each)
+    return usage_error("optimize", "verification options need --verify or --verify-each-pass");
+  const std::string in = demo ? "" : p.positional[0], out = p.positional.back();
+  const std::string in_name = demo ? "(demo model)" : in;
 
   ofg_options* opts = nullptr;
   ofg_status st = ofg_options_create(&opts);
   std::string shape_spec;
-  for (const std::string& s : shapes) shape_spec += (shape_spec.empty() ? "" : ";") + s;
-  if (st == OFG_OK && !passes.empty()) st = ofg_options_set(opts, "optimize.passes", passes.c_str());
-  if (st == OFG_OK && !skip.empty()) st = ofg_options_set(opts, "optimize.skip", skip.c_str());
+  for (const std::string& s : p.all("--input-shape")) shape_spec += (shape_spec.empty() ? "" : ";") + s;
+  if (st == OFG_OK && p.has("--passes")) st = ofg_options_set(opts, "optimize.passes", p.text("--passes").c_str());
+  if (st == OFG_OK && p.has("--skip")) st = ofg_options_set(opts, "optimize.skip", p.text("--skip").c_str());
   if (st == OFG_OK && !shape_spec.empty()) st = ofg_options_set(opts, "optimize.input_shapes", shape_spec.c_str());
-  if (st == OFG_OK && check) st = ofg_options_set(opts, "optimize.check_each_pass", "1");
-  if (st == OFG_OK && external) st = ofg_options_set(opts, "save.external_data", "1");
+  if (st == OFG_OK && p.has("--check")) st = ofg_options_set(opts, "optimize.check_each_pass", "1");
+  if (st == OFG_OK && p.has("--external-data")) st = ofg_options_set(opts, "save.external_data", "1");
   if (st == OFG_OK && verify_each) st = ofg_options_set(opts, "optimize.verify_each_pass", "1");
   if (st != OFG_OK) {
     ofg_options_free(opts);
     return report("options", st);
   }
-  if ((verify || verify_each) && vargs.apply(opts, in) != kOk) {
+  if ((verify || verify_each) && apply_verify_options(p, opts, in) != kOk) {
     ofg_options_free(opts);
     return kUsage;
   }
+  Times times;
+  auto t0 = std::chrono::steady_clock::now();
   ofg_model* m = nullptr;
   st = load_model(in, demo, &m);
+  times.load = ms_since(t0);
   if (st != OFG_OK) {
     ofg_options_free(opts);
-    return report(demo ? "demo model" : in.c_str(), st);
+    return report(in_name.c_str(), st);
   }
   // The reference of --verify: the model as loaded now. It views the input file's mapping, which
   // stays valid after an in-place save renames a new file over the path.
   ofg_model* original = nullptr;
-  if (verify) {
-    st = load_model(in, demo, &original);
-    if (st != OFG_OK) {
-      ofg_model_free(m);
-      ofg_options_free(opts);
-      return report(demo ? "demo model" : in.c_str(), st);
-    }
+  if (verify && (st = load_model(in, demo, &original)) != OFG_OK) {
+    ofg_model_free(m);
+    ofg_options_free(opts);
+    return report(in_name.c_str(), st);
   }
+  const long long in_size = demo ? -1 : file_size(in);
   Snapshot before = snapshot(m);
   ofg_pass_report* rep = nullptr;
+  t0 = std::chrono::steady_clock::now();
   st = ofg_optimize(m, opts, &rep);
+  times.passes = ms_since(t0);
   if (st != OFG_OK) {
     ofg_model_free(original);
     ofg_model_free(m);
@@ -170,23 +184,30 @@ int cmd_optimize(const Args& args) {
   }
   Snapshot after = snapshot(m);
 
-  int64_t nb = 0, na = 0;
-  uint64_t bb = 0, ba = 0;
-  double ms = 0;
+  int exit_code = kOk;
+  ofg_report* vrep = nullptr;
+  if (verify) {
+    t0 = std::chrono::steady_clock::now();
+    ofg_status vs = ofg_verify(original, m, opts, &vrep);
+    times.verify = ms_since(t0);
+    if (vs != OFG_OK) exit_code = report_verify_error(vs);
+  }
+  int32_t verified = 1;
+  if (vrep) ofg_report_passed(vrep, &verified);
+  if (!verified) exit_code = kCheckFailed;
+  // An in-place run replaces the user's model only with a result that passed its verification.
+  bool kept_original = exit_code != kOk && !demo && same_file(in, out);
+  if (!kept_original) {
+    t0 = std::chrono::steady_clock::now();
+    st = ofg_save(m, out.c_str(), opts);
+    times.save = ms_since(t0);
+    if (st != OFG_OK) exit_code = report(out.c_str(), st);
+  }
+  const long long out_size = kept_original || st != OFG_OK ? -1 : file_size(out);
+
   int32_t iterations = 0;
-  ofg_pass_report_totals(rep, &nb, &na, &bb, &ba, &ms, &iterations);
-  std::printf("%s -> %s\n", demo ? "(demo model)" : in.c_str(), out.c_str());
-  std::printf("  nodes        %zu -> %zu\n", before.nodes, after.nodes);
-  std::printf("  initializers %zu -> %zu (%.2f MB -> %.2f MB)\n", before.inits, after.inits, before.bytes / 1e6,
-              after.bytes / 1e6);
-  std::printf("  time         %.2f ms, %d round(s)\n", ms, iterations);
-  std::printf("  op changes:\n");
-  std::map<std::string, std::pair<size_t, size_t>> ops;
-  for (auto& e : before.ops) ops[e.first].first = e.second;
-  for (auto& e : after.ops) ops[e.first].second = e.second;
-  for (auto& e : ops)
-    if (e.second.first != e.second.second)
-      std::printf("    %-28s %5zu -> %zu\n", e.first.c_str(), e.second.first, e.second.second);
+  ofg_pass_report_totals(rep, nullptr, nullptr, nullptr, nullptr, nullptr, &iterations);
+  print_summary(in_name, out, before, after, in_size, out_size, times, iterations);
   // Per pass: time and changes summed over rounds.
   std::map<std::string, std::pair<double, int64_t>> per_pass;
   std::vector<std::string> order;
@@ -204,23 +225,33 @@ int cmd_optimize(const Args& args) {
   std::printf("  passes (ms, changes):\n");
   for (const std::string& name : order)
     std::printf("    %-34s %8.3f %6lld\n", name.c_str(), per_pass[name].first, static_cast<long long>(per_pass[name].second));
-  int exit_code = kOk;
-  if (verify) exit_code = verify_against_original(original, m, opts);
-  // An in-place run replaces the user's model only with a result that passed its verification.
-  if (exit_code != kOk && !demo && same_file(in, out)) {
-    std::fprintf(stderr, "onnxforge optimize: verification did not pass; %s was left unchanged\n", in.c_str());
-  } else {
-    st = ofg_save(m, out.c_str(), opts);
-    if (st != OFG_OK) exit_code = report(out.c_str(), st);
-  }
-  if (!report_path.empty()) {
-    FILE* f = std::fopen(report_path.c_str(), "wb");
-    const char* json = ofg_pass_report_json(rep);
-    if (!f || std::fputs(json, f) < 0 || std::fclose(f) != 0) {
-      std::fprintf(stderr, "onnxforge optimize: cannot write %s\n", report_path.c_str());
+  if (vrep) print_verify_report(vrep, "  ");
+  if (kept_original) std::fprintf(stderr, "onnxforge optimize: verification did not pass; %s was left unchanged\n", in.c_str());
+
+  if (p.has("--report")) {
+    JsonWriter j;
+    j.begin_object().str("version", ofg_version_string());
+    if (demo) j.null("input");
+    else j.str("input", in);
+    j.str("output", out).boolean("output_written", out_size >= 0).integer("exit_code", exit_code);
+    snapshot_json(j, "before", before, in_size);
+    snapshot_json(j, "after", after, out_size);
+    j.begin_object("milliseconds").num("load", times.load).num("passes", times.passes).num("verify", times.verify);
+    j.num("save", times.save).num("total", times.load + times.passes + times.verify + times.save).end_object();
+    j.raw("pipeline", ofg_pass_report_json(rep));
+    if (vrep) j.raw("verify", ofg_report_json(vrep));
+    else j.null("verify");
+    j.end_object();
+    const std::string path = p.text("--report");
+    FILE* f = std::fopen(path.c_str(), "wb");
+    bool ok = f && std::fputs(j.text().c_str(), f) >= 0 && std::fputc('\n', f) != EOF;
+    if (f && std::fclose(f) != 0) ok = false;
+    if (!ok) {
+      std::fprintf(stderr, "onnxforge optimize: cannot write %s\n", path.c_str());
       if (exit_code == kOk) exit_code = kUsage;
     }
   }
+  ofg_report_free(vrep);
   ofg_pass_report_free(rep);
   ofg_model_free(original);
   ofg_model_free(m);

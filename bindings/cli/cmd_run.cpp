@@ -278,17 +278,20 @@ int run_named_values(ofg_model* m, const std::vector<std::pair<std::string, std:
 
 int print(const std::string& what, const std::vector<Line>& lines, bool ok, bool json) {
   if (json) {
-    std::printf("{\"model\":\"%s\",\"passed\":%s,\"outputs\":[", json_escape(what).c_str(), ok ? "true" : "false");
-    for (size_t i = 0; i < lines.size(); ++i) {
-      const Line& l = lines[i];
-      std::printf("%s{\"set\":\"%s\",\"name\":\"%s\",\"passed\":%s,%s,%s,\"mismatches\":%llu,"
-                  "\"worst_index\":%llu,\"elements\":%llu,\"problem\":\"%s\"}",
-                  i ? "," : "", json_escape(l.set).c_str(), json_escape(l.name).c_str(), l.passed ? "true" : "false",
-                  json_number_field("max_abs", l.d.max_abs).c_str(), json_number_field("max_rel", l.d.max_rel).c_str(),
-                  (unsigned long long)l.d.mismatches,
-                  (unsigned long long)l.d.worst_index, (unsigned long long)l.d.elements, json_escape(l.problem).c_str());
+    JsonWriter j;
+    j.begin_object().str("model", what).boolean("passed", ok).begin_array("outputs");
+    for (const Line& l : lines) {
+      j.begin_object().str("set", l.set).str("name", l.name).boolean("passed", l.passed);
+      j.num("max_abs", l.d.max_abs).num("max_rel", l.d.max_rel);
+      j.integer("mismatches", static_cast<long long>(l.d.mismatches));
+      j.integer("worst_index", static_cast<long long>(l.d.worst_index));
+      j.integer("elements", static_cast<long long>(l.d.elements));
+      if (l.problem.empty()) j.null("problem");
+      else j.str("problem", l.problem);
+      j.end_object();
     }
-    std::printf("]}\n");
+    j.end_array().end_object();
+    std::printf("%s\n", j.text().c_str());
   } else {
     for (const Line& l : lines) {
       if (!l.problem.empty())
@@ -308,49 +311,41 @@ void free_all(std::vector<ofg_tensor*>& v) {
   v.clear();
 }
 
-int usage() {
-  std::fprintf(stderr,
-               "usage: onnxforge run DIR [--rtol X] [--atol Y] [--json]\n"
-               "       onnxforge run MODEL.onnx --light [--rtol X] [--atol Y] [--json]\n"
-               "       onnxforge run MODEL --input NAME=FILE.pb ... [--output-dir D]\n"
-               "DIR holds model.onnx and test_data_set_N/{input_K,output_K}.pb (K-th graph input/output).\n"
-               "A .pb is read as a TensorProto, SequenceProto or OptionalProto per the declared type of its\n"
-               "input/output; sequences are compared element by element, optionals by presence then value.\n"
-               "Defaults: --rtol 1e-3 --atol 1e-5. Exit 0 when every output matches, 1 otherwise.\n");
-  return kUsage;
-}
+const std::vector<OptionSpec> kRunSpecs = {
+    {"--rtol", OptionSpec::kNumber, "X", "relative tolerance of the comparison (default 1e-3)"},
+    {"--atol", OptionSpec::kNumber, "Y", "absolute tolerance of the comparison (default 1e-5)"},
+    {"--json", OptionSpec::kFlag, "", "print the comparison as one JSON object"},
+    {"--light", OptionSpec::kFlag, "", "MODEL is a light-suite model: arange input, expected output beside it"},
+    {"--input", OptionSpec::kText, "NAME=FILE.pb", "bind input NAME to a .pb file (MODEL form)", true},
+    {"--output-dir", OptionSpec::kText, "D", "write output_K.pb files into D (MODEL form)"},
+};
 
 }  // namespace
 
 int cmd_run(const Args& args) {
-  std::string target, out_dir;
-  double rtol = 1e-3, atol = 1e-5;
-  bool json = false, light = false;
-  std::vector<std::pair<std::string, std::string>> named;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto next = [&](std::string& v) {
-      if (i + 1 >= args.size()) return false;
-      v = args[++i];
-      return true;
-    };
-    std::string v;
-    if (a == "--help" || a == "-h") { usage(); return kOk; }
-    if (a == "--json") json = true;
-    else if (a == "--light") light = true;
-    else if (a == "--rtol") { if (!next(v)) return usage(); rtol = std::atof(v.c_str()); }
-    else if (a == "--atol") { if (!next(v)) return usage(); atol = std::atof(v.c_str()); }
-    else if (a == "--output-dir") { if (!next(out_dir)) return usage(); }
-    else if (a == "--input") {
-      if (!next(v)) return usage();
-      size_t eq = v.find('=');
-      if (eq == std::string::npos) return usage();
-      named.emplace_back(v.substr(0, eq), v.substr(eq + 1));
-    } else if (!a.empty() && a[0] == '-') return usage();
-    else if (target.empty()) target = a;
-    else return usage();
+  ParsedArgs p;
+  if (!parse_args("run", args, kRunSpecs, p)) return kUsage;
+  if (p.help) {
+    print_help("usage: onnxforge run DIR [--rtol X] [--atol Y] [--json]\n"
+               "       onnxforge run MODEL.onnx --light [--rtol X] [--atol Y] [--json]\n"
+               "       onnxforge run MODEL --input NAME=FILE.pb ... [--output-dir D]\n",
+               "DIR holds model.onnx and test_data_set_N/{input_K,output_K}.pb (K-th graph input/output).\n"
+               "A .pb is read as a TensorProto, SequenceProto or OptionalProto per the declared type of its\n"
+               "input/output; sequences are compared element by element, optionals by presence then value.\n"
+               "Exit 0 when every output matches, 1 otherwise, 2 on usage or input errors.\n",
+               kRunSpecs);
+    return kOk;
   }
-  if (target.empty()) return usage();
+  if (p.positional.size() != 1) return usage_error("run", "give one DIR or MODEL");
+  std::string target = p.positional[0], out_dir = p.text("--output-dir");
+  double rtol = p.number("--rtol", 1e-3), atol = p.number("--atol", 1e-5);
+  bool json = p.has("--json"), light = p.has("--light");
+  std::vector<std::pair<std::string, std::string>> named;
+  for (const std::string& v : p.all("--input")) {
+    size_t eq = v.find('=');
+    if (eq == std::string::npos || eq == 0) return usage_error("run", "--input takes NAME=FILE.pb, got '" + v + "'");
+    named.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+  }
 
   struct stat st;
   if (::stat(target.c_str(), &st) != 0) {
@@ -358,6 +353,12 @@ int cmd_run(const Args& args) {
     return kUsage;
   }
   bool is_dir = S_ISDIR(st.st_mode);
+  if (is_dir && (light || !named.empty() || !out_dir.empty()))
+    return usage_error("run", "--light, --input and --output-dir go with MODEL, not with a test folder");
+  if (!is_dir && !light && named.empty() && (json || p.has("--rtol") || p.has("--atol")))
+    return usage_error("run", "--json, --rtol and --atol compare with expected outputs: give DIR or --light");
+  if (light && (!named.empty() || !out_dir.empty()))
+    return usage_error("run", "--light takes no --input or --output-dir");
   std::string model_path = is_dir ? target + "/model.onnx" : target;
   ofg_model* m = nullptr;
   if (ofg_status s = ofg_load(model_path.c_str(), nullptr, &m)) return report("load", s);

@@ -1,51 +1,30 @@
-// onnxforge verify A B [--test-data DIR] [--input NAME=FILE.pb] [--dim NAME=V] [--samples N]
-//                      [--seed S] [--atol X] [--rtol Y] [--json]
+// onnxforge verify A B [verification options] [--json]
 #include <cstdio>
 #include <string>
 
 #include "cli.h"
 
 namespace cli {
-namespace {
-int usage(FILE* out) {
-  std::fprintf(out,
-               "usage: onnxforge verify A B [options]\n\n"
-               "Runs reference A and candidate B on the same inputs and compares B's outputs with A's by\n"
-               "name. Exit 0 when they match, 1 when they differ, 2 on usage or load errors (or an\n"
-               "invalid model), 3 when no input set model A accepts could be built.\n"
-               "  --json              print the report as one JSON object\n"
-               "%s",
-               kVerifyOptionsHelp);
-  return out == stdout ? kOk : kUsage;
-}
-}  // namespace
 
 int cmd_verify(const Args& args) {
-  std::string a, b;
-  bool json = false;
-  VerifyArgs vargs;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& x = args[i];
-    if (x == "--help" || x == "-h") return usage(stdout);
-    if (x == "--json") {
-      json = true;
-      continue;
-    }
-    int taken = vargs.take(args, i, "verify");
-    if (taken == kUsage) return kUsage;
-    if (taken == kOk) continue;
-    if (!x.empty() && x[0] == '-') {
-      std::fprintf(stderr, "onnxforge verify: unknown option '%s'\n", x.c_str());
-      return usage(stderr);
-    }
-    if (a.empty()) a = x;
-    else if (b.empty()) b = x;
-    else return usage(stderr);
+  std::vector<OptionSpec> specs = {{"--json", OptionSpec::kFlag, "", "print the report as one JSON object"}};
+  specs.insert(specs.end(), kVerifySpecs.begin(), kVerifySpecs.end());
+  ParsedArgs p;
+  if (!parse_args("verify", args, specs, p)) return kUsage;
+  if (p.help) {
+    print_help("usage: onnxforge verify A B [options]\n",
+               "Runs reference A and candidate B on the same inputs (real data first, else seeded inputs\n"
+               "that A accepts) and compares B's outputs with A's by name. Exit 0 when they match, 1 when\n"
+               "they differ, 2 on usage or load errors (or an invalid model), 3 when no input set model A\n"
+               "accepts could be built.\n",
+               specs);
+    return kOk;
   }
-  if (a.empty() || b.empty()) return usage(stderr);
+  if (p.positional.size() != 2) return usage_error("verify", "give two models, A (reference) and B (candidate)");
+  const std::string &a = p.positional[0], &b = p.positional[1];
   ofg_options* o = nullptr;
   if (ofg_options_create(&o) != OFG_OK) return report("options", OFG_ERR_NO_MEMORY);
-  if (vargs.apply(o, a) != kOk) {
+  if (apply_verify_options(p, o, a) != kOk) {
     ofg_options_free(o);
     return kUsage;
   }
@@ -62,7 +41,21 @@ int cmd_verify(const Args& args) {
   ofg_report* r = nullptr;
   ofg_status s = ofg_verify(ma, mb, o, &r);
   ofg_options_free(o);
-  int rc = s == OFG_OK ? print_verify_report(r, json, "") : report_verify_error(s);
+  int rc;
+  if (s != OFG_OK) {
+    rc = report_verify_error(s);
+  } else if (p.has("--json")) {
+    int32_t passed = 0;
+    ofg_report_passed(r, &passed);
+    JsonWriter j;
+    j.begin_object().str("reference", a).str("candidate", b).str("version", ofg_version_string());
+    j.raw("report", ofg_report_json(r)).end_object();
+    std::printf("%s\n", j.text().c_str());
+    rc = passed ? kOk : kCheckFailed;
+  } else {
+    rc = print_verify_report(r, "");
+    std::printf("%s\n", rc == kOk ? "models match" : "MODELS DIFFER");
+  }
   ofg_report_free(r);
   ofg_model_free(ma);
   ofg_model_free(mb);

@@ -1,4 +1,5 @@
-#include <cmath>
+#include <sys/stat.h>
+
 #include <cstdio>
 
 #include "cli.h"
@@ -10,43 +11,24 @@ int report(const char* what, ofg_status s) {
   return kUsage;
 }
 
+int usage_error(const char* command, const std::string& what) {
+  std::fprintf(stderr, "onnxforge %s: %s (see onnxforge help %s)\n", command, what.c_str(), command);
+  return kUsage;
+}
+
+void print_help(const char* usage, const char* description, const std::vector<OptionSpec>& specs) {
+  std::printf("%s\n%s\noptions:\n", usage, description);
+  print_options(stdout, specs);
+}
+
 ofg_status load_model(const std::string& path, bool demo, ofg_model** out) {
   if (demo) return ofg_model_create_demo(out);
   return ofg_load(path.c_str(), nullptr, out);
 }
 
-std::string json_number_field(const char* key, double v) {
-  std::string out = std::string("\"") + key + "\":";
-  if (std::isfinite(v)) {
-    char b[64];
-    std::snprintf(b, sizeof b, "%.6g", v);
-    return out + b;
-  }
-  return out + "null,\"" + key + "_nonfinite\":\"" + (std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf") + "\"";
+long long file_size(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : -1;
 }
-
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out;
-}
-
-bool is_flag(const std::string& a, const char* name) { return a == name; }
 
 }  // namespace cli

@@ -8,22 +8,24 @@ namespace {
 void usage(FILE* out) {
   std::fprintf(out,
                "onnxforge %s - load, simplify, verify and save ONNX models\n\n"
-               "usage: onnxforge <command> [options]\n\n"
+               "usage: onnxforge <command> [options]      (onnxforge help <command> for its options)\n\n"
                "commands:\n"
-               "  inspect MODEL [--json]        summary of a model (--demo instead of MODEL: the built-in demo)\n"
+               "  inspect MODEL [--json]        summary of a model (--demo: the built-in demo model)\n"
                "  convert IN OUT [--external-data [--threshold BYTES]]\n"
                "                                load and save again (optionally moving weights to OUT.data)\n"
                "  optimize IN OUT [--passes a,b] [--skip a,b] [--input-shape NAME=1,3,224,224]\n"
                "           [--report FILE.json] [--external-data] [--verify] [--verify-each-pass]\n"
-               "                                run the pass pipeline and save (OUT may be IN; --demo OUT:\n"
-               "                                the built-in demo model)\n"
-               "  passes                        list the optimization passes\n"
+               "                                run the pass pipeline and save (OUT may be IN;\n"
+               "                                --demo OUT: the built-in demo model)\n"
+               "  passes [--json]               list the optimization passes\n"
                "  run DIR|MODEL [--light] [--input NAME=FILE.pb]... [--output-dir D] [--rtol X --atol Y] [--json]\n"
                "                                execute a model; DIR: compare with its test_data_set_N outputs\n"
                "  verify A B [--test-data DIR] [--input NAME=F.pb] [--dim NAME=V] [--samples N] [--json]\n"
-               "                                run both models on the same inputs (real data first,\n"
-               "                                else seeded inputs A accepts) and compare\n"
-               "  help [COMMAND]                this text, or a command's own help\n\n"
+               "                                run both models on the same inputs (real data first, else\n"
+               "                                seeded inputs A accepts) and compare\n"
+               "  help [COMMAND]                this text, or a command's own help\n"
+               "  --version                     the library's version\n\n"
+               "Options take their value as --opt VALUE or --opt=VALUE.\n"
                "exit codes: 0 ok, 1 a check failed, 2 usage or input error, 3 no input the model accepts\n"
                "could be built for verification\n",
                ofg_version_string());
@@ -38,19 +40,16 @@ int main(int argc, char** argv) {
   }
   std::string verb = argv[1];
   cli::Args args(argv + 2, argv + argc);
-  if (verb == "--help" || verb == "-h") {
+  if (verb == "--help" || verb == "-h" || (verb == "help" && args.empty())) {
     usage(stdout);
     return cli::kOk;
   }
-  if (verb == "--version") {
+  if (verb == "--version" || verb == "version") {
     std::printf("onnxforge %s\n", ofg_version_string());
     return cli::kOk;
   }
   if (verb == "help") {
-    if (args.empty()) {
-      usage(stdout);
-      return cli::kOk;
-    }
+    if (args.size() > 1) return cli::usage_error("help", "give one command");
     verb = args[0];
     args = {"--help"};
   }

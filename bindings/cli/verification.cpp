@@ -28,88 +28,70 @@ bool has_test_data_sets(const std::string& dir) {
   return found;
 }
 
-}  // namespace
-
-int VerifyArgs::take(const Args& args, size_t& i, const char* command) {
-  const std::string& a = args[i];
-  auto value = [&](std::string& dst) -> bool {
-    if (i + 1 >= args.size()) {
-      std::fprintf(stderr, "onnxforge %s: %s needs a value\n", command, a.c_str());
-      return false;
-    }
-    dst = args[++i];
-    return true;
-  };
-  std::string v;
-  const char* key = a == "--samples" ? "verify.samples" : a == "--seed" ? "verify.seed" : a == "--atol" ? "verify.atol"
-                  : a == "--rtol" ? "verify.rtol" : a == "--max-tries" ? "verify.max_tries" : nullptr;
-  if (key) {
-    if (!value(v)) return kUsage;
-    settings.emplace_back(key, v);
-    return kOk;
-  }
-  if (a == "--dim" || a == "--input") {
-    if (!value(v)) return kUsage;
-    size_t eq = v.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == v.size()) {
-      std::fprintf(stderr, "onnxforge %s: %s takes NAME=%s, got '%s'\n", command, a.c_str(),
-                   a == "--dim" ? "SIZE" : "FILE.pb", v.c_str());
-      return kUsage;
-    }
-    settings.emplace_back((a == "--dim" ? "verify.dim." : "verify.input.") + v.substr(0, eq), v.substr(eq + 1));
-    if (a == "--input") given_files = true;
-    return kOk;
-  }
-  if (a == "--test-data") {
-    if (!value(test_data)) return kUsage;
-    return kOk;
-  }
-  if (a == "--random-inputs") {
-    random_inputs = true;
-    return kOk;
-  }
-  return -1;
+int set(ofg_options* o, const std::string& key, const std::string& value) {
+  if (ofg_options_set(o, key.c_str(), value.c_str()) == OFG_OK) return kOk;
+  std::fprintf(stderr, "onnxforge: %s\n", ofg_last_error());
+  return kUsage;
 }
 
-int VerifyArgs::apply(ofg_options* o, const std::string& model_path) const {
-  for (auto& kv : settings)
-    if (ofg_options_set(o, kv.first.c_str(), kv.second.c_str()) != OFG_OK) {
-      std::fprintf(stderr, "onnxforge: %s\n", ofg_last_error());
-      return kUsage;
+}  // namespace
+
+const std::vector<OptionSpec> kVerifySpecs = {
+    {"--test-data", OptionSpec::kText, "DIR",
+     "verification inputs from a test_data_set_N folder or a folder of them (input_K.pb is input K);\n"
+     "                        default: the test_data_set_N folders beside the (reference) model"},
+    {"--input", OptionSpec::kText, "NAME=FILE.pb", "one verification input from a TensorProto file", true},
+    {"--random-inputs", OptionSpec::kFlag, "", "ignore test data beside the model: seeded inputs only"},
+    {"--dim", OptionSpec::kText, "NAME=SIZE",
+     "size of symbolic dim NAME; other free dims are tried from the sizes the graph\n"
+     "                        suggests until the reference model accepts them",
+     true},
+    {"--samples", OptionSpec::kCount, "N", "seeded input sets (default 1)"},
+    {"--seed", OptionSpec::kCount, "S", "seed of the first input set (default 0)"},
+    {"--atol", OptionSpec::kNumber, "X", "absolute tolerance (default 1e-4)"},
+    {"--rtol", OptionSpec::kNumber, "Y",
+     "relative tolerance (default 1e-3): |a-e| <= atol + rtol*|e|; NaN matches NaN,\n"
+     "                        an infinity only the same infinity"},
+    {"--max-tries", OptionSpec::kCount, "N", "candidate input sets before giving up with exit 3 (default 32)"},
+};
+
+bool any_verify_option(const ParsedArgs& p) {
+  for (const OptionSpec& s : kVerifySpecs)
+    if (p.has(s.name)) return true;
+  return false;
+}
+
+int apply_verify_options(const ParsedArgs& p, ofg_options* o, const std::string& model_path) {
+  static const std::pair<const char*, const char*> kPlain[] = {{"--samples", "verify.samples"},
+                                                              {"--seed", "verify.seed"},
+                                                              {"--atol", "verify.atol"},
+                                                              {"--rtol", "verify.rtol"},
+                                                              {"--max-tries", "verify.max_tries"}};
+  for (auto& kv : kPlain)
+    if (p.has(kv.first) && set(o, kv.second, p.text(kv.first)) != kOk) return kUsage;
+  for (const char* opt : {"--dim", "--input"})
+    for (const std::string& v : p.all(opt)) {
+      size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == v.size()) {
+        std::fprintf(stderr, "onnxforge: %s takes NAME=%s, got '%s'\n", opt, opt[2] == 'd' ? "SIZE" : "FILE.pb", v.c_str());
+        return kUsage;
+      }
+      if (set(o, (opt[2] == 'd' ? "verify.dim." : "verify.input.") + v.substr(0, eq), v.substr(eq + 1)) != kOk)
+        return kUsage;
     }
-  std::string dir = test_data;
+  std::string dir = p.text("--test-data");
   // Real data first: the test_data_set_N folders beside the model, unless told otherwise.
-  if (dir.empty() && !random_inputs && !given_files && !model_path.empty() && has_test_data_sets(folder_of(model_path)))
+  if (dir.empty() && !p.has("--random-inputs") && !p.has("--input") && !model_path.empty() &&
+      has_test_data_sets(folder_of(model_path)))
     dir = folder_of(model_path);
-  if (!dir.empty() && ofg_options_set(o, "verify.test_data", dir.c_str()) != OFG_OK) {
-    std::fprintf(stderr, "onnxforge: %s\n", ofg_last_error());
-    return kUsage;
-  }
+  if (!dir.empty() && set(o, "verify.test_data", dir) != kOk) return kUsage;
   return kOk;
 }
 
-const char* const kVerifyOptionsHelp =
-    "inputs of the verification (real data first):\n"
-    "  --test-data DIR     a test_data_set_N folder, or a folder of them (input_K.pb = input K);\n"
-    "                      default: the test_data_set_N folders beside the (reference) model\n"
-    "  --input NAME=FILE   one input from a TensorProto .pb file (repeatable)\n"
-    "  --random-inputs     ignore test data beside the model: seeded inputs only\n"
-    "  --dim NAME=V        size of symbolic dim NAME (repeatable); other free dims are chosen from\n"
-    "                      sizes the graph suggests until the reference model accepts them\n"
-    "  --samples N         seeded input sets (default 1)   --seed S   first seed (default 0)\n"
-    "  --atol X --rtol Y   tolerances (default 1e-4, 1e-3): |a-e| <= atol + rtol*|e|;\n"
-    "                      NaN matches NaN, +-Inf matches the same infinity\n"
-    "  --max-tries N       candidate input sets before giving up (default 32; exit 3)\n";
-
-int print_verify_report(ofg_report* rep, bool json, const char* indent) {
+int print_verify_report(ofg_report* rep, const char* indent) {
   int32_t passed = 0;
   size_t n_out = 0, n_in = 0;
   ofg_report_passed(rep, &passed);
-  if (json) {
-    const char* j = ofg_report_json(rep);
-    std::printf("%s\n", j ? j : "null");
-    return passed ? kOk : kCheckFailed;
-  }
   ofg_report_output_count(rep, &n_out);
   ofg_report_input_count(rep, &n_in);
   std::printf("%sverify: %s\n", indent, passed ? "outputs match" : "OUTPUTS DIFFER");

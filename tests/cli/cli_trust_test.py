@@ -17,10 +17,7 @@ Usage: cli_trust_test.py ONNXFORGE_CLI    (needs Debian's python3-onnx and pytho
 import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
-import traceback
 
 try:
     import numpy as np
@@ -30,27 +27,7 @@ except ImportError as e:  # pragma: no cover
     print("SKIP: python3-onnx / python3-numpy missing (%s)" % e)
     sys.exit(77)
 
-CLI = os.path.abspath(sys.argv[1])
-TMP = tempfile.mkdtemp(prefix="ofg_cli_trust_")
-
-
-def run(*args, ok=(0,)):
-    p = subprocess.run([CLI, *map(str, args)], capture_output=True, text=True)
-    if p.returncode not in ok:
-        raise AssertionError("onnxforge %s: exit %d not in %s\nstdout:\n%s\nstderr:\n%s"
-                             % (" ".join(map(str, args)), p.returncode, ok, p.stdout, p.stderr))
-    return p
-
-
-def save(model, name):
-    path = os.path.join(TMP, name)
-    onnx.save(model, path)
-    return path
-
-
-def read(path):
-    with open(path, "rb") as f:
-        return f.read()
+from clitest import TMP, main, read, run, save  # noqa: E402
 
 
 def conv_bn_model():
@@ -199,29 +176,14 @@ def test_json_is_valid_with_infinite_differences():
         return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     a, b = save(model(0.0), "zero.onnx"), save(model(1.0), "one.onnx")
     p = run("verify", a, b, "--json", ok=(1,))
-    r = json.loads(p.stdout)
+    top = json.loads(p.stdout)
+    assert top["reference"] == a and top["candidate"] == b and top["version"], top
+    r = top["report"]
     out = r["outputs"][0]
     assert r["passed"] is False and out["max_rel"] is None and out["max_rel_nonfinite"] == "inf", r
     assert out["first_mismatch"] is not None and r["inputs"][0]["shape"] == [4], r
     assert "NaN matches NaN" in r["rule"]
 
 
-def main():
-    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
-    passed = failed = 0
-    for name, fn in tests:
-        try:
-            fn()
-            passed += 1
-            print("ok   " + name)
-        except Exception:  # noqa: BLE001 - every failure is reported
-            failed += 1
-            print("FAIL " + name)
-            traceback.print_exc()
-    shutil.rmtree(TMP, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 else 1
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(globals()))
