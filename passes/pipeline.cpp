@@ -1,5 +1,6 @@
 #include "passes/pipeline.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -92,6 +93,19 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
     }
     if (changes == 0) break;
   }
+  const char* kSweep = "eliminate_unused_initializers";
+  if (options.sweep_unused_weights && !options.only.empty() && !options.skip.count(kSweep) &&
+      std::find(options.only.begin(), options.only.end(), kSweep) == options.only.end()) {
+    PassRecord r;
+    r.name = kSweep;
+    const PassInfo* p = find_pass(kSweep);
+    r.accuracy_class = p->accuracy_class;
+    r.iteration = rep.iterations - 1;
+    r.stats = run_pass(*m, *p, &options.pass_options, &types);
+    if (options.check_each_pass) check(*m, p->name);
+    rep.records.push_back(std::move(r));
+  }
+  drop_stale_value_info(*m);
   rep.nodes_after = count_nodes(*m);
   rep.bytes_after = initializer_bytes(*m);
   rep.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -36,6 +36,10 @@ struct PipelineOptions {
   int max_iterations = 8;
   bool check_each_pass = false;   // run check_consistency after every pass (tests, debugging)
   std::map<std::string, std::string> pass_options;
+  // After a run of a subset of passes (`only`), remove the weights that no node reads any more
+  // (eliminate_unused_initializers, exact) unless it is skipped: a subset must not leave the
+  // model larger than it found it. ofg_run_pass turns this off: it runs exactly one pass.
+  bool sweep_unused_weights = true;
   // Verification hook for class 1/2 passes: returns true when `after` computes the same outputs
   // as `before`; on false the pass is rolled back and `detail` goes into the report. Unset: no
   // verification (set by the C ABI once an executor is available).
@@ -44,6 +48,13 @@ struct PipelineOptions {
 
 // Runs the pipeline; `m` may be replaced by a restored copy when a pass is rolled back.
 PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& options);
+
+// Drops the value_info entries (every graph) of values that nothing defines any more: passes
+// remove nodes, and a saved model must not declare values it does not have. Returns how many.
+size_t drop_stale_value_info(Model& m);
+// After input shapes were fixed: shapes are inferred again, and the declared graph outputs and
+// value_info entries take every dim inference proved static where they left it open.
+void refresh_declared_shapes(Model& m);
 
 // "NAME=1,3,224,224;NAME2=..." as (name, dims) pairs, in order.
 std::vector<std::pair<std::string, std::vector<int64_t>>> parse_input_shapes(const std::string& spec);

@@ -6,3 +6,6 @@ set_tests_properties(cli_trust PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 add_test(NAME cli_options
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_options_test.py $<TARGET_FILE:onnxforge_cli>)
 set_tests_properties(cli_options PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+add_test(NAME cli_saved_model
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_saved_model_test.py $<TARGET_FILE:onnxforge_cli>)
+set_tests_properties(cli_saved_model PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)

@@ -161,6 +161,7 @@ ofg_status ofg_run_pass(ofg_model* model, const char* pass, const ofg_options* o
     passes::PipelineOptions po;
     po.only = {pass};
     po.max_iterations = 1;
+    po.sweep_unused_weights = false;
     po.check_each_pass = flag(options, "optimize.check_each_pass");
     auto out = std::make_unique<ofg_pass_report>();
     model->exec_cache.reset();
@@ -181,6 +182,8 @@ ofg_status ofg_optimize(ofg_model* model, const ofg_options* options, ofg_pass_r
     auto out = std::make_unique<ofg_pass_report>();
     model->exec_cache.reset();
     out->report = passes::optimize(model->model, po);
+    // Fixed input shapes reach the declared outputs and the value_info kept.
+    if (options && options->has("optimize.input_shapes")) passes::refresh_declared_shapes(*model->model);
     model->histogram.clear();
     if (report) *report = out.release();
   });
