@@ -230,6 +230,8 @@ void Interpreter::exec_node(Node* n, Frame& f) {
                                    (domain.empty() ? std::string("ai.onnx") : std::string(domain)) + ", opset " +
                                    std::to_string(opset) + " (node '" + std::string(m_.str(n->name)) + "')");
   OpCtx ctx{*this, m_, *n, opset, {}, {}, &f};
+  // Every op has at least one output; kernels write out[0] without looking.
+  if (n->outputs.size == 0) fail(Status::kInvalidModel, ctx.where() + ": the node has no outputs");
   ctx.in.reserve(n->inputs.size);
   std::vector<RValue> promoted;  // reserved once a half input shows up: ctx.in points into it
   bool had_half = false;

@@ -31,7 +31,10 @@ struct OpCtx {
   size_t n_in() const { return in.size(); }
   bool has(size_t i) const { return i < in.size() && in[i] && in[i]->kind != RValue::kNone && in[i]->kind != RValue::kOptionalNone; }
   const RTensor& t(size_t i) const;      // input i as a tensor (throws when absent)
-  void set(size_t i, RTensor t) { out[i] = RValue::tensor(std::move(t)); }
+  // Outputs past the node's output list (a node may declare fewer than the op makes) are dropped.
+  void set(size_t i, RTensor t) {
+    if (i < out.size()) out[i] = RValue::tensor(std::move(t));
+  }
   size_t n_out() const { return out.size(); }
   bool wants(size_t i) const { return i < node.outputs.size && node.outputs[i] != nullptr; }
 

@@ -165,6 +165,13 @@ RTensor from_ir(const Tensor& t) {
   size_t need = static_cast<size_t>(checked_mul(shape_numel(s), static_cast<int64_t>(es)));
   if (t.data.size < need) fail(Status::kInvalidModel, "tensor data is shorter than its dims say");
   const Bytes bytes = t.bytes();
+  // A bool is 0 or 1 in memory; another byte value read as bool is undefined behaviour. Files may
+  // hold any byte: such a tensor is copied with every nonzero byte made 1.
+  if (t.data_type == kBool && std::any_of(bytes.data, bytes.data + need, [](uint8_t b) { return b > 1; })) {
+    RTensor r = RTensor::alloc(kBool, s);
+    for (size_t i = 0; i < need; ++i) r.ptr[i] = bytes.data[i] != 0;
+    return r;
+  }
   if (reinterpret_cast<uintptr_t>(bytes.data) % es == 0) return RTensor::view(t.data_type, s, bytes.data, nullptr);
   // Unaligned bytes (raw_data at an odd offset of the file): one copy into an aligned buffer.
   // Only the rounding tail is zeroed (as alloc would), not the bytes the copy overwrites anyway.

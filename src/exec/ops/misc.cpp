@@ -187,6 +187,7 @@ void op_grid_sample(OpCtx& c) {
   Shape in(xt.shape.begin() + 2, xt.shape.end());
   Shape outsp(gt.shape.begin() + 1, gt.shape.end() - 1);
   int64_t in_n = shape_numel(in), out_n = shape_numel(outsp);
+  if (in_n == 0 && N * C * out_n != 0) c.error("cannot sample an empty input " + shape_str(xt.shape));
   std::vector<double> x = f64_of(xt), g = f64_of(gt);
   Shape oshape{N, C};
   for (int64_t d : outsp) oshape.push_back(d);

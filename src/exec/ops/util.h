@@ -78,7 +78,8 @@ inline std::vector<int64_t> axis_attr(const OpCtx& c, const char* name, size_t n
 }
 
 inline int64_t norm_axis(const OpCtx& c, int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+  // A scalar has no axis: callers index shape[axis] with the result.
+  if (axis < -rank || axis >= rank)
     c.error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   return axis < 0 ? axis + rank : axis;
 }
