@@ -8,7 +8,8 @@ namespace ofg::exec {
 namespace {
 
 void op_identity(OpCtx& c) {
-  c.require_inputs(1);
+  // Any value passes through, an empty optional too; only a missing input is an error.
+  if (c.n_in() < 1 || !c.in[0]) c.error("input 0 is missing");
   c.out[0] = *c.in[0];
 }
 
@@ -328,11 +329,7 @@ void op_gather_elements(OpCtx& c) {
     int64_t off = 0;
     for (int i = 0; i < ind.rank(); ++i) {
       int64_t v = idx[i];
-      if (i == axis) {
-        v = get_i64(ind, n);
-        if (v < 0) v += x.shape[axis];
-        if (v < 0 || v >= x.shape[axis]) c.error("index out of range");
-      }
+      if (i == axis) v = c.index(get_i64(ind, n), x.shape[axis], "index");
       off += v * xs[i];
     }
     std::memcpy(y.ptr + n * es, x.ptr + off * es, es);
