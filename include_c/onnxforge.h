@@ -91,6 +91,11 @@ OFG_API void ofg_options_free(ofg_options* options);
  *                             model also survives a power loss (default 0: the rename alone
  *                             already makes readers see either the old or the complete new file).
  *   "optimize.*"              see ofg_optimize.
+ *   "run.max_tensor_bytes"    bytes, decimal: the largest tensor an op may create while a call
+ *                             runs ops (ofg_run, ofg_run_values, ofg_verify, ofg_optimize,
+ *                             ofg_run_pass); a larger one (a size computed from data: Range,
+ *                             ConstantOfShape, Tile, Expand, Resize, Pad, ...) fails the call with
+ *                             OFG_ERR_LIMIT (default: 4 GiB, or half the physical memory if less).
  */
 OFG_API ofg_status ofg_options_set(ofg_options* options, const char* key, const char* value);
 

@@ -5,6 +5,7 @@
 
 #include "api/guard.h"
 #include "api/handles.h"
+#include "api/options.h"
 #include "onnx/serialize.h"
 
 namespace ofg::api {
@@ -36,6 +37,11 @@ SaveOptions save_options(const ofg_options* o) {
   s.external_file_name = o->get("save.external_file", "");
   s.durable = parse_flag(o, "save.durable");
   return s;
+}
+
+size_t tensor_budget(const ofg_options* o) {
+  if (!o) return 0;
+  return static_cast<size_t>(std::strtoull(o->get("run.max_tensor_bytes", "0").c_str(), nullptr, 10));
 }
 
 }  // namespace ofg::api
@@ -96,7 +102,9 @@ ofg_status ofg_options_set(ofg_options* options, const char* key, const char* va
                                         // read by ofg_verify (src/api/api_exec.cpp)
                                         "verify.samples", "verify.seed", "verify.atol", "verify.rtol",
                                         "verify.int_high", "verify.max_tries", "verify.input_shapes",
-                                        "verify.test_data"};
+                                        "verify.test_data",
+                                        // read by every call that runs ops (src/api/api_core.cpp)
+                                        "run.max_tensor_bytes"};
     bool found = (std::strncmp(key, "verify.dim.", 11) == 0 && key[11] != '\0') ||
                  (std::strncmp(key, "verify.input.", 13) == 0 && key[13] != '\0');
     for (const char* k : known) found |= std::strcmp(k, key) == 0;
@@ -109,6 +117,9 @@ ofg_status ofg_options_set(ofg_options* options, const char* key, const char* va
     if (std::strcmp(key, "save.external_threshold") == 0 &&
         (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos))
       fail(Status::kInvalidArgument, "ofg_options_set: 'save.external_threshold' takes a byte count, got '" + v + "'");
+    if (std::strcmp(key, "run.max_tensor_bytes") == 0 &&
+        (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos || std::stoull(v) == 0))
+      fail(Status::kInvalidArgument, "ofg_options_set: 'run.max_tensor_bytes' takes a positive byte count, got '" + v + "'");
     options->values[key] = v;
   });
 }

@@ -209,6 +209,7 @@ ofg_status ofg_run(ofg_model* model, const ofg_options* options, size_t n_inputs
     require(model, "ofg_run", "model");
     require(n_outputs, "ofg_run", "n_outputs");
     require(outputs, "ofg_run", "outputs");
+    exec::TensorBudgetScope budget(tensor_budget(options));
     if (n_inputs) {
       require(names, "ofg_run", "names");
       require(inputs, "ofg_run", "inputs");
@@ -261,6 +262,7 @@ ofg_status ofg_verify(ofg_model* reference, ofg_model* candidate, const ofg_opti
     require(reference, "ofg_verify", "reference");
     require(candidate, "ofg_verify", "candidate");
     require(report, "ofg_verify", "report");
+    exec::TensorBudgetScope budget(tensor_budget(options));
     verify::Options o = verify_options(options, "ofg_verify");
     o.given = given_inputs(options, *reference->model, "ofg_verify");
     auto r = std::make_unique<ofg_report>();

@@ -10,6 +10,7 @@
 #include "api/handles.h"
 #include "exec/interp.h"
 #include "onnx/wire.h"
+#include "api/options.h"
 #include "verify/verify.h"
 
 struct ofg_value {
@@ -469,11 +470,11 @@ ofg_status ofg_value_save_pb(const ofg_value* value, const char* name, void** da
 
 ofg_status ofg_run_values(ofg_model* model, const ofg_options* options, size_t n_inputs, const char* const* names,
                           const ofg_value* const* inputs, size_t* n_outputs, ofg_value*** outputs) {
-  (void)options;
   return api_call([&] {
     require(model, "ofg_run_values", "model");
     require(n_outputs, "ofg_run_values", "n_outputs");
     require(outputs, "ofg_run_values", "outputs");
+    exec::TensorBudgetScope budget(tensor_budget(options));
     if (n_inputs) {
       require(names, "ofg_run_values", "names");
       require(inputs, "ofg_run_values", "inputs");

@@ -12,4 +12,8 @@ verify::Options verify_options(const ofg_options* options, const char* caller);
 // "verify.input.NAME" (one .pb file per input), parsed for `reference`'s inputs.
 std::vector<verify::GivenInputs> given_inputs(const ofg_options* options, const Model& reference, const char* caller);
 
+// "run.max_tensor_bytes" (0 when not set: the default budget), for an exec::TensorBudgetScope
+// around every call that runs ops (ofg_run*, ofg_verify, ofg_optimize, ofg_run_pass).
+size_t tensor_budget(const ofg_options* options);
+
 }  // namespace ofg::api

@@ -54,6 +54,19 @@ SymVal cval(int64_t v) {
   return s;
 }
 
+// Arithmetic on dims and values taken from the model: a result that does not fit in int64 is
+// left unknown (signed overflow is undefined behaviour; a rule never guesses).
+IDim st_add(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? IDim{} : st(r);
+}
+IDim st_mul(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? IDim{} : st(r);
+}
+// A 128-bit intermediate as a dim: unknown when negative or beyond int64.
+IDim st_wide(__int128 v) { return v >= 0 && v <= INT64_MAX ? st(static_cast<int64_t>(v)) : IDim{}; }
+
 IType ranked(int32_t elem, std::vector<IDim> dims) { return IType{elem, true, std::move(dims)}; }
 
 bool broadcast(const std::vector<const IType*>& ts, std::vector<IDim>& out) {
@@ -87,11 +100,11 @@ bool binary_contents(InferCtx& c, std::string_view op) {
     const SymVal& x = (*a)[a->size() == 1 ? 0 : i];
     const SymVal& y = (*b)[b->size() == 1 ? 0 : i];
     if (x.kind == SymVal::kConst && y.kind == SymVal::kConst) {
-      int64_t u = x.value, v = y.value;
-      if (op == "Add") out[i] = cval(u + v);
-      else if (op == "Sub") out[i] = cval(u - v);
-      else if (op == "Mul") out[i] = cval(u * v);
-      else if (op == "Div" && v != 0) out[i] = cval(u / v);
+      int64_t u = x.value, v = y.value, r = 0;
+      if (op == "Add") { if (!__builtin_add_overflow(u, v, &r)) out[i] = cval(r); }
+      else if (op == "Sub") { if (!__builtin_sub_overflow(u, v, &r)) out[i] = cval(r); }
+      else if (op == "Mul") { if (!__builtin_mul_overflow(u, v, &r)) out[i] = cval(r); }
+      else if (op == "Div" && v != 0 && !(u == INT64_MIN && v == -1)) out[i] = cval(u / v);
       else if (op == "Equal") out[i] = cval(u == v);
       continue;
     }
@@ -124,18 +137,19 @@ void spatial(InferCtx& c, const IType& x, const std::vector<int64_t>& kernel, bo
   for (size_t i = 0; i < ns; ++i) {
     const IDim& d = x.dims[2 + i];
     if (!d.is_static()) { out.push_back(IDim{}); continue; }
-    int64_t in = d.value, s = strides[i], ek = dil[i] * (kernel[i] - 1) + 1;
+    // In 128 bits: dims and attributes come from the model and may be anything.
+    __int128 in = d.value, s = strides[i], ek = static_cast<__int128>(dil[i]) * (kernel[i] - 1) + 1;
     if (s <= 0) { out.push_back(IDim{}); continue; }
-    int64_t o;
+    __int128 o;
     if (ap == "SAME_UPPER" || ap == "SAME_LOWER") o = (in + s - 1) / s;
     else if (ap == "VALID") o = (in - ek) / s + 1;
     else {
-      int64_t span = in + pads[i] + pads[i + ns] - ek;
+      __int128 span = in + pads[i] + pads[i + ns] - ek;
       o = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
       // ceil mode: the last window must start inside the input or left padding
       if (ceil_mode && (o - 1) * s >= in + pads[i]) --o;
     }
-    out.push_back(o >= 0 ? st(o) : IDim{});
+    out.push_back(st_wide(o));
   }
 }
 
@@ -146,7 +160,7 @@ bool rule_conv(InferCtx& c, bool transpose) {
   std::vector<IDim> dims{x->dims[0]};
   if (w && w->ranked && w->dims.size() == x->dims.size()) {
     IDim oc = w->dims[transpose ? 1 : 0];
-    if (transpose && oc.is_static()) oc = st(oc.value * c.attr_i("group", 1));
+    if (transpose && oc.is_static()) oc = st_mul(oc.value, c.attr_i("group", 1));
     dims.push_back(oc);
   } else {
     dims.push_back(IDim{});
@@ -210,9 +224,11 @@ bool rule_reshape(InferCtx& c) {
   if (minus >= 0 && x && x->ranked) {
     int64_t total = 1, rest = 1;
     bool ok = true;
-    for (const IDim& d : x->dims) ok = ok && d.is_static(), total *= std::max<int64_t>(d.value, 1);
+    for (const IDim& d : x->dims)
+      ok = ok && d.is_static() && !__builtin_mul_overflow(total, std::max<int64_t>(d.value, 1), &total);
     for (size_t i = 0; i < dims.size(); ++i)
-      if (static_cast<int>(i) != minus) ok = ok && dims[i].is_static(), rest *= std::max<int64_t>(dims[i].value, 1);
+      if (static_cast<int>(i) != minus)
+        ok = ok && dims[i].is_static() && !__builtin_mul_overflow(rest, std::max<int64_t>(dims[i].value, 1), &rest);
     if (ok && rest > 0 && total % rest == 0) dims[minus] = st(total / rest);
   }
   c.out[0] = ranked(elem, dims);
@@ -476,11 +492,12 @@ bool rule_flatten(InferCtx& c) {
   if (!x || !x->ranked) { c.out[0] = ranked(elem0(c), {IDim{}, IDim{}}); return true; }
   int64_t r = static_cast<int64_t>(x->dims.size());
   int64_t axis = norm(c.attr_i("axis", 1), r);
+  if (axis < 0 || axis > r) return false;
   auto prod = [&](int64_t lo, int64_t hi) {
     int64_t p = 1;
     for (int64_t i = lo; i < hi; ++i) {
       if (!x->dims[i].is_static()) return (hi - lo == 1) ? IDim{x->dims[i]} : IDim{};
-      p *= x->dims[i].value;
+      if (__builtin_mul_overflow(p, x->dims[i].value, &p)) return IDim{};
     }
     return st(p);
   };
@@ -669,10 +686,11 @@ bool rule_range(InferCtx& c) {
   int32_t elem = elem0(c);
   c.out[0] = ranked(elem, {IDim{}});
   if (c.const_ints(0, s) && c.const_ints(1, l) && c.const_ints(2, d) && s.size() == 1 && l.size() == 1 && d.size() == 1 && d[0]) {
-    int64_t n = std::max<int64_t>(0, (l[0] - s[0] + d[0] - (d[0] > 0 ? 1 : -1)) / d[0]);
+    __int128 count = (static_cast<__int128>(l[0]) - s[0] + d[0] - (d[0] > 0 ? 1 : -1)) / d[0];
+    int64_t n = count <= 0 ? 0 : count > INT64_MAX ? INT64_MAX : static_cast<int64_t>(count);
     c.out[0] = ranked(elem, {st(n)});
     if (n <= TypeInference::kMaxContents)
-      for (int64_t i = 0; i < n; ++i) c.out_contents[0].push_back(cval(s[0] + i * d[0]));
+      for (int64_t i = 0; i < n; ++i) c.out_contents[0].push_back(cval(static_cast<int64_t>(s[0] + static_cast<__int128>(i) * d[0])));
   }
   return true;
 }
@@ -684,7 +702,7 @@ bool rule_tile(InferCtx& c) {
   std::vector<IDim> dims(x->dims.size(), IDim{});
   if (c.const_ints(1, rep) && rep.size() == dims.size())
     for (size_t i = 0; i < dims.size(); ++i)
-      dims[i] = rep[i] == 1 ? x->dims[i] : (x->dims[i].is_static() ? st(x->dims[i].value * rep[i]) : IDim{});
+      dims[i] = rep[i] == 1 ? x->dims[i] : (x->dims[i].is_static() ? st_mul(x->dims[i].value, rep[i]) : IDim{});
   c.out[0] = ranked(x->elem, dims);
   return true;
 }
@@ -698,8 +716,9 @@ bool rule_pad(InferCtx& c) {
   bool axes_given = c.in.size() > 3 && c.in_values[3];
   if (have && !axes_given && pads.size() == 2 * dims.size())
     for (size_t i = 0; i < dims.size(); ++i) {
-      int64_t p = pads[i] + pads[i + dims.size()];
-      dims[i] = p == 0 ? x->dims[i] : (x->dims[i].is_static() ? st(x->dims[i].value + p) : IDim{});
+      IDim p = st_add(pads[i], pads[i + dims.size()]);
+      dims[i] = p.is_static() && p.value == 0 ? x->dims[i]
+                : (x->dims[i].is_static() && p.is_static() ? st_add(x->dims[i].value, p.value) : IDim{});
     }
   c.out[0] = ranked(x->elem, dims);
   return true;

@@ -57,6 +57,47 @@ std::string OpCtx::where() const {
 }
 void OpCtx::error(const std::string& what) const { fail(Status::kInvalidModel, where() + ": " + what); }
 
+const RTensor& OpCtx::t_rank(size_t i, int lo, int hi) const {
+  const RTensor& x = t(i);
+  if (x.rank() < lo || x.rank() > hi)
+    error("input " + std::to_string(i) + " must have rank " +
+          (lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi)) + ", got shape " +
+          shape_str(x.shape));
+  return x;
+}
+
+const RTensor& OpCtx::t_dims(size_t i, const Shape& dims) const {
+  const RTensor& x = t(i);
+  if (x.shape != dims) error("input " + std::to_string(i) + " must have shape " + shape_str(dims) + ", got " + shape_str(x.shape));
+  return x;
+}
+
+const RTensor& OpCtx::t_numel(size_t i, int64_t n) const {
+  const RTensor& x = t(i);
+  if (x.numel() < n)
+    error("input " + std::to_string(i) + " must have at least " + std::to_string(n) + " elements, got shape " +
+          shape_str(x.shape));
+  return x;
+}
+
+int64_t OpCtx::index(int64_t v, int64_t dim, const char* what) const {
+  if (v < -dim || v >= dim)
+    error(std::string(what) + " " + std::to_string(v) + " is out of range [" + std::to_string(-dim) + ", " +
+          std::to_string(dim) + ")");
+  return v < 0 ? v + dim : v;
+}
+
+int64_t OpCtx::size_value(int64_t v, const char* what, int64_t max) const {
+  if (v < 0 || v > max)
+    error(std::string(what) + " must be in [0, " + std::to_string(max) + "], got " + std::to_string(v));
+  return v;
+}
+
+void OpCtx::require_inputs(size_t n) const {
+  for (size_t i = 0; i < n; ++i)
+    if (!has(i)) error("needs at least " + std::to_string(n) + " inputs, input " + std::to_string(i) + " is missing");
+}
+
 // ------------------------------------------------------------------ registry
 
 Registry& Registry::instance() {
@@ -189,6 +230,8 @@ void Interpreter::exec_node(Node* n, Frame& f) {
                                    (domain.empty() ? std::string("ai.onnx") : std::string(domain)) + ", opset " +
                                    std::to_string(opset) + " (node '" + std::string(m_.str(n->name)) + "')");
   OpCtx ctx{*this, m_, *n, opset, {}, {}, &f};
+  // Every op has at least one output; kernels write out[0] without looking.
+  if (n->outputs.size == 0) fail(Status::kInvalidModel, ctx.where() + ": the node has no outputs");
   ctx.in.reserve(n->inputs.size);
   std::vector<RValue> promoted;  // reserved once a half input shows up: ctx.in points into it
   bool had_half = false;
@@ -211,7 +254,15 @@ void Interpreter::exec_node(Node* n, Frame& f) {
     }
   }
   ctx.out.resize(n->outputs.size);
-  e->fn(ctx);
+  try {
+    e->fn(ctx);
+  } catch (const Error& err) {
+    // Errors raised below the kernel (allocation budget, checked size arithmetic, conversions)
+    // do not know the node: name it, once (errors from OpCtx::error already start with it).
+    std::string at = ctx.where();
+    if (std::string_view(err.what()).substr(0, at.size()) == at) throw;
+    fail(err.status(), at + ": " + err.what());
+  }
   for (uint32_t i = 0; i < n->outputs.size; ++i) {
     Value* v = n->outputs[i];
     if (!v) continue;

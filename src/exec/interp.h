@@ -31,7 +31,10 @@ struct OpCtx {
   size_t n_in() const { return in.size(); }
   bool has(size_t i) const { return i < in.size() && in[i] && in[i]->kind != RValue::kNone && in[i]->kind != RValue::kOptionalNone; }
   const RTensor& t(size_t i) const;      // input i as a tensor (throws when absent)
-  void set(size_t i, RTensor t) { out[i] = RValue::tensor(std::move(t)); }
+  // Outputs past the node's output list (a node may declare fewer than the op makes) are dropped.
+  void set(size_t i, RTensor t) {
+    if (i < out.size()) out[i] = RValue::tensor(std::move(t));
+  }
   size_t n_out() const { return out.size(); }
   bool wants(size_t i) const { return i < node.outputs.size && node.outputs[i] != nullptr; }
 
@@ -45,6 +48,25 @@ struct OpCtx {
   Graph* attr_g(const char* name) const;
   [[noreturn]] void error(const std::string& what) const;
   std::string where() const;  // "op X (node 'n')"
+
+  // Validation of what runtime data and attributes can drive, done by a kernel before it indexes
+  // anything. Each fails through error() (Status::kInvalidModel) with what was expected and got.
+  void require(bool ok, const std::string& what) const {
+    if (!ok) error(what);
+  }
+  // Input i as a tensor of rank in [lo, hi].
+  const RTensor& t_rank(size_t i, int lo, int hi) const;
+  const RTensor& t_rank(size_t i, int rank) const { return t_rank(i, rank, rank); }
+  // Input i as a tensor with exactly these dims.
+  const RTensor& t_dims(size_t i, const Shape& dims) const;
+  // Input i as a tensor with at least `n` elements (scalars read as element 0).
+  const RTensor& t_numel(size_t i, int64_t n) const;
+  // Index v (negative counts from the end) into [0, dim): fails unless -dim <= v < dim.
+  int64_t index(int64_t v, int64_t dim, const char* what) const;
+  // A size taken from data or attributes: fails unless 0 <= v (<= max when given).
+  int64_t size_value(int64_t v, const char* what, int64_t max = INT64_MAX) const;
+  // The number of inputs actually present must be at least n.
+  void require_inputs(size_t n) const;
 };
 
 using OpFn = void (*)(OpCtx&);

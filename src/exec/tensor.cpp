@@ -3,15 +3,60 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <unistd.h>
 
 #include "kernels/kernels.h"
 
 namespace ofg::exec {
 
+int64_t checked_add(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r))
+    fail(Status::kLimit, "size arithmetic overflows: " + std::to_string(a) + " + " + std::to_string(b));
+  return r;
+}
+
+int64_t checked_mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r))
+    fail(Status::kLimit, "size arithmetic overflows: " + std::to_string(a) + " * " + std::to_string(b));
+  return r;
+}
+
 int64_t shape_numel(const Shape& s) {
   int64_t n = 1;
-  for (int64_t d : s) n *= d;
+  for (int64_t d : s)
+    if (__builtin_mul_overflow(n, d, &n)) fail(Status::kLimit, "the element count of shape " + shape_str(s) + " overflows");
   return n;
+}
+
+namespace {
+thread_local size_t t_budget = 0;  // 0: default_max_tensor_bytes()
+}  // namespace
+
+size_t default_max_tensor_bytes() {
+  static const size_t v = [] {
+    size_t cap = size_t{4} << 30;
+    long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) cap = std::min(cap, static_cast<size_t>(pages) / 2 * static_cast<size_t>(page));
+    return cap;
+  }();
+  return v;
+}
+
+size_t max_tensor_bytes() { return t_budget ? t_budget : default_max_tensor_bytes(); }
+
+TensorBudgetScope::TensorBudgetScope(size_t bytes) : previous_(t_budget) { t_budget = bytes; }
+TensorBudgetScope::~TensorBudgetScope() { t_budget = previous_; }
+
+size_t check_tensor_bytes(int64_t numel, size_t elem_size, const std::string& what) {
+  int64_t bytes = 0;
+  if (numel < 0 || __builtin_mul_overflow(numel, static_cast<int64_t>(elem_size), &bytes) ||
+      static_cast<uint64_t>(bytes) > max_tensor_bytes())
+    fail(Status::kLimit, what + " needs " + (numel < 0 || bytes < 0 ? std::string("more than 2^63") : std::to_string(bytes)) +
+                             " bytes, more than the limit of " + std::to_string(max_tensor_bytes()) +
+                             " (option run.max_tensor_bytes)");
+  return static_cast<size_t>(bytes);
 }
 
 std::string shape_str(const Shape& s) {
@@ -34,7 +79,7 @@ RTensor RTensor::alloc_uninit(int32_t dtype, Shape shape) {
     if (d < 0) fail(Status::kInvalidModel, "negative dimension in shape " + shape_str(t.shape));
   size_t es = dtype_size(dtype);
   if (es == 0) fail(Status::kUnsupported, std::string("element type ") + dtype_name(dtype) + " is not supported");
-  size_t bytes = static_cast<size_t>(t.numel()) * es;
+  size_t bytes = check_tensor_bytes(t.numel(), es, "a tensor of shape " + shape_str(t.shape));
   // Rounded up so SIMD tails may read a whole vector; 64-byte alignment for cache lines / AVX.
   size_t alloc = (bytes + 63) / 64 * 64;
   if (alloc == 0) alloc = 64;
@@ -95,7 +140,7 @@ int64_t get_i64(const RTensor& t, int64_t i) {
   if (t.dtype == kInt64) return t.data<int64_t>()[i];
   if (t.dtype == kInt32) return t.data<int32_t>()[i];
   if (t.dtype == kUint64) return static_cast<int64_t>(t.data<uint64_t>()[i]);
-  return static_cast<int64_t>(get_f64(t, i));
+  return saturate_cast<int64_t>(get_f64(t, i));
 }
 
 void set_f64(RTensor& t, int64_t i, double v) {
@@ -106,7 +151,7 @@ void set_f64(RTensor& t, int64_t i, double v) {
   }
   visit_numeric(t.dtype, [&](auto tag) {
     using T = decltype(tag);
-    t.data<T>()[i] = static_cast<T>(v);
+    t.data<T>()[i] = saturate_cast<T>(v);
   });
 }
 
@@ -114,10 +159,19 @@ RTensor from_ir(const Tensor& t) {
   if (!is_supported_type(t.data_type))
     fail(Status::kUnsupported, std::string("tensor of element type ") + dtype_name(t.data_type) + " is not supported");
   Shape s(t.dims.begin(), t.dims.end());
+  for (int64_t d : s)
+    if (d < 0) fail(Status::kInvalidModel, "tensor with negative dimension in shape " + shape_str(s));
   size_t es = dtype_size(t.data_type);
-  size_t need = static_cast<size_t>(shape_numel(s)) * es;
+  size_t need = static_cast<size_t>(checked_mul(shape_numel(s), static_cast<int64_t>(es)));
   if (t.data.size < need) fail(Status::kInvalidModel, "tensor data is shorter than its dims say");
   const Bytes bytes = t.bytes();
+  // A bool is 0 or 1 in memory; another byte value read as bool is undefined behaviour. Files may
+  // hold any byte: such a tensor is copied with every nonzero byte made 1.
+  if (t.data_type == kBool && std::any_of(bytes.data, bytes.data + need, [](uint8_t b) { return b > 1; })) {
+    RTensor r = RTensor::alloc(kBool, s);
+    for (size_t i = 0; i < need; ++i) r.ptr[i] = bytes.data[i] != 0;
+    return r;
+  }
   if (reinterpret_cast<uintptr_t>(bytes.data) % es == 0) return RTensor::view(t.data_type, s, bytes.data, nullptr);
   // Unaligned bytes (raw_data at an odd offset of the file): one copy into an aligned buffer.
   // Only the rounding tail is zeroed (as alloc would), not the bytes the copy overwrites anyway.
@@ -128,22 +182,6 @@ RTensor from_ir(const Tensor& t) {
   return r;
 }
 
-namespace {
-template <class To>
-To convert_from_double(double v) {
-  if constexpr (std::is_same_v<To, bool>) {
-    return v != 0;
-  } else if constexpr (std::is_integral_v<To>) {
-    // Out-of-range float->int is UB in C++; saturate NaN to 0 and clamp like most runtimes.
-    if (std::isnan(v)) return 0;
-    if (v <= static_cast<double>(std::numeric_limits<To>::min())) return std::numeric_limits<To>::min();
-    if (v >= static_cast<double>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
-    return static_cast<To>(v);
-  } else {
-    return static_cast<To>(v);
-  }
-}
-}  // namespace
 
 RTensor cast_tensor(const RTensor& x, int32_t to) {
   if (x.dtype == to) return x;
@@ -172,7 +210,7 @@ RTensor cast_tensor(const RTensor& x, int32_t to) {
           else dst[i] = static_cast<Y>(src[i]);
         }
       } else {
-        for (int64_t i = 0; i < n; ++i) dst[i] = convert_from_double<Y>(static_cast<double>(src[i]));
+        for (int64_t i = 0; i < n; ++i) dst[i] = saturate_cast<Y>(static_cast<double>(src[i]));
       }
     });
   });

@@ -2,8 +2,11 @@
 // bytes owned elsewhere), sequences of tensors and empty optionals.
 #pragma once
 #include <cstdint>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -14,8 +17,59 @@ namespace ofg::exec {
 
 using Shape = std::vector<int64_t>;
 
+// ------------------------------------------------------------------ checked size arithmetic
+// Every size or offset computed from model data (dims, attributes, input values) goes through
+// these: a result that does not fit in int64 fails with Status::kLimit instead of wrapping
+// (signed overflow is undefined behaviour and a wrapped size later indexes out of bounds).
+int64_t checked_add(int64_t a, int64_t b);
+int64_t checked_mul(int64_t a, int64_t b);
+// Product of the dims, checked as above (dims are not checked for sign here: alloc does that).
 int64_t shape_numel(const Shape& s);
 std::string shape_str(const Shape& s);
+
+// ------------------------------------------------------------------ float -> integer
+// The one conversion of a floating value to an integer type used by every op: NaN gives 0,
+// values beyond the type's range saturate to its min / max (+-inf included), others truncate
+// toward zero. A plain static_cast is undefined behaviour for NaN and out-of-range values.
+template <class To>
+To saturate_cast(double v) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return v != 0;
+  } else if constexpr (std::is_integral_v<To>) {
+    if (std::isnan(v)) return 0;
+    // min() of a signed type is a power of two, exact as a double; max()+1 too, so the
+    // comparison against it (not against max(), which rounds up) is exact.
+    constexpr double lo = static_cast<double>(std::numeric_limits<To>::min());
+    constexpr double hi_excl = static_cast<double>(std::numeric_limits<To>::max() / 2 + 1) * 2.0;
+    if (v <= lo) return std::numeric_limits<To>::min();
+    if (v >= hi_excl) return std::numeric_limits<To>::max();
+    return static_cast<To>(v);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+// ------------------------------------------------------------------ memory budget
+// The largest tensor an op may allocate, in bytes; a larger request (a size computed from data:
+// Range, ConstantOfShape, Tile, Expand, Resize, Pad, ...) fails with Status::kLimit. Per thread:
+// the API sets it from the option "run.max_tensor_bytes" for the duration of a call.
+size_t max_tensor_bytes();
+// min(4 GiB, half of the physical memory).
+size_t default_max_tensor_bytes();
+// Sets this thread's limit while alive (0: the default), restoring the previous one after.
+class TensorBudgetScope {
+ public:
+  explicit TensorBudgetScope(size_t bytes);
+  ~TensorBudgetScope();
+  TensorBudgetScope(const TensorBudgetScope&) = delete;
+  TensorBudgetScope& operator=(const TensorBudgetScope&) = delete;
+
+ private:
+  size_t previous_;
+};
+// Fails with Status::kLimit unless `numel` elements of `elem_size` bytes fit in the budget;
+// returns the byte count. `what` names the tensor in the message.
+size_t check_tensor_bytes(int64_t numel, size_t elem_size, const std::string& what);
 
 struct RTensor {
   int32_t dtype = 0;

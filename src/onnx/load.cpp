@@ -486,7 +486,10 @@ class Loader {
     uint8_t* out = static_cast<uint8_t*>(a_.allocate(want ? want : 1, 64));
     for (size_t i = 0; i < varints.size(); ++i) {
       uint64_t v = varints[i];
-      std::memcpy(out + i * width, &v, width);  // little-endian truncation to the element width
+      // Little-endian truncation to the element width; elements wider than a varint (128-bit
+      // types) get its 8 bytes and zeros.
+      std::memcpy(out + i * width, &v, std::min<size_t>(width, 8));
+      if (width > 8) std::memset(out + i * width + 8, 0, width - 8);
     }
     t->data = Bytes{out, want};
   }

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 
 #include "onnxforge.h"
 
@@ -82,6 +83,9 @@ void run_sequence(const uint8_t* data, size_t size, unsigned steps) {
   ofg_options_set(o, "load.copy_buffer", "1");
   ofg_options_set(o, "optimize.max_iterations", "4");
   ofg_options_set(o, "verify.samples", "1");
+  // Tensors an input asks for stay well under libFuzzer's malloc limit (2 GB by default): a
+  // larger request is the library's OFG_ERR_LIMIT, not an out-of-memory report.
+  ofg_options_set(o, "run.max_tensor_bytes", "268435456");
   ofg_model* original = nullptr;
   if (ofg_load_from_memory(data, size, o, &original) != OFG_OK) {
     ofg_options_free(o);

@@ -81,11 +81,11 @@ void op_attention(OpCtx& c) {
   Heads V = to_heads(c, c.t(2), kvh_attr);
   const RTensor* past_k = c.has(4) ? &c.t(4) : nullptr;
   const RTensor* past_v = c.has(5) ? &c.t(5) : nullptr;
-  int64_t P = past_k ? past_k->shape[2] : 0;
   K = with_past(c, K, past_k);
   V = with_past(c, V, past_v);
+  int64_t P = past_k ? past_k->shape[2] : 0;  // rank 4: with_past checked it
   int64_t B = Q.B, H = Q.H, Sq = Q.S, T = K.S, Dq = Q.D, Dv = V.D;
-  if (K.H != V.H || K.S != V.S || K.D != Dq) c.error("K and V do not match Q");
+  if (K.B != B || V.B != B || K.H != V.H || K.S != V.S || K.D != Dq) c.error("K and V do not match Q");
   if (K.H == 0 || H % K.H != 0) c.error("q heads must be a multiple of kv heads");
   int64_t rep = H / K.H;
   double scale = c.has_attr("scale") ? c.attr_f("scale", 1.f) : 1.0 / std::sqrt(static_cast<double>(Dq));
@@ -107,13 +107,17 @@ void op_attention(OpCtx& c) {
       mdim[4 - r + i] = mask.shape[i];
       mstride[4 - r + i] = mask.shape[i] == 1 ? 0 : st[i];
     }
+    const int64_t target[3] = {B, H, Sq};
+    for (int i = 0; i < 3; ++i)
+      if (mdim[i] != 1 && mdim[i] != target[i])
+        c.error("attn_mask " + shape_str(mask.shape) + " does not broadcast to " + shape_str({B, H, Sq, T}));
   }
   bool mask_bool = has_mask && mask.dtype == kBool;
   std::vector<int64_t> nonpad;
-  if (c.has(6)) nonpad = to_i64_vec(c.t(6));
+  if (c.has(6)) nonpad = to_i64_vec(c.t_dims(6, {B}));
 
-  std::vector<double> Y(static_cast<size_t>(B * H * Sq * Dv), 0.0);
-  std::vector<double> QK(static_cast<size_t>(B * H * Sq * T), 0.0);
+  std::vector<double> Y(scratch_elems(shape_numel({B, H, Sq, Dv})), 0.0);
+  std::vector<double> QK(scratch_elems(shape_numel({B, H, Sq, T})), 0.0);
   std::vector<double> row(static_cast<size_t>(T)), raw(static_cast<size_t>(T));
   for (int64_t b = 0; b < B; ++b) {
     int64_t offset = P;
@@ -205,12 +209,18 @@ void op_rotary(OpCtx& c) {
   } else if (xt.rank() == 3) {
     if (nh <= 0) c.error("3D input needs num_heads");
     B = xt.shape[0]; S = xt.shape[1]; H = nh; D = xt.shape[2] / nh;
+    if (xt.shape[2] % nh != 0) c.error("hidden size is not a multiple of num_heads");
   } else {
     c.error("input must have rank 3 or 4");
   }
   if (rot == 0) rot = D;
+  if (rot < 0 || rot > D) c.error("rotary_embedding_dim " + std::to_string(rot) + " is out of range [0, " + std::to_string(D) + "]");
   int64_t half = rot / 2;
+  if (cs.empty() || c.t(2).shape != cs) c.error("cos and sin caches must have the same shape of rank >= 1");
   int64_t cache_w = cs.back();
+  if (cache_w < half) c.error("the caches have " + std::to_string(cache_w) + " columns, " + std::to_string(half) + " needed");
+  if (has_ids && static_cast<int64_t>(ids.size()) != B * S) c.error("position_ids must have B*S values");
+  int64_t cache_rows = cache_w ? static_cast<int64_t>(cosv.size()) / cache_w : 0;
   std::vector<double> y = x;
   auto idx = [&](int64_t b, int64_t h, int64_t s, int64_t d) -> size_t {
     return static_cast<size_t>(four ? ((b * H + h) * S + s) * D + d : (b * S + s) * H * D + h * D + d);
@@ -218,6 +228,7 @@ void op_rotary(OpCtx& c) {
   for (int64_t b = 0; b < B; ++b)
     for (int64_t s = 0; s < S; ++s) {
       int64_t crow = has_ids ? ids[static_cast<size_t>(b * S + s)] : (b * S + s);
+      if (half > 0 && (crow < 0 || crow >= cache_rows)) c.error("position " + std::to_string(crow) + " is outside the caches");
       const double* cr = &cosv[static_cast<size_t>(crow * cache_w)];
       const double* sr = &sinv[static_cast<size_t>(crow * cache_w)];
       for (int64_t h = 0; h < H; ++h)

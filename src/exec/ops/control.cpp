@@ -5,13 +5,23 @@ namespace ofg::exec {
 namespace {
 
 void op_if(OpCtx& c) {
-  bool cond = get_f64(c.t(0), 0) != 0;
+  bool cond = get_f64(c.t_numel(0, 1), 0) != 0;
   Graph* g = c.attr_g(cond ? "then_branch" : "else_branch");
   std::vector<RValue> outs = c.interp.run_graph(g, {}, c.frame);
   for (size_t i = 0; i < c.n_out() && i < outs.size(); ++i) c.out[i] = std::move(outs[i]);
 }
 
-RTensor stack(const std::vector<RTensor>& parts, int64_t axis, const Shape& elem, int32_t dt) {
+// Output i of a body run as a tensor (bodies are graphs of the model: anything may come out).
+const RTensor& body_tensor(const OpCtx& c, const std::vector<RValue>& outs, size_t i) {
+  if (i >= outs.size() || outs[i].kind != RValue::kTensor) c.error("body output " + std::to_string(i) + " is missing or not a tensor");
+  return outs[i].t;
+}
+
+RTensor stack(const OpCtx& c, const std::vector<RTensor>& parts, int64_t axis, const Shape& elem, int32_t dt) {
+  // Every part is copied with the geometry of `elem`: they must all have it.
+  for (const RTensor& p : parts)
+    if (p.shape != elem || p.dtype != dt)
+      c.error("the parts to stack differ in shape or type: " + shape_str(elem) + " and " + shape_str(p.shape));
   Shape s = elem;
   s.insert(s.begin() + axis, static_cast<int64_t>(parts.size()));
   RTensor y = RTensor::alloc(dt, s);
@@ -27,9 +37,12 @@ RTensor stack(const std::vector<RTensor>& parts, int64_t axis, const Shape& elem
 
 void op_loop(OpCtx& c) {
   Graph* body = c.attr_g("body");
-  int64_t max_trip = c.has(0) ? get_i64(c.t(0), 0) : std::numeric_limits<int64_t>::max();
-  bool cond = c.has(1) ? get_f64(c.t(1), 0) != 0 : true;
+  int64_t max_trip = c.has(0) ? get_i64(c.t_numel(0, 1), 0) : std::numeric_limits<int64_t>::max();
+  bool cond = c.has(1) ? get_f64(c.t_numel(1, 1), 0) != 0 : true;
+  if (c.n_in() < 2) c.error("needs the inputs M and cond (possibly empty)");
   size_t n_state = c.n_in() - 2;
+  if (body->outputs.size < 1 + n_state || body->inputs.size != 2 + n_state)
+    c.error("the body must take " + std::to_string(2 + n_state) + " inputs and return at least " + std::to_string(1 + n_state) + " outputs");
   std::vector<RValue> state;
   for (size_t i = 0; i < n_state; ++i) state.push_back(c.in[2 + i] ? *c.in[2 + i] : RValue{});
   size_t n_scan = body->outputs.size - 1 - n_state;
@@ -42,9 +55,12 @@ void op_loop(OpCtx& c) {
     args.push_back(RValue::tensor(cv));
     for (auto& s : state) args.push_back(s);
     std::vector<RValue> outs = c.interp.run_graph(body, args, c.frame);
-    cond = get_f64(outs[0].t, 0) != 0;
+    if (outs.size() < 1 + n_state + n_scan) c.error("the body returned too few outputs");
+    const RTensor& cout = body_tensor(c, outs, 0);
+    if (cout.numel() < 1) c.error("the body's condition output is empty");
+    cond = get_f64(cout, 0) != 0;
     for (size_t i = 0; i < n_state; ++i) state[i] = outs[1 + i];
-    for (size_t i = 0; i < n_scan; ++i) scans[i].push_back(outs[1 + n_state + i].t);
+    for (size_t i = 0; i < n_scan; ++i) scans[i].push_back(body_tensor(c, outs, 1 + n_state + i));
   }
   for (size_t i = 0; i < n_state && i < c.n_out(); ++i) c.out[i] = state[i];
   for (size_t i = 0; i < n_scan; ++i) {
@@ -53,7 +69,7 @@ void op_loop(OpCtx& c) {
       c.set(n_state + i, RTensor::alloc(kFloat, {0}));
       continue;
     }
-    c.set(n_state + i, stack(scans[i], 0, scans[i][0].shape, scans[i][0].dtype));
+    c.set(n_state + i, stack(c, scans[i], 0, scans[i][0].shape, scans[i][0].dtype));
   }
 }
 
@@ -62,16 +78,23 @@ void op_scan(OpCtx& c) {
   int64_t n_scan_in = c.attr_i("num_scan_inputs", 0);
   bool v8 = c.opset < 9;
   size_t first = v8 ? 1 : 0;  // Scan-8 has a sequence_lens input first and a batch axis
-  if (v8) {
-    // Scan-8: treat the batch axis by running each batch element separately.
-    const RTensor& x0 = c.t(first + (c.n_in() - first - n_scan_in));
-    (void)x0;
-  }
+  if (n_scan_in < 1 || static_cast<size_t>(n_scan_in) > c.n_in() - std::min(c.n_in(), first))
+    c.error("num_scan_inputs " + std::to_string(n_scan_in) + " does not fit the " + std::to_string(c.n_in()) + " inputs");
   size_t n_state = c.n_in() - first - n_scan_in;
   std::vector<int64_t> in_axes = c.attr_ints("scan_input_axes"), out_axes = c.attr_ints("scan_output_axes");
   std::vector<int64_t> in_dirs = c.attr_ints(v8 ? "directions" : "scan_input_directions"), out_dirs = c.attr_ints("scan_output_directions");
+  if (body->outputs.size < n_state || body->inputs.size != n_state + n_scan_in)
+    c.error("the body does not take the state and scan inputs or return the state");
   size_t n_scan_out = body->outputs.size - n_state;
-  int64_t batch = v8 ? c.t(first).shape[0] : 1;
+  if ((!in_axes.empty() && in_axes.size() != static_cast<size_t>(n_scan_in)) ||
+      (!in_dirs.empty() && in_dirs.size() != static_cast<size_t>(n_scan_in)) ||
+      (!out_axes.empty() && out_axes.size() != n_scan_out) || (!out_dirs.empty() && out_dirs.size() != n_scan_out))
+    c.error("scan axes / directions attributes do not match the scan inputs and outputs");
+  // Scan-8 runs each batch element separately: every state and scan input leads with the batch.
+  int64_t batch = v8 ? c.t_rank(first, 1, 64).shape[0] : 1;
+  for (size_t i = first; v8 && i < c.n_in(); ++i)
+    if (c.t_rank(i, 1, 64).shape[0] != batch) c.error("inputs differ in their batch dim");
+  if (batch < 1) c.error("the batch is empty");
   std::vector<std::vector<RTensor>> final_state(n_state), final_scan(n_scan_out);
   for (int64_t b = 0; b < batch; ++b) {
     std::vector<RValue> state;
@@ -96,6 +119,7 @@ void op_scan(OpCtx& c) {
         std::memcpy(e.ptr, x.ptr + b * e.nbytes(), e.nbytes());
         x = e;
       }
+      if (x.rank() < 1) c.error("scan input " + std::to_string(j) + " is a scalar");
       int64_t ax = in_axes.empty() || v8 ? 0 : norm_axis(c, in_axes[j], x.rank());
       // Move the scan axis first so each step is a contiguous slab.
       if (ax != 0) {
@@ -108,6 +132,7 @@ void op_scan(OpCtx& c) {
         kernels::transpose(x.ptr, t.ptr, x.elem_size(), x.shape.data(), perm.data(), perm.size());
         x = t;
       }
+      if (j > 0 && x.shape[0] != T) c.error("scan inputs differ in their sequence length");
       T = x.shape[0];
       xs.push_back(x);
     }
@@ -123,8 +148,8 @@ void op_scan(OpCtx& c) {
         args.push_back(RValue::tensor(e));
       }
       std::vector<RValue> outs = c.interp.run_graph(body, args, c.frame);
-      for (size_t i = 0; i < n_state; ++i) state[i] = outs[i];
-      for (size_t i = 0; i < n_scan_out; ++i) scans[i].push_back(outs[n_state + i].t);
+      for (size_t i = 0; i < n_state; ++i) state[i] = RValue::tensor(body_tensor(c, outs, i));
+      for (size_t i = 0; i < n_scan_out; ++i) scans[i].push_back(body_tensor(c, outs, n_state + i));
     }
     for (size_t i = 0; i < n_state; ++i) final_state[i].push_back(state[i].t);
     for (size_t i = 0; i < n_scan_out; ++i) {
@@ -133,13 +158,13 @@ void op_scan(OpCtx& c) {
       Shape es = scans[i].empty() ? Shape{} : scans[i][0].shape;
       int32_t dt = scans[i].empty() ? kFloat : scans[i][0].dtype;
       int64_t ax = out_axes.empty() || v8 ? 0 : norm_axis(c, out_axes[i], static_cast<int64_t>(es.size()) + 1);
-      final_scan[i].push_back(stack(scans[i], ax, es, dt));
+      final_scan[i].push_back(stack(c, scans[i], ax, es, dt));
     }
   }
   for (size_t i = 0; i < n_state; ++i)
-    c.set(i, v8 ? stack(final_state[i], 0, final_state[i][0].shape, final_state[i][0].dtype) : final_state[i][0]);
+    c.set(i, v8 ? stack(c, final_state[i], 0, final_state[i][0].shape, final_state[i][0].dtype) : final_state[i][0]);
   for (size_t i = 0; i < n_scan_out; ++i)
-    c.set(n_state + i, v8 ? stack(final_scan[i], 0, final_scan[i][0].shape, final_scan[i][0].dtype) : final_scan[i][0]);
+    c.set(n_state + i, v8 ? stack(c, final_scan[i], 0, final_scan[i][0].shape, final_scan[i][0].dtype) : final_scan[i][0]);
 }
 
 // ---------------------------------------------------------------- sequences and optionals
@@ -152,7 +177,7 @@ RValue seq_of(std::vector<RTensor> ts, int32_t dt) {
   return v;
 }
 const RValue& seq_in(OpCtx& c, size_t i) {
-  if (!c.in[i] || c.in[i]->kind != RValue::kSequence) c.error("input is not a sequence");
+  if (i >= c.n_in() || !c.in[i] || c.in[i]->kind != RValue::kSequence) c.error("input " + std::to_string(i) + " is not a sequence");
   return *c.in[i];
 }
 
@@ -163,7 +188,7 @@ void op_seq_construct(OpCtx& c) {
 }
 void op_seq_empty(OpCtx& c) { c.out[0] = seq_of({}, static_cast<int32_t>(c.attr_i("dtype", kFloat))); }
 int64_t seq_pos(OpCtx& c, size_t input, int64_t n, bool insert) {
-  int64_t p = get_i64(c.t(input), 0);
+  int64_t p = get_i64(c.t_numel(input, 1), 0);
   if (p < 0) p += n;
   if (p < 0 || p > n || (!insert && p == n)) c.error("sequence position out of range");
   return p;
@@ -190,16 +215,22 @@ void op_concat_from_seq(OpCtx& c) {
   const RValue& s = seq_in(c, 0);
   int64_t axis = c.attr_i("axis", 0);
   bool new_axis = c.attr_i("new_axis", 0) != 0;
+  if (s.seq.empty()) c.error("the sequence is empty");
   const Shape& e = s.seq.at(0).shape;
   int64_t r = static_cast<int64_t>(e.size()) + (new_axis ? 1 : 0);
   axis = norm_axis(c, axis, r);
   if (new_axis) {
-    c.set(0, stack(s.seq, axis, e, s.seq[0].dtype));
+    c.set(0, stack(c, s.seq, axis, e, s.seq[0].dtype));
     return;
   }
   Shape out = e;
   out[axis] = 0;
-  for (auto& t : s.seq) out[axis] += t.shape[axis];
+  for (auto& t : s.seq) {
+    bool same = t.rank() == static_cast<int>(e.size()) && t.dtype == s.seq[0].dtype;
+    for (int64_t i = 0; same && i < r; ++i) same = i == axis || t.shape[i] == e[i];
+    if (!same) c.error("the elements differ in a dim other than the axis or in type");
+    out[axis] = checked_add(out[axis], t.shape[axis]);
+  }
   RTensor y = RTensor::alloc(s.seq[0].dtype, out);
   int64_t outer = 1;
   for (int64_t i = 0; i < axis; ++i) outer *= out[i];
@@ -224,9 +255,13 @@ void op_split_to_seq(OpCtx& c) {
     const RTensor& sp = c.t(1);
     if (sp.rank() == 0) {
       int64_t k = get_i64(sp, 0);
-      for (int64_t s = 0; s < dim; s += k) sizes.push_back(std::min(k, dim - s));
+      if (k < 1) c.error("split must be positive, got " + std::to_string(k));
+      for (int64_t s = 0; s < dim; s += std::min(k, dim - s)) sizes.push_back(std::min(k, dim - s));
     } else {
       sizes = to_i64_vec(sp);
+      int64_t total = 0;
+      for (int64_t v : sizes) total = checked_add(total, c.size_value(v, "a split size"));
+      if (total != dim) c.error("split sizes add up to " + std::to_string(total) + ", the axis has " + std::to_string(dim));
     }
   } else {
     sizes.assign(dim, 1);

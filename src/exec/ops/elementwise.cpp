@@ -115,6 +115,7 @@ void op_variadic(OpCtx& c) {
 
 void op_mod(OpCtx& c) {
   const RTensor &a = c.t(0), &b = c.t(1);
+  if (a.dtype != b.dtype) c.error("input types differ");
   bool fmod = c.attr_i("fmod", 0) != 0;
   Shape out = broadcast_shapes(c, {a.shape, b.shape});
   RTensor y = RTensor::alloc(a.dtype, out);
@@ -132,7 +133,8 @@ void op_mod(OpCtx& c) {
       } else if constexpr (std::is_same_v<T, bool>) {
         py[i] = x;
       } else {
-        if (d == 0) { py[i] = 0; return; }
+        // x % -1 is 0, and computing it overflows for the minimum of the type.
+        if (d == 0 || (std::is_signed_v<T> && d == static_cast<T>(-1))) { py[i] = 0; return; }
         T r = x % d;
         if constexpr (std::is_signed_v<T>) if (!fmod && r != 0 && ((r < 0) != (d < 0))) r += d;
         py[i] = r;
@@ -174,6 +176,7 @@ enum class Logic { And, Or, Xor };
 template <Logic K>
 void op_logic(OpCtx& c) {
   const RTensor &a = c.t(0), &b = c.t(1);
+  if (a.dtype != kBool || b.dtype != kBool) c.error("inputs must be bool");
   Shape out = broadcast_shapes(c, {a.shape, b.shape});
   RTensor y = RTensor::alloc(kBool, out);
   const bool* pa = a.data<bool>();
@@ -190,6 +193,7 @@ enum class Bitwise { And, Or, Xor, ShiftL, ShiftR };
 template <Bitwise K>
 void op_bitwise(OpCtx& c) {
   const RTensor &a = c.t(0), &b = c.t(1);
+  if (a.dtype != b.dtype) c.error("input types differ");
   Shape out = broadcast_shapes(c, {a.shape, b.shape});
   RTensor y = RTensor::alloc(a.dtype, out);
   bool left = c.attr_s("direction", "LEFT") == "LEFT";
@@ -234,6 +238,7 @@ void op_bitwise_not(OpCtx& c) {
 }
 
 void op_not(OpCtx& c) {
+  if (c.t(0).dtype != kBool) c.error("input must be bool");
   RTensor y = RTensor::alloc(kBool, c.t(0).shape);
   for (int64_t i = 0; i < y.numel(); ++i) y.data<bool>()[i] = !c.t(0).data<bool>()[i];
   c.set(0, y);
@@ -242,6 +247,7 @@ void op_not(OpCtx& c) {
 void op_where(OpCtx& c) {
   const RTensor &cond = c.t(0), &a = c.t(1), &b = c.t(2);
   if (a.dtype != b.dtype) c.error("X and Y types differ");
+  if (cond.dtype != kBool) c.error("condition must be bool");
   Shape out = broadcast_shapes(c, {cond.shape, a.shape, b.shape});
   RTensor y = RTensor::alloc(a.dtype, out);
   size_t es = a.elem_size();
@@ -359,8 +365,8 @@ void run_unary(OpCtx& c, U op, double alpha, double beta, double gamma = 0) {
           case U::Neg: v = static_cast<T>(std::make_unsigned_t<T>(0) - static_cast<std::make_unsigned_t<T>>(v)); break;
           case U::Relu: if constexpr (std::is_signed_v<T>) v = v < 0 ? 0 : v; break;
           case U::Sign: v = static_cast<T>(v > 0 ? 1 : (v < 0 ? -1 : 0)); break;
-          case U::Clip: v = static_cast<T>(std::min<double>(std::max<double>(static_cast<double>(v), alpha), beta)); break;
-          default: v = static_cast<T>(unary_ref(op, static_cast<double>(v), alpha, beta, gamma));
+          case U::Clip: v = saturate_cast<T>(std::min<double>(std::max<double>(static_cast<double>(v), alpha), beta)); break;
+          default: v = saturate_cast<T>(unary_ref(op, static_cast<double>(v), alpha, beta, gamma));
         }
         py[i] = v;
       }

@@ -14,6 +14,10 @@ RTensor nll(const OpCtx& c, const std::vector<double>& logp, const Shape& in_sha
   int64_t N = in_shape[0], C = in_shape[1];
   int64_t D = 1;
   for (size_t i = 2; i < in_shape.size(); ++i) D *= in_shape[i];
+  Shape ts(in_shape.begin(), in_shape.end());
+  ts.erase(ts.begin() + 1);
+  if (target.shape != ts) c.error("target must have shape " + shape_str(ts) + ", got " + shape_str(target.shape));
+  if (weight && weight->shape != Shape{C}) c.error("weight must have shape [" + std::to_string(C) + "], got " + shape_str(weight->shape));
   bool has_ii = c.has_attr("ignore_index");
   int64_t ii = c.attr_i("ignore_index", 0);
   std::string red = c.attr_s("reduction", "mean");

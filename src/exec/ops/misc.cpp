@@ -62,6 +62,10 @@ void op_einsum(OpCtx& c) {
     const std::string& t = terms[k];
     size_t letters = 0;
     for (char ch : t) letters += std::isalpha(static_cast<unsigned char>(ch)) ? 1 : 0;
+    if (static_cast<size_t>(c.t(k).rank()) < letters) c.error("operand " + std::to_string(k) + " has fewer axes than '" + t + "'");
+    for (size_t i = 0; i < t.size(); ++i)
+      if (!std::isalpha(static_cast<unsigned char>(t[i])) && t.compare(i, 3, "...") != 0) c.error("bad term '" + t + "'");
+      else if (t[i] == '.') i += 2;
     if (t.find("...") != std::string::npos) ell_rank = std::max(ell_rank, static_cast<size_t>(c.t(k).rank()) - letters);
   }
   for (size_t k = 0; k < terms.size(); ++k) {
@@ -93,6 +97,8 @@ void op_einsum(OpCtx& c) {
   std::vector<int> out;
   if (explicit_out) {
     for (size_t i = 0; i < rhs.size(); ++i) {
+      if (!std::isalpha(static_cast<unsigned char>(rhs[i])) && rhs.compare(i, 3, "...") != 0) c.error("bad output '" + rhs + "'");
+      if (rhs[i] != '.' && !size.count(rhs[i])) c.error("output label not in any operand: '" + rhs + "'");
       if (rhs[i] == '.') {
         for (size_t e = 0; e < ell_rank; ++e) out.push_back(200 + static_cast<int>(e));
         i += 2;
@@ -125,10 +131,10 @@ void op_einsum(OpCtx& c) {
   Shape oshape;
   for (int l : out) oshape.push_back(size[l]);
   int64_t onum = shape_numel(oshape), inner = 1;
-  for (size_t i = out.size(); i < all.size(); ++i) inner *= dims[i];
-  std::vector<double> res(static_cast<size_t>(onum), 0.0);
+  for (size_t i = out.size(); i < all.size(); ++i) inner = checked_mul(inner, dims[i]);
+  std::vector<double> res(scratch_elems(onum), 0.0);
   std::vector<int64_t> idx(all.size(), 0);
-  int64_t total = onum * inner;
+  int64_t total = checked_mul(onum, inner);
   std::vector<int64_t> off(terms.size(), 0);
   for (int64_t n = 0; n < total; ++n) {
     double p = 1;
@@ -153,13 +159,13 @@ double gs_reflect(double x, double lo, double hi) {
   if (rng <= 0) return lo;
   if (x < lo) {
     double dx = lo - x;
-    int64_t n = static_cast<int64_t>(dx / rng);
+    int64_t n = saturate_cast<int64_t>(dx / rng);
     double r = dx - static_cast<double>(n) * rng;
     return n % 2 == 0 ? lo + r : hi - r;
   }
   if (x > hi) {
     double dx = x - hi;
-    int64_t n = static_cast<int64_t>(dx / rng);
+    int64_t n = saturate_cast<int64_t>(dx / rng);
     double r = dx - static_cast<double>(n) * rng;
     return n % 2 == 0 ? hi - r : lo + r;
   }
@@ -170,7 +176,8 @@ void op_grid_sample(OpCtx& c) {
   const RTensor& xt = c.t(0);
   const RTensor& gt = c.t(1);
   int r = xt.rank() - 2;
-  if (r < 1 || gt.rank() != r + 2 || gt.shape.back() != r) c.error("grid shape does not match the input");
+  if (r < 1 || gt.rank() != r + 2 || gt.shape.back() != r || gt.shape[0] != xt.shape[0])
+    c.error("grid " + shape_str(gt.shape) + " does not match the input " + shape_str(xt.shape));
   std::string mode = c.attr_s("mode", c.opset >= 20 ? "linear" : "bilinear");
   if (mode == "bilinear") mode = "linear";
   if (mode == "bicubic") mode = "cubic";
@@ -180,10 +187,11 @@ void op_grid_sample(OpCtx& c) {
   Shape in(xt.shape.begin() + 2, xt.shape.end());
   Shape outsp(gt.shape.begin() + 1, gt.shape.end() - 1);
   int64_t in_n = shape_numel(in), out_n = shape_numel(outsp);
+  if (in_n == 0 && N * C * out_n != 0) c.error("cannot sample an empty input " + shape_str(xt.shape));
   std::vector<double> x = f64_of(xt), g = f64_of(gt);
   Shape oshape{N, C};
   for (int64_t d : outsp) oshape.push_back(d);
-  std::vector<double> y(static_cast<size_t>(N * C * out_n), 0.0);
+  std::vector<double> y(scratch_elems(checked_mul(checked_mul(N, C), out_n)), 0.0);
   auto ist = strides_of(in);
   std::vector<double> lo(r), hi(r);
   for (int a = 0; a < r; ++a) {
@@ -223,6 +231,10 @@ void op_grid_sample(OpCtx& c) {
           if (pad == "border") u = std::min(std::max(u, 0.0), s - 1);
           else if (pad == "reflection") u = std::min(std::max(gs_reflect(u, lo[a], hi[a]), 0.0), s - 1);
         }
+        // Far outside (or NaN) samples only padding: bounded so that the integer positions
+        // derived below cannot overflow.
+        if (!(u > -1e15)) u = -1e15;
+        if (u > 1e15) u = 1e15;
         coord[a] = u;
       }
       for (int64_t ch = 0; ch < C; ++ch) {
@@ -278,10 +290,12 @@ void op_affine_grid(OpCtx& c) {
   int r = static_cast<int>(sz.size()) - 2;
   if (r != 2 && r != 3) c.error("size must have 4 or 5 entries");
   int64_t N = sz[0];
+  for (int64_t v : sz) c.size_value(v, "a size");
+  if (th.shape != Shape{N, r, r + 1}) c.error("theta must have shape " + shape_str({N, r, r + 1}) + ", got " + shape_str(th.shape));
   std::vector<double> t = f64_of(th);
   Shape sp(sz.begin() + 2, sz.end());
   int64_t num = shape_numel(sp);
-  std::vector<double> y(static_cast<size_t>(N * num * r));
+  std::vector<double> y(scratch_elems(checked_mul(checked_mul(N, num), r)));
   auto lin = [&](int64_t i, int64_t n) {
     if (align) return n == 1 ? 0.0 : -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(n - 1);
     return -1.0 + (2.0 * static_cast<double>(i) + 1.0) / static_cast<double>(n);
@@ -310,14 +324,11 @@ void op_affine_grid(OpCtx& c) {
 // ------------------------------------------------------------------ pooling family extras
 
 void op_lp_pool(OpCtx& c) {
-  const RTensor& xt = c.t(0);
+  const RTensor& xt = c.t_rank(0, 3, 64);
   int r = xt.rank() - 2;
-  std::vector<int64_t> k = c.attr_ints("kernel_shape");
-  if (static_cast<int>(k.size()) != r) c.error("kernel_shape must have one entry per spatial axis");
-  std::vector<int64_t> s = c.attr_ints("strides"), d = c.attr_ints("dilations"), pads = c.attr_ints("pads");
-  if (s.empty()) s.assign(r, 1);
-  if (d.empty()) d.assign(r, 1);
-  if (pads.empty()) pads.assign(2 * r, 0);
+  std::vector<int64_t> k = axis_attr(c, "kernel_shape", r, 0, 1, 1 << 30);
+  std::vector<int64_t> s = axis_attr(c, "strides", r, 1, 1, 1 << 30), d = axis_attr(c, "dilations", r, 1, 1, 1 << 30);
+  std::vector<int64_t> pads = axis_attr(c, "pads", 2 * r, 0, 0, 1 << 30);
   double p = static_cast<double>(c.attr_i("p", 2));
   bool ceil_mode = c.attr_i("ceil_mode", 0) != 0;
   std::string ap = c.attr_s("auto_pad", "NOTSET");
@@ -332,11 +343,11 @@ void op_lp_pool(OpCtx& c) {
     } else {
       if (ap == "VALID") pads[a] = pads[a + r] = 0;
       int64_t span = in[a] + pads[a] + pads[a + r] - eff;
-      out[a] = (ceil_mode ? (span + s[a] - 1) / s[a] : span / s[a]) + 1;
+      out[a] = span < 0 ? 0 : (ceil_mode ? (span + s[a] - 1) / s[a] : span / s[a]) + 1;
     }
   }
   int64_t NC = xt.shape[0] * xt.shape[1], in_n = shape_numel(in), out_n = shape_numel(out);
-  std::vector<double> x = f64_of(xt), y(static_cast<size_t>(NC * out_n), 0.0);
+  std::vector<double> x = f64_of(xt), y(scratch_elems(checked_mul(NC, out_n)), 0.0);
   auto ist = strides_of(in), ost = strides_of(out), kst = strides_of(k);
   int64_t kn = shape_numel(k);
   for (int64_t nc = 0; nc < NC; ++nc)
@@ -361,16 +372,16 @@ void op_lp_pool(OpCtx& c) {
 }
 
 void op_max_unpool(OpCtx& c) {
-  const RTensor& xt = c.t(0);
-  std::vector<int64_t> idx = to_i64_vec(c.t(1));
+  const RTensor& xt = c.t_rank(0, 3, 64);
+  std::vector<int64_t> idx = to_i64_vec(c.t_dims(1, xt.shape));
   int r = xt.rank() - 2;
-  std::vector<int64_t> k = c.attr_ints("kernel_shape"), s = c.attr_ints("strides"), pads = c.attr_ints("pads");
-  if (s.empty()) s.assign(r, 1);
-  if (pads.empty()) pads.assign(2 * r, 0);
+  std::vector<int64_t> k = axis_attr(c, "kernel_shape", r, 0, 1, 1 << 30), s = axis_attr(c, "strides", r, 1, 1, 1 << 30);
+  std::vector<int64_t> pads = axis_attr(c, "pads", 2 * r, 0, 0, 1 << 30);
   // Indices address the shape a MaxPool of these attributes came from; a larger requested
   // output_shape holds that tensor in its leading corner.
   Shape inferred{xt.shape[0], xt.shape[1]};
-  for (int a = 0; a < r; ++a) inferred.push_back((xt.shape[a + 2] - 1) * s[a] + k[a] - pads[a] - pads[a + r]);
+  for (int a = 0; a < r; ++a)
+    inferred.push_back(c.size_value(checked_add(checked_mul(xt.shape[a + 2] - 1, s[a]), k[a] - pads[a] - pads[a + r]), "an output dim"));
   Shape os = c.has(2) ? to_i64_vec(c.t(2)) : inferred;
   if (os.size() != inferred.size()) c.error("output_shape has the wrong rank");
   RTensor y = RTensor::alloc(xt.dtype, os);
@@ -392,19 +403,28 @@ void op_max_unpool(OpCtx& c) {
 
 void op_col2im(OpCtx& c) {
   const RTensor& xt = c.t(0);
-  std::vector<int64_t> img = to_i64_vec(c.t(1)), blk = to_i64_vec(c.t(2));
+  c.t_rank(0, 3);
+  std::vector<int64_t> img = to_i64_vec(c.t_rank(1, 1)), blk = to_i64_vec(c.t_rank(2, 1));
   int r = static_cast<int>(img.size());
-  std::vector<int64_t> d = c.attr_ints("dilations"), s = c.attr_ints("strides"), pads = c.attr_ints("pads");
-  if (d.empty()) d.assign(r, 1);
-  if (s.empty()) s.assign(r, 1);
-  if (pads.empty()) pads.assign(2 * r, 0);
+  if (blk.size() != img.size() || r < 1) c.error("image_shape and block_shape must have the same length >= 1");
+  for (int a = 0; a < r; ++a) {
+    c.size_value(img[a], "an image dim", 1 << 30);
+    if (blk[a] < 1 || blk[a] > (1 << 30)) c.error("block_shape values must be positive");
+  }
+  std::vector<int64_t> d = axis_attr(c, "dilations", r, 1, 1, 1 << 30), s = axis_attr(c, "strides", r, 1, 1, 1 << 30);
+  std::vector<int64_t> pads = axis_attr(c, "pads", 2 * r, 0, 0, 1 << 30);
   int64_t N = xt.shape[0], kn = shape_numel(blk), C = xt.shape[1] / kn, L = xt.shape[2];
+  if (C * kn != xt.shape[1]) c.error("input channels " + std::to_string(xt.shape[1]) + " are not a multiple of the block size");
   std::vector<int64_t> nb(r);
-  for (int a = 0; a < r; ++a) nb[a] = (img[a] + pads[a] + pads[a + r] - ((blk[a] - 1) * d[a] + 1)) / s[a] + 1;
+  for (int a = 0; a < r; ++a) {
+    int64_t span = img[a] + pads[a] + pads[a + r] - ((blk[a] - 1) * d[a] + 1);
+    if (span < 0) c.error("the block is larger than the padded image");
+    nb[a] = span / s[a] + 1;
+  }
   if (shape_numel(nb) != L) c.error("number of blocks does not match the input");
   std::vector<double> x = f64_of(xt);
   int64_t in_n = shape_numel(img);
-  std::vector<double> y(static_cast<size_t>(N * C * in_n), 0.0);
+  std::vector<double> y(scratch_elems(checked_mul(checked_mul(N, C), in_n)), 0.0);
   auto kst = strides_of(blk), bst = strides_of(nb), ist = strides_of(img);
   for (int64_t n = 0; n < N; ++n)
     for (int64_t ch = 0; ch < C; ++ch)
@@ -437,7 +457,7 @@ void op_center_crop_pad(OpCtx& c) {
   std::vector<int64_t> shift(r, 0);
   for (size_t k = 0; k < axes.size(); ++k) {
     int64_t a = norm_axis(c, axes[k], r);
-    int64_t in = xt.shape[a], t = target[k];
+    int64_t in = xt.shape[a], t = c.size_value(target[k], "a target dim");
     os[a] = t;
     shift[a] = in >= t ? (in - t) / 2 : -((t - in) / 2);
   }
@@ -460,7 +480,7 @@ void op_center_crop_pad(OpCtx& c) {
 
 void op_cumprod(OpCtx& c) {
   const RTensor& xt = c.t(0);
-  int64_t axis = norm_axis(c, get_i64(c.t(1), 0), xt.rank());
+  int64_t axis = norm_axis(c, get_i64(c.t_numel(1, 1), 0), xt.rank());
   bool excl = c.attr_i("exclusive", 0) != 0, rev = c.attr_i("reverse", 0) != 0;
   std::vector<double> x = f64_of(xt), y(x.size());
   int64_t len = xt.shape[axis], inner = 1, outer = 1;
@@ -491,7 +511,7 @@ void op_unique(OpCtx& c) {
   RTensor x = xt;
   int64_t axis = 0;
   if (!has_axis) x = xt.reshaped({xt.numel()});
-  else axis = norm_axis(c, c.attr_i("axis", 0), xt.rank());
+  else axis = norm_axis(c, c.attr_i("axis", 0), c.t_rank(0, 1, 64).rank());
   int64_t len = x.shape[axis], outer = 1, inner = 1;
   for (int i = 0; i < axis; ++i) outer *= x.shape[i];
   for (int i = static_cast<int>(axis) + 1; i < x.rank(); ++i) inner *= x.shape[i];
@@ -552,7 +572,7 @@ void op_compress(OpCtx& c) {
   RTensor x = xt;
   int64_t axis = 0;
   if (!c.has_attr("axis")) x = xt.reshaped({xt.numel()});
-  else axis = norm_axis(c, c.attr_i("axis", 0), xt.rank());
+  else axis = norm_axis(c, c.attr_i("axis", 0), c.t_rank(0, 1, 64).rank());
   int64_t len = x.shape[axis], outer = 1, inner = 1;
   for (int i = 0; i < axis; ++i) outer *= x.shape[i];
   for (int i = static_cast<int>(axis) + 1; i < x.rank(); ++i) inner *= x.shape[i];
@@ -573,6 +593,10 @@ void op_reverse_sequence(OpCtx& c) {
   const RTensor& xt = c.t(0);
   std::vector<int64_t> lens = to_i64_vec(c.t(1));
   int64_t ta = c.attr_i("time_axis", 0), ba = c.attr_i("batch_axis", 1);
+  if (xt.rank() < 2 || (ta != 0 && ta != 1) || (ba != 0 && ba != 1) || ta == ba)
+    c.error("time_axis and batch_axis must be 0 and 1 (either order) of an input of rank >= 2");
+  if (static_cast<int64_t>(lens.size()) != xt.shape[ba]) c.error("sequence_lens must have one value per batch entry");
+  for (int64_t& l : lens) l = std::clamp<int64_t>(l, 0, xt.shape[ta]);
   RTensor y = xt.clone();
   auto st = strides_of(xt.shape);
   for (int64_t i = 0; i < xt.numel(); ++i) {
@@ -632,11 +656,11 @@ void op_swish(OpCtx& c) {
 }
 
 void window(OpCtx& c, int kind) {
-  int64_t n = get_i64(c.t(0), 0);
+  int64_t n = c.size_value(get_i64(c.t_numel(0, 1), 0), "size");
   bool periodic = c.attr_i("periodic", 1) != 0;
   int32_t dt = static_cast<int32_t>(c.attr_i("output_datatype", kFloat));
   double N = static_cast<double>(periodic ? n : n - 1);
-  std::vector<double> y(static_cast<size_t>(std::max<int64_t>(n, 0)));
+  std::vector<double> y(scratch_elems(n));
   for (int64_t i = 0; i < n; ++i) {
     double t = 2 * kPi * static_cast<double>(i) / N;
     double v;
@@ -654,14 +678,15 @@ void op_blackman(OpCtx& c) { window(c, 2); }
 // ------------------------------------------------------------------ detection
 
 void op_nms(OpCtx& c) {
-  const RTensor& boxes = c.t(0);
-  const RTensor& scores = c.t(1);
-  int64_t max_out = c.has(2) ? get_i64(c.t(2), 0) : 0;
-  double iou_th = c.has(3) ? get_f64(c.t(3), 0) : 0.0;
+  const RTensor& boxes = c.t_rank(0, 3);
+  const RTensor& scores = c.t_rank(1, 3);
+  int64_t max_out = c.has(2) ? get_i64(c.t_numel(2, 1), 0) : 0;
+  double iou_th = c.has(3) ? get_f64(c.t_numel(3, 1), 0) : 0.0;
   bool has_st = c.has(4);
-  double score_th = has_st ? get_f64(c.t(4), 0) : 0.0;
+  double score_th = has_st ? get_f64(c.t_numel(4, 1), 0) : 0.0;
   bool center = c.attr_i("center_point_box", 0) != 0;
   int64_t B = scores.shape[0], C = scores.shape[1], S = scores.shape[2];
+  c.t_dims(0, {B, S, 4});
   std::vector<int64_t> sel;
   auto corners = [&](int64_t b, int64_t i, double* o) {
     double v[4];
@@ -710,17 +735,23 @@ void op_nms(OpCtx& c) {
 }
 
 void op_roi_align(OpCtx& c) {
-  const RTensor& xt = c.t(0);
-  const RTensor& rois = c.t(1);
-  std::vector<int64_t> bidx = to_i64_vec(c.t(2));
+  const RTensor& xt = c.t_rank(0, 4);
+  const RTensor& rois = c.t_rank(1, 2);
+  std::vector<int64_t> bidx = to_i64_vec(c.t_dims(2, {rois.shape[0]}));
+  if (rois.shape[1] != 4) c.error("rois must have shape [R, 4], got " + shape_str(rois.shape));
+  for (int64_t b : bidx)
+    if (b < 0 || b >= xt.shape[0]) c.error("batch index " + std::to_string(b) + " is out of range [0, " + std::to_string(xt.shape[0]) + ")");
   std::string mode = c.attr_s("mode", "avg");
   int64_t oh = c.attr_i("output_height", 1), ow = c.attr_i("output_width", 1);
   int64_t ratio = c.attr_i("sampling_ratio", 0);
   double scale = c.attr_f("spatial_scale", 1.f);
   bool half = c.attr_s("coordinate_transformation_mode", c.opset >= 16 ? "half_pixel" : "output_half_pixel") == "half_pixel";
   int64_t C = xt.shape[1], H = xt.shape[2], W = xt.shape[3], R = rois.shape[0];
+  c.size_value(oh, "output_height", 1 << 30);
+  c.size_value(ow, "output_width", 1 << 30);
+  c.size_value(ratio, "sampling_ratio", 1 << 16);
   std::vector<double> x = f64_of(xt);
-  std::vector<double> y(static_cast<size_t>(R * C * oh * ow), 0.0);
+  std::vector<double> y(scratch_elems(checked_mul(checked_mul(R, C), checked_mul(oh, ow))), 0.0);
   double off = half ? 0.5 : 0.0;
   for (int64_t n = 0; n < R; ++n) {
     double x1 = get_f64(rois, n * 4) * scale - off, y1 = get_f64(rois, n * 4 + 1) * scale - off;
@@ -728,8 +759,9 @@ void op_roi_align(OpCtx& c) {
     double rw = x2 - x1, rh = y2 - y1;
     if (!half) { rw = std::max(rw, 1.0); rh = std::max(rh, 1.0); }
     double bh = rh / static_cast<double>(oh), bw = rw / static_cast<double>(ow);
-    int64_t gh = ratio > 0 ? ratio : static_cast<int64_t>(std::ceil(rh / static_cast<double>(oh)));
-    int64_t gw = ratio > 0 ? ratio : static_cast<int64_t>(std::ceil(rw / static_cast<double>(ow)));
+    // A huge or NaN region would make the sample grid unbounded: capped like sampling_ratio.
+    int64_t gh = ratio > 0 ? ratio : std::clamp<int64_t>(saturate_cast<int64_t>(std::ceil(rh / static_cast<double>(oh))), 0, 1 << 16);
+    int64_t gw = ratio > 0 ? ratio : std::clamp<int64_t>(saturate_cast<int64_t>(std::ceil(rw / static_cast<double>(ow))), 0, 1 << 16);
     double count = static_cast<double>(std::max<int64_t>(gh * gw, 1));
     int64_t b = bidx[static_cast<size_t>(n)];
     for (int64_t ch = 0; ch < C; ++ch) {
@@ -743,10 +775,10 @@ void op_roi_align(OpCtx& c) {
               double yy = y1 + ph * bh + (iy + 0.5) * bh / static_cast<double>(gh);
               double xx = x1 + pw * bw + (ix + 0.5) * bw / static_cast<double>(gw);
               double v = 0, w1 = 0, w2 = 0, w3 = 0, w4 = 0, v1 = 0, v2 = 0, v3 = 0, v4 = 0;
-              if (!(yy < -1.0 || yy > H || xx < -1.0 || xx > W)) {
+              if (H > 0 && W > 0 && !(yy < -1.0 || yy > H || xx < -1.0 || xx > W)) {
                 yy = std::max(yy, 0.0);
                 xx = std::max(xx, 0.0);
-                int64_t yl = static_cast<int64_t>(yy), xl = static_cast<int64_t>(xx), yhi, xhi;
+                int64_t yl = saturate_cast<int64_t>(yy), xl = saturate_cast<int64_t>(xx), yhi, xhi;
                 if (yl >= H - 1) { yhi = yl = H - 1; yy = static_cast<double>(yl); } else { yhi = yl + 1; }
                 if (xl >= W - 1) { xhi = xl = W - 1; xx = static_cast<double>(xl); } else { xhi = xl + 1; }
                 double ly = yy - yl, lx = xx - xl, hy = 1 - ly, hx = 1 - lx;

@@ -14,6 +14,9 @@ void conv_pads(const OpCtx& c, const Shape& in, const std::vector<int64_t>& k, c
   std::string ap = c.attr_s("auto_pad", "NOTSET");
   std::vector<int64_t> pads = c.attr_ints("pads");
   if (ap == "NOTSET" || ap.empty()) {
+    c.require(pads.empty() || pads.size() == 2 * r,
+              "pads must have " + std::to_string(2 * r) + " values, got " + std::to_string(pads.size()));
+    for (int64_t p : pads) c.size_value(p, "a pad", 1 << 30);
     if (!pads.empty())
       for (size_t i = 0; i < r; ++i) {
         pb[i] = pads[i];
@@ -22,6 +25,7 @@ void conv_pads(const OpCtx& c, const Shape& in, const std::vector<int64_t>& k, c
     return;
   }
   if (ap == "VALID") return;
+  c.require(ap == "SAME_UPPER" || ap == "SAME_LOWER", "unknown auto_pad '" + ap + "'");
   for (size_t i = 0; i < r; ++i) {
     int64_t out = (in[i] + s[i] - 1) / s[i];
     int64_t total = std::max<int64_t>(0, (out - 1) * s[i] + (k[i] - 1) * d[i] + 1 - in[i]);
@@ -46,10 +50,36 @@ int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t pb, int64_t pe, int64
   return out;
 }
 
-std::vector<int64_t> spatial_attr(const OpCtx& c, const char* name, size_t r, int64_t dflt) {
+// "pads" absent or 2 * r values in [0, 2^30].
+bool pads_ok(const OpCtx& c, size_t r) {
+  std::vector<int64_t> pads = c.attr_ints("pads");
+  if (pads.empty()) return true;
+  if (pads.size() != 2 * r) return false;
+  for (int64_t p : pads)
+    if (p < 0 || p > (1 << 30)) return false;
+  return true;
+}
+
+// A per-spatial-axis attribute (strides, dilations, output_padding): r values in [lo, 2^30].
+std::vector<int64_t> spatial_attr(const OpCtx& c, const char* name, size_t r, int64_t dflt, int64_t lo = 1) {
   std::vector<int64_t> v = c.attr_ints(name);
   if (v.empty()) v.assign(r, dflt);
+  c.require(v.size() == r, std::string(name) + " must have " + std::to_string(r) + " values, got " + std::to_string(v.size()));
+  for (int64_t x : v)
+    if (x < lo || x > (1 << 30)) c.error(std::string(name) + " value " + std::to_string(x) + " is out of range");
   return v;
+}
+
+// The checks Conv and ConvTranspose share: X of rank 3..5, W of the same rank with kernel
+// dims >= 1, a positive group, a bias of the output channel count.
+void check_conv_inputs(const OpCtx& c, const RTensor& x, const RTensor& w, int64_t group) {
+  c.require(x.rank() >= 3 && x.rank() <= 5, "X must have rank 3..5, got shape " + shape_str(x.shape));
+  c.require(w.rank() == x.rank(), "W must have the rank of X: X " + shape_str(x.shape) + ", W " + shape_str(w.shape));
+  c.require(group >= 1 && group <= (1 << 24), "group must be positive, got " + std::to_string(group));
+  for (int i = 2; i < w.rank(); ++i) c.require(w.shape[i] >= 1, "W has an empty kernel dim: " + shape_str(w.shape));
+  std::vector<int64_t> ks = c.attr_ints("kernel_shape");
+  c.require(ks.empty() || ks == std::vector<int64_t>(w.shape.begin() + 2, w.shape.end()),
+            "kernel_shape does not match W " + shape_str(w.shape));
 }
 
 // Conv weights that are initializers are packed once per model (kept in the interpreter's cache
@@ -77,17 +107,19 @@ void op_conv(OpCtx& c) {
   RTensor x = as_float(c.t(0)), w = as_float(c.t(1));
   RTensor b;
   if (c.has(2)) b = as_float(c.t(2));
+  int64_t group = c.attr_i("group", 1);
+  check_conv_inputs(c, x, w, group);
   size_t r = x.rank() - 2;
-  if (r < 1 || r > 3) fail(Status::kUnsupported, c.where() + ": Conv with " + std::to_string(r) + " spatial axes");
   std::vector<int64_t> k(w.shape.begin() + 2, w.shape.end());
   auto s = spatial_attr(c, "strides", r, 1), d = spatial_attr(c, "dilations", r, 1);
   std::vector<int64_t> pb, pe;
   Shape in(x.shape.begin() + 2, x.shape.end());
   conv_pads(c, in, k, s, d, pb, pe);
-  int64_t group = c.attr_i("group", 1);
   Shape out{x.shape[0], w.shape[0]};
   for (size_t i = 0; i < r; ++i) out.push_back(pool_out(in[i], k[i], s[i], pb[i], pe[i], d[i], false));
-  if (w.shape[1] * group != x.shape[1]) c.error("weights do not match input channels / group");
+  if (checked_mul(w.shape[1], group) != x.shape[1] || w.shape[0] % group != 0)
+    c.error("W " + shape_str(w.shape) + " does not match X " + shape_str(x.shape) + " with group " + std::to_string(group));
+  if (c.has(2)) c.require(b.numel() == w.shape[0], "B must have " + std::to_string(w.shape[0]) + " values, got shape " + shape_str(b.shape));
   RTensor y = RTensor::alloc_uninit(kFloat, out);  // every element is written by the kernel
   if (y.numel() == 0) { c.set(0, y); return; }
   if (r == 2) {
@@ -114,12 +146,17 @@ void op_conv(OpCtx& c) {
 // Generic N-D transposed convolution (scatter form).
 void op_conv_transpose(OpCtx& c) {
   RTensor x = as_float(c.t(0)), w = as_float(c.t(1));
-  size_t r = x.rank() - 2;
   int64_t group = c.attr_i("group", 1);
+  check_conv_inputs(c, x, w, group);
+  size_t r = x.rank() - 2;
+  if (w.shape[0] != x.shape[1] || x.shape[1] % group != 0)
+    c.error("W " + shape_str(w.shape) + " does not match X " + shape_str(x.shape) + " with group " + std::to_string(group));
   std::vector<int64_t> k(w.shape.begin() + 2, w.shape.end());
   auto s = spatial_attr(c, "strides", r, 1), d = spatial_attr(c, "dilations", r, 1);
-  auto op = spatial_attr(c, "output_padding", r, 0);
+  auto op = spatial_attr(c, "output_padding", r, 0, 0);
   std::vector<int64_t> os = c.attr_ints("output_shape");
+  c.require(os.empty() || os.size() >= r, "output_shape has fewer than " + std::to_string(r) + " values");
+  c.require(pads_ok(c, r), "pads must have " + std::to_string(2 * r) + " values in [0, 2^30]");
   Shape in(x.shape.begin() + 2, x.shape.end());
   std::vector<int64_t> pb(r, 0), pe(r, 0), pads = c.attr_ints("pads");
   std::string ap = c.attr_s("auto_pad", "NOTSET");
@@ -145,10 +182,12 @@ void op_conv_transpose(OpCtx& c) {
       if (!pads.empty()) { pb[i] = pads[i]; pe[i] = pads[i + r]; }
       outsz[i] = full - pb[i] - pe[i];
     }
+    c.size_value(outsz[i], "an output spatial dim", 1 << 30);
   }
   int64_t N = x.shape[0], Ci = x.shape[1], Cog = w.shape[1], Co = Cog * group, Cig = Ci / group;
   Shape out{N, Co};
   for (auto v : outsz) out.push_back(v);
+  if (c.has(2)) c.require(c.t(2).numel() == Co, "B must have " + std::to_string(Co) + " values, got shape " + shape_str(c.t(2).shape));
   RTensor y = RTensor::alloc(kFloat, out);
   float* py = y.data<float>();
   const float* px = x.data<float>();
@@ -189,8 +228,11 @@ void pool(OpCtx& c, bool is_max) {
   const int32_t in_dtype = c.t(0).dtype;
   auto finish = [&](RTensor y) { return in_dtype == kFloat ? y : cast_tensor(y, in_dtype); };
   RTensor x = as_float(c.t(0));
+  c.require(x.rank() >= 3, "X must have rank >= 3, got shape " + shape_str(x.shape));
   size_t r = x.rank() - 2;
   std::vector<int64_t> k = c.attr_ints("kernel_shape");
+  c.require(k.size() == r, "kernel_shape must have " + std::to_string(r) + " values, got " + std::to_string(k.size()));
+  for (int64_t v : k) c.require(v >= 1 && v <= (1 << 30), "kernel_shape value " + std::to_string(v) + " is out of range");
   auto s = spatial_attr(c, "strides", r, 1), d = spatial_attr(c, "dilations", r, 1);
   bool ceil_mode = c.attr_i("ceil_mode", 0) != 0;
   bool include_pad = c.attr_i("count_include_pad", 0) != 0;
@@ -265,6 +307,7 @@ void op_avgpool(OpCtx& c) { pool(c, false); }
 
 void global_pool(OpCtx& c, bool is_max) {
   RTensor x = as_float(c.t(0));
+  c.require(x.rank() >= 2, "X must have rank >= 2, got shape " + shape_str(x.shape));
   Shape out{x.shape[0], x.shape[1]};
   for (int i = 2; i < x.rank(); ++i) out.push_back(1);
   RTensor y = RTensor::alloc(kFloat, out);
@@ -281,11 +324,15 @@ void gemm2d(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, cons
 }
 
 void op_gemm(OpCtx& c) {
-  RTensor a = as_float(c.t(0)), b = as_float(c.t(1));
+  RTensor a = as_float(c.t_rank(0, 2)), b = as_float(c.t_rank(1, 2));
   bool ta = c.attr_i("transA", 0) != 0, tb = c.attr_i("transB", 0) != 0;
   float alpha = c.attr_f("alpha", 1.f), beta = c.attr_f("beta", 1.f);
   int64_t M = ta ? a.shape[1] : a.shape[0], K = ta ? a.shape[0] : a.shape[1];
   int64_t N = tb ? b.shape[0] : b.shape[1];
+  if ((tb ? b.shape[1] : b.shape[0]) != K)
+    c.error("inner dimensions differ: A " + shape_str(a.shape) + ", B " + shape_str(b.shape));
+  if (c.has(2) && broadcast_shapes(c, {c.t(2).shape, {M, N}}) != Shape{M, N})
+    c.error("C " + shape_str(c.t(2).shape) + " does not broadcast to " + shape_str({M, N}));
   RTensor y = RTensor::alloc(kFloat, {M, N});
   float bet = 0.f;
   if (c.has(2) && beta != 0.f) {
@@ -298,7 +345,8 @@ void op_gemm(OpCtx& c) {
 }
 
 void op_matmul(OpCtx& c) {
-  const RTensor &a0 = c.t(0), &b0 = c.t(1);
+  const RTensor &a0 = c.t_rank(0, 1, 64), &b0 = c.t_rank(1, 1, 64);
+  c.require(a0.dtype == b0.dtype, "A and B differ in element type");
   Shape as = a0.shape, bs = b0.shape;
   bool a1 = as.size() == 1, b1 = bs.size() == 1;
   if (a1) as.insert(as.begin(), 1);
@@ -345,8 +393,11 @@ void op_batchnorm(OpCtx& c) {
     fail(Status::kUnsupported, c.where() + ": BatchNormalization in training mode is not supported");
   RTensor x = as_float(c.t(0)), sc = as_float(c.t(1)), bi = as_float(c.t(2)), mean = as_float(c.t(3)), var = as_float(c.t(4));
   float eps = c.attr_f("epsilon", 1e-5f);
+  c.require(x.rank() >= 1, "X must have rank >= 1");
   RTensor y = RTensor::alloc_uninit(kFloat, x.shape);  // every element is written below
   int64_t N = x.shape[0], C = x.rank() > 1 ? x.shape[1] : 1;
+  for (const RTensor* p : {&sc, &bi, &mean, &var})
+    c.require(p->numel() == C, "scale, B, mean and var must have " + std::to_string(C) + " values, got shape " + shape_str(p->shape));
   int64_t HW = (N != 0 && C != 0) ? x.numel() / (N * C) : 0;
   for (int64_t ch = 0; ch < C; ++ch) {
     float a = sc.data<float>()[ch] / std::sqrt(var.data<float>()[ch] + eps);
@@ -361,7 +412,7 @@ void op_batchnorm(OpCtx& c) {
 }
 
 void softmax_impl(OpCtx& c, bool log) {
-  RTensor x = as_float(c.t(0));
+  RTensor x = as_float(c.t_rank(0, 1, 64));
   int64_t r = x.rank();
   int64_t axis = norm_axis(c, c.attr_i("axis", c.opset < 13 ? 1 : -1), r);
   int64_t outer = 1, len = 1, inner = 1;
@@ -384,7 +435,7 @@ void op_softmax(OpCtx& c) { softmax_impl(c, false); }
 void op_log_softmax(OpCtx& c) { softmax_impl(c, true); }
 
 void op_hardmax(OpCtx& c) {
-  RTensor x = as_float(c.t(0));
+  RTensor x = as_float(c.t_rank(0, 1, 64));
   int64_t r = x.rank();
   int64_t axis = norm_axis(c, c.attr_i("axis", c.opset < 13 ? 1 : -1), r);
   int64_t outer = 1, len = 1, inner = 1;
@@ -418,6 +469,8 @@ void op_layernorm(OpCtx& c) {
   RTensor scale_full = sc, bias_full;
   Shape dshape(x.shape.begin() + axis, x.shape.end());
   auto expand_to = [&](const RTensor& t) {
+    if (broadcast_shapes(c, {t.shape, dshape}) != dshape)
+      c.error("scale / bias " + shape_str(t.shape) + " does not broadcast to " + shape_str(dshape));
     if (t.numel() == D) return t;
     RTensor e = RTensor::alloc(kFloat, dshape);
     broadcast_each(dshape, {t.shape}, [&](int64_t i, const int64_t* o) { e.data<float>()[i] = t.data<float>()[o[0]]; });
@@ -442,6 +495,8 @@ void op_rmsnorm(OpCtx& c) {
   for (int64_t i = 0; i < axis; ++i) rows *= x.shape[i];
   for (int64_t i = axis; i < r; ++i) D *= x.shape[i];
   Shape dshape(x.shape.begin() + axis, x.shape.end());
+  if (broadcast_shapes(c, {sc.shape, dshape}) != dshape)
+    c.error("scale " + shape_str(sc.shape) + " does not broadcast to " + shape_str(dshape));
   RTensor y = RTensor::alloc(kFloat, x.shape);
   std::vector<float> s(D);
   broadcast_each(dshape, {sc.shape}, [&](int64_t i, const int64_t* o) { s[i] = sc.data<float>()[o[0]]; });
@@ -456,9 +511,10 @@ void op_rmsnorm(OpCtx& c) {
 }
 
 void op_instancenorm(OpCtx& c) {
-  RTensor x = as_float(c.t(0)), sc = as_float(c.t(1)), bi = as_float(c.t(2));
+  RTensor x = as_float(c.t_rank(0, 2, 64)), sc = as_float(c.t(1)), bi = as_float(c.t(2));
   float eps = c.attr_f("epsilon", 1e-5f);
   int64_t N = x.shape[0], C = x.shape[1], HW = (N != 0 && C != 0) ? x.numel() / (N * C) : 0;
+  c.require(sc.numel() == C && bi.numel() == C, "scale and B must have " + std::to_string(C) + " values");
   RTensor y = RTensor::alloc(kFloat, x.shape);
   for (int64_t n = 0; n < N; ++n)
     for (int64_t ch = 0; ch < C; ++ch) {
@@ -474,12 +530,16 @@ void op_instancenorm(OpCtx& c) {
 }
 
 void op_groupnorm(OpCtx& c) {
-  RTensor x = as_float(c.t(0)), sc = as_float(c.t(1)), bi = as_float(c.t(2));
+  RTensor x = as_float(c.t_rank(0, 2, 64)), sc = as_float(c.t(1)), bi = as_float(c.t(2));
   float eps = c.attr_f("epsilon", 1e-5f);
   int64_t G = c.attr_i("num_groups", 1);
-  int64_t N = x.shape[0], C = x.shape[1], HW = (N != 0 && C != 0) ? x.numel() / (N * C) : 0, Cg = C / G;
+  int64_t N = x.shape[0], C = x.shape[1];
+  c.require(G >= 1 && C % G == 0, "num_groups " + std::to_string(G) + " does not divide the " + std::to_string(C) + " channels");
+  int64_t HW = (N != 0 && C != 0) ? x.numel() / (N * C) : 0, Cg = C / G;
   RTensor y = RTensor::alloc(kFloat, x.shape);
   bool per_channel = sc.numel() == C;
+  c.require((per_channel || sc.numel() == G) && bi.numel() == sc.numel(),
+            "scale and bias must have " + std::to_string(C) + " or " + std::to_string(G) + " values");
   for (int64_t n = 0; n < N; ++n)
     for (int64_t g = 0; g < G; ++g) {
       size_t off = (n * C + g * Cg) * HW;
@@ -500,6 +560,8 @@ void op_lrn(OpCtx& c) {
   RTensor x = as_float(c.t(0));
   float alpha = c.attr_f("alpha", 1e-4f), beta = c.attr_f("beta", 0.75f), bias = c.attr_f("bias", 1.f);
   int64_t size = c.attr_i("size", 1);
+  c.require(x.rank() >= 2, "X must have rank >= 2, got shape " + shape_str(x.shape));
+  c.require(size >= 1 && size <= (1 << 30), "size must be positive, got " + std::to_string(size));
   int64_t N = x.shape[0], C = x.shape[1], HW = (N != 0 && C != 0) ? x.numel() / (N * C) : 0;
   RTensor y = RTensor::alloc(kFloat, x.shape);
   int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
@@ -542,8 +604,9 @@ void op_lpnorm(OpCtx& c) {
 }
 
 void op_dropout(OpCtx& c) {
-  bool training = c.opset >= 12 && c.has(2) && c.t(2).data<bool>()[0];
-  double ratio = c.opset >= 12 ? (c.has(1) ? get_f64(c.t(1), 0) : 0.5) : c.attr_f("ratio", 0.5f);
+  c.require_inputs(1);
+  bool training = c.opset >= 12 && c.has(2) && get_f64(c.t_numel(2, 1), 0) != 0;
+  double ratio = c.opset >= 12 ? (c.has(1) ? get_f64(c.t_numel(1, 1), 0) : 0.5) : c.attr_f("ratio", 0.5f);
   if (training && ratio != 0)
     fail(Status::kUnsupported, c.where() + ": Dropout in training mode draws random masks; not supported");
   c.out[0] = *c.in[0];

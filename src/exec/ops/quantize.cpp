@@ -42,6 +42,7 @@ struct QuantIndex {
 QuantIndex quant_index(const OpCtx& c, const RTensor& x, const RTensor& scale) {
   QuantIndex q;
   if (scale.numel() == 1 && scale.rank() <= 1 && c.attr_i("block_size", 0) == 0) return q;
+  if (c.attr_i("block_size", 0) < 0) c.error("block_size must not be negative");
   q.axis = norm_axis(c, c.attr_i("axis", 1), x.rank());
   q.block = c.attr_i("block_size", 0);
   q.xs = x.shape;
@@ -49,6 +50,11 @@ QuantIndex quant_index(const OpCtx& c, const RTensor& x, const RTensor& scale) {
   if (q.block > 0) {
     q.mode = 2;
     if (scale.rank() != x.rank()) c.error("blocked quantization needs a scale of the input's rank");
+    // Each input element reads scale element (k / block) on the axis, k elsewhere.
+    for (int a = 0; a < x.rank(); ++a) {
+      int64_t need = a == q.axis ? (x.shape[a] + q.block - 1) / q.block : x.shape[a];
+      if (scale.shape[a] != need) c.error("scale " + shape_str(scale.shape) + " does not match blocks of " + std::to_string(q.block) + " over " + shape_str(x.shape));
+    }
     q.ss = scale.shape;
     q.sst = strides_of(scale.shape);
   } else {
@@ -69,6 +75,7 @@ void op_quantize(OpCtx& c) {
   QuantIndex qi = quant_index(c, x, scale);
   RTensor y = RTensor::alloc(odt, x.shape);
   bool zp = c.has(2);
+  if (zp && c.t(2).shape != scale.shape) c.error("the zero point must have the shape of the scale");
   for (int64_t i = 0; i < x.numel(); ++i) {
     int64_t k = qi(i);
     // The division is done in float32 like the reference so ties round identically.
@@ -88,6 +95,7 @@ void op_dequantize(OpCtx& c) {
   if (!int_range(x.dtype, lo, hi)) fail(Status::kUnsupported, c.where() + ": dequantization of " + dtype_name(x.dtype) + " is not supported");
   QuantIndex qi = quant_index(c, x, scale);
   bool zp = c.has(2);
+  if (zp && c.t(2).shape != scale.shape) c.error("the zero point must have the shape of the scale");
   RTensor y = RTensor::alloc(odt == kFloat16 || odt == kBfloat16 ? kFloat : odt, x.shape);
   for (int64_t i = 0; i < x.numel(); ++i) {
     int64_t k = qi(i);
@@ -126,6 +134,7 @@ void op_dynamic_quantize(OpCtx& c) {
 // per row of a (length M) or per column of b (length N).
 std::vector<double> int_matmul(const OpCtx& c, const RTensor& a, const RTensor* za, const RTensor& b, const RTensor* zb,
                                Shape& out_shape) {
+  if (a.rank() < 1 || b.rank() < 1) c.error("A and B must have rank >= 1");
   Shape as = a.shape, bs = b.shape;
   bool a1 = as.size() == 1, b1 = bs.size() == 1;
   if (a1) as.insert(as.begin(), 1);
@@ -138,7 +147,9 @@ std::vector<double> int_matmul(const OpCtx& c, const RTensor& a, const RTensor* 
   if (!a1) out_shape.push_back(M);
   if (!b1) out_shape.push_back(N);
   int64_t nb = shape_numel(bat);
-  std::vector<double> out(static_cast<size_t>(nb * M * N), 0.0);
+  if (za && za->numel() != 1 && za->numel() != M) c.error("a_zero_point must have 1 or M values");
+  if (zb && zb->numel() != 1 && zb->numel() != N) c.error("b_zero_point must have 1 or N values");
+  std::vector<double> out(scratch_elems(shape_numel({nb, M, N})), 0.0);
   std::vector<int64_t> aoff, boff;
   broadcast_each(bat, {abat, bbat}, [&](int64_t, const int64_t* off) {
     aoff.push_back(off[0]);
@@ -161,7 +172,7 @@ void op_matmul_integer(OpCtx& c) {
   Shape os;
   std::vector<double> v = int_matmul(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os);
   RTensor y = RTensor::alloc(kInt32, os);
-  for (size_t i = 0; i < v.size(); ++i) y.data<int32_t>()[i] = static_cast<int32_t>(v[i]);
+  for (size_t i = 0; i < v.size(); ++i) y.data<int32_t>()[i] = saturate_cast<int32_t>(v[i]);
   c.set(0, y);
 }
 
@@ -173,6 +184,7 @@ double requant(double acc, double mult, double zp, double lo, double hi) {
 void op_qlinear_matmul(OpCtx& c) {
   const RTensor& a = c.t(0);
   const RTensor& b = c.t(3);
+  for (size_t i : {1, 2, 4, 5, 6, 7}) c.t_numel(i, 1);
   Shape os;
   std::vector<double> v = int_matmul(c, a, &c.t(2), b, &c.t(5), os);
   int32_t odt = c.t(7).dtype;
@@ -187,13 +199,17 @@ void op_qlinear_matmul(OpCtx& c) {
 
 // Direct N-d convolution of (x - xz) with (w - wz[oc]) into double accumulators.
 std::vector<double> int_conv(OpCtx& c, const RTensor& x, const RTensor* xz, const RTensor& w, const RTensor* wz, Shape& os) {
+  if (x.rank() < 3 || w.rank() != x.rank()) c.error("X and W must have the same rank >= 3: " + shape_str(x.shape) + ", " + shape_str(w.shape));
   int r = x.rank() - 2;
   std::vector<int64_t> k(w.shape.begin() + 2, w.shape.end());
-  std::vector<int64_t> s = c.attr_ints("strides"), d = c.attr_ints("dilations"), pads = c.attr_ints("pads");
-  if (s.empty()) s.assign(r, 1);
-  if (d.empty()) d.assign(r, 1);
-  if (pads.empty()) pads.assign(2 * r, 0);
+  std::vector<int64_t> s = axis_attr(c, "strides", r, 1, 1, 1 << 30), d = axis_attr(c, "dilations", r, 1, 1, 1 << 30);
+  std::vector<int64_t> pads = axis_attr(c, "pads", 2 * r, 0, 0, 1 << 30);
   int64_t group = c.attr_i("group", 1);
+  if (group < 1 || x.shape[1] % group != 0 || w.shape[0] % group != 0 || w.shape[1] != x.shape[1] / group)
+    c.error("W " + shape_str(w.shape) + " does not match X " + shape_str(x.shape) + " with group " + std::to_string(group));
+  for (int64_t v : k) c.require(v >= 1, "W has an empty kernel dim");
+  if (xz && xz->numel() < 1) c.error("x_zero_point is empty");
+  if (wz && wz->numel() != 1 && wz->numel() != w.shape[0]) c.error("w_zero_point must have 1 or one per output channel values");
   std::string ap = c.attr_s("auto_pad", "NOTSET");
   Shape in(x.shape.begin() + 2, x.shape.end()), out(r);
   for (int a = 0; a < r; ++a) {
@@ -205,7 +221,8 @@ std::vector<double> int_conv(OpCtx& c, const RTensor& x, const RTensor* xz, cons
       pads[a + r] = total - pads[a];
     } else {
       if (ap == "VALID") pads[a] = pads[a + r] = 0;
-      out[a] = (in[a] + pads[a] + pads[a + r] - eff) / s[a] + 1;
+      int64_t span = in[a] + pads[a] + pads[a + r] - eff;
+      out[a] = span < 0 ? 0 : span / s[a] + 1;
     }
   }
   int64_t N = x.shape[0], C = x.shape[1], OC = w.shape[0], Cg = C / group, OCg = OC / group;
@@ -214,7 +231,7 @@ std::vector<double> int_conv(OpCtx& c, const RTensor& x, const RTensor* xz, cons
   int64_t in_n = shape_numel(in), out_n = shape_numel(out), kn = shape_numel(k);
   auto ist = strides_of(in), ost = strides_of(out), kst = strides_of(k);
   double xzv = xz ? get_f64(*xz, 0) : 0.0;
-  std::vector<double> y(static_cast<size_t>(N * OC * out_n), 0.0);
+  std::vector<double> y(scratch_elems(shape_numel({N, OC, out_n})), 0.0);
   for (int64_t n = 0; n < N; ++n)
     for (int64_t oc = 0; oc < OC; ++oc) {
       double wzv = wz ? get_f64(*wz, wz->numel() == 1 ? 0 : oc) : 0.0;
@@ -246,12 +263,13 @@ void op_conv_integer(OpCtx& c) {
   Shape os;
   std::vector<double> v = int_conv(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os);
   RTensor y = RTensor::alloc(kInt32, os);
-  for (size_t i = 0; i < v.size(); ++i) y.data<int32_t>()[i] = static_cast<int32_t>(v[i]);
+  for (size_t i = 0; i < v.size(); ++i) y.data<int32_t>()[i] = saturate_cast<int32_t>(v[i]);
   c.set(0, y);
 }
 
 void op_qlinear_conv(OpCtx& c) {
   Shape os;
+  for (size_t i : {1, 2, 4, 5, 6, 7}) c.t_numel(i, 1);
   std::vector<double> v = int_conv(c, c.t(0), &c.t(2), c.t(3), &c.t(5), os);
   int32_t odt = c.t(7).dtype;
   double lo, hi;
@@ -259,6 +277,8 @@ void op_qlinear_conv(OpCtx& c) {
   int64_t OC = os[1], sp = shape_numel(os) / std::max<int64_t>(1, os[0] * OC);
   double xs = get_f64(c.t(1), 0), ys = get_f64(c.t(6), 0), yzp = get_f64(c.t(7), 0);
   const RTensor& ws = c.t(4);
+  if (ws.numel() != 1 && ws.numel() != OC) c.error("w_scale must have 1 or one per output channel values");
+  if (c.has(8) && c.t(8).numel() != OC) c.error("B must have one value per output channel");
   RTensor y = RTensor::alloc(odt, os);
   for (size_t i = 0; i < v.size(); ++i) {
     int64_t oc = (static_cast<int64_t>(i) / sp) % OC;
@@ -283,6 +303,9 @@ void op_bitcast(OpCtx& c) {
   }
   RTensor y = RTensor::alloc(to, s);
   std::memcpy(y.ptr, x.ptr, x.nbytes());
+  // Bits reinterpreted as bool must still be 0 or 1 (other byte values are undefined behaviour).
+  if (to == kBool)
+    for (size_t i = 0; i < y.nbytes(); ++i) y.ptr[i] = y.ptr[i] != 0;
   c.set(0, y);
 }
 

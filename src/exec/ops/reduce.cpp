@@ -24,6 +24,7 @@ void op_reduce(OpCtx& c) {
   }
   int r = x.rank();
   std::vector<bool> red(r, axes.empty());
+  if (r == 0 && !axes.empty()) c.error("axes given for a scalar input");
   for (int64_t a : axes) red[norm_axis(c, a, r)] = true;
   Shape rs = x.shape, out;
   for (int i = 0; i < r; ++i) {
@@ -83,6 +84,7 @@ void op_arg(OpCtx& c) {
   int64_t outer = 1, len = x.shape[axis], inner = 1;
   for (int64_t i = 0; i < axis; ++i) outer *= x.shape[i];
   for (int64_t i = axis + 1; i < x.rank(); ++i) inner *= x.shape[i];
+  if (len == 0 && outer * inner != 0) c.error("cannot take the index of the extreme of an empty axis");
   Shape out = x.shape;
   if (keep) out[axis] = 1;
   else out.erase(out.begin() + axis);
@@ -103,10 +105,11 @@ void op_arg(OpCtx& c) {
 
 void op_topk(OpCtx& c) {
   const RTensor& x = c.t(0);
-  int64_t k = c.opset >= 10 ? get_i64(c.t(1), 0) : c.attr_i("k", 1);
+  int64_t k = c.opset >= 10 ? get_i64(c.t_numel(1, 1), 0) : c.attr_i("k", 1);
   int64_t axis = norm_axis(c, c.attr_i("axis", -1), x.rank());
   bool largest = c.attr_i("largest", 1) != 0;
   int64_t outer = 1, len = x.shape[axis], inner = 1;
+  c.size_value(k, "k", len);
   for (int64_t i = 0; i < axis; ++i) outer *= x.shape[i];
   for (int64_t i = axis + 1; i < x.rank(); ++i) inner *= x.shape[i];
   Shape out = x.shape;

@@ -37,6 +37,9 @@ double cubic_kernel(double x, double a) {
 }
 
 Taps axis_taps(const OpCtx& c, const ResizeCfg& cfg, int64_t in, int64_t out, double scale, double roi_lo, double roi_hi) {
+  if (in == 0 && out > 0) c.error("cannot resize an empty axis to " + std::to_string(out));
+  if (out > 0 && (!(scale > 0) || std::isinf(scale)))
+    c.error("scale " + std::to_string(scale) + " must be positive and finite");
   Taps t;
   t.first.reserve(static_cast<size_t>(out) + 1);
   t.outside.assign(static_cast<size_t>(out), 0);
@@ -65,7 +68,7 @@ Taps axis_taps(const OpCtx& c, const ResizeCfg& cfg, int64_t in, int64_t out, do
       c.error("unknown coordinate_transformation_mode '" + m + "'");
     }
     if (cfg.mode == "nearest") {
-      int64_t i = static_cast<int64_t>(nearest_index(cfg.nearest, x));
+      int64_t i = saturate_cast<int64_t>(nearest_index(cfg.nearest, x));
       t.idx.push_back(std::min(std::max<int64_t>(i, 0), in - 1));
       t.w.push_back(1.0);
       continue;
@@ -75,7 +78,13 @@ Taps axis_taps(const OpCtx& c, const ResizeCfg& cfg, int64_t in, int64_t out, do
     // The kernel is widened by 1/scale when antialiasing a downscale.
     double s = cfg.antialias ? std::min(scale, 1.0) : 1.0;
     double support = cubic ? 2.0 : 1.0;
-    int64_t start = static_cast<int64_t>(std::floor(-support / s)) + 1;
+    int64_t start = saturate_cast<int64_t>(std::floor(-support / s)) + 1;
+    // Taps per output are bounded (a huge antialiased downscale would need billions).
+    if (start < -(1 << 20)) c.error("the antialiasing kernel of scale " + std::to_string(scale) + " is too wide");
+    scratch_elems(checked_mul(out, 2 - 2 * start));
+    // Positions far outside only clamp to the edge: bounded so that x0 + k cannot overflow.
+    if (!(x > -1e15)) x = -1e15;
+    if (x > 1e15) x = 1e15;
     double x0 = std::floor(x), r = x - x0;
     size_t base = t.w.size();
     double sum = 0;
@@ -101,7 +110,7 @@ Taps axis_taps(const OpCtx& c, const ResizeCfg& cfg, int64_t in, int64_t out, do
 // Resamples along one axis: data (outer, in, inner) -> (outer, out, inner).
 std::vector<double> apply_axis(const std::vector<double>& x, int64_t outer, int64_t in, int64_t inner, const Taps& t) {
   int64_t out = static_cast<int64_t>(t.first.size()) - 1;
-  std::vector<double> y(static_cast<size_t>(outer * out * inner), 0.0);
+  std::vector<double> y(scratch_elems(shape_numel({outer, out, inner})), 0.0);
   for (int64_t a = 0; a < outer; ++a)
     for (int64_t o = 0; o < out; ++o) {
       double* dst = &y[static_cast<size_t>((a * out + o) * inner)];
@@ -118,6 +127,10 @@ std::vector<double> apply_axis(const std::vector<double>& x, int64_t outer, int6
 void resize_core(OpCtx& c, const ResizeCfg& cfg, const RTensor& x, std::vector<double> scales, Shape out_shape,
                  const std::vector<double>& roi, double extrapolation) {
   int r = x.rank();
+  for (int64_t d : out_shape)
+    if (d < 0) c.error("negative output dim in " + shape_str(out_shape));
+  check_tensor_bytes(shape_numel(out_shape), sizeof(double), "the resized tensor");
+  if (!roi.empty() && roi.size() != 2 * static_cast<size_t>(r)) c.error("roi must have 2 * rank values");
   std::vector<double> data(static_cast<size_t>(x.numel()));
   for (size_t i = 0; i < data.size(); ++i) data[i] = get_f64(x, static_cast<int64_t>(i));
   Shape cur = x.shape;
@@ -220,14 +233,14 @@ void op_resize(OpCtx& c) {
       }
       for (size_t k = 0; k < axes.size(); ++k) {
         scales[axes[k]] = s;
-        out[axes[k]] = static_cast<int64_t>(std::floor(s * static_cast<double>(x.shape[axes[k]]) + 0.5));
+        out[axes[k]] = saturate_cast<int64_t>(std::floor(s * static_cast<double>(x.shape[axes[k]]) + 0.5));
       }
     }
   } else {
     if (scales_in.size() != axes.size()) c.error("scales must have one entry per axis");
     for (size_t k = 0; k < axes.size(); ++k) {
       scales[axes[k]] = scales_in[k];
-      out[axes[k]] = static_cast<int64_t>(std::floor(static_cast<double>(x.shape[axes[k]]) * scales_in[k]));
+      out[axes[k]] = saturate_cast<int64_t>(std::floor(static_cast<double>(x.shape[axes[k]]) * scales_in[k]));
     }
   }
   resize_core(c, cfg, x, scales, out, roi, extrapolation);
@@ -247,7 +260,7 @@ void op_upsample(OpCtx& c) {
   }
   if (static_cast<int>(scales.size()) != x.rank()) c.error("scales must have one entry per axis");
   Shape out = x.shape;
-  for (int i = 0; i < x.rank(); ++i) out[i] = static_cast<int64_t>(std::floor(static_cast<double>(x.shape[i]) * scales[i]));
+  for (int i = 0; i < x.rank(); ++i) out[i] = saturate_cast<int64_t>(std::floor(static_cast<double>(x.shape[i]) * scales[i]));
   resize_core(c, cfg, x, scales, out, {}, 0);
 }
 

@@ -64,19 +64,34 @@ std::vector<double> f64s(const RTensor& t) {
 
 // kind: 0 RNN, 1 GRU, 2 LSTM.
 void run_rnn(OpCtx& c, int kind) {
-  const RTensor& xt = c.t(0);
+  const RTensor& xt = c.t_rank(0, 3);
   int64_t layout = c.attr_i("layout", 0);
   int64_t S = layout ? xt.shape[1] : xt.shape[0], B = layout ? xt.shape[0] : xt.shape[1], I = xt.shape[2];
   int64_t Hs = c.attr_i("hidden_size", 0);
   std::string dir = c.attr_s("direction", "forward");
+  c.require(dir == "forward" || dir == "reverse" || dir == "bidirectional", "unknown direction '" + dir + "'");
   int dirs = dir == "bidirectional" ? 2 : 1;
   int G = kind == 0 ? 1 : (kind == 1 ? 3 : 4);
-  if (Hs == 0) Hs = c.t(1).shape[1] / G;
+  const RTensor& wt = c.t_rank(1, 3);
+  if (Hs == 0) Hs = wt.shape[1] / G;
+  c.size_value(Hs, "hidden_size", 1 << 24);
+  // Every weight and state must have exactly the dims the attributes and X imply: the loops
+  // below index them with those dims.
+  c.t_dims(1, {dirs, checked_mul(G, Hs), I});
+  c.t_dims(2, {dirs, checked_mul(G, Hs), Hs});
+  if (c.has(3)) c.t_dims(3, {dirs, checked_mul(2 * G, Hs)});
+  Shape state_dims = layout ? Shape{B, dirs, Hs} : Shape{dirs, B, Hs};
+  if (c.has(4)) c.t_dims(4, {B});
+  if (c.has(5)) c.t_dims(5, state_dims);
+  if (kind == 2 && c.has(6)) c.t_dims(6, state_dims);
+  if (kind == 2 && c.has(7)) c.t_dims(7, {dirs, 3 * Hs});
+  check_tensor_bytes(checked_mul(shape_numel({S, dirs, B, Hs}), 2), sizeof(double), "the output Y");
   std::vector<double> X = f64s(xt), W = f64s(c.t(1)), R = f64s(c.t(2));
   std::vector<double> Bv(static_cast<size_t>(dirs * 2 * G * Hs), 0.0);
   if (c.has(3)) Bv = f64s(c.t(3));
   std::vector<int64_t> lens(static_cast<size_t>(B), S);
   if (c.has(4)) lens = to_i64_vec(c.t(4));
+  for (int64_t& l : lens) l = std::clamp<int64_t>(l, 0, S);
   std::vector<double> H0(static_cast<size_t>(dirs * B * Hs), 0.0), C0(H0.size(), 0.0), P;
   if (c.has(5)) H0 = f64s(c.t(5));
   if (kind == 2 && c.has(6)) C0 = f64s(c.t(6));

@@ -7,7 +7,11 @@
 namespace ofg::exec {
 namespace {
 
-void op_identity(OpCtx& c) { c.out[0] = *c.in[0]; }
+void op_identity(OpCtx& c) {
+  // Any value passes through, an empty optional too; only a missing input is an error.
+  if (c.n_in() < 1 || !c.in[0]) c.error("input 0 is missing");
+  c.out[0] = *c.in[0];
+}
 
 void op_reshape(OpCtx& c) {
   const RTensor& x = c.t(0);
@@ -23,7 +27,8 @@ void op_reshape(OpCtx& c) {
       if (infer >= 0) c.error("more than one -1 in shape");
       infer = static_cast<int64_t>(i);
     } else {
-      known *= s[i];
+      if (s[i] < 0) c.error("negative dim in shape " + shape_str(s));
+      known = checked_mul(known, s[i]);
     }
   }
   if (infer >= 0) s[infer] = known == 0 ? 0 : x.numel() / known;
@@ -35,6 +40,7 @@ void op_flatten(OpCtx& c) {
   const RTensor& x = c.t(0);
   int64_t axis = c.attr_i("axis", 1);
   if (axis < 0) axis += x.rank();
+  if (axis < 0 || axis > x.rank()) c.error("axis " + std::to_string(c.attr_i("axis", 1)) + " is out of range for rank " + std::to_string(x.rank()));
   int64_t a = 1;
   for (int64_t i = 0; i < axis; ++i) a *= x.shape[i];
   c.set(0, x.reshaped({a, a == 0 ? 0 : x.numel() / std::max<int64_t>(a, 1)}));
@@ -65,7 +71,11 @@ void op_unsqueeze(OpCtx& c) {
   std::vector<int64_t> axes = axes_input_or_attr(c, 13);
   int64_t r = x.rank() + static_cast<int64_t>(axes.size());
   std::vector<bool> ins(r, false);
-  for (int64_t a : axes) ins[norm_axis(c, a, r)] = true;
+  for (int64_t a : axes) {
+    int64_t k = norm_axis(c, a, r);
+    if (ins[k]) c.error("axis " + std::to_string(a) + " is repeated");
+    ins[k] = true;
+  }
   Shape s;
   size_t k = 0;
   for (int64_t i = 0; i < r; ++i) s.push_back(ins[i] ? 1 : x.shape[k++]);
@@ -89,7 +99,12 @@ void op_transpose(OpCtx& c) {
     for (int i = 0; i < x.rank(); ++i) perm[i] = x.rank() - 1 - i;
   } else {
     if (static_cast<int>(p.size()) != x.rank()) c.error("perm has the wrong length");
-    for (int i = 0; i < x.rank(); ++i) perm[i] = static_cast<size_t>(norm_axis(c, p[i], x.rank()));
+    std::vector<bool> seen(x.rank(), false);
+    for (int i = 0; i < x.rank(); ++i) {
+      perm[i] = static_cast<size_t>(norm_axis(c, p[i], x.rank()));
+      if (seen[perm[i]]) c.error("perm repeats axis " + std::to_string(p[i]));
+      seen[perm[i]] = true;
+    }
   }
   c.set(0, transpose(x, perm));
 }
@@ -98,13 +113,18 @@ void op_concat(OpCtx& c) {
   std::vector<const RTensor*> xs;
   for (size_t i = 0; i < c.n_in(); ++i)
     if (c.has(i)) xs.push_back(&c.t(i));
+  if (xs.empty()) c.error("no inputs");
   const RTensor& x0 = *xs[0];
   int64_t axis = norm_axis(c, c.attr_i("axis", 0), x0.rank());
+  if (x0.rank() == 0) c.error("inputs must have rank >= 1");
   Shape s = x0.shape;
   s[axis] = 0;
   for (auto* x : xs) {
     if (x->rank() != x0.rank() || x->dtype != x0.dtype) c.error("inputs differ in rank or type");
-    s[axis] += x->shape[axis];
+    for (int i = 0; i < x0.rank(); ++i)
+      if (i != axis && x->shape[i] != x0.shape[i])
+        c.error("inputs differ in a dim other than the axis: " + shape_str(x0.shape) + " and " + shape_str(x->shape));
+    s[axis] = checked_add(s[axis], x->shape[axis]);
   }
   RTensor y = RTensor::alloc(x0.dtype, s);
   int64_t outer = 1;
@@ -144,9 +164,13 @@ void op_split(OpCtx& c) {
   int64_t dim = x.shape[axis];
   if (sizes.empty()) {
     int64_t num = c.has_attr("num_outputs") ? c.attr_i("num_outputs", 1) : static_cast<int64_t>(n);
+    if (num < 1 || num > (1 << 20)) c.error("num_outputs must be positive, got " + std::to_string(num));
     int64_t chunk = (dim + num - 1) / num;
     for (int64_t i = 0; i < num; ++i) sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
   }
+  int64_t total = 0;
+  for (int64_t v : sizes) total = checked_add(total, c.size_value(v, "a split size"));
+  if (total != dim) c.error("split sizes add up to " + std::to_string(total) + ", the axis has " + std::to_string(dim));
   int64_t start = 0;
   for (size_t i = 0; i < sizes.size() && i < n; ++i) {
     c.set(i, take_range(x, axis, start, sizes[i]));
@@ -171,6 +195,8 @@ void op_slice(OpCtx& c) {
   if (axes.empty())
     for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
   if (steps.empty()) steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    c.error("starts, ends, axes and steps differ in length");
   std::vector<int64_t> st(r, 0), step(r, 1);
   Shape s = x.shape;
   for (size_t i = 0; i < axes.size(); ++i) {
@@ -180,14 +206,15 @@ void op_slice(OpCtx& c) {
     int64_t b = starts[i], e = ends[i];
     if (b < 0) b += d;
     if (e < 0) e += d;
+    // Counts are written as 1 + (span - 1) / |step| so that a huge step cannot overflow.
     if (k > 0) {
       b = std::clamp<int64_t>(b, 0, d);
       e = std::clamp<int64_t>(e, 0, d);
-      s[a] = e > b ? (e - b + k - 1) / k : 0;
+      s[a] = e > b ? 1 + (e - b - 1) / k : 0;
     } else {
-      b = std::clamp<int64_t>(b, 0, d - 1);
+      b = std::clamp<int64_t>(b, -1, d - 1);
       e = std::clamp<int64_t>(e, -1, d - 1);
-      s[a] = b > e ? (b - e + (-k) - 1) / (-k) : 0;
+      s[a] = b > e ? 1 + (b - e - 1) / (k == INT64_MIN ? INT64_MAX : -k) : 0;
     }
     st[a] = b;
     step[a] = k;
@@ -224,8 +251,10 @@ void op_expand(OpCtx& c) {
 void op_tile(OpCtx& c) {
   const RTensor& x = c.t(0);
   std::vector<int64_t> rep = to_i64_vec(c.t(1));
+  if (static_cast<int>(rep.size()) != x.rank())
+    c.error("repeats must have " + std::to_string(x.rank()) + " values, got " + std::to_string(rep.size()));
   Shape s = x.shape;
-  for (int i = 0; i < x.rank(); ++i) s[i] *= rep[i];
+  for (int i = 0; i < x.rank(); ++i) s[i] = checked_mul(s[i], c.size_value(rep[i], "a repeat"));
   RTensor y = RTensor::alloc(x.dtype, s);
   std::vector<int64_t> xs = strides_of(x.shape);
   size_t es = x.elem_size();
@@ -258,7 +287,7 @@ void op_shape(OpCtx& c) {
 void op_size(OpCtx& c) { c.set(0, make_i64({c.t(0).numel()}, {})); }
 
 void op_gather(OpCtx& c) {
-  const RTensor &x = c.t(0), &ind = c.t(1);
+  const RTensor &x = c.t_rank(0, 1, 64), &ind = c.t(1);
   int64_t axis = norm_axis(c, c.attr_i("axis", 0), x.rank());
   Shape s;
   for (int64_t i = 0; i < axis; ++i) s.push_back(x.shape[i]);
@@ -280,9 +309,18 @@ void op_gather(OpCtx& c) {
   c.set(0, y);
 }
 
+// GatherElements / ScatterElements: indices of the rank of data, no dim larger than data's
+// (the element offsets are computed with data's strides).
+void check_index_shape(const OpCtx& c, const RTensor& x, const RTensor& ind, int64_t axis) {
+  bool ok = ind.rank() == x.rank();
+  for (int i = 0; ok && i < x.rank(); ++i) ok = i == axis || ind.shape[i] <= x.shape[i];
+  if (!ok) c.error("indices " + shape_str(ind.shape) + " do not fit data " + shape_str(x.shape));
+}
+
 void op_gather_elements(OpCtx& c) {
   const RTensor &x = c.t(0), &ind = c.t(1);
   int64_t axis = norm_axis(c, c.attr_i("axis", 0), x.rank());
+  check_index_shape(c, x, ind, axis);
   RTensor y = RTensor::alloc(x.dtype, ind.shape);
   std::vector<int64_t> xs = strides_of(x.shape);
   size_t es = x.elem_size();
@@ -291,11 +329,7 @@ void op_gather_elements(OpCtx& c) {
     int64_t off = 0;
     for (int i = 0; i < ind.rank(); ++i) {
       int64_t v = idx[i];
-      if (i == axis) {
-        v = get_i64(ind, n);
-        if (v < 0) v += x.shape[axis];
-        if (v < 0 || v >= x.shape[axis]) c.error("index out of range");
-      }
+      if (i == axis) v = c.index(get_i64(ind, n), x.shape[axis], "index");
       off += v * xs[i];
     }
     std::memcpy(y.ptr + n * es, x.ptr + off * es, es);
@@ -311,6 +345,9 @@ void op_scatter_elements(OpCtx& c) {
   const RTensor &x = c.t(0), &ind = c.t(1), &upd = c.t(2);
   int64_t axis = norm_axis(c, c.attr_i("axis", 0), x.rank());
   std::string red = c.attr_s("reduction", "none");
+  check_index_shape(c, x, ind, axis);
+  if (upd.shape != ind.shape || upd.dtype != x.dtype)
+    c.error("updates " + shape_str(upd.shape) + " must have the shape of indices " + shape_str(ind.shape) + " and the type of data");
   RTensor y = x.clone();
   std::vector<int64_t> xs = strides_of(x.shape);
   std::vector<int64_t> idx(ind.rank(), 0);
@@ -318,10 +355,7 @@ void op_scatter_elements(OpCtx& c) {
     int64_t off = 0;
     for (int i = 0; i < ind.rank(); ++i) {
       int64_t v = idx[i];
-      if (i == axis) {
-        v = get_i64(ind, n);
-        if (v < 0) v += x.shape[axis];
-      }
+      if (i == axis) v = c.index(get_i64(ind, n), x.shape[axis], "index");
       off += v * xs[i];
     }
     double u = get_f64(upd, n), o = get_f64(y, off);
@@ -339,7 +373,12 @@ void op_scatter_elements(OpCtx& c) {
 void op_gather_nd(OpCtx& c) {
   const RTensor &x = c.t(0), &ind = c.t(1);
   int64_t b = c.attr_i("batch_dims", 0);
+  if (ind.rank() < 1) c.error("indices must have rank >= 1");
   int64_t q = ind.rank(), k = ind.shape[q - 1];
+  if (b < 0 || b >= q || b > x.rank() || k > x.rank() - b)
+    c.error("batch_dims " + std::to_string(b) + " and indices " + shape_str(ind.shape) + " do not fit data " + shape_str(x.shape));
+  for (int64_t i = 0; i < b; ++i)
+    if (ind.shape[i] != x.shape[i]) c.error("batch dims differ: data " + shape_str(x.shape) + ", indices " + shape_str(ind.shape));
   Shape s(ind.shape.begin(), ind.shape.end() - 1);
   for (int64_t i = b + k; i < x.rank(); ++i) s.push_back(x.shape[i]);
   RTensor y = RTensor::alloc(x.dtype, s);
@@ -356,9 +395,7 @@ void op_gather_nd(OpCtx& c) {
       int64_t row = bi * per_batch + j;
       int64_t off = bi * xbatch;
       for (int64_t t = 0; t < k; ++t) {
-        int64_t v = get_i64(ind, row * k + t);
-        if (v < 0) v += x.shape[b + t];
-        off += v * xs[b + t];
+        off += c.index(get_i64(ind, row * k + t), x.shape[b + t], "index") * xs[b + t];
       }
       std::memcpy(y.ptr + row * slice * es, x.ptr + off * es, slice * es);
     }
@@ -368,8 +405,14 @@ void op_gather_nd(OpCtx& c) {
 void op_scatter_nd(OpCtx& c) {
   const RTensor &x = c.t(0), &ind = c.t(1), &upd = c.t(2);
   std::string red = c.attr_s("reduction", "none");
-  RTensor y = x.clone();
+  if (ind.rank() < 1) c.error("indices must have rank >= 1");
   int64_t k = ind.shape.back();
+  if (k > x.rank()) c.error("indices " + shape_str(ind.shape) + " index more axes than data " + shape_str(x.shape) + " has");
+  Shape us(ind.shape.begin(), ind.shape.end() - 1);
+  us.insert(us.end(), x.shape.begin() + k, x.shape.end());
+  if (upd.shape != us || upd.dtype != x.dtype)
+    c.error("updates must have shape " + shape_str(us) + " and the type of data, got " + shape_str(upd.shape));
+  RTensor y = x.clone();
   int64_t rows = ind.numel() / std::max<int64_t>(k, 1);
   int64_t slice = 1;
   for (int64_t i = k; i < x.rank(); ++i) slice *= x.shape[i];
@@ -377,9 +420,7 @@ void op_scatter_nd(OpCtx& c) {
   for (int64_t r = 0; r < rows; ++r) {
     int64_t off = 0;
     for (int64_t t = 0; t < k; ++t) {
-      int64_t v = get_i64(ind, r * k + t);
-      if (v < 0) v += x.shape[t];
-      off += v * xs[t];
+      off += c.index(get_i64(ind, r * k + t), x.shape[t], "index") * xs[t];
     }
     for (int64_t e = 0; e < slice; ++e) {
       double u = get_f64(upd, r * slice + e), o = get_f64(y, off + e);
@@ -418,9 +459,10 @@ void op_constant(OpCtx& c) {
 }
 
 void op_constant_of_shape(OpCtx& c) {
-  Shape s = to_i64_vec(c.t(0));
+  Shape s = to_i64_vec(c.t_rank(0, 1));
   const Attribute* a = c.attr("value");
   RTensor v = a && a->t ? from_ir(*a->t) : RTensor();
+  if (a && a->t && v.numel() != 1) c.error("value must hold one element, got shape " + shape_str(v.shape));
   int32_t dt = a && a->t ? v.dtype : kFloat;
   RTensor y = RTensor::alloc(dt, s);
   if (a && a->t) {
@@ -431,12 +473,15 @@ void op_constant_of_shape(OpCtx& c) {
 }
 
 void op_range(OpCtx& c) {
-  const RTensor& st = c.t(0);
-  double s = get_f64(st, 0), l = get_f64(c.t(1), 0), d = get_f64(c.t(2), 0);
-  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((l - s) / d)));
+  const RTensor& st = c.t_numel(0, 1);
+  double s = get_f64(st, 0), l = get_f64(c.t_numel(1, 1), 0), d = get_f64(c.t_numel(2, 1), 0);
+  // NaN / inf counts (a zero or NaN delta) saturate; the allocation budget then refuses them.
+  int64_t n = std::max<int64_t>(0, saturate_cast<int64_t>(std::ceil((l - s) / d)));
   if (!is_float_type(st.dtype)) {
-    int64_t si = get_i64(st, 0), li = get_i64(c.t(1), 0), di = get_i64(c.t(2), 0);
-    n = di == 0 ? 0 : std::max<int64_t>(0, (li - si + di + (di > 0 ? -1 : 1)) / di);
+    // In 128 bits: limit - start and the element values cannot overflow.
+    __int128 si = get_i64(st, 0), li = get_i64(c.t(1), 0), di = get_i64(c.t(2), 0);
+    __int128 count = di == 0 ? 0 : (li - si + di + (di > 0 ? -1 : 1)) / di;
+    n = count <= 0 ? 0 : count > INT64_MAX ? INT64_MAX : static_cast<int64_t>(count);
     RTensor y = RTensor::alloc(st.dtype, {n});
     for (int64_t i = 0; i < n; ++i) set_f64(y, i, static_cast<double>(si + i * di));
     c.set(0, y);
@@ -462,6 +507,9 @@ void op_pad(OpCtx& c) {
   std::vector<int64_t> axes;
   if (c.opset >= 18 && c.has(3)) axes = to_i64_vec(c.t(3));
   std::vector<int64_t> pb(r, 0), pe(r, 0);
+  if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "wrap") c.error("unknown mode '" + mode + "'");
+  size_t want = 2 * (axes.empty() ? static_cast<size_t>(r) : axes.size());
+  if (pads.size() != want) c.error("pads must have " + std::to_string(want) + " values, got " + std::to_string(pads.size()));
   if (axes.empty()) {
     for (int i = 0; i < r; ++i) {
       pb[i] = pads[i];
@@ -476,7 +524,7 @@ void op_pad(OpCtx& c) {
     }
   }
   Shape s(r);
-  for (int i = 0; i < r; ++i) s[i] = x.shape[i] + pb[i] + pe[i];
+  for (int i = 0; i < r; ++i) s[i] = checked_add(checked_add(x.shape[i], pb[i]), pe[i]);
   RTensor y = RTensor::alloc(x.dtype, s);
   std::vector<int64_t> xs = strides_of(x.shape);
   size_t es = x.elem_size();
@@ -512,8 +560,9 @@ void op_pad(OpCtx& c) {
 
 void op_trilu(OpCtx& c) {
   const RTensor& x = c.t(0);
-  int64_t k = c.has(1) ? get_i64(c.t(1), 0) : 0;
+  int64_t k = c.has(1) ? get_i64(c.t_numel(1, 1), 0) : 0;
   bool upper = c.attr_i("upper", 1) != 0;
+  if (x.rank() < 2) c.error("input must have rank >= 2, got shape " + shape_str(x.shape));
   RTensor y = x.clone();
   int64_t R = x.shape[x.rank() - 2], C = x.shape[x.rank() - 1];
   int64_t mats = (R != 0 && C != 0) ? x.numel() / (R * C) : 0;
@@ -530,7 +579,11 @@ void op_trilu(OpCtx& c) {
 void op_depth_space(OpCtx& c, bool to_space) {
   const RTensor& x = c.t(0);
   int64_t b = c.attr_i("blocksize", 1);
+  if (x.rank() != 4) c.error("input must have rank 4, got shape " + shape_str(x.shape));
+  if (b < 1 || b > (1 << 20)) c.error("blocksize must be positive, got " + std::to_string(b));
   int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
+  if (to_space ? C % (b * b) != 0 : (H % b != 0 || W % b != 0))
+    c.error("blocksize " + std::to_string(b) + " does not divide the dims of " + shape_str(x.shape));
   RTensor y;
   if (to_space) {
     bool crd = c.attr_s("mode", "DCR") == "CRD";
@@ -556,8 +609,8 @@ void op_d2s(OpCtx& c) { op_depth_space(c, true); }
 void op_s2d(OpCtx& c) { op_depth_space(c, false); }
 
 void op_onehot(OpCtx& c) {
-  const RTensor &ind = c.t(0), &vals = c.t(2);
-  int64_t depth = static_cast<int64_t>(get_f64(c.t(1), 0));
+  const RTensor &ind = c.t(0), &vals = c.t_numel(2, 2);
+  int64_t depth = c.size_value(saturate_cast<int64_t>(get_f64(c.t_numel(1, 1), 0)), "depth");
   int64_t r = ind.rank() + 1;
   int64_t axis = norm_axis(c, c.attr_i("axis", -1), r);
   Shape s = ind.shape;
@@ -570,7 +623,7 @@ void op_onehot(OpCtx& c) {
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t d = 0; d < depth; ++d)
       for (int64_t in = 0; in < inner; ++in) {
-        int64_t k = static_cast<int64_t>(get_f64(ind, o * inner + in));
+        int64_t k = saturate_cast<int64_t>(get_f64(ind, o * inner + in));
         if (k < 0) k += depth;
         std::memcpy(y.ptr + ((o * depth + d) * inner + in) * es, vals.ptr + (k == d ? 1 : 0) * es, es);
       }
@@ -594,9 +647,11 @@ void op_eyelike(OpCtx& c) {
   const RTensor& x = c.t(0);
   int32_t dt = static_cast<int32_t>(c.attr_i("dtype", x.dtype));
   int64_t k = c.attr_i("k", 0);
+  if (x.rank() != 2) c.error("input must have rank 2, got shape " + shape_str(x.shape));
   RTensor y = RTensor::alloc(dt, x.shape);
   for (int64_t i = 0; i < x.shape[0]; ++i) {
-    int64_t j = i + k;
+    int64_t j;
+    if (__builtin_add_overflow(i, k, &j)) continue;
     if (j >= 0 && j < x.shape[1]) set_f64(y, i * x.shape[1] + j, 1);
   }
   c.set(0, y);
@@ -604,7 +659,7 @@ void op_eyelike(OpCtx& c) {
 
 void op_cumsum(OpCtx& c) {
   const RTensor& x = c.t(0);
-  int64_t axis = norm_axis(c, get_i64(c.t(1), 0), x.rank());
+  int64_t axis = norm_axis(c, get_i64(c.t_numel(1, 1), 0), x.rank());
   bool excl = c.attr_i("exclusive", 0) != 0, rev = c.attr_i("reverse", 0) != 0;
   RTensor y = RTensor::alloc(x.dtype, x.shape);
   int64_t outer = 1, inner = 1, len = x.shape[axis];

@@ -8,12 +8,12 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 
 void op_dft(OpCtx& c) {
-  const RTensor& xt = c.t(0);
+  const RTensor& xt = c.t_rank(0, 2, 64);
   int r = xt.rank();
   bool complex_in = xt.shape.back() == 2;
   if (xt.shape.back() != 1 && !complex_in) c.error("the last axis must have size 1 or 2");
   int64_t axis;
-  if (c.opset >= 20) axis = c.has(2) ? get_i64(c.t(2), 0) : -2;
+  if (c.opset >= 20) axis = c.has(2) ? get_i64(c.t_numel(2, 1), 0) : -2;
   else axis = c.attr_i("axis", 1);
   if (axis < 0) axis += r;
   if (axis < 0 || axis >= r - 1) c.error("axis out of range");
@@ -23,6 +23,7 @@ void op_dft(OpCtx& c) {
   bool irfft = inverse && onesided;
   int64_t dflt_len = irfft ? 2 * (n_in - 1) : n_in;
   int64_t L = c.has(1) && c.t(1).numel() > 0 ? get_i64(c.t(1), 0) : dflt_len;
+  if (L < 1 || L > (int64_t{1} << 31)) c.error("dft_length " + std::to_string(L) + " is out of range [1, 2^31]");
   int64_t outer = 1, inner = 1;
   for (int i = 0; i < axis; ++i) outer *= xt.shape[i];
   for (int i = static_cast<int>(axis) + 1; i < r - 1; ++i) inner *= xt.shape[i];
@@ -72,13 +73,17 @@ void op_dft(OpCtx& c) {
 }
 
 void op_stft(OpCtx& c) {
-  const RTensor& xt = c.t(0);
-  int64_t step = get_i64(c.t(1), 0);
+  const RTensor& xt = c.t_rank(0, 3);
+  int64_t step = get_i64(c.t_numel(1, 1), 0);
   bool has_win = c.has(2);
-  int64_t flen = c.has(3) ? get_i64(c.t(3), 0) : (has_win ? c.t(2).numel() : 0);
+  int64_t flen = c.has(3) ? get_i64(c.t_numel(3, 1), 0) : (has_win ? c.t(2).numel() : 0);
   if (flen <= 0) c.error("frame_length or window is required");
   bool onesided = c.attr_i("onesided", 1) != 0;
   int64_t B = xt.shape[0], S = xt.shape[1], ci = xt.shape[2];
+  if (step < 1) c.error("frame_step must be positive, got " + std::to_string(step));
+  if (flen > S) c.error("frame_length " + std::to_string(flen) + " is longer than the signal (" + std::to_string(S) + ")");
+  if (ci != 1 && ci != 2) c.error("the last axis must have size 1 or 2");
+  if (has_win && c.t(2).numel() != flen) c.error("the window must have frame_length values");
   bool complex_in = ci == 2;
   int64_t frames = (S - flen) / step + 1;
   int64_t bins = onesided ? flen / 2 + 1 : flen;

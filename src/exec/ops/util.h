@@ -59,8 +59,27 @@ void broadcast_each(const Shape& out, const std::vector<Shape>& ins, F&& f) {
   }
 }
 
+// Element count of a scratch buffer (std::vector) whose size comes from data: refused like a
+// tensor of that size when over the budget (run.max_tensor_bytes).
+inline size_t scratch_elems(int64_t n, size_t elem_size = sizeof(double)) {
+  check_tensor_bytes(n, elem_size, "a scratch buffer of " + std::to_string(n) + " elements");
+  return static_cast<size_t>(n);
+}
+
+// A per-axis integer attribute of `n` values in [lo, hi]; `dflt` fills it when absent.
+inline std::vector<int64_t> axis_attr(const OpCtx& c, const char* name, size_t n, int64_t dflt, int64_t lo, int64_t hi) {
+  std::vector<int64_t> v = c.attr_ints(name);
+  if (v.empty()) v.assign(n, dflt);
+  if (v.size() != n) c.error(std::string(name) + " must have " + std::to_string(n) + " values, got " + std::to_string(v.size()));
+  for (int64_t x : v)
+    if (x < lo || x > hi)
+      c.error(std::string(name) + " value " + std::to_string(x) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return v;
+}
+
 inline int64_t norm_axis(const OpCtx& c, int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+  // A scalar has no axis: callers index shape[axis] with the result.
+  if (axis < -rank || axis >= rank)
     c.error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   return axis < 0 ? axis + rank : axis;
 }
