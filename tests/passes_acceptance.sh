@@ -22,8 +22,8 @@ for dir in "$models"/*/; do
   if ! "$cli" optimize "$dir/model.onnx" "$out/$name.onnx" --check --report "$out/$name.json" >"$log" 2>&1; then
     echo "$name: optimize failed:"; cat "$log"; status=1; continue
   fi
-  before="$(awk '$1 == "nodes" {print $2}' "$log")"
-  after="$(awk '$1 == "nodes" {print $3}' "$log")"
+  before="$(awk '$1 == "nodes" && $2 ~ /^[0-9]+$/ {print $2}' "$log")"
+  after="$(awk '$1 == "nodes" && $2 ~ /^[0-9]+$/ {print $3}' "$log")"
   ms="$(awk '/^  time/ {print $6}' "$log" | tr -d ,)"
   result=ok
   if [ "$have_onnx" = 1 ]; then

@@ -11,7 +11,8 @@
 # rounds once per op, so results may differ by a few ulps after a few dozen ops; 1e-2 is ten
 # ulps. (The shared silero_vad_half keeps float16 weights but declares float32 outputs, so it is
 # held to the float32 tolerance.)
-# Prints a table: nodes before/after, verify time on real data and on derived inputs.
+# Prints a table: nodes of the main graph and of all graphs (subgraphs included) before/after,
+# verify time on real data and on derived inputs (3 samples), in ms.
 # Usage: realworld_models.sh ONNXFORGE_CLI DATA_DIR
 set -uo pipefail
 cli="$1"
@@ -29,7 +30,7 @@ why() {  # why LOG EXIT_CODE
   if [ "$2" -ge 128 ]; then line="crashed (signal $(($2 - 128))) $line"; fi
   echo "exit $2: ${line:-$(tail -1 "$1")}"
 }
-printf "%-24s %6s %6s %10s %12s  %s\n" model before after verify_ms derived_ms result
+printf "%-24s %6s %6s %8s %8s %10s %12s  %s\n" model before after all_bef all_aft verify_ms derived_ms result
 for dir in "$models"/*/; do
   name="$(basename "$dir")"
   [ -f "$dir/model.onnx" ] || continue
@@ -64,9 +65,11 @@ for dir in "$models"/*/; do
   else
     result="$result; no optimized model"
   fi
-  before="$(awk '$1 == "nodes" {print $2}' "$out/$name.opt")"
-  after="$(awk '$1 == "nodes" {print $3}' "$out/$name.opt")"
-  printf "%-24s %6s %6s %10s %12s  %s\n" "$name" "${before:--}" "${after:--}" \
+  before="$(awk '$1 == "nodes" && $2 ~ /^[0-9]+$/ {print $2}' "$out/$name.opt")"
+  after="$(awk '$1 == "nodes" && $2 ~ /^[0-9]+$/ {print $3}' "$out/$name.opt")"
+  all_before="$(awk '$1 == "nodes" && $2 == "with" {print $4}' "$out/$name.opt")"
+  all_after="$(awk '$1 == "nodes" && $2 == "with" {print $5}' "$out/$name.opt")"
+  printf "%-24s %6s %6s %8s %8s %10s %12s  %s\n" "$name" "${before:--}" "${after:--}" "${all_before:--}" "${all_after:--}" \
     "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", (b - a) / 1e6}')" \
     "$(awk -v a="$t1" -v b="$t2" 'BEGIN {printf "%.1f", (b - a) / 1e6}')" "$result"
   [ "$result" = ok ] || status=1
