@@ -1,8 +1,10 @@
-# Install + consumer builds, the exported-symbol list, and a C program that calls every
+# Install + consumer builds (C through pkg-config and find_package, shared and static; the
+# example program; the Python package), the exported-symbol list, and a C program that calls every
 # exported function (compiled as C, also under the sanitizer build).
+include(${CMAKE_SOURCE_DIR}/cmake/TestPython.cmake)
 if(NOT OFG_SANITIZE)
   add_test(NAME packaging_consumers
-    COMMAND bash ${CMAKE_SOURCE_DIR}/tests/packaging/consume.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
+    COMMAND bash ${CMAKE_SOURCE_DIR}/tests/packaging/consume.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR} ${OFG_PYTHON3})
   set_tests_properties(packaging_consumers PROPERTIES TIMEOUT 600)
 endif()
 
