@@ -1,5 +1,9 @@
 # The Python package's pytest suite, against the library of this build. It needs a python3 with
 # pytest and numpy (Debian: python3-pytest, python3-numpy); without them it is skipped (exit 77).
+# Not under the sanitizers: a Python process cannot load an ASan-instrumented library.
+if(OFG_SANITIZE)
+  return()
+endif()
 include(${CMAKE_SOURCE_DIR}/cmake/TestPython.cmake)
 
 add_test(NAME python_binding
