@@ -65,6 +65,7 @@ std::vector<double> f64s(const RTensor& t) {
 // kind: 0 RNN, 1 GRU, 2 LSTM.
 void run_rnn(OpCtx& c, int kind) {
   const RTensor& xt = c.t(0);
+  if (xt.shape.size() != 3) c.error("X must have rank 3, got " + shape_str(xt.shape));
   int64_t layout = c.attr_i("layout", 0);
   int64_t S = layout ? xt.shape[1] : xt.shape[0], B = layout ? xt.shape[0] : xt.shape[1], I = xt.shape[2];
   int64_t Hs = c.attr_i("hidden_size", 0);
@@ -81,6 +82,19 @@ void run_rnn(OpCtx& c, int kind) {
   if (c.has(5)) H0 = f64s(c.t(5));
   if (kind == 2 && c.has(6)) C0 = f64s(c.t(6));
   if (kind == 2 && c.has(7)) P = f64s(c.t(7));
+  // The indexing below relies on these sizes: inputs that disagree (initial states of another
+  // batch size, say) are refused instead of read out of bounds.
+  auto expect = [&](size_t got, int64_t want, const char* what) {
+    if (static_cast<int64_t>(got) != want)
+      c.error(std::string(what) + " has " + std::to_string(got) + " elements, expected " + std::to_string(want));
+  };
+  expect(W.size(), dirs * G * Hs * I, "W");
+  expect(R.size(), dirs * G * Hs * Hs, "R");
+  expect(Bv.size(), dirs * 2 * G * Hs, "B");
+  expect(lens.size(), B, "sequence_lens");
+  expect(H0.size(), dirs * B * Hs, "initial_h");
+  if (kind == 2) expect(C0.size(), dirs * B * Hs, "initial_c");
+  if (kind == 2 && !P.empty()) expect(P.size(), dirs * 3 * Hs, "P");
   // Initial states follow the layout too.
   if (layout && c.has(5)) {
     std::vector<double> t(H0.size());
