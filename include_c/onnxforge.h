@@ -1,20 +1,57 @@
 /*
  * onnxforge — load, simplify, verify and save ONNX models.
  *
- * This header is the whole public interface and its contract. Conventions that hold for every
- * function unless its comment says otherwise:
+ * This header is the whole public interface and its contract.
  *
- *  - Every fallible call returns an ofg_status; OFG_OK is 0. On failure the out-parameters are
- *    left untouched, and ofg_last_error() describes what went wrong (file, node, op, expected vs
- *    got). Status codes are only ever appended, never renumbered.
- *  - Pointers that are documented as required may not be NULL: passing NULL returns
- *    OFG_ERR_INVALID_ARGUMENT naming the parameter; it never crashes.
- *  - Strings are UTF-8 and NUL-terminated. A `const char*` the library returns is owned by the
- *    library; its lifetime is written next to the function.
- *  - Everything the caller must release is released by an ofg_*_free call (never free()).
- *    Every ofg_*_free accepts NULL and returns nothing.
- *  - Threads: a model is not thread-safe; distinct models may be used from different threads at
- *    once; version, status and last-error calls are always safe (the last error is per thread).
+ * A SHORT GUIDE
+ *
+ *   A program loads a model (ofg_load, ofg_load_from_memory, ofg_model_create_demo), may copy it
+ *   (ofg_model_clone), optimizes it (ofg_optimize, ofg_run_pass), checks the result against the
+ *   original by running both (ofg_verify), runs it (ofg_run, ofg_run_values) and saves it
+ *   (ofg_save, ofg_save_to_memory):
+ *
+ *       ofg_model *m = NULL, *orig = NULL;
+ *       ofg_report *r = NULL;
+ *       int32_t ok = 0;
+ *       if (ofg_load("model.onnx", NULL, &m) != OFG_OK) { puts(ofg_last_error()); return 1; }
+ *       ofg_model_clone(m, &orig);
+ *       ofg_optimize(m, NULL, NULL);
+ *       if (ofg_verify(orig, m, NULL, &r) == OFG_OK) ofg_report_passed(r, &ok);
+ *       if (ok) ofg_save(m, "model.opt.onnx", NULL);
+ *       ofg_report_free(r); ofg_model_free(orig); ofg_model_free(m);
+ *
+ *   Ownership. Every object the caller receives through an out-parameter (ofg_model, ofg_options,
+ *   ofg_pass_report, ofg_report, ofg_tensor, ofg_value, buffers) belongs to the caller and is
+ *   released by its ofg_*_free function, never by free(); every ofg_*_free accepts NULL. A
+ *   `const char*` or borrowed handle the library returns belongs to the object it came from; its
+ *   lifetime is written next to the function. A model loaded from a file views the memory-mapped
+ *   file; a model loaded from memory views the caller's buffer unless "load.copy_buffer" is "1"
+ *   (bindings for garbage-collected languages should always set it).
+ *
+ *   Threads. The library starts no thread that outlives a call. A model is not thread-safe, not
+ *   even for the calls that take it const (running it fills caches): use one model from one
+ *   thread at a time, or one ofg_model_clone per thread. Distinct models, tensors and values may be
+ *   used from different threads at once; tensors and values are immutable and may be read from
+ *   several threads. Version, status and last-error calls are always safe.
+ *
+ *   Errors. Every fallible call returns an ofg_status; OFG_OK is 0. On failure the out-parameters
+ *   are left untouched, and ofg_last_error() describes what went wrong (file, node, op, expected
+ *   vs got); the last error is per thread. Status codes are only ever appended, never
+ *   renumbered. Pointers documented as required may not be NULL: passing NULL returns
+ *   OFG_ERR_INVALID_ARGUMENT naming the parameter; it never crashes.
+ *
+ *   Options. Settings are strings in an ofg_options bag (ofg_options_set), checked when set:
+ *   unknown keys and malformed values (a count that is not a positive integer, a flag other than
+ *   "0"/"1") are refused there. Every function taking options accepts NULL for defaults and
+ *   copies what it needs.
+ *
+ *   Callbacks. An ofg_options may carry a progress callback (ofg_options_set_progress; returning
+ *   non-zero cancels the call with OFG_ERR_CANCELLED) and a log callback (ofg_options_set_log).
+ *   They are called on the calling thread, only during a call given those options, and must not
+ *   call back into the library with the same model.
+ *
+ *   Strings are UTF-8 and NUL-terminated. Structs the caller passes to be filled (ofg_value_desc,
+ *   ofg_pass_entry, ofg_diff, ofg_input_info) start with struct_size; fields are only appended.
  */
 #ifndef ONNXFORGE_H
 #define ONNXFORGE_H
@@ -98,6 +135,28 @@ OFG_API void ofg_options_free(ofg_options* options);
  *                             OFG_ERR_LIMIT (default: 4 GiB, or half the physical memory if less).
  */
 OFG_API ofg_status ofg_options_set(ofg_options* options, const char* key, const char* value);
+/* Values are checked when set (OFG_ERR_INVALID_ARGUMENT, the options unchanged): flags are "0" or
+ * "1"; counts (optimize.max_iterations, verify.samples, verify.max_tries, verify.int_high) are
+ * positive decimal integers; save.external_threshold, verify.seed and verify.dim.NAME are
+ * non-negative decimal integers; verify.atol and verify.rtol finite numbers >= 0; input shapes
+ * "NAME=d1,d2;..." with non-negative dims; pass lists name known passes. */
+
+/* Progress: `fn` (NULL removes it) is called by ofg_optimize after each pass (done = passes run,
+ * total = passes of the rounds begun so far; the fixed-point loop may begin another round, so
+ * total can grow) and by ofg_verify after each sample compared (done = samples compared, total =
+ * samples) and after each candidate input set the reference rejected (done unchanged). A non-zero
+ * return cancels the call with OFG_ERR_CANCELLED: an optimized model then keeps the passes that
+ * completed (it is valid, only less optimized); verification gives no report. */
+OFG_API ofg_status ofg_options_set_progress(ofg_options* options,
+                                           int32_t (*fn)(void* user, uint32_t done, uint32_t total), void* user);
+
+/* Levels of log messages. */
+enum { OFG_LOG_INFO = 1, OFG_LOG_WARNING = 2 };
+/* Log: `fn` (NULL removes it) receives notable events as one line of text, valid during the
+ * call: a pass rolled back by optimize.verify_each_pass (OFG_LOG_WARNING), a verification input
+ * set the reference rejected and the inputs finally chosen (OFG_LOG_INFO). */
+OFG_API ofg_status ofg_options_set_log(ofg_options* options,
+                                      void (*fn)(void* user, int32_t level, const char* message), void* user);
 
 /* ------------------------------------------------------------------ models */
 typedef struct ofg_model ofg_model;
@@ -112,6 +171,12 @@ OFG_API ofg_status ofg_load(const char* utf8_path, const ofg_options* options, o
 OFG_API ofg_status ofg_load_from_memory(const void* data, size_t size, const ofg_options* options,
                                         ofg_model** out);
 OFG_API void ofg_model_free(ofg_model* model);
+/* A new, independent model equal to `model` (same graph, weights and metadata; saving either
+ * gives the same bytes), to be released with ofg_model_free. The copy owns its data: it views
+ * neither the original, nor its file, nor the caller's buffer, and may be used on another thread.
+ * Made by serializing `model` once into a buffer that the copy parses and views (one copy of the
+ * weights; weights derived by passes are computed into it). */
+OFG_API ofg_status ofg_model_clone(const ofg_model* model, ofg_model** out);
 /* A small built-in model (a CNN + MLP with the typical leftovers of an export: unfused
  * BatchNormalization, Identity, Dropout, a cancelling Transpose pair, MatMul+Add), for demos and
  * tests that need no file. Released with ofg_model_free. */
@@ -283,7 +348,7 @@ OFG_API ofg_status ofg_tensor_save_pb(const ofg_tensor* tensor, const char* name
  * domain and opset; outputs that are sequences or optionals fail with OFG_ERR_UNSUPPORTED
  * (ofg_run_values returns them).
  * Options: NULL (none are read yet). The model is not modified but is not thread-safe. */
-OFG_API ofg_status ofg_run(ofg_model* model, const ofg_options* options, size_t n_inputs,
+OFG_API ofg_status ofg_run(const ofg_model* model, const ofg_options* options, size_t n_inputs,
                            const char* const* names, const ofg_tensor* const* inputs, size_t* n_outputs,
                            ofg_tensor*** outputs);
 
@@ -340,7 +405,7 @@ typedef struct ofg_report ofg_report;
  *   "verify.int_high"     bound of integer inputs nothing else bounds (default 4)
  *   "verify.max_tries"    input sets tried before OFG_ERR_NO_VALID_INPUTS (default 32)
  *   "verify.test_data", "verify.input.NAME"  real data, see above */
-OFG_API ofg_status ofg_verify(ofg_model* reference, ofg_model* candidate, const ofg_options* options,
+OFG_API ofg_status ofg_verify(const ofg_model* reference, const ofg_model* candidate, const ofg_options* options,
                               ofg_report** report);
 OFG_API void ofg_report_free(ofg_report* report);
 /* *passed = 1 when every output matched within tolerance, else 0. */
@@ -432,7 +497,7 @@ OFG_API ofg_status ofg_value_save_pb(const ofg_value* value, const char* name, v
  * named after its output, released with ofg_values_free(*outputs, *n_outputs). An output declared
  * optional comes back as an optional value (empty or not); other outputs come back as what they
  * are. Options: NULL (none are read yet). The model is not modified but is not thread-safe. */
-OFG_API ofg_status ofg_run_values(ofg_model* model, const ofg_options* options, size_t n_inputs,
+OFG_API ofg_status ofg_run_values(const ofg_model* model, const ofg_options* options, size_t n_inputs,
                                   const char* const* names, const ofg_value* const* inputs, size_t* n_outputs,
                                   ofg_value*** outputs);
 

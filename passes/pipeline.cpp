@@ -90,6 +90,9 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
       }
       changes += r.stats.changes;
       rep.records.push_back(std::move(r));
+      if (options.progress &&
+          !options.progress(static_cast<uint32_t>(rep.records.size()), static_cast<uint32_t>(list.size() * (it + 1))))
+        fail(Status::kCancelled, "optimize: cancelled by the progress callback after pass '" + rep.records.back().name + "'");
     }
     if (changes == 0) break;
   }

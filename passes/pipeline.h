@@ -44,6 +44,10 @@ struct PipelineOptions {
   // as `before`; on false the pass is rolled back and `detail` goes into the report. Unset: no
   // verification (set by the C ABI once an executor is available).
   std::function<bool(const Model& before, const Model& after, std::string& detail)> verify;
+  // Called after each pass: done = passes run, total = passes of the rounds begun so far (the
+  // fixed-point loop may begin another round). false stops with kCancelled; the model keeps
+  // the passes that completed.
+  std::function<bool(uint32_t done, uint32_t total)> progress;
 };
 
 // Runs the pipeline; `m` may be replaced by a restored copy when a pass is rolled back.

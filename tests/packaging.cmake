@@ -1,8 +1,10 @@
-# Install + consumer builds, the exported-symbol list, and a C program that calls every
+# Install + consumer builds (C through pkg-config and find_package, shared and static; the
+# example program; the Python package), the exported-symbol list, and a C program that calls every
 # exported function (compiled as C, also under the sanitizer build).
+include(${CMAKE_SOURCE_DIR}/cmake/TestPython.cmake)
 if(NOT OFG_SANITIZE)
   add_test(NAME packaging_consumers
-    COMMAND bash ${CMAKE_SOURCE_DIR}/tests/packaging/consume.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
+    COMMAND bash ${CMAKE_SOURCE_DIR}/tests/packaging/consume.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR} ${OFG_PYTHON3})
   set_tests_properties(packaging_consumers PROPERTIES TIMEOUT 600)
 endif()
 
@@ -13,3 +15,10 @@ add_executable(ofg_c_api_test ${CMAKE_SOURCE_DIR}/tests/c_api/c_api_test.c)
 set_source_files_properties(${CMAKE_SOURCE_DIR}/tests/c_api/c_api_test.c PROPERTIES LANGUAGE C)
 target_link_libraries(ofg_c_api_test PRIVATE onnxforge)
 add_test(NAME c_api_every_function COMMAND ofg_c_api_test ${CMAKE_BINARY_DIR})
+
+# A machine without GoogleTest or Google Benchmark: configuring succeeds and leaves tests and
+# benchmarks off (simulated by hiding both packages from find_package).
+add_test(NAME configure_without_gtest
+  COMMAND sh -c "d=$(mktemp -d) && trap 'rm -rf \"$d\"' EXIT && cmake -S \"$0\" -B \"$d\" -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON >\"$d.log\" 2>&1 || { cat \"$d.log\"; rm -f \"$d.log\"; exit 1; }; rm -f \"$d.log\"; grep -q '^OFG_BUILD_TESTS:BOOL=OFF' \"$d/CMakeCache.txt\" && grep -q '^OFG_BUILD_BENCH:BOOL=OFF' \"$d/CMakeCache.txt\" && echo 'configured without GoogleTest and Google Benchmark: tests and benchmarks off'"
+          ${CMAKE_SOURCE_DIR})
+set_tests_properties(configure_without_gtest PROPERTIES TIMEOUT 300)

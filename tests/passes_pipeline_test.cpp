@@ -42,8 +42,8 @@ TEST(PassPipeline, CAbiListsRunsAndReports) {
   EXPECT_EQ(rep, nullptr);
   ofg_options* o = nullptr;
   ASSERT_EQ(ofg_options_create(&o), OFG_OK);
-  ASSERT_EQ(ofg_options_set(o, "optimize.skip", "fuse_conv_batchnorm,nope"), OFG_OK);
-  EXPECT_EQ(ofg_optimize(m, o, &rep), OFG_ERR_INVALID_ARGUMENT);
+  // Pass names are checked when the option is set.
+  EXPECT_EQ(ofg_options_set(o, "optimize.skip", "fuse_conv_batchnorm,nope"), OFG_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(ofg_last_error()).find("nope"), std::string::npos);
   ASSERT_EQ(ofg_options_set(o, "optimize.skip", "fuse_conv_batchnorm"), OFG_OK);
   ASSERT_EQ(ofg_options_set(o, "optimize.input_shapes", "image=1,3,16,16"), OFG_OK);

@@ -1,4 +1,6 @@
 // Versions, status, last error, options, load and save.
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -7,10 +9,50 @@
 #include "api/handles.h"
 #include "api/options.h"
 #include "onnx/serialize.h"
+#include "passes/pipeline.h"
 
 namespace ofg::api {
 namespace {
 thread_local std::string g_last_error;
+
+bool is_count(const std::string& v, bool allow_zero) {
+  if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos) return false;
+  return allow_zero || v.find_first_not_of('0') != std::string::npos;
+}
+
+// Checks a value when it is set, so a typo fails at ofg_options_set and not in the middle of
+// the call that reads it. Keys not named here take any string.
+void validate_option(const std::string& key, const std::string& v) {
+  auto bad = [&](const char* what) {
+    fail(Status::kInvalidArgument, "ofg_options_set: '" + key + "' takes " + what + ", got '" + v + "'");
+  };
+  static const char* const flags[] = {"load.copy_buffer", "save.external_data", "save.durable",
+                                      "optimize.check_each_pass", "optimize.verify_each_pass"};
+  static const char* const counts[] = {"optimize.max_iterations", "verify.samples", "verify.max_tries",
+                                       "verify.int_high"};
+  for (const char* k : flags)
+    if (key == k && v != "0" && v != "1") bad("0 or 1");
+  for (const char* k : counts)
+    if (key == k && (!is_count(v, false) || v.size() > 9)) bad("a positive count");
+  if ((key == "save.external_threshold" || key == "verify.seed") && !is_count(v, true)) bad("a non-negative integer");
+  if (key == "run.max_tensor_bytes" && (!is_count(v, false) || v.size() > 19)) bad("a positive byte count");
+  if (key.rfind("verify.dim.", 0) == 0 && (!is_count(v, true) || v.size() > 18)) bad("a non-negative size");
+  if (key == "verify.atol" || key == "verify.rtol") {
+    char* end = nullptr;
+    double d = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end || !std::isfinite(d) || d < 0) bad("a finite number >= 0");
+  }
+  if (key == "optimize.input_shapes" || key == "verify.input_shapes") passes::parse_input_shapes(v);
+  if (key == "optimize.passes" || key == "optimize.skip") {
+    size_t p = 0;
+    while (!v.empty() && p <= v.size()) {
+      size_t q = std::min(v.find(',', p), v.size());
+      std::string name = v.substr(p, q - p);
+      if (!passes::find_pass(name)) fail(Status::kInvalidArgument, "ofg_options_set: '" + key + "': unknown pass '" + name + "'");
+      p = q + 1;
+    }
+  }
+}
 
 bool parse_flag(const ofg_options* o, const char* key) {
   if (!o) return false;
@@ -110,17 +152,26 @@ ofg_status ofg_options_set(ofg_options* options, const char* key, const char* va
     for (const char* k : known) found |= std::strcmp(k, key) == 0;
     if (!found) fail(Status::kInvalidArgument, std::string("ofg_options_set: unknown option '") + key + "'");
     std::string v = value;
-    bool is_flag = std::strcmp(key, "load.copy_buffer") == 0 || std::strcmp(key, "save.external_data") == 0 ||
-                   std::strcmp(key, "save.durable") == 0;
-    if (is_flag && v != "0" && v != "1")
-      fail(Status::kInvalidArgument, std::string("ofg_options_set: '") + key + "' takes 0 or 1, got '" + v + "'");
-    if (std::strcmp(key, "save.external_threshold") == 0 &&
-        (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos))
-      fail(Status::kInvalidArgument, "ofg_options_set: 'save.external_threshold' takes a byte count, got '" + v + "'");
-    if (std::strcmp(key, "run.max_tensor_bytes") == 0 &&
-        (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos || std::stoull(v) == 0))
-      fail(Status::kInvalidArgument, "ofg_options_set: 'run.max_tensor_bytes' takes a positive byte count, got '" + v + "'");
+    validate_option(key, v);
     options->values[key] = v;
+  });
+}
+
+ofg_status ofg_options_set_progress(ofg_options* options, int32_t (*fn)(void* user, uint32_t done, uint32_t total),
+                                    void* user) {
+  return api_call([&] {
+    require(options, "ofg_options_set_progress", "options");
+    options->progress = fn;
+    options->progress_user = fn ? user : nullptr;
+  });
+}
+
+ofg_status ofg_options_set_log(ofg_options* options, void (*fn)(void* user, int32_t level, const char* message),
+                               void* user) {
+  return api_call([&] {
+    require(options, "ofg_options_set_log", "options");
+    options->log = fn;
+    options->log_user = fn ? user : nullptr;
   });
 }
 
@@ -145,6 +196,24 @@ ofg_status ofg_load_from_memory(const void* data, size_t size, const ofg_options
 }
 
 void ofg_model_free(ofg_model* model) { delete model; }
+
+ofg_status ofg_model_clone(const ofg_model* model, ofg_model** out) {
+  return api_call([&] {
+    require(model, "ofg_model_clone", "model");
+    require(out, "ofg_model_clone", "out");
+    // The model is serialized once into one buffer that the copy then views (and owns): its
+    // weights are one copy in memory, derived weights are computed into it, and no file is read.
+    struct BufferBacking : Backing {
+      explicit BufferBacking(MallocBuffer b) : bytes(std::move(b)) {}
+      MallocBuffer bytes;
+    };
+    auto backing = std::make_shared<BufferBacking>(save_model_memory(*model->model));
+    auto handle = std::make_unique<ofg_model>();
+    handle->model = load_model_memory(backing->bytes.data(), backing->bytes.size(), LoadOptions{});
+    handle->model->backings.push_back(backing);
+    *out = handle.release();
+  });
+}
 
 ofg_status ofg_save(const ofg_model* model, const char* utf8_path, const ofg_options* options) {
   return api_call([&] {

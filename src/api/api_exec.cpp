@@ -111,6 +111,20 @@ std::string serialize_tensor_pb(const exec::RTensor& t, const char* name) {
   return b;
 }
 
+std::function<bool(uint32_t, uint32_t)> progress_hook(const ofg_options* options) {
+  if (!options || !options->progress) return {};
+  auto fn = options->progress;
+  void* user = options->progress_user;
+  return [fn, user](uint32_t done, uint32_t total) { return fn(user, done, total) == 0; };
+}
+
+std::function<void(int, const std::string&)> log_hook(const ofg_options* options) {
+  if (!options || !options->log) return {};
+  auto fn = options->log;
+  void* user = options->log_user;
+  return [fn, user](int level, const std::string& message) { fn(user, level, message.c_str()); };
+}
+
 verify::Options verify_options(const ofg_options* options, const char* caller) {
     verify::Options o;
     o.samples = static_cast<uint32_t>(parse_double(options, "verify.samples", 1));
@@ -203,7 +217,7 @@ ofg_status ofg_tensor_save_pb(const ofg_tensor* tensor, const char* name, void**
   });
 }
 
-ofg_status ofg_run(ofg_model* model, const ofg_options* options, size_t n_inputs, const char* const* names,
+ofg_status ofg_run(const ofg_model* model, const ofg_options* options, size_t n_inputs, const char* const* names,
                    const ofg_tensor* const* inputs, size_t* n_outputs, ofg_tensor*** outputs) {
   return api_call([&] {
     require(model, "ofg_run", "model");
@@ -257,7 +271,7 @@ ofg_status ofg_tensor_compare(const ofg_tensor* actual, const ofg_tensor* expect
   });
 }
 
-ofg_status ofg_verify(ofg_model* reference, ofg_model* candidate, const ofg_options* options, ofg_report** report) {
+ofg_status ofg_verify(const ofg_model* reference, const ofg_model* candidate, const ofg_options* options, ofg_report** report) {
   return api_call([&] {
     require(reference, "ofg_verify", "reference");
     require(candidate, "ofg_verify", "candidate");
@@ -265,7 +279,11 @@ ofg_status ofg_verify(ofg_model* reference, ofg_model* candidate, const ofg_opti
     exec::TensorBudgetScope budget(tensor_budget(options));
     verify::Options o = verify_options(options, "ofg_verify");
     o.given = given_inputs(options, *reference->model, "ofg_verify");
+    o.progress = progress_hook(options);
+    o.log = log_hook(options);
     auto r = std::make_unique<ofg_report>();
+    // verify_models and the interpreter only read the models (they take them non-const for the
+    // executor's API; weights derived lazily are materialised into mutable caches).
     r->report = verify::verify_models(*reference->model, *candidate->model, o);
     *report = r.release();
   });

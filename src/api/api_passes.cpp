@@ -52,11 +52,13 @@ passes::PipelineOptions pipeline_options(ofg_model* model, const ofg_options* o)
     fail(Status::kInvalidArgument, "optimize.max_iterations takes a positive count, got '" + iters + "'");
   po.max_iterations = std::stoi(iters);
   po.check_each_pass = flag(o, "optimize.check_each_pass");
+  po.progress = progress_hook(o);
   if (flag(o, "optimize.verify_each_pass")) {
     // Each class 1/2 pass is checked by executing the model before and after it on the same
     // seeded inputs ("verify.*" options); a drift rolls the pass back.
     verify::Options vo = verify_options(o, "ofg_optimize");
     vo.given = given_inputs(o, *model->model, "ofg_optimize");
+    vo.log = log_hook(o);
     po.verify = [vo](const Model& before, const Model& after, std::string& detail) {
       // verify_models only reads the models; it takes them non-const for the executor's API.
       verify::Report r = verify::verify_models(const_cast<Model&>(before), const_cast<Model&>(after), vo);
@@ -187,6 +189,11 @@ ofg_status ofg_optimize(ofg_model* model, const ofg_options* options, ofg_pass_r
     // Fixed input shapes reach the declared outputs and the value_info kept.
     if (options && options->has("optimize.input_shapes")) passes::refresh_declared_shapes(*model->model);
     model->histogram.clear();
+    if (auto log = log_hook(options))
+      for (const passes::PassRecord& r : out->report.records)
+        if (r.rolled_back)
+          log(2, "optimize: pass '" + r.name + "' (round " + std::to_string(r.iteration + 1) +
+                     ") was rolled back: verification found drifting outputs: " + r.note);
     if (report) *report = out.release();
   });
 }

@@ -468,7 +468,7 @@ ofg_status ofg_value_save_pb(const ofg_value* value, const char* name, void** da
   });
 }
 
-ofg_status ofg_run_values(ofg_model* model, const ofg_options* options, size_t n_inputs, const char* const* names,
+ofg_status ofg_run_values(const ofg_model* model, const ofg_options* options, size_t n_inputs, const char* const* names,
                           const ofg_value* const* inputs, size_t* n_outputs, ofg_value*** outputs) {
   return api_call([&] {
     require(model, "ofg_run_values", "model");

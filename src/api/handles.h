@@ -12,6 +12,12 @@
 
 struct ofg_options {
   std::map<std::string, std::string> values;
+  // Callbacks (ofg_options_set_progress / ofg_options_set_log); used only during the call that
+  // was given these options.
+  int32_t (*progress)(void* user, uint32_t done, uint32_t total) = nullptr;
+  void* progress_user = nullptr;
+  void (*log)(void* user, int32_t level, const char* message) = nullptr;
+  void* log_user = nullptr;
   bool has(const char* key) const { return values.count(key) != 0; }
   // By value: the fallback is often a temporary.
   std::string get(const char* key, const std::string& fallback) const {
@@ -24,7 +30,8 @@ struct ofg_model {
   std::unique_ptr<ofg::Model> model;
   // What ofg_run derives from the weights (packed conv weights, aligned copies), kept across runs.
   // Reset before anything that may change or replace the model.
-  std::unique_ptr<ofg::exec::ExecCache> exec_cache;
+  // Mutable: running a const model fills it, and it never changes what the model computes.
+  mutable std::unique_ptr<ofg::exec::ExecCache> exec_cache;
   // Cached answers whose strings the C caller may hold until the model changes.
   struct HistogramEntry {
     std::string domain, op_type;

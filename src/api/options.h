@@ -1,5 +1,8 @@
 // Turning ofg_options into the internal option structs, shared by the C ABI files.
 #pragma once
+#include <functional>
+#include <string>
+
 #include "api/handles.h"
 #include "verify/verify.h"
 
@@ -10,6 +13,10 @@ namespace ofg::api {
 verify::Options verify_options(const ofg_options* options, const char* caller);
 // Real inputs named by "verify.test_data" (a test_data_set_N folder, or a folder of them) and
 // "verify.input.NAME" (one .pb file per input), parsed for `reference`'s inputs.
+// The caller's progress and log callbacks as hooks for the pipeline and verification (empty
+// functions when not set).
+std::function<bool(uint32_t done, uint32_t total)> progress_hook(const ofg_options* options);
+std::function<void(int level, const std::string& message)> log_hook(const ofg_options* options);
 std::vector<verify::GivenInputs> given_inputs(const ofg_options* options, const Model& reference, const char* caller);
 
 // "run.max_tensor_bytes" (0 when not set: the default budget), for an exec::TensorBudgetScope

@@ -173,11 +173,15 @@ Report verify_models(Model& reference, Model& candidate, const Options& o) {
           std::string what = "[" + planner.describe(k) + "] " + e.what();
           if (first_error.empty()) first_error = what;
           last_error = what;
+          if (o.log) o.log(1, "verify: the reference rejected input set " + what);
         } catch (const std::bad_alloc&) {
           std::string what = "[" + planner.describe(k) + "] out of memory";
           if (first_error.empty()) first_error = what;
           last_error = what;
+          if (o.log) o.log(1, "verify: the reference rejected input set " + what);
         }
+        if (!accepted && o.progress && !o.progress(0, r.samples))
+          fail(Status::kCancelled, "verify: cancelled by the progress callback");
       }
       if (!accepted && have_empty) {
         chosen = empty_k;
@@ -248,6 +252,8 @@ Report verify_models(Model& reference, Model& candidate, const Options& o) {
         w.elements += d.elements;
       }
     }
+    if (s == 0 && o.log) o.log(1, "verify: " + r.note);
+    if (o.progress && !o.progress(s + 1, r.samples)) fail(Status::kCancelled, "verify: cancelled by the progress callback");
   }
   for (auto& n : order) {
     r.outputs.push_back(worst[n]);

@@ -2,6 +2,7 @@
 // dims and integer values are derived from the graph), both models executed on them, and
 // per-output differences.
 #pragma once
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -39,6 +40,11 @@ struct Options {
   std::vector<GivenInputs> given;
   // How many candidate input sets may be tried before giving up with kNoValidInputs.
   int max_tries = 32;
+  // Called after each sample compared (done = samples compared, total = samples) and after each
+  // candidate input set the reference rejected (done unchanged); false cancels (kCancelled).
+  std::function<bool(uint32_t done, uint32_t total)> progress;
+  // Notable events (a candidate input set rejected, the inputs chosen): level 1 info, 2 warning.
+  std::function<void(int level, const std::string& message)> log;
 };
 
 // An input of the first sample, as the report names it.

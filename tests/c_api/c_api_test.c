@@ -92,6 +92,25 @@ static void seq_opt_model(pbuf* model) {
   pb_msg(model, 7, &graph);     /* graph */
 }
 
+static int32_t count_progress(void* user, uint32_t done, uint32_t total) {
+  int* c = (int*)user;
+  c[0] += 1;
+  c[1] = (int)done;
+  c[2] = (int)total;
+  return 0;
+}
+
+static int32_t stop_progress(void* user, uint32_t done, uint32_t total) {
+  int* left = (int*)user;
+  (void)done;
+  (void)total;
+  return --*left <= 0 ? 1 : 0;
+}
+
+static void count_log(void* user, int32_t level, const char* message) {
+  if (message && message[0] && (level == OFG_LOG_INFO || level == OFG_LOG_WARNING)) *(int*)user += 1;
+}
+
 int main(int argc, char** argv) {
   const char* dir = argc > 1 ? argv[1] : ".";
   char path[4096];
@@ -522,6 +541,83 @@ int main(int argc, char** argv) {
     /* No input set a model accepts: its own status, distinct from an invalid model. */
     CHECK(strcmp(ofg_status_string(OFG_ERR_NO_VALID_INPUTS), "cannot build inputs that the model accepts") == 0);
     ofg_model_free(optimized);
+  }
+
+  /* clone, option values checked when set, progress (with cancel) and log callbacks */
+  {
+    ofg_model* copy = NULL;
+    ofg_model* untouched_m = (ofg_model*)0x1;
+    CHECK_NULL_ARG(ofg_model_clone(NULL, &copy), "model");
+    CHECK_NULL_ARG(ofg_model_clone(model, NULL), "out");
+    CHECK(ofg_model_clone(model, &copy) == OFG_OK && copy != NULL && copy != model);
+    size_t copy_nodes = 0, model_nodes = 0;
+    CHECK(ofg_model_node_count(copy, 1, &copy_nodes) == OFG_OK && ofg_model_node_count(model, 1, &model_nodes) == OFG_OK &&
+          copy_nodes == model_nodes);
+    void *b1 = NULL, *b2 = NULL;
+    size_t s1 = 0, s2 = 0;
+    CHECK(ofg_save_to_memory(model, NULL, &b1, &s1) == OFG_OK && ofg_save_to_memory(copy, NULL, &b2, &s2) == OFG_OK);
+    CHECK(s1 == s2 && memcmp(b1, b2, s1) == 0);
+    ofg_buffer_free(b1);
+    ofg_buffer_free(b2);
+    (void)untouched_m;
+
+    ofg_options* o = NULL;
+    CHECK(ofg_options_create(&o) == OFG_OK);
+    CHECK(ofg_options_set(o, "verify.samples", "two") == OFG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(ofg_last_error(), "verify.samples") != NULL);
+    CHECK(ofg_options_set(o, "verify.samples", "0") == OFG_ERR_INVALID_ARGUMENT);
+    CHECK(ofg_options_set(o, "verify.samples", "2.5") == OFG_ERR_INVALID_ARGUMENT);
+    CHECK(ofg_options_set(o, "verify.atol", "abc") == OFG_ERR_INVALID_ARGUMENT);
+    CHECK(ofg_options_set(o, "verify.rtol", "-1") == OFG_ERR_INVALID_ARGUMENT);
+    CHECK(ofg_options_set(o, "verify.dim.batch", "-2") == OFG_ERR_INVALID_ARGUMENT);
+    CHECK(ofg_options_set(o, "optimize.verify_each_pass", "yes") == OFG_ERR_INVALID_ARGUMENT);
+    CHECK(ofg_options_set(o, "optimize.max_iterations", "0") == OFG_ERR_INVALID_ARGUMENT);
+    CHECK(ofg_options_set(o, "optimize.passes", "no_such_pass") == OFG_ERR_INVALID_ARGUMENT);
+    CHECK(ofg_options_set(o, "optimize.input_shapes", "image=1,x") == OFG_ERR_INVALID_ARGUMENT);
+    CHECK(ofg_options_set(o, "verify.samples", "2") == OFG_OK);
+    CHECK(ofg_options_set(o, "verify.atol", "1e-4") == OFG_OK);
+    CHECK(ofg_options_set(o, "verify.dim.batch", "1") == OFG_OK);
+
+    int progress_calls[3] = {0, 0, 0}; /* calls, last done, last total */
+    int log_calls = 0;
+    CHECK_NULL_ARG(ofg_options_set_progress(NULL, NULL, NULL), "options");
+    CHECK_NULL_ARG(ofg_options_set_log(NULL, NULL, NULL), "options");
+    CHECK(ofg_options_set_progress(o, count_progress, progress_calls) == OFG_OK);
+    CHECK(ofg_options_set_log(o, count_log, &log_calls) == OFG_OK);
+    ofg_pass_report* pr = NULL;
+    CHECK(ofg_optimize(copy, o, &pr) == OFG_OK);
+    size_t records = 0;
+    CHECK(ofg_pass_report_count(pr, &records) == OFG_OK && records > 0);
+    CHECK(progress_calls[0] == (int)records && progress_calls[1] == (int)records && progress_calls[2] >= progress_calls[1]);
+    ofg_pass_report_free(pr);
+    pr = NULL;
+    ofg_report* vr = NULL;
+    progress_calls[0] = 0;
+    CHECK(ofg_verify(model, copy, o, &vr) == OFG_OK && vr != NULL);
+    CHECK(progress_calls[0] == 2 && progress_calls[1] == 2 && progress_calls[2] == 2);
+    CHECK(log_calls >= 1);
+    ofg_report_free(vr);
+    vr = NULL;
+
+    /* a progress callback that returns non-zero cancels */
+    int stop_after = 1;
+    CHECK(ofg_options_set_progress(o, stop_progress, &stop_after) == OFG_OK);
+    CHECK(ofg_verify(model, copy, o, &vr) == OFG_ERR_CANCELLED && vr == NULL);
+    CHECK(strstr(ofg_last_error(), "cancelled") != NULL);
+    ofg_model* fresh = NULL;
+    CHECK(ofg_model_create_demo(&fresh) == OFG_OK);
+    stop_after = 2;
+    CHECK(ofg_optimize(fresh, o, &pr) == OFG_ERR_CANCELLED && pr == NULL);
+    /* the model keeps the passes that completed and is still valid */
+    CHECK(ofg_options_set_progress(o, NULL, NULL) == OFG_OK);
+    CHECK(ofg_options_set_log(o, NULL, NULL) == OFG_OK);
+    CHECK(ofg_verify(model, fresh, o, &vr) == OFG_OK);
+    int32_t ok = 0;
+    CHECK(ofg_report_passed(vr, &ok) == OFG_OK && ok == 1);
+    ofg_report_free(vr);
+    ofg_model_free(fresh);
+    ofg_options_free(o);
+    ofg_model_free(copy);
   }
 
   ofg_model_free(ext);

@@ -1,0 +1,32 @@
+"""onnxforge: load, optimize, verify (by execution) and save ONNX models.
+
+A thin ctypes layer over the C library ``libonnxforge.so`` (no compiled extension)::
+
+    import onnxforge
+    model = onnxforge.load("model.onnx")
+    report = model.optimize(verify=True)
+    print(report.summary())
+    model.save("model.opt.onnx")
+
+The library is looked up in ``ONNXFORGE_LIBRARY``, beside the package, in the library folder of
+the prefix the package was installed into by ``cmake --install``, then on the loader path.
+Every failure raises a subclass of :class:`onnxforge.Error` carrying the library's status and
+message.
+"""
+
+from ._errors import (CancelledError, Error, InputOutputError, InternalError, InvalidArgumentError, InvalidModelError,
+                      LimitError, NoMemoryError, NoValidInputsError, ParseError, UnsupportedError, VerifyFailedError)
+from ._core import (LOG_INFO, LOG_WARNING, Model, OutputDiff, PassInfo, PassRun, Report, ValueInfo, VerifyInput,
+                    VerifyReport, demo, elem_type_name, load, load_tensor_pb, passes, save_tensor_pb, status_string,
+                    verify, version)
+from ._lib import library_path
+
+__version__ = "0.2.0"
+
+__all__ = [
+    "CancelledError", "Error", "InputOutputError", "InternalError", "InvalidArgumentError", "InvalidModelError",
+    "LimitError", "NoMemoryError", "NoValidInputsError", "ParseError", "UnsupportedError", "VerifyFailedError",
+    "LOG_INFO", "LOG_WARNING", "Model", "OutputDiff", "PassInfo", "PassRun", "Report", "ValueInfo", "VerifyInput",
+    "VerifyReport", "demo", "elem_type_name", "load", "load_tensor_pb", "passes", "save_tensor_pb", "status_string",
+    "verify", "version", "library_path",
+]

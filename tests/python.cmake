@@ -1,0 +1,14 @@
+# The Python package's pytest suite, against the library of this build. It needs a python3 with
+# pytest and numpy (Debian: python3-pytest, python3-numpy); without them it is skipped (exit 77).
+# Not under the sanitizers: a Python process cannot load an ASan-instrumented library.
+if(OFG_SANITIZE)
+  return()
+endif()
+include(${CMAKE_SOURCE_DIR}/cmake/TestPython.cmake)
+
+add_test(NAME python_binding
+  COMMAND sh -c "\"$0\" -c 'import pytest, numpy' 2>/dev/null || { echo 'no pytest/numpy for '$0': skipped'; exit 77; }; exec \"$0\" -m pytest -q -p no:cacheprovider \"$1\""
+          ${OFG_PYTHON3} ${CMAKE_SOURCE_DIR}/bindings/python/tests
+  WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+set_tests_properties(python_binding PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77
+  ENVIRONMENT "ONNXFORGE_LIBRARY=$<TARGET_FILE:onnxforge>;PYTHONPATH=${CMAKE_SOURCE_DIR}/bindings/python;ONNXFORGE_DATA=${OFG_DATA_DIR};PYTHONDONTWRITEBYTECODE=1")
