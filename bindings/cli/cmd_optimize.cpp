@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli.h"
+#include "progress.h"
 
 namespace cli {
 
@@ -153,6 +154,7 @@ int cmd_optimize(const Args& args) {
     ofg_options_free(opts);
     return kUsage;
   }
+  ProgressLine progress(opts);
   Times times;
   auto t0 = std::chrono::steady_clock::now();
   ofg_model* m = nullptr;
@@ -173,9 +175,11 @@ int cmd_optimize(const Args& args) {
   const long long in_size = demo ? -1 : file_size(in);
   Snapshot before = snapshot(m);
   ofg_pass_report* rep = nullptr;
+  progress.phase("optimize: passes");
   t0 = std::chrono::steady_clock::now();
   st = ofg_optimize(m, opts, &rep);
   times.passes = ms_since(t0);
+  progress.finish();
   if (st != OFG_OK) {
     ofg_model_free(original);
     ofg_model_free(m);
@@ -187,9 +191,11 @@ int cmd_optimize(const Args& args) {
   int exit_code = kOk;
   ofg_report* vrep = nullptr;
   if (verify) {
+    progress.phase("optimize: verify (input sets)");
     t0 = std::chrono::steady_clock::now();
     ofg_status vs = ofg_verify(original, m, opts, &vrep);
     times.verify = ms_since(t0);
+    progress.finish();
     if (vs != OFG_OK) exit_code = report_verify_error(vs);
   }
   int32_t verified = 1;

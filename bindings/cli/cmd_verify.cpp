@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cli.h"
+#include "progress.h"
 
 namespace cli {
 
@@ -39,7 +40,12 @@ int cmd_verify(const Args& args) {
     return report(b.c_str(), s);
   }
   ofg_report* r = nullptr;
-  ofg_status s = ofg_verify(ma, mb, o, &r);
+  ofg_status s;
+  {
+    ProgressLine progress(o);
+    progress.phase("verify (input sets)");
+    s = ofg_verify(ma, mb, o, &r);
+  }
   ofg_options_free(o);
   int rc;
   if (s != OFG_OK) {
