@@ -1,0 +1,54 @@
+// Random valid ONNX models for differential testing of the optimizer (see modelgen_main.cpp for
+// how to run it).
+//
+// generate(seed) builds a random DAG of ops the interpreter runs, with consistent shapes and
+// element types, biased towards the patterns the passes rewrite. The same seed always gives the
+// same model (the generator has its own random number generator, independent of the standard
+// library's distributions).
+//
+// check_model() is the differential check: the model goes through the public API (loaded from
+// memory), is optimized with the default pipeline, verified against the unoptimized model, saved
+// to memory, reloaded, and the reloaded model is verified again.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace ofg::modelgen {
+
+struct GenOptions {
+  int min_steps = 4;   // pattern recipes applied per model (a recipe adds 1 to ~12 nodes)
+  int max_steps = 18;
+};
+
+struct Generated {
+  std::unique_ptr<Model> model;
+  std::string recipes;  // the recipes applied, in order (for failure reports)
+};
+
+Generated generate(uint64_t seed, const GenOptions& options = {});
+
+// The nodes of a model, one a line (for debugging a failing seed).
+std::string dump(const Model& m);
+
+// The generated model serialized as an ONNX file image.
+std::vector<uint8_t> serialize(const Model& m);
+
+struct CheckOptions {
+  bool blame = false;  // on a mismatch, rerun the passes one by one and name the first that breaks it
+};
+
+struct CheckResult {
+  bool ok = true;
+  std::string stage;    // load, optimize, verify, save, reload, verify-reloaded
+  std::string message;  // what failed
+  std::string blame;    // with CheckOptions::blame: the first pass whose output no longer verifies
+  int64_t nodes_before = 0, nodes_after = 0;
+};
+
+CheckResult check_model(const std::vector<uint8_t>& bytes, const CheckOptions& options = {});
+
+}  // namespace ofg::modelgen
