@@ -117,3 +117,61 @@ TEST(ModelgenRegressions, BinaryOpsBroadcastingBothOperands) {
         }
   }
 }
+
+#include "passes/pass.h"
+#include "ir/graph_ops.h"
+
+namespace {
+
+// x -> Reshape(x, same shape) read by both branches of an If with a constant condition.
+std::unique_ptr<ofg::Model> reshape_read_by_branches(const std::vector<int64_t>& target) {
+  using namespace ofg;
+  auto m = new_model(17);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 3});
+  Value* r = b.op("Reshape", {x, b.initializer_i64("shape", {static_cast<int64_t>(target.size())}, target)});
+  Graph* then_g = b.subgraph("then");
+  { GraphBuilder tb(*m, then_g); tb.output(tb.op("Relu", {r})); }
+  Graph* else_g = b.subgraph("else");
+  { GraphBuilder eb(*m, else_g); eb.output(eb.op("Neg", {r})); }
+  uint8_t one = 1;
+  Value* c = b.initializer("c", kBool, {}, &one, 1);
+  Node* n = b.node("If", {c}, 1, {b.g("then_branch", then_g), b.g("else_branch", else_g)});
+  b.output(n->outputs[0]);
+  b.output(b.op("Sigmoid", {x}));  // x is also read after the If
+  recompute_captures(m->graph);
+  return m;
+}
+
+}  // namespace
+
+// modelgen seeds 180, 195: cleanup_attention bypassed the Reshape, rewiring the branches to read
+// x, but the branches' captures still named the Reshape output; the interpreter then released x
+// before the If ran ("input 'x' has no value").
+TEST(ModelgenRegressions, BypassRecomputesCapturesOfBranches) {
+  using namespace ofg;
+  auto m = reshape_read_by_branches({2, 3});
+  passes::PassStats s = passes::run_pass(*m, *passes::find_pass("cleanup_attention"));
+  EXPECT_EQ(s.changes, 1);
+  Graph* then_g = nullptr;
+  for (Node* n = m->graph->first; n; n = n->next)
+    if (m->str(n->op_type) == "If") then_g = n->attributes[0].g;
+  ASSERT_NE(then_g, nullptr);
+  ASSERT_EQ(then_g->captures.size, 1u);
+  EXPECT_EQ(m->str(then_g->captures[0]->name), "x");
+  exec::Interpreter in(*m);
+  auto out = in.run({{"x", tensor_of({2, 3}, 0)}});
+  ASSERT_EQ(out.size(), 2u);
+  for (int i = 0; i < 6; ++i)
+    EXPECT_FLOAT_EQ(out[0].t.data<float>()[i], std::max(0.f, std::sin(0.37f * static_cast<float>(i)) * 2));
+}
+
+TEST(ModelgenRegressions, ReshapeThatChangesTheShapeStaysForTheBranches) {
+  using namespace ofg;
+  auto m = reshape_read_by_branches({3, 2});
+  passes::PassStats s = passes::run_pass(*m, *passes::find_pass("cleanup_attention"));
+  EXPECT_EQ(s.changes, 0);
+  exec::Interpreter in(*m);
+  auto out = in.run({{"x", tensor_of({2, 3}, 0)}});
+  EXPECT_EQ(out[0].t.shape, (exec::Shape{3, 2}));
+}
