@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numeric>
 #include <vector>
 
 #include "kernels/kernels.h"
@@ -174,4 +175,25 @@ TEST(ModelgenRegressions, ReshapeThatChangesTheShapeStaysForTheBranches) {
   exec::Interpreter in(*m);
   auto out = in.run({{"x", tensor_of({2, 3}, 0)}});
   EXPECT_EQ(out[0].t.shape, (exec::Shape{3, 2}));
+}
+
+// modelgen seed 30487: fuse_layer_norm on a row of equal values (a Tile of a size-1 axis). The
+// decomposed form gives exactly 0; the AVX2 kernel's float mean was a few ulps off, and with a
+// variance of 0 the deviation is divided by sqrt(eps), so outputs of 1e-4 came out.
+TEST(ModelgenRegressions, LayerNormOfEqualValuesIsZero) {
+  std::vector<const k::KernelTable*> tables{&k::scalar_table()};
+  if (k::simd_table()) tables.push_back(k::simd_table());
+  for (const k::KernelTable* t : tables)
+    for (size_t D : {3u, 5u, 7u, 11u, 13u, 24u, 37u})
+      for (float v : {-4.3721f, 0.1f, 3.14159f, -1234.567f}) {
+        std::vector<float> x(D * 2, v), scale(D, 1.f), y(D * 2, 7.f);
+        for (size_t i = D; i < 2 * D; ++i) x[i] = static_cast<float>(i % 3) - 1.f;  // a normal row after it
+        t->layer_norm(x.data(), scale.data(), nullptr, y.data(), 2, D, 1e-5f, nullptr, nullptr);
+        for (size_t i = 0; i < D; ++i) ASSERT_EQ(y[i], 0.f) << "D " << D << " v " << v;
+        double var = 0;
+        for (size_t i = D; i < 2 * D; ++i) var += x[i] * x[i];
+        var = var / D - std::pow(std::accumulate(x.begin() + D, x.end(), 0.0) / D, 2);
+        double mean = std::accumulate(x.begin() + D, x.end(), 0.0) / D;
+        for (size_t i = D; i < 2 * D; ++i) EXPECT_NEAR(y[i], (x[i] - mean) / std::sqrt(var + 1e-5), 1e-5);
+      }
 }
