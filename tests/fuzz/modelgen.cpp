@@ -1162,9 +1162,10 @@ bool load(const void* data, size_t size, ModelPtr& out) {
   return ofg_load_from_memory(data, size, o.p, &out.p) == OFG_OK;
 }
 
-// Verifies candidate against reference at two sizes of N; "" when they agree.
-std::string verify(ofg_model* ref, ofg_model* cand) {
-  for (const char* n : {"2", "3"}) {
+// Verifies candidate against reference at the given sizes of N; "" when they agree.
+std::string verify(ofg_model* ref, ofg_model* cand, const std::vector<std::string>& ns) {
+  for (const std::string& ns_k : ns) {
+    const char* n = ns_k.c_str();
     OptionsPtr o;
     ofg_options_set(o.p, "verify.samples", "2");
     ofg_options_set(o.p, "verify.dim.N", n);
@@ -1196,13 +1197,19 @@ std::string verify(ofg_model* ref, ofg_model* cand) {
 
 // Reruns the default pipeline pass by pass (same order, same fixed-point rounds) and names the
 // first pass after which the model no longer verifies.
-std::string blame(const std::vector<uint8_t>& bytes) {
+std::string blame(const std::vector<uint8_t>& bytes, const CheckOptions& co) {
   ModelPtr ref, cand;
   if (!load(bytes.data(), bytes.size(), ref) || !load(bytes.data(), bytes.size(), cand)) return "reload failed";
+  if (!co.input_shapes.empty()) {
+    OptionsPtr o;
+    ofg_options_set(o.p, "optimize.input_shapes", co.input_shapes.c_str());
+    ofg_options_set(o.p, "optimize.passes", "eliminate_dead_nodes");
+    if (ofg_optimize(cand.p, o.p, nullptr) != OFG_OK) return std::string("input_shapes failed: ") + ofg_last_error();
+  }
   for (int it = 0; it < 8; ++it) {
     int64_t changes = 0;
     for (size_t i = 0; i < ofg_pass_count(); ++i) {
-      if (!ofg_pass_in_default_pipeline(i)) continue;
+      if (!ofg_pass_in_default_pipeline(i) && !(co.passes.find(ofg_pass_name(i)) != std::string::npos)) continue;
       ofg_pass_report* rep = nullptr;
       OptionsPtr o;
       ofg_options_set(o.p, "optimize.check_each_pass", "1");
@@ -1214,7 +1221,7 @@ std::string blame(const std::vector<uint8_t>& bytes) {
       ofg_pass_report_free(rep);
       if (e.changes == 0) continue;
       changes += e.changes;
-      std::string v = verify(ref.p, cand.p);
+      std::string v = verify(ref.p, cand.p, co.n_values);
       if (!v.empty()) return std::string(ofg_pass_name(i)) + " (round " + std::to_string(it) + "): " + v;
     }
     if (changes == 0) break;
@@ -1225,6 +1232,32 @@ std::string blame(const std::vector<uint8_t>& bytes) {
 }  // namespace
 
 Generated generate(uint64_t seed, const GenOptions& options) { return Gen(seed, options).run(); }
+
+CheckOptions variant_for(uint64_t seed, const Model& m, CheckOptions o) {
+  if (seed % 4 == 2) {
+    for (size_t i = 0; i < ofg_pass_count(); ++i)
+      if (ofg_pass_in_default_pipeline(i)) o.passes += std::string(o.passes.empty() ? "" : ",") + ofg_pass_name(i);
+    o.passes += ",fuse_conv_relu";
+  } else if (seed % 4 == 3) {
+    for (const ValueInfo& vi : m.graph->inputs) {
+      const Type* t = vi.value->type;
+      if (!t || !t->shape_known()) continue;
+      std::string dims;
+      bool symbolic = false;
+      for (uint32_t k = 0; k < t->dims.size; ++k) {
+        symbolic |= !t->dims[k].has_value;
+        dims += (k ? "," : "") + std::to_string(t->dims[k].has_value ? t->dims[k].value : 3);
+      }
+      if (symbolic) o.input_shapes += (o.input_shapes.empty() ? "" : ";") + std::string(m.str(vi.value->name)) + "=" + dims;
+    }
+    if (!o.input_shapes.empty()) o.n_values = {"3"};
+  }
+  return o;
+}
+
+const char* variant_name(const CheckOptions& o) {
+  return !o.input_shapes.empty() ? "input_shapes N=3" : !o.passes.empty() ? "default + fuse_conv_relu" : "default";
+}
 
 std::string dump(const Model& m) {
   std::string out;
@@ -1278,7 +1311,7 @@ CheckResult check_model(const std::vector<uint8_t>& bytes, const CheckOptions& o
     r.ok = false;
     r.stage = stage;
     r.message = std::move(msg);
-    if (options.blame) r.blame = blame(bytes);
+    if (options.blame) r.blame = blame(bytes, options);
     return r;
   };
   ModelPtr ref, cand;
@@ -1288,14 +1321,16 @@ CheckResult check_model(const std::vector<uint8_t>& bytes, const CheckOptions& o
   ofg_model_node_count(ref.p, 1, &n);
   r.nodes_before = static_cast<int64_t>(n);
   // The unoptimized model must run (else the generator made an invalid model).
-  std::string self = verify(ref.p, cand.p);
+  std::string self = verify(ref.p, cand.p, {"2", "3"});
   if (!self.empty()) return failed("run-original", self);
   OptionsPtr oo;
   ofg_options_set(oo.p, "optimize.check_each_pass", "1");
+  if (!options.passes.empty()) ofg_options_set(oo.p, "optimize.passes", options.passes.c_str());
+  if (!options.input_shapes.empty()) ofg_options_set(oo.p, "optimize.input_shapes", options.input_shapes.c_str());
   if (ofg_optimize(cand.p, oo.p, nullptr) != OFG_OK) return failed("optimize", ofg_last_error());
   ofg_model_node_count(cand.p, 1, &n);
   r.nodes_after = static_cast<int64_t>(n);
-  std::string v = verify(ref.p, cand.p);
+  std::string v = verify(ref.p, cand.p, options.n_values);
   if (!v.empty()) return failed("verify", v);
   void* saved = nullptr;
   size_t size = 0;
@@ -1304,7 +1339,7 @@ CheckResult check_model(const std::vector<uint8_t>& bytes, const CheckOptions& o
   ofg_buffer_free(saved);
   ModelPtr reloaded;
   if (!load(copy.data(), copy.size(), reloaded)) return failed("reload", ofg_last_error());
-  v = verify(ref.p, reloaded.p);
+  v = verify(ref.p, reloaded.p, options.n_values);
   if (!v.empty()) return failed("verify-reloaded", v);
   return r;
 }

@@ -39,7 +39,17 @@ std::vector<uint8_t> serialize(const Model& m);
 
 struct CheckOptions {
   bool blame = false;  // on a mismatch, rerun the passes one by one and name the first that breaks it
+  // ofg_optimize options: "optimize.passes" ("" = the default pipeline) and
+  // "optimize.input_shapes" ("" = keep the symbolic dims).
+  std::string passes;
+  std::string input_shapes;
+  std::vector<std::string> n_values{"2", "3"};  // sizes of N the models are verified at
 };
+
+// The variant of the check a seed gets: seed % 4 == 2 adds the opt-in fuse_conv_relu to the
+// default passes, seed % 4 == 3 fixes N = 3 with optimize.input_shapes first; others run the
+// default pipeline.
+CheckOptions variant_for(uint64_t seed, const Model& m, CheckOptions base);
 
 struct CheckResult {
   bool ok = true;
@@ -50,5 +60,6 @@ struct CheckResult {
 };
 
 CheckResult check_model(const std::vector<uint8_t>& bytes, const CheckOptions& options = {});
+const char* variant_name(const CheckOptions& o);
 
 }  // namespace ofg::modelgen

@@ -4,6 +4,8 @@
 // public API, optimized with the default pipeline, verified against the unoptimized model (two
 // input sets each with the symbolic batch dim N = 2 and N = 3; verify's default tolerances),
 // saved to memory, reloaded and verified again. Any difference or error is printed with its seed.
+// One seed in four also runs the opt-in fuse_conv_relu, one in four first fixes N = 3 through
+// optimize.input_shapes (then verifies at N = 3 only).
 //
 //   ofg_modelgen --seeds 0 400          seeds [0, 400) (what ctest runs: modelgen_seeds)
 //   ofg_modelgen --seconds 60           as many seeds as fit in 60 s, starting at --start (CI smoke)
@@ -103,14 +105,15 @@ int main(int argc, char** argv) {
     if (dump) std::printf("%s", ofg::modelgen::dump(*g.model).c_str());
     if (!write_path.empty() && !write_file(write_path, bytes))
       std::fprintf(stderr, "cannot write %s\n", write_path.c_str());
-    ofg::modelgen::CheckResult r = ofg::modelgen::check_model(bytes, check);
+    ofg::modelgen::CheckOptions variant = ofg::modelgen::variant_for(seed, *g.model, check);
+    ofg::modelgen::CheckResult r = ofg::modelgen::check_model(bytes, variant);
     ++models;
     nodes_before += r.nodes_before;
     nodes_after += r.nodes_after;
     if (verbose || !r.ok)
-      std::printf("seed %llu: %s  nodes %lld -> %lld  recipes: %s\n", static_cast<unsigned long long>(seed),
+      std::printf("seed %llu: %s  nodes %lld -> %lld  check %s  recipes: %s\n", static_cast<unsigned long long>(seed),
                   r.ok ? "ok" : "FAIL", static_cast<long long>(r.nodes_before), static_cast<long long>(r.nodes_after),
-                  g.recipes.c_str());
+                  ofg::modelgen::variant_name(variant), g.recipes.c_str());
     if (!r.ok) {
       ++failures;
       std::printf("  stage %s: %s\n", r.stage.c_str(), r.message.c_str());
