@@ -171,6 +171,13 @@ class Gen {
     return t;
   }
 
+  // Makes v a graph output now and then: a value in the middle of a pattern that a pass must
+  // then keep.
+  Value* maybe_output(Value* v, double p = 0.06) {
+    if (!v->is_graph_output() && r_.coin(p)) b_->output(v);
+    return v;
+  }
+
   // A float value from the pool satisfying `ok`, biased to recent values; false when none.
   bool pick(const std::function<bool(const TV&)>& ok, TV& out) {
     std::vector<size_t> c;
@@ -219,6 +226,7 @@ class Gen {
         {"constfold", 4, &Gen::r_const_subgraph}, {"if", 2, &Gen::r_if},
         {"cse", 3, &Gen::r_cse},             {"where", 1, &Gen::r_where},
         {"cast", 2, &Gen::r_cast},           {"input", 1, &Gen::r_new_input},
+        {"dynshape", 4, &Gen::r_dynamic_shape}, {"conv1d", 3, &Gen::r_conv1d},
     };
     int total = 0;
     for (const R& r : recipes) total += r.weight;
@@ -392,7 +400,7 @@ class Gen {
       w = frand({k, n}, sc);
     }
     if (static_numel(out) > kMaxNumel) return false;
-    Value* v = op("MatMul", {x.v, w});
+    Value* v = maybe_output(op("MatMul", {x.v, w}));
     double mag = x.mag * std::max(1.0, sc * std::sqrt(static_cast<double>(k)));
     if (x.rank() >= 2 && r_.coin(0.7)) {
       Shape bs = r_.coin(0.6) ? Shape{n} : r_.coin(0.5) ? Shape{1, n} : Shape{};
@@ -515,7 +523,7 @@ class Gen {
       Value* vv = fconst({cout}, var);
       std::vector<Attribute> bat;
       if (r_.coin(0.5)) bat.push_back(b_->f("epsilon", static_cast<float>(r_.coin(0.5) ? 1e-5 : 1e-3)));
-      y = op("BatchNormalization", {y, scale, bias, mean, vv}, bat);
+      y = maybe_output(op("BatchNormalization", {maybe_output(y), scale, bias, mean, vv}, bat));
       mag *= 3;
     }
     int post = static_cast<int>(r_.uni(0, 3));
@@ -530,7 +538,7 @@ class Gen {
         default: cs = {cout, oh, 1}; break;  // varies over H: not per channel
       }
       Value* cv = frand(cs, kind == 1 ? 0.7 : 1.0);
-      y = r_.coin(0.8) ? op(kind ? "Mul" : "Add", {y, cv}) : op(kind ? "Mul" : "Add", {cv, y});
+      y = maybe_output(r_.coin(0.8) ? op(kind ? "Mul" : "Add", {y, cv}) : op(kind ? "Mul" : "Add", {cv, y}));
       os = broadcast(os, cs);
     }
     put(y, os, mag + 1);
@@ -584,7 +592,7 @@ class Gen {
       else
         p2 = random_perm(x.rank());
       if (r_.coin(0.3)) put(v, s, x.mag);  // the middle has another reader
-      v = op("Transpose", {v}, {b_->ints("perm", p2)});
+      v = op("Transpose", {maybe_output(v)}, {b_->ints("perm", p2)});
       s = permute(s, p2);
     } else if (kind == 2) {
       // Transpose of a constant, added to x's transpose
@@ -660,7 +668,7 @@ class Gen {
           size_t at = static_cast<size_t>(r_.uni(n0 ? 1 : 0, static_cast<int64_t>(target.size()) - 1));
           target[at] = -1;
         }
-        v = op("Reshape", {v, ivec(target)});
+        v = op("Reshape", {maybe_output(v), ivec(target)});
         s = ns;
       }
       if (q < len - 1 && r_.coin(0.15)) put(v, s, x.mag);
@@ -746,12 +754,12 @@ class Gen {
     int64_t c = x.s.back();
     int64_t last = r_.coin(0.5) ? -1 : x.rank() - 1;
     Value* mean = reduce("ReduceMean", x.v, {last}, 1);
-    Value* d = op("Sub", {x.v, mean});
+    Value* d = maybe_output(op("Sub", {x.v, maybe_output(mean)}));
     Value* sq = r_.coin(0.7) ? op("Pow", {d, fscalar(2.0f, r_.coin(0.3))}) : op("Mul", {d, d});
     Value* var = reduce("ReduceMean", sq, {last}, 1);
     float eps = r_.coin(0.5) ? 1e-5f : 1e-3f;
     Value* ve = r_.coin(0.8) ? op("Add", {var, fscalar(eps)}) : op("Add", {fscalar(eps), var});
-    Value* y = op("Div", {d, op("Sqrt", {ve})});
+    Value* y = maybe_output(op("Div", {d, maybe_output(op("Sqrt", {maybe_output(ve)}))}));
     Shape s = x.s;
     if (r_.coin(0.7)) {
       Shape gs = r_.coin(0.8) ? Shape{c} : Shape{1, c};
@@ -778,7 +786,7 @@ class Gen {
     if (form == 0) scaled = op("Div", {x.v, fscalar(static_cast<float>(r2))});
     else if (form == 1) scaled = op("Mul", {x.v, fscalar(static_cast<float>(1 / r2))});
     else scaled = op("Mul", {fscalar(static_cast<float>(1 / r2)), x.v});
-    Value* e = op("Erf", {scaled});
+    Value* e = maybe_output(op("Erf", {maybe_output(scaled)}));
     Value* p = r_.coin(0.8) ? op("Add", {e, fscalar(1.0f)}) : op("Add", {fscalar(1.0f), e});
     Value* y;
     if (r_.coin(0.5)) {
@@ -1108,6 +1116,70 @@ class Gen {
     return true;
   }
 
+  // Ops whose shape input is computed from Shape(x) at run time: Reshape/Expand to x's own
+  // shape (cleanup_attention removes them), Expand and ConstantOfShape of x's shape, Range over
+  // a dim of x.
+  bool r_dynamic_shape() {
+    TV x;
+    if (!pick([](const TV& t) { return t.rank() >= 1; }, x)) return false;
+    Value* shp = op("Shape", {x.v});
+    Shape cs = x.s;
+    for (int64_t& d : cs)
+      if (d == kN || r_.coin(0.5)) d = 1;
+    switch (r_.uni(0, 4)) {
+      case 0: put(op("Reshape", {x.v, shp}), x.s, x.mag); break;
+      case 1: put(op("Expand", {x.v, shp}), x.s, x.mag); break;
+      case 2: put(op("Add", {x.v, op("Expand", {frand(cs), shp})}), x.s, x.mag + 1); break;
+      case 3: {
+        Tensor* t = make_tensor(*m_, kFloat, std::vector<int64_t>{1}.data(), 1, std::vector<float>{0.75f}.data(), 4);
+        put(op("Mul", {x.v, op("ConstantOfShape", {shp}, {b_->t("value", t)})}), x.s, x.mag);
+        break;
+      }
+      default: {
+        // Range(0, dim, 1) along the last axis, cast to float and scaled
+        int64_t last = x.rank() - 1;
+        if (x.s.back() == kN) return false;
+        Value* dim = op("Gather", {shp, iconst({}, {last})}, {b_->i("axis", 0)});
+        Value* rg = op("Range", {iconst({}, {0}), dim, iconst({}, {1})});
+        Value* f = op("Cast", {rg}, {b_->i("to", kFloat)});
+        put(op("Add", {x.v, op("Mul", {f, fscalar(0.2f)})}), x.s, x.mag + 1);
+        break;
+      }
+    }
+    return true;
+  }
+
+  // 1-D Conv [B, C, L] (sometimes from a Squeeze of an image) with BatchNormalization and
+  // per-channel Add/Mul after it.
+  bool r_conv1d() {
+    TV x;
+    if (!pick([](const TV& t) { return t.rank() == 3 && t.s[1] != kN && t.s[2] != kN && t.s[2] >= 2; }, x))
+      x = new_input(3, {r_.coin(0.5) ? kN : 2, r_.uni(1, 4), r_.uni(3, 9)});
+    int64_t c = x.s[1], l = x.s[2];
+    int64_t k = r_.uni(1, 3), s = r_.uni(1, 2), pb = r_.uni(0, k - 1), pe = r_.uni(0, k - 1), cout = r_.uni(1, 5);
+    if (l + pb + pe < k) return false;
+    int64_t ol = (l + pb + pe - k) / s + 1;
+    std::vector<Value*> in{x.v, frand({cout, c, k}, 1.0 / std::sqrt(static_cast<double>(c * k)))};
+    if (r_.coin(0.5)) in.push_back(frand({cout}, 0.5));
+    std::vector<Attribute> at{b_->ints("pads", {pb, pe}), b_->ints("strides", {s})};
+    Value* y = op("Conv", in, at);
+    double mag = x.mag * 1.5 + 0.5;
+    if (r_.coin(0.5)) {
+      std::vector<float> var(static_cast<size_t>(cout));
+      for (float& f : var) f = static_cast<float>(0.3 + r_.unit() * 2);
+      y = op("BatchNormalization", {y, frand({cout}), frand({cout}), frand({cout}, 0.5), fconst({cout}, var)});
+      mag *= 3;
+    }
+    Shape os{x.s[0], cout, ol};
+    if (r_.coin(0.5)) {
+      Shape cs = r_.coin(0.5) ? Shape{cout, 1} : Shape{1, cout, 1};
+      y = op(r_.coin(0.5) ? "Add" : "Mul", {y, frand(cs, 0.7)});
+    }
+    if (r_.coin(0.3)) y = op("Relu", {y});
+    put(y, os, mag + 1);
+    return true;
+  }
+
   void finish() {
     // Values nobody reads become outputs; so do a few values in the middle of chains.
     std::vector<Value*> outs;
@@ -1118,6 +1190,15 @@ class Gen {
     for (Value* d : dup_)
       if (r_.coin(0.3)) outs.push_back(op("Add", {d, d}));
     if (outs.empty()) outs.push_back(op("Identity", {pool_.back().v}));
+    // Outputs that are a graph input or a constant behind an identity op or a foldable op.
+    for (const TV& t : pool_)
+      if (t.v->is_graph_input && r_.coin(0.05)) outs.push_back(op(r_.coin(0.5) ? "Identity" : "Dropout", {t.v}));
+    if (r_.coin(0.05)) outs.push_back(op("Identity", {frand({2, 2})}));
+    if (r_.coin(0.05)) outs.push_back(op("Add", {frand({3}), frand({3})}));
+    if (r_.coin(0.05)) {
+      TV x = any();
+      outs.push_back(op("Mul", {x.v, fscalar(1.0f)}));
+    }
     for (Value* v : outs) {
       if (v->is_graph_output()) continue;
       b_->output(v);
@@ -1229,6 +1310,18 @@ std::string blame(const std::vector<uint8_t>& bytes, const CheckOptions& co) {
   return "not reproduced pass by pass";
 }
 
+std::vector<std::pair<std::string, size_t>> histogram(const ofg_model* m) {
+  std::vector<std::pair<std::string, size_t>> h;
+  size_t n = 0;
+  ofg_model_op_histogram_count(m, &n);
+  for (size_t i = 0; i < n; ++i) {
+    const char *d = nullptr, *op = nullptr;
+    size_t c = 0;
+    if (ofg_model_op_histogram_entry(m, i, &d, &op, &c) == OFG_OK) h.emplace_back(std::string(d) + (*d ? "." : "") + op, c);
+  }
+  return h;
+}
+
 }  // namespace
 
 Generated generate(uint64_t seed, const GenOptions& options) { return Gen(seed, options).run(); }
@@ -1320,6 +1413,7 @@ CheckResult check_model(const std::vector<uint8_t>& bytes, const CheckOptions& o
   size_t n = 0;
   ofg_model_node_count(ref.p, 1, &n);
   r.nodes_before = static_cast<int64_t>(n);
+  r.ops_before = histogram(ref.p);
   // The unoptimized model must run (else the generator made an invalid model).
   std::string self = verify(ref.p, cand.p, {"2", "3"});
   if (!self.empty()) return failed("run-original", self);
@@ -1330,6 +1424,7 @@ CheckResult check_model(const std::vector<uint8_t>& bytes, const CheckOptions& o
   if (ofg_optimize(cand.p, oo.p, nullptr) != OFG_OK) return failed("optimize", ofg_last_error());
   ofg_model_node_count(cand.p, 1, &n);
   r.nodes_after = static_cast<int64_t>(n);
+  r.ops_after = histogram(cand.p);
   std::string v = verify(ref.p, cand.p, options.n_values);
   if (!v.empty()) return failed("verify", v);
   void* saved = nullptr;

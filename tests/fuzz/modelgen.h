@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/ir.h"
@@ -57,6 +58,7 @@ struct CheckResult {
   std::string message;  // what failed
   std::string blame;    // with CheckOptions::blame: the first pass whose output no longer verifies
   int64_t nodes_before = 0, nodes_after = 0;
+  std::vector<std::pair<std::string, size_t>> ops_before, ops_after;  // main-graph op histograms
 };
 
 CheckResult check_model(const std::vector<uint8_t>& bytes, const CheckOptions& options = {});

@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 
 #include "fuzz/modelgen.h"
@@ -31,7 +32,7 @@ namespace {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: ofg_modelgen [--seeds A B | --seed S | --seconds T [--start A]] [--blame] [-v] [--dump]\n"
+               "usage: ofg_modelgen [--seeds A B | --seed S | --seconds T [--start A]] [--blame] [-v] [--dump] [--stats]\n"
                "                    [--save-failing DIR] [--write FILE] [--max-steps K]\n");
   return 2;
 }
@@ -48,7 +49,8 @@ bool write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
 int main(int argc, char** argv) {
   uint64_t first = 0, last = 100;
   double seconds = 0;
-  bool verbose = false, dump = false;
+  bool verbose = false, dump = false, stats = false;
+  std::map<std::string, std::pair<size_t, size_t>> ops;  // op -> count before, after optimization
   std::string save_dir, write_path;
   ofg::modelgen::GenOptions gen;
   ofg::modelgen::CheckOptions check;
@@ -77,6 +79,8 @@ int main(int argc, char** argv) {
       check.blame = true;
     } else if (a == "-v") {
       verbose = true;
+    } else if (a == "--stats") {
+      stats = true;
     } else if (a == "--dump") {
       dump = true;
     } else if (a == "--save-failing") {
@@ -108,6 +112,8 @@ int main(int argc, char** argv) {
     ofg::modelgen::CheckOptions variant = ofg::modelgen::variant_for(seed, *g.model, check);
     ofg::modelgen::CheckResult r = ofg::modelgen::check_model(bytes, variant);
     ++models;
+    for (const auto& e : r.ops_before) ops[e.first].first += e.second;
+    for (const auto& e : r.ops_after) ops[e.first].second += e.second;
     nodes_before += r.nodes_before;
     nodes_after += r.nodes_after;
     if (verbose || !r.ok)
@@ -125,6 +131,8 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     }
   }
+  if (stats)
+    for (const auto& e : ops) std::printf("  %-36s %8zu -> %8zu\n", e.first.c_str(), e.second.first, e.second.second);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("modelgen: %llu models (seeds from %llu), %llu failed, nodes %lld -> %lld after optimization, %.1f s\n",
               static_cast<unsigned long long>(models), static_cast<unsigned long long>(first),
