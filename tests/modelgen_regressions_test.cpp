@@ -197,3 +197,87 @@ TEST(ModelgenRegressions, LayerNormOfEqualValuesIsZero) {
         for (size_t i = D; i < 2 * D; ++i) EXPECT_NEAR(y[i], (x[i] - mean) / std::sqrt(var + 1e-5), 1e-5);
       }
 }
+
+#include "passes_test_util.h"
+#include "passes_verify_util.h"
+
+namespace {
+
+// `producer_op` in the main graph; its output is read only inside the then-branch of an If with a
+// constant condition, by `consumer_op` with a per-channel constant.
+std::unique_ptr<ofg::Model> fusion_across_branch(const char* producer_op, const char* consumer_op, bool same_graph) {
+  using namespace ofg;
+  auto m = new_model(17);
+  GraphBuilder b(*m);
+  bool conv = std::string(producer_op) == "Conv";
+  Value* x = conv ? b.input("x", kFloat, {1, 2, 3, 3}) : b.input("x", kFloat, {3, 2});
+  Value* w = conv ? b.initializer("w", {2, 2, 1, 1}, {0.5f, -1.0f, 2.0f, 0.25f})
+                  : b.initializer("w", {2, 2}, {0.5f, -1.0f, 2.0f, 0.25f});
+  Value* y = b.op(producer_op, {x, w});
+  Graph* then_g = b.subgraph("then");
+  {
+    GraphBuilder tb(*m, then_g);
+    Value* src = same_graph ? tb.op("Identity", {y}) : y;
+    Value* out;
+    if (std::string(consumer_op) == "BatchNormalization") {
+      out = tb.op("BatchNormalization", {src, tb.initializer("s", {2}, {2.0f, 0.5f}), tb.initializer("bb", {2}, {0.1f, -0.2f}),
+                                         tb.initializer("mu", {2}, {1.0f, -1.0f}), tb.initializer("var", {2}, {3.0f, 0.25f})});
+    } else {
+      std::vector<int64_t> cd = conv ? std::vector<int64_t>{2, 1, 1} : std::vector<int64_t>{2};
+      out = tb.op(consumer_op, {src, tb.initializer("c", cd, {1.5f, -0.5f})});
+    }
+    tb.output(out);
+  }
+  Graph* else_g = b.subgraph("else");
+  { GraphBuilder eb(*m, else_g); eb.output(eb.op("Neg", {x})); }
+  uint8_t one = 1;
+  Value* c = b.initializer("cond", kBool, {}, &one, 1);
+  Node* n = b.node("If", {c}, 1, {b.g("then_branch", then_g), b.g("else_branch", else_g)});
+  b.output(n->outputs[0]);
+  recompute_captures(m->graph);
+  return m;
+}
+
+}  // namespace
+
+// modelgen seed 1669 (with recipes inside If branches): a Conv of the main graph whose output
+// only a Mul inside a branch read was fused with it; the scaled weight was made an initializer of
+// the branch, so the main graph's Conv read a value defined in the branch ("reads 'w13_bn_scaled'
+// before it is defined"), and the Conv wrote the branch's value. Same for BatchNormalization and
+// MatMul + Add: fusions now stay within one graph.
+TEST(ModelgenRegressions, FusionsDoNotJoinABranchWithTheEnclosingGraph) {
+  using namespace ofg;
+  struct Case { const char* producer; const char* consumer; const char* pass; };
+  for (const Case& k : {Case{"Conv", "Mul", "fuse_conv_add_mul"}, Case{"Conv", "Add", "fuse_conv_add_mul"},
+                        Case{"Conv", "BatchNormalization", "fuse_conv_batchnorm"}, Case{"MatMul", "Add", "fuse_matmul_add"}}) {
+    auto m = fusion_across_branch(k.producer, k.consumer, false);
+    auto reference = fusion_across_branch(k.producer, k.consumer, false);
+    passes::PassStats s = test::run_checked(*m, k.pass);
+    EXPECT_EQ(s.changes, 0) << k.pass << " " << k.consumer;
+    test::expect_same_outputs(*reference, *m);
+  }
+}
+
+// Within one graph (the branch reads the value through an Identity of its own, which
+// eliminate_identity_ops would remove) the branch's own Conv -> Mul still fuses.
+TEST(ModelgenRegressions, FusionsInsideOneBranchStillHappen) {
+  using namespace ofg;
+  auto m = new_model(17);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, 2, 3, 3});
+  Graph* then_g = b.subgraph("then");
+  {
+    GraphBuilder tb(*m, then_g);
+    Value* y = tb.op("Conv", {x, tb.initializer("w", {2, 2, 1, 1}, {0.5f, -1.0f, 2.0f, 0.25f})});
+    tb.output(tb.op("Mul", {y, tb.initializer("c", {2, 1, 1}, {1.5f, -0.5f})}));
+  }
+  Graph* else_g = b.subgraph("else");
+  { GraphBuilder eb(*m, else_g); eb.output(eb.op("Neg", {x})); }
+  uint8_t one = 1;
+  Node* n = b.node("If", {b.initializer("cond", kBool, {}, &one, 1)}, 1, {b.g("then_branch", then_g), b.g("else_branch", else_g)});
+  b.output(n->outputs[0]);
+  recompute_captures(m->graph);
+  passes::PassStats s = test::run_checked(*m, "fuse_conv_add_mul");
+  EXPECT_EQ(s.changes, 1);
+  EXPECT_EQ(test::count_op(then_g, "Mul"), 0);
+}
