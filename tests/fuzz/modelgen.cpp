@@ -99,7 +99,8 @@ class Gen {
     static const int64_t opsets[] = {13, 17, 18, 20, 20};
     opset_ = opsets[r_.uni(0, 4)];
     m_ = new_model(opset_);
-    b_ = std::make_unique<GraphBuilder>(*m_);
+    main_ = std::make_unique<GraphBuilder>(*m_);
+    b_ = main_.get();
     int inputs = static_cast<int>(r_.uni(1, 3));
     for (int k = 0; k < inputs; ++k) new_input(static_cast<int>(r_.uni(1, 4)));
     int steps = static_cast<int>(r_.uni(o_.min_steps, o_.max_steps));
@@ -124,7 +125,7 @@ class Gen {
     }
     std::vector<DimSpec> ds;
     for (int64_t d : s) ds.push_back(d == kN ? DimSpec("N") : DimSpec(d));
-    TV t{b_->input(fresh("in"), kFloat, ds), kFloat, s, 1};
+    TV t{main_->input(fresh("in"), kFloat, ds), kFloat, s, 1};  // a branch reads it from outside
     pool_.push_back(t);
     return t;
   }
@@ -174,8 +175,12 @@ class Gen {
   // Makes v a graph output now and then: a value in the middle of a pattern that a pass must
   // then keep.
   Value* maybe_output(Value* v, double p = 0.06) {
-    if (!v->is_graph_output() && r_.coin(p)) b_->output(v);
+    if (!v->is_graph_output() && r_.coin(p)) add_output(v);
     return v;
+  }
+  // A graph output of the main graph (inside a branch nothing is added: the If has one output).
+  void add_output(Value* v) {
+    if (depth_ == 0) b_->output(v);
   }
 
   // A float value from the pool satisfying `ok`, biased to recent values; false when none.
@@ -336,7 +341,7 @@ class Gen {
         if (r_.coin(0.5)) in.push_back(fscalar(0.25f));
         Node* n = b_->node("Dropout", in, static_cast<uint32_t>(outs));
         put(n->outputs[0], x.s, x.mag);
-        if (outs == 2 && r_.coin(0.5)) b_->output(n->outputs[1]);  // the mask (all true)
+        if (outs == 2 && r_.coin(0.5)) add_output(n->outputs[1]);  // the mask (all true)
         break;
       }
       case 4: put(op("Cast", {x.v}, {b_->i("to", kFloat)}), x.s, x.mag); break;
@@ -698,7 +703,7 @@ class Gen {
     } else {
       shp = op("Shape", {x.v});
     }
-    if (r_.coin(0.1)) b_->output(shp);  // an int64 graph output
+    if (r_.coin(0.1)) add_output(shp);  // an int64 graph output
     Value* d0;
     if (off == 0) {
       if (r_.coin(0.5)) d0 = op("Unsqueeze", {op("Gather", {shp, iconst({}, {0})}, {b_->i("axis", 0)}), ivec({0})});
@@ -1042,7 +1047,29 @@ class Gen {
       br[k] = b_->subgraph(fresh(k ? "else" : "then"));
       GraphBuilder sb(*m_, br[k]);
       Value* v = x.v;
-      int len = static_cast<int>(r_.uni(1, 3));
+      if (depth_ < 2 && r_.coin(0.6)) {
+        // Whole recipes inside the branch (they read outer values as captures); the branch
+        // returns x plus one of its values that broadcasts to x's shape.
+        GraphBuilder* outer = b_;
+        b_ = &sb;
+        ++depth_;
+        size_t pool_size = pool_.size(), dup_size = dup_.size();
+        log_ += " [";
+        int len = static_cast<int>(r_.uni(1, 4));
+        for (int q = 0; q < len; ++q) step();
+        log_ += " ]";
+        for (size_t i = pool_.size(); i-- > pool_size;)
+          if (pool_[i].v->graph == br[k] && broadcastable(x.s, pool_[i].s) && broadcast(x.s, pool_[i].s) == x.s) {
+            Value* y = pool_[i].mag > 4 ? sb.op("Tanh", {pool_[i].v}) : pool_[i].v;
+            v = sb.op("Add", {x.v, y});
+            break;
+          }
+        pool_.resize(pool_size);
+        dup_.resize(dup_size);
+        b_ = outer;
+        --depth_;
+      }
+      int len = v == x.v ? static_cast<int>(r_.uni(1, 3)) : 0;
       for (int q = 0; q < len; ++q) {
         switch (r_.uni(0, 4)) {
           case 0: v = sb.op("Relu", {v}); break;
@@ -1217,7 +1244,9 @@ class Gen {
   Rng r_;
   int64_t opset_ = 17;
   std::unique_ptr<Model> m_;
-  std::unique_ptr<GraphBuilder> b_;
+  std::unique_ptr<GraphBuilder> main_;
+  GraphBuilder* b_ = nullptr;  // the graph being built: the main graph or an If branch
+  int depth_ = 0;              // If branches being built around the current step
   std::vector<TV> pool_;
   std::vector<std::pair<Shape, std::vector<float>>> consts_;
   std::vector<Value*> dup_;
