@@ -142,6 +142,7 @@ class Gen {
     bool node = r_.coin(0.3);
     Value* v = node ? b_->constant(fresh("k"), dims, values) : b_->initializer(fresh("w"), dims, values);
     consts_.push_back({dims, values});
+    shared_.push_back({v, dims});
     if (r_.coin(0.1)) {  // a duplicate nobody needs... unless it is used below
       dup_.push_back(node ? b_->initializer(fresh("wd"), dims, values) : b_->constant(fresh("kd"), dims, values));
     }
@@ -149,6 +150,11 @@ class Gen {
   }
   // A float constant of `dims`: fresh N(0, scale) values, or a copy of an earlier constant.
   Value* frand(const Shape& dims, double scale = 1.0) {
+    // Sometimes the very same constant value again (a weight shared by two nodes), when it is
+    // visible from the graph being built.
+    if (r_.coin(0.08))
+      for (const auto& c : shared_)
+        if (c.second == dims && visible(c.first)) return c.first;
     for (const auto& c : consts_)
       if (c.first == dims && r_.coin(0.15)) return fconst(dims, c.second);
     return fconst(dims, randn(static_cast<int64_t>(std::max<int64_t>(1, static_numel(dims))), scale));
@@ -170,6 +176,13 @@ class Gen {
     TV t{v, dt, std::move(s), mag};
     pool_.push_back(t);
     return t;
+  }
+
+  // True when v is defined in the graph being built or a graph around it.
+  bool visible(const Value* v) const {
+    for (const Graph* g = b_->graph(); g; g = g->parent)
+      if (v->graph == g) return true;
+    return false;
   }
 
   // Makes v a graph output now and then: a value in the middle of a pattern that a pass must
@@ -1250,6 +1263,7 @@ class Gen {
   std::vector<TV> pool_;
   std::vector<std::pair<Shape, std::vector<float>>> consts_;
   std::vector<Value*> dup_;
+  std::vector<std::pair<Value*, Shape>> shared_;
   std::string log_;
   int counter_ = 0;
 };
@@ -1465,6 +1479,11 @@ CheckResult check_model(const std::vector<uint8_t>& bytes, const CheckOptions& o
   if (!load(copy.data(), copy.size(), reloaded)) return failed("reload", ofg_last_error());
   v = verify(ref.p, reloaded.p, options.n_values);
   if (!v.empty()) return failed("verify-reloaded", v);
+  // Optimizing the optimized model again (fused ops as the passes' input) changes nothing it
+  // computes.
+  if (ofg_optimize(reloaded.p, oo.p, nullptr) != OFG_OK) return failed("optimize-again", ofg_last_error());
+  v = verify(ref.p, reloaded.p, options.n_values);
+  if (!v.empty()) return failed("verify-again", v);
   return r;
 }
 

@@ -54,7 +54,7 @@ CheckOptions variant_for(uint64_t seed, const Model& m, CheckOptions base);
 
 struct CheckResult {
   bool ok = true;
-  std::string stage;    // load, optimize, verify, save, reload, verify-reloaded
+  std::string stage;    // load, run-original, optimize, verify, save, reload, verify-reloaded, optimize-again, verify-again
   std::string message;  // what failed
   std::string blame;    // with CheckOptions::blame: the first pass whose output no longer verifies
   int64_t nodes_before = 0, nodes_after = 0;
