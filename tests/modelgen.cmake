@@ -5,5 +5,5 @@ add_executable(ofg_modelgen
   ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/modelgen.cpp ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/modelgen_main.cpp)
 target_include_directories(ofg_modelgen PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(ofg_modelgen PRIVATE onnxforge_internal)
-add_test(NAME modelgen_seeds COMMAND ofg_modelgen --seeds 0 400)
+add_test(NAME modelgen_seeds COMMAND ofg_modelgen --seeds 0 2000)
 set_tests_properties(modelgen_seeds PROPERTIES TIMEOUT 300)

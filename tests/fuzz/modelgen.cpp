@@ -775,7 +775,12 @@ class Gen {
     Value* d = maybe_output(op("Sub", {x.v, maybe_output(mean)}));
     Value* sq = r_.coin(0.7) ? op("Pow", {d, fscalar(2.0f, r_.coin(0.3))}) : op("Mul", {d, d});
     Value* var = reduce("ReduceMean", sq, {last}, 1);
-    float eps = r_.coin(0.5) ? 1e-5f : 1e-3f;
+    // A row of nearly equal values (GELU of negative inputs, a tiled axis) has a variance far
+    // below eps = 1e-5, and the normalization multiplies the rounding differences of every
+    // allowed rewrite upstream (the exact Gelu against its decomposed erf form) by up to
+    // 1/sqrt(eps) = 316. eps of 1e-3 and 1e-2 bound that factor to 32 and 10: otherwise the
+    // check would report the reference model's own rounding (seen on two seeds in 500k).
+    float eps = r_.coin(0.5) ? 1e-2f : 1e-3f;
     Value* ve = r_.coin(0.8) ? op("Add", {var, fscalar(eps)}) : op("Add", {fscalar(eps), var});
     Value* y = maybe_output(op("Div", {d, maybe_output(op("Sqrt", {maybe_output(ve)}))}));
     Shape s = x.s;

@@ -7,7 +7,7 @@
 // One seed in four also runs the opt-in fuse_conv_relu, one in four first fixes N = 3 through
 // optimize.input_shapes (then verifies at N = 3 only).
 //
-//   ofg_modelgen --seeds 0 400          seeds [0, 400) (what ctest runs: modelgen_seeds)
+//   ofg_modelgen --seeds 0 2000         seeds [0, 2000) (what ctest runs: modelgen_seeds, a few s)
 //   ofg_modelgen --seconds 60           as many seeds as fit in 60 s, starting at --start (CI smoke)
 //   ofg_modelgen --seconds 3600 --start 100000 --blame --save-failing /tmp/fails
 //                                       a long run: name the first pass that breaks each failing
@@ -16,8 +16,12 @@
 //                                       replay one seed: write its model, print its nodes and
 //                                       recipes
 //
+//   ofg_modelgen --load /tmp/fails/seed_N.onnx --seed N --blame --dump
+//                                       recheck a saved model (seeds depend on the generator's
+//                                       version: a saved file replays across versions)
+//
 // Long runs: pick a --start far from the ranges already run (tests/fuzz/MODELGEN.md keeps the
-// log) so new seeds are explored; a single core does roughly 100-200 models per second in Release.
+// log) so new seeds are explored; a single core does roughly 600-1000 models per second in Release.
 // Exit status: 0 when every model passed, 1 when any failed, 2 on bad arguments.
 #include <chrono>
 #include <cstdio>
@@ -27,13 +31,14 @@
 #include <string>
 
 #include "fuzz/modelgen.h"
+#include "onnx/serialize.h"
 
 namespace {
 
 int usage() {
   std::fprintf(stderr,
                "usage: ofg_modelgen [--seeds A B | --seed S | --seconds T [--start A]] [--blame] [-v] [--dump] [--stats]\n"
-               "                    [--save-failing DIR] [--write FILE] [--max-steps K]\n");
+               "                    [--save-failing DIR] [--write FILE] [--load FILE] [--max-steps K]\n");
   return 2;
 }
 
@@ -51,7 +56,7 @@ int main(int argc, char** argv) {
   double seconds = 0;
   bool verbose = false, dump = false, stats = false;
   std::map<std::string, std::pair<size_t, size_t>> ops;  // op -> count before, after optimization
-  std::string save_dir, write_path;
+  std::string save_dir, write_path, load_path;
   ofg::modelgen::GenOptions gen;
   ofg::modelgen::CheckOptions check;
   for (int i = 1; i < argc; ++i) {
@@ -86,6 +91,9 @@ int main(int argc, char** argv) {
     } else if (a == "--save-failing") {
       if (!(v = next())) return usage();
       save_dir = v;
+    } else if (a == "--load") {
+      if (!(v = next())) return usage();
+      load_path = v;
     } else if (a == "--write") {
       if (!(v = next())) return usage();
       write_path = v;
@@ -104,8 +112,22 @@ int main(int argc, char** argv) {
     if (seconds > 0 &&
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >= seconds)
       break;
-    ofg::modelgen::Generated g = ofg::modelgen::generate(seed, gen);
-    std::vector<uint8_t> bytes = ofg::modelgen::serialize(*g.model);
+    ofg::modelgen::Generated g;
+    std::vector<uint8_t> bytes;
+    if (!load_path.empty()) {
+      // A saved model (e.g. from --save-failing) checked as seed `first` would be.
+      FILE* f = std::fopen(load_path.c_str(), "rb");
+      if (!f) return usage();
+      int c;
+      while ((c = std::fgetc(f)) != EOF) bytes.push_back(static_cast<uint8_t>(c));
+      std::fclose(f);
+      g.model = ofg::load_model_memory(bytes.data(), bytes.size(), ofg::LoadOptions{});
+      g.recipes = load_path;
+      last = seed + 1;
+    } else {
+      g = ofg::modelgen::generate(seed, gen);
+      bytes = ofg::modelgen::serialize(*g.model);
+    }
     if (dump) std::printf("%s", ofg::modelgen::dump(*g.model).c_str());
     if (!write_path.empty() && !write_file(write_path, bytes))
       std::fprintf(stderr, "cannot write %s\n", write_path.c_str());
