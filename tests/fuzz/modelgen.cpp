@@ -138,7 +138,8 @@ class Gen {
 
   // A float constant: an initializer or a Constant node; sometimes a second copy of an earlier
   // constant with the same bytes (eliminate_duplicate_constants).
-  Value* fconst(const Shape& dims, const std::vector<float>& values) {
+  // (values by copy: callers pass entries of consts_, which this appends to.)
+  Value* fconst(const Shape& dims, std::vector<float> values) {
     bool node = r_.coin(0.3);
     Value* v = node ? b_->constant(fresh("k"), dims, values) : b_->initializer(fresh("w"), dims, values);
     consts_.push_back({dims, values});

@@ -9,14 +9,14 @@
 //
 //   ofg_modelgen --seeds 0 2000         seeds [0, 2000) (what ctest runs: modelgen_seeds, a few s)
 //   ofg_modelgen --seconds 60           as many seeds as fit in 60 s, starting at --start (CI smoke)
-//   ofg_modelgen --seconds 3600 --start 100000 --blame --save-failing /tmp/fails
+//   ofg_modelgen --seconds 3600 --start 100000 --blame --save-failing FAILDIR
 //                                       a long run: name the first pass that breaks each failing
 //                                       model and write it (unoptimized) as seed_N.onnx
 //   ofg_modelgen --seed 1234 --write m.onnx --blame -v --dump
 //                                       replay one seed: write its model, print its nodes and
 //                                       recipes
 //
-//   ofg_modelgen --load /tmp/fails/seed_N.onnx --seed N --blame --dump
+//   ofg_modelgen --load FAILDIR/seed_N.onnx --seed N --blame --dump
 //                                       recheck a saved model (seeds depend on the generator's
 //                                       version: a saved file replays across versions)
 //
@@ -37,7 +37,7 @@ namespace {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: ofg_modelgen [--seeds A B | --seed S | --seconds T [--start A]] [--blame] [-v] [--dump] [--stats]\n"
+               "usage: ofg_modelgen [--seeds A B | --seed S | --seconds T [--start A]] [--blame] [-v] [--dump] [--stats] [--trace]\n"
                "                    [--save-failing DIR] [--write FILE] [--load FILE] [--max-steps K]\n");
   return 2;
 }
@@ -54,7 +54,7 @@ bool write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
 int main(int argc, char** argv) {
   uint64_t first = 0, last = 100;
   double seconds = 0;
-  bool verbose = false, dump = false, stats = false;
+  bool verbose = false, dump = false, stats = false, trace = false;
   std::map<std::string, std::pair<size_t, size_t>> ops;  // op -> count before, after optimization
   std::string save_dir, write_path, load_path;
   ofg::modelgen::GenOptions gen;
@@ -84,6 +84,8 @@ int main(int argc, char** argv) {
       check.blame = true;
     } else if (a == "-v") {
       verbose = true;
+    } else if (a == "--trace") {
+      trace = true;
     } else if (a == "--stats") {
       stats = true;
     } else if (a == "--dump") {
@@ -112,6 +114,7 @@ int main(int argc, char** argv) {
     if (seconds > 0 &&
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >= seconds)
       break;
+    if (trace) std::fprintf(stderr, "seed %llu\n", static_cast<unsigned long long>(seed));  // names a seed that crashes
     ofg::modelgen::Generated g;
     std::vector<uint8_t> bytes;
     if (!load_path.empty()) {
