@@ -27,7 +27,7 @@ void run_collapse_reshape_chains(PassContext& ctx) {
       for (;;) {
         Value* in = n->inputs[0];
         Node* p = in->producer;
-        if (!p || in->initializer || in->is_graph_input || !is_reshape_like(m, p) || !single_use(in)) break;
+        if (!p || p->graph != g || in->initializer || in->is_graph_input || !is_reshape_like(m, p) || !single_use(in)) break;
         if (!p->inputs[0]) break;
         set_input(n, 0, p->inputs[0]);
         drop(ctx, p);

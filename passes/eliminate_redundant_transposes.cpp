@@ -36,7 +36,7 @@ void run_eliminate_redundant_transposes(PassContext& ctx) {
       Value* in = n->inputs[0];
       std::vector<int64_t> p2;
       if (!get_perm(m, n, p2)) return;
-      if (Node* first = producer_if(m, in, "Transpose")) {
+      if (Node* first = producer_if(m, in, "Transpose", g)) {
         std::vector<int64_t> p1;
         if (!single_use(in) || !first->inputs[0] || !get_perm(m, first, p1) || p1.size() != p2.size() ||
             !valid_perm(p1, p1.size()) || !valid_perm(p2, p2.size()))

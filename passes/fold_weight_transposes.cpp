@@ -12,7 +12,7 @@ void run_fold_weight_transposes(PassContext& ctx) {
       if (!is_op(m, n, "Gemm") || n->inputs.size < 2) return;
       for (int k = 0; k < 2; ++k) {
         Value* in = n->inputs[k];
-        Node* t = producer_if(m, in, "Transpose");
+        Node* t = producer_if(m, in, "Transpose", g);
         if (!t || !single_use(in) || !t->inputs[0]) continue;
         std::vector<int64_t> perm;
         // Gemm inputs are 2-D, so a Transpose without perm is [1, 0] too.

@@ -42,7 +42,7 @@ void run_fuse_conv_add_mul(PassContext& ctx) {
       if (read_by_custom(m, op->outputs[0])) return;
       for (int k = 0; k < 2; ++k) {
         Value* y = op->inputs[k];
-        Node* conv = producer_if(m, y, "Conv");
+        Node* conv = producer_if(m, y, "Conv", g);
         const Tensor* c = const_tensor(m, op->inputs[1 - k]);
         if (!conv || !c || !single_use(y) || conv->inputs.size < 2) continue;
         const Tensor* wt = const_tensor(m, conv->inputs[1]);

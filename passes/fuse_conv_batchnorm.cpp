@@ -98,10 +98,10 @@ void run_fuse_conv_batchnorm(PassContext& ctx) {
       if (attr_i(m, bn, "spatial", 1) != 1) return;  // opset < 9 per-activation BN
       if (opset(m) < 7 && attr_i(m, bn, "is_test", 0) == 0) return;
       Value* y = bn->inputs[0];
-      Node* conv = producer_if(m, y, "Conv");
+      Node* conv = producer_if(m, y, "Conv", g);
       bool transpose = false;
       if (!conv) {
-        conv = producer_if(m, y, "ConvTranspose");
+        conv = producer_if(m, y, "ConvTranspose", g);
         transpose = conv != nullptr;
       }
       if (!conv || !single_use(y) || conv->inputs.size < 2 || read_by_custom(m, bn->outputs[0])) return;

@@ -35,7 +35,7 @@ void run_fuse_conv_relu(PassContext& ctx) {
     g->for_each_node([&](Node* relu) {
       if (!is_op(m, relu, "Relu") || relu->inputs.size != 1 || !relu->outputs[0]) return;
       Value* mid = relu->inputs[0];
-      Node* conv = producer_if(m, mid, "Conv");
+      Node* conv = producer_if(m, mid, "Conv", g);
       if (!conv || !single_use(mid) || conv->graph != relu->graph) return;
       const exec::IType* t = ti.type_of(conv->inputs[0]);
       if (!t || t->elem != kFloat) return;  // the fused kernel computes float32

@@ -15,7 +15,9 @@ bool scalar_is(const Model& m, const Value* v, double want, double tol = 1e-4) {
   return read_doubles(const_tensor(m, v), d) && d.size() == 1 && std::fabs(d[0] - want) <= tol * std::fabs(want);
 }
 Value* other(const Node* n, const Value* v) { return n->inputs[0] == v ? n->inputs[1] : n->inputs[0]; }
-Node* only_user(const Value* v) { return single_use(v) ? v->uses[0].node : nullptr; }
+// Only consumer of v (v not a graph output) in v's own graph, else null: a pattern never spans
+// an If/Loop body and the graph around it.
+Node* only_user(const Value* v) { return single_use(v) && v->uses[0].node->graph == v->graph ? v->uses[0].node : nullptr; }
 }  // namespace
 
 void run_fuse_gelu(PassContext& ctx) {
@@ -26,7 +28,7 @@ void run_fuse_gelu(PassContext& ctx) {
     g->for_each_node([&](Node* erf) {
       if (!is_op(m, erf, "Erf") || !erf->inputs[0]) return;
       Node* scale = erf->inputs[0]->producer;
-      if (!scale || !scale->alive || !single_use(erf->inputs[0])) return;
+      if (!scale || !scale->alive || scale->graph != g || !single_use(erf->inputs[0])) return;
       Value* x = nullptr;
       if (is_op(m, scale, "Div") && scalar_is(m, scale->inputs[1], r2)) x = scale->inputs[0];
       else if (is_op(m, scale, "Mul") && scalar_is(m, scale->inputs[1], 1 / r2)) x = scale->inputs[0];
@@ -48,7 +50,7 @@ void run_fuse_gelu(PassContext& ctx) {
       } else {
         // (x * 0.5) * (erf + 1), the 0.5 product read by this Mul only
         Node* half = xs->producer;
-        if (!is_op(m, half, "Mul") || !single_use(xs) || other(half, x) == nullptr) return;
+        if (!is_op(m, half, "Mul") || half->graph != g || !single_use(xs) || other(half, x) == nullptr) return;
         if (!((half->inputs[0] == x && scalar_is(m, half->inputs[1], 0.5)) ||
               (half->inputs[1] == x && scalar_is(m, half->inputs[0], 0.5))))
           return;

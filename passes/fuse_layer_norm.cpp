@@ -30,8 +30,9 @@ bool scalar_const(const Model& m, const Value* v, double& out) {
 // The other input of a binary node `n` than `v`.
 Value* other(const Node* n, const Value* v) { return n->inputs[0] == v ? n->inputs[1] : n->inputs[0]; }
 
-// Only consumer of v (v not a graph output), else null.
-Node* only_user(const Value* v) { return single_use(v) ? v->uses[0].node : nullptr; }
+// Only consumer of v (v not a graph output) in v's own graph, else null: a pattern never spans
+// an If/Loop body and the graph around it.
+Node* only_user(const Value* v) { return single_use(v) && v->uses[0].node->graph == v->graph ? v->uses[0].node : nullptr; }
 
 // A per-channel constant of shape [C] (or broadcast-equivalent [1,..,1,C]).
 bool channel_vector(const Model& m, const Value* v, int64_t c) {
@@ -59,6 +60,7 @@ void run_fuse_layer_norm(PassContext& ctx) {
       Node* sq = nullptr;
       Node* div = nullptr;
       for (const Use& u : d->uses) {
+        if (u.node->graph != g) continue;
         if (is_op(m, u.node, "Div") && u.index == 0) div = u.node;
         else if (is_op(m, u.node, "Pow") && u.index == 0) sq = u.node;
         else if (is_op(m, u.node, "Mul") && u.node->inputs[0] == d && u.node->inputs[1] == d) sq = u.node;

@@ -20,7 +20,7 @@ void run_fuse_matmul_add(PassContext& ctx) {
       if (read_by_custom(m, add->outputs[0])) return;
       for (int k = 0; k < 2; ++k) {
         Value* y = add->inputs[k];
-        Node* mm = producer_if(m, y, "MatMul");
+        Node* mm = producer_if(m, y, "MatMul", g);
         const Tensor* c = const_tensor(m, add->inputs[1 - k]);
         if (!mm || !c || !single_use(y) || mm->inputs.size != 2) continue;
         if (value_rank(m, mm->inputs[0], ranks) != 2 || value_rank(m, mm->inputs[1], ranks) != 2) continue;

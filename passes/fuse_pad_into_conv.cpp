@@ -12,7 +12,7 @@ void run_fuse_pad_into_conv(PassContext& ctx) {
     g->for_each_node([&](Node* conv) {
       if (!is_op(m, conv, "Conv") || conv->inputs.size < 2 || !conv->inputs[0]) return;
       Value* padded = conv->inputs[0];
-      Node* pad = producer_if(m, padded, "Pad");
+      Node* pad = producer_if(m, padded, "Pad", g);
       if (!pad || !single_use(padded) || !pad->inputs[0]) return;
       std::string auto_pad = attr_s(m, conv, "auto_pad", "NOTSET");
       if (auto_pad != "NOTSET") return;

@@ -134,6 +134,11 @@ PassStats run_pass(Model& m, const PassInfo& pass, const std::map<std::string, s
   s.nodes_removed = ctx.removed;
   s.nodes_added = ctx.added;
   totals(m, s.nodes_after, s.bytes_after);
+  // A pass that rewires a node inside an If/Loop/Scan body to read another outer value (bypass
+  // of an Identity or Reshape whose output a branch reads) leaves Graph::captures naming the old
+  // value; the interpreter's liveness plan and topological_sort read captures, so the new value
+  // would be freed before the subgraph runs. Recompute them after any change.
+  if (s.changes != 0 || s.nodes_after != s.nodes_before || s.bytes_after != s.bytes_before) recompute_captures(m.graph);
   // The node and byte counts also catch an edit a pass made without counting it as a change.
   if (types && (s.changes != 0 || s.nodes_after != s.nodes_before || s.bytes_after != s.bytes_before))
     types->invalidate();

@@ -19,8 +19,9 @@ bool is_op(const Model& m, const Node* n, std::string_view op) {
   return n && n->alive && is_default(m, n) && m.str(n->op_type) == op;
 }
 
-Node* producer_if(const Model& m, const Value* v, std::string_view op) {
+Node* producer_if(const Model& m, const Value* v, std::string_view op, const Graph* graph) {
   if (!v || !v->producer || v->initializer || v->is_graph_input) return nullptr;
+  if (graph && v->producer->graph != graph) return nullptr;
   return is_op(m, v->producer, op) ? v->producer : nullptr;
 }
 

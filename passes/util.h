@@ -19,8 +19,11 @@ std::vector<Graph*> all_graphs(Model& m);
 // site (no strlen per comparison: the passes call this for every node of every round).
 bool is_op(const Model& m, const Node* n, std::string_view op);
 bool is_default(const Model& m, const Node* n);
-// The live producer of v when it is the default-domain `op`, else null.
-Node* producer_if(const Model& m, const Value* v, std::string_view op);
+// The live producer of v when it is the default-domain `op`, else null. With `graph`, also null
+// when the producer is in another graph (a fusion must not join a node of an If/Loop body with a
+// node of the enclosing graph: the fused node and the constants it needs would be in one scope
+// while the value it writes or reads is in the other).
+Node* producer_if(const Model& m, const Value* v, std::string_view op, const Graph* graph = nullptr);
 // True when v is read by exactly one node input and is no graph output.
 bool single_use(const Value* v);
 // True when a custom-domain node reads v (such values and their producers are left alone).

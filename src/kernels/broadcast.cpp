@@ -58,8 +58,9 @@ Plan make_plan(const int64_t* a_dims, size_t a_rank, const int64_t* b_dims, size
     if (d == 1) continue;
     if (p.rank > 0) {
       const size_t j = p.rank - 1;
-      // Merge into the previous dim when both operands continue it seamlessly.
-      if (sa[j] == sa[i] * d && sb[j] == sb[i] * d) {
+      // Merge into the previous dim when both operands continue it seamlessly. j indexes the
+      // simplified dims, so the strides to compare are the plan's (size-1 dims were skipped).
+      if (p.sa[j] == sa[i] * d && p.sb[j] == sb[i] * d) {
         p.dim[j] *= d;
         p.sa[j] = sa[i];
         p.sb[j] = sb[i];

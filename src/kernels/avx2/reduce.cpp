@@ -3,6 +3,7 @@
 #include "kernels/avx2/avx2.h"
 #include "kernels/avx2/vmath.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -162,17 +163,29 @@ void layer_norm(const float* x, const float* scale, const float* bias, float* y,
   for (size_t r = 0; r < rows; ++r) {
     const float* p = x + r * D;
     float* q = y + r * D;
-    const float mu = sum_contig(p, D) / static_cast<float>(D);
-    // Two passes (mean, then squared deviations): no cancellation for large offsets.
-    const __m256 vmu = _mm256_set1_ps(mu);
-    __m256 vv = _mm256_setzero_ps();
+    const float mu0 = sum_contig(p, D) / static_cast<float>(D);
+    // Two passes (mean, then squared deviations): no cancellation for large offsets. The second
+    // pass also sums the deviations and corrects the mean by their average (the corrected
+    // two-pass algorithm): the float sum of the first pass is off by a few ulps, which a row of
+    // equal values (variance 0, so the output is deviation / sqrt(eps)) would turn into outputs
+    // of 1e-4 where the exact result is 0.
+    const __m256 vmu0 = _mm256_set1_ps(mu0);
+    __m256 vv = _mm256_setzero_ps(), vs = _mm256_setzero_ps();
     size_t i = 0;
     for (; i + 8 <= D; i += 8) {
-      const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(p + i), vmu);
+      const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(p + i), vmu0);
+      vs = _mm256_add_ps(vs, d);
       vv = _mm256_fmadd_ps(d, d, vv);
     }
-    float var = hsum(vv);
-    for (; i < D; ++i) var += (p[i] - mu) * (p[i] - mu);
+    float var = hsum(vv), dev = hsum(vs);
+    for (; i < D; ++i) {
+      dev += p[i] - mu0;
+      var += (p[i] - mu0) * (p[i] - mu0);
+    }
+    const float shift = dev / static_cast<float>(D);
+    const float mu = mu0 + shift;
+    var = std::max(0.f, var - dev * shift);
+    const __m256 vmu = _mm256_set1_ps(mu);
     const float is = 1.f / std::sqrt(var / static_cast<float>(D) + eps);
     const __m256 vis = _mm256_set1_ps(is);
     i = 0;

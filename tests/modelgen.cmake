@@ -1,0 +1,9 @@
+# Differential testing of the optimizer on random valid models (tests/fuzz/modelgen_main.cpp says
+# how to run it longer). ctest runs a fixed range of seeds; `ofg_modelgen --seconds 60` is the
+# time-budgeted mode for smoke and long runs.
+add_executable(ofg_modelgen
+  ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/modelgen.cpp ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/modelgen_main.cpp)
+target_include_directories(ofg_modelgen PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(ofg_modelgen PRIVATE onnxforge_internal)
+add_test(NAME modelgen_seeds COMMAND ofg_modelgen --seeds 0 2000)
+set_tests_properties(modelgen_seeds PROPERTIES TIMEOUT 300)
