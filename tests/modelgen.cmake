@@ -7,3 +7,7 @@ target_include_directories(ofg_modelgen PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(ofg_modelgen PRIVATE onnxforge_internal)
 add_test(NAME modelgen_seeds COMMAND ofg_modelgen --seeds 0 2000)
 set_tests_properties(modelgen_seeds PROPERTIES TIMEOUT 300)
+# About a minute more of models from a fixed start far from the range above (deterministic, so a
+# failure in CI replays with the seed it prints).
+add_test(NAME modelgen_minute COMMAND ofg_modelgen --seconds 60 --start 5000000)
+set_tests_properties(modelgen_minute PROPERTIES TIMEOUT 300 LABELS fuzz_smoke)
