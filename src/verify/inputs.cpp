@@ -26,24 +26,24 @@ constexpr int64_t kMaxTotalElements = int64_t{1} << 25;
 // Constant integer tensors read for hints (shape vectors, compared scalars) are small.
 constexpr int64_t kMaxConstantElements = 64;
 
-// The integer contents of a small constant value (an initializer or a Constant node's output);
-// false when it is not one.
-bool small_constant(Model& m, const Value* v, std::vector<double>& out) {
+// The integer contents of a small constant value (an initializer or a Constant node's output;
+// float values saturate to the int64 range); false when it is not one.
+bool small_constant(Model& m, const Value* v, std::vector<int64_t>& out) {
   const Tensor* t = v->initializer;
   if (!t && v->producer && m.str(v->producer->op_type) == "Constant" && m.str(v->producer->domain).empty()) {
     for (const Attribute& a : v->producer->attributes) {
       std::string_view name = m.str(a.name);
       if (name == "value" && a.t) t = a.t;
-      else if (name == "value_int") { out.assign(1, static_cast<double>(a.i)); return true; }
+      else if (name == "value_int") { out.assign(1, a.i); return true; }
       else if (name == "value_ints") { out.assign(a.ints.begin(), a.ints.end()); return true; }
-      else if (name == "value_float") { out.assign(1, a.f); return true; }
+      else if (name == "value_float") { out.assign(1, exec::saturate_cast<int64_t>(a.f)); return true; }
     }
   }
   if (!t || t->recipe || !exec::is_supported_type(t->data_type) || t->numel() > kMaxConstantElements) return false;
   RTensor x = exec::from_ir(*t);
   out.clear();
   for (int64_t i = 0; i < x.numel(); ++i)
-    out.push_back(exec::is_float_type(x.dtype) ? exec::get_f64(x, i) : static_cast<double>(exec::get_i64(x, i)));
+    out.push_back(exec::is_float_type(x.dtype) ? exec::saturate_cast<int64_t>(exec::get_f64(x, i)) : exec::get_i64(x, i));
   return true;
 }
 
@@ -63,11 +63,10 @@ void trace_integer_input(Model& m, const Value* v, int depth, std::vector<int64_
     std::string_view op = m.str(n->op_type);
     if (one_of(op, {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"}) && n->inputs.size == 2) {
       const Value* other = n->inputs[1 - u.index];
-      std::vector<double> c;
+      std::vector<int64_t> c;
       if (other && small_constant(m, other, c))
-        for (double x : c)
-          if (std::find(compared.begin(), compared.end(), static_cast<int64_t>(x)) == compared.end())
-            compared.push_back(static_cast<int64_t>(x));
+        for (int64_t x : c)
+          if (std::find(compared.begin(), compared.end(), x) == compared.end()) compared.push_back(x);
     } else if (op == "Gather" && u.index == 1 && n->inputs.size >= 2 && n->inputs[0]) {
       // Indices of a table: stay inside its axis.
       const Value* data = n->inputs[0];
@@ -110,9 +109,9 @@ std::vector<int64_t> graph_sizes(Model& m) {
     }
     for (Node* n = g->first; n; n = n->next)
       for (const Value* o : n->outputs) {
-        std::vector<double> c;
+        std::vector<int64_t> c;
         if (o && m.str(n->op_type) == "Constant" && small_constant(m, o, c))
-          for (double x : c) note(static_cast<int64_t>(x));
+          for (int64_t x : c) note(x);
       }
   });
   std::vector<std::pair<int, int64_t>> by_freq;

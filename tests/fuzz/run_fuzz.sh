@@ -11,7 +11,7 @@
 # build-fuzz in the repository root; it is configured and built when its target is missing, and
 # brought up to date otherwise (OFG_FUZZ_NO_BUILD=1 skips that, as the ctests do).
 # Seeds: every model.onnx of at most 32 KiB under $ONNXFORGE_DATA/onnx-backend-tests (the data
-# folder defaults to ../shared beside the repository), copied to <build>/fuzz/seeds. The corpus
+# folder defaults to ../shared beside the repository), copied to <build>/fuzz/seeds-TARGET. The corpus
 # the fuzzer grows stays in <build>/fuzz/corpus-TARGET across runs; crash inputs go to
 # <build>/fuzz/artifacts-TARGET/.
 #
@@ -45,7 +45,8 @@ fi
 [[ -x "$exe" ]] || { echo "no fuzz target $exe: configure with -DOFG_FUZZ=ON" >&2; exit 2; }
 
 work=$build/fuzz
-seeds=$work/seeds
+# One seed folder per target: the ctests run the targets in parallel.
+seeds=$work/seeds-$target
 corpus=$work/corpus-$target
 mkdir -p "$seeds" "$corpus"
 if [[ -d "$data/onnx-backend-tests" ]]; then
