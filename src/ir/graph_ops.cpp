@@ -168,10 +168,15 @@ bool topological_sort(Graph* g) {
   std::vector<uint32_t> pending(nodes.size(), 0);
   std::vector<std::vector<size_t>> consumers(nodes.size());
   // A node depends on producers in this graph of its inputs and of values its subgraphs capture.
+  bool reads_own_output = false;  // a one-node cycle: no order computes such an input first
   auto depend = [&](size_t i, Value* v) {
     if (!v || !v->producer) return;
     auto it = index.find(v->producer);
-    if (it == index.end() || it->second == i) return;
+    if (it == index.end()) return;
+    if (it->second == i) {
+      reads_own_output = true;
+      return;
+    }
     consumers[it->second].push_back(i);
     ++pending[i];
   };
@@ -203,7 +208,7 @@ bool topological_sort(Graph* g) {
         std::push_heap(ready_heap.begin(), ready_heap.end(), cmp);
       }
   }
-  if (order.size() != nodes.size()) return false;
+  if (reads_own_output || order.size() != nodes.size()) return false;
   Node* prev = nullptr;
   for (Node* n : order) {
     n->prev = prev;

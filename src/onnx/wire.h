@@ -89,6 +89,8 @@ class Reader {
 
  private:
   void skip_group() {
+    // The group's own fields move field_start_; raw_field() must still see the group's tag.
+    const uint8_t* start = field_start_;
     for (int depth = 1; depth > 0;) {
       uint32_t number, wt;
       next_field(number, wt);
@@ -96,6 +98,7 @@ class Reader {
       else if (wt == kEndGroup) --depth;
       else skip(wt);
     }
+    field_start_ = start;
   }
 
   const uint8_t* p_;

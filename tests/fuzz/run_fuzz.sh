@@ -67,7 +67,9 @@ args=(-max_total_time="$seconds" -timeout=60 -rss_limit_mb=3072 -print_final_sta
 if (( jobs > 1 )); then args+=(-jobs="$jobs" -workers="$jobs"); fi
 echo "fuzzing $target for ${seconds}s with $jobs job(s); log $log"
 status=0
+started=$SECONDS
 (cd "$artifacts" && "$exe" "${args[@]}" "$corpus" "$seeds") >"$log" 2>&1 || status=$?
+echo "ran $((SECONDS - started))s wall with $jobs job(s)"
 if (( jobs > 1 )); then cat "$artifacts"/fuzz-*.log >>"$log" 2>/dev/null || true; fi
 grep -E "stat::number_of_executed_units|Done [0-9]+ runs" "$log" | tail -n "$jobs" || true
 

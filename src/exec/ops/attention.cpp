@@ -63,9 +63,9 @@ Heads with_past(const OpCtx& c, const Heads& cur, const RTensor* past) {
   for (int64_t b = 0; b < r.B; ++b)
     for (int64_t h = 0; h < r.H; ++h) {
       double* dst = &r.v[static_cast<size_t>(((b * r.H + h) * r.S) * r.D)];
-      std::copy(&pv[static_cast<size_t>(((b * r.H + h) * P) * r.D)], &pv[static_cast<size_t>(((b * r.H + h) * P + P) * r.D)], dst);
-      std::copy(&cur.v[static_cast<size_t>(((b * r.H + h) * cur.S) * r.D)],
-                &cur.v[static_cast<size_t>(((b * r.H + h) * cur.S + cur.S) * r.D)], dst + P * r.D);
+      std::copy(pv.data() + static_cast<size_t>(((b * r.H + h) * P) * r.D), pv.data() + static_cast<size_t>(((b * r.H + h) * P + P) * r.D), dst);
+      std::copy(cur.v.data() + static_cast<size_t>(((b * r.H + h) * cur.S) * r.D),
+                cur.v.data() + static_cast<size_t>(((b * r.H + h) * cur.S + cur.S) * r.D), dst + P * r.D);
     }
   return r;
 }
@@ -149,7 +149,7 @@ void op_attention(OpCtx& c) {
         }
         double mx = kNegInf;
         for (int64_t j = 0; j < T; ++j) mx = std::max(mx, row[j]);
-        double* qk = &QK[static_cast<size_t>(((b * H + h) * Sq + i) * T)];
+        double* qk = QK.data() + static_cast<size_t>(((b * H + h) * Sq + i) * T);
         if (mode == 0 || mode == 1) std::copy(raw.begin(), raw.end(), qk);
         if (mode == 2) std::copy(row.begin(), row.end(), qk);
         // A fully masked row attends to nothing: zeros instead of the NaN of exp(-inf - -inf).
@@ -161,7 +161,7 @@ void op_attention(OpCtx& c) {
           for (int64_t j = 0; j < T; ++j) row[j] /= sum;
         }
         if (mode == 3) std::copy(row.begin(), row.end(), qk);
-        double* y = &Y[static_cast<size_t>(((b * H + h) * Sq + i) * Dv)];
+        double* y = Y.data() + static_cast<size_t>(((b * H + h) * Sq + i) * Dv);
         for (int64_t j = 0; j < T; ++j) {
           double p = row[j];
           if (p == 0) continue;

@@ -400,8 +400,8 @@ void op_clip(OpCtx& c) {
       hi = static_cast<double>(std::numeric_limits<T>::max());
     });
   }
-  if (c.has(1)) lo = get_f64(c.t(1), 0);
-  if (c.has(2)) hi = get_f64(c.t(2), 0);
+  if (c.has(1)) lo = get_f64(c.t_numel(1, 1), 0);
+  if (c.has(2)) hi = get_f64(c.t_numel(2, 1), 0);
   run_unary(c, U::Clip, lo, hi);
 }
 

@@ -221,7 +221,7 @@ void op_grid_sample(OpCtx& c) {
   int taps = mode == "cubic" ? 4 : 2;
   for (int64_t n = 0; n < N; ++n)
     for (int64_t o = 0; o < out_n; ++o) {
-      const double* gp = &g[static_cast<size_t>((n * out_n + o) * r)];
+      const double* gp = g.data() + static_cast<size_t>((n * out_n + o) * r);
       for (int a = 0; a < r; ++a) {
         // The grid's last axis lists x (innermost spatial axis) first.
         double v = gp[r - 1 - a];
@@ -238,7 +238,7 @@ void op_grid_sample(OpCtx& c) {
         coord[a] = u;
       }
       for (int64_t ch = 0; ch < C; ++ch) {
-        const double* img = &x[static_cast<size_t>((n * C + ch) * in_n)];
+        const double* img = x.data() + static_cast<size_t>((n * C + ch) * in_n);
         double val = 0;
         if (mode == "nearest") {
           for (int a = 0; a < r; ++a) p[a] = static_cast<int64_t>(std::nearbyint(coord[a]));
@@ -765,7 +765,7 @@ void op_roi_align(OpCtx& c) {
     double count = static_cast<double>(std::max<int64_t>(gh * gw, 1));
     int64_t b = bidx[static_cast<size_t>(n)];
     for (int64_t ch = 0; ch < C; ++ch) {
-      const double* img = &x[static_cast<size_t>((b * C + ch) * H * W)];
+      const double* img = x.data() + static_cast<size_t>((b * C + ch) * H * W);
       for (int64_t ph = 0; ph < oh; ++ph)
         for (int64_t pw = 0; pw < ow; ++pw) {
           double acc = 0;

@@ -111,11 +111,12 @@ Taps axis_taps(const OpCtx& c, const ResizeCfg& cfg, int64_t in, int64_t out, do
 std::vector<double> apply_axis(const std::vector<double>& x, int64_t outer, int64_t in, int64_t inner, const Taps& t) {
   int64_t out = static_cast<int64_t>(t.first.size()) - 1;
   std::vector<double> y(scratch_elems(shape_numel({outer, out, inner})), 0.0);
+  if (y.empty()) return y;  // an empty dim elsewhere: nothing to resample (and no element to point at)
   for (int64_t a = 0; a < outer; ++a)
     for (int64_t o = 0; o < out; ++o) {
-      double* dst = &y[static_cast<size_t>((a * out + o) * inner)];
+      double* dst = y.data() + static_cast<size_t>((a * out + o) * inner);
       for (int64_t k = t.first[o]; k < t.first[o + 1]; ++k) {
-        const double* src = &x[static_cast<size_t>((a * in + t.idx[k]) * inner)];
+        const double* src = x.data() + static_cast<size_t>((a * in + t.idx[k]) * inner);
         double w = t.w[k];
         if (w == 0) continue;
         for (int64_t e = 0; e < inner; ++e) dst[e] += w * src[e];

@@ -126,14 +126,14 @@ void run_rnn(OpCtx& c, int kind) {
   std::vector<double> gx(static_cast<size_t>(G * Hs)), gh(static_cast<size_t>(G * Hs));
   for (int d = 0; d < dirs; ++d) {
     bool rev = dir == "reverse" || d == 1;
-    const double* Wd = &W[static_cast<size_t>(d * G * Hs * I)];
-    const double* Rd = &R[static_cast<size_t>(d * G * Hs * Hs)];
-    const double* Wb = &Bv[static_cast<size_t>(d * 2 * G * Hs)];
+    const double* Wd = W.data() + static_cast<size_t>(d * G * Hs * I);
+    const double* Rd = R.data() + static_cast<size_t>(d * G * Hs * Hs);
+    const double* Wb = Bv.data() + static_cast<size_t>(d * 2 * G * Hs);
     const double* Rb = Wb + G * Hs;
     const Act* f = &acts[d * per];
     for (int64_t b = 0; b < B; ++b) {
-      std::vector<double> h(&H0[static_cast<size_t>((d * B + b) * Hs)], &H0[static_cast<size_t>((d * B + b + 1) * Hs)]);
-      std::vector<double> cs(&C0[static_cast<size_t>((d * B + b) * Hs)], &C0[static_cast<size_t>((d * B + b + 1) * Hs)]);
+      std::vector<double> h(H0.data() + static_cast<size_t>((d * B + b) * Hs), H0.data() + static_cast<size_t>((d * B + b + 1) * Hs));
+      std::vector<double> cs(C0.data() + static_cast<size_t>((d * B + b) * Hs), C0.data() + static_cast<size_t>((d * B + b + 1) * Hs));
       int64_t L = std::min<int64_t>(lens[static_cast<size_t>(b)], S);
       for (int64_t step = 0; step < L; ++step) {
         int64_t t = rev ? L - 1 - step : step;
