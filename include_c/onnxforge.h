@@ -172,10 +172,12 @@ OFG_API ofg_status ofg_load_from_memory(const void* data, size_t size, const ofg
                                         ofg_model** out);
 OFG_API void ofg_model_free(ofg_model* model);
 /* A new, independent model equal to `model` (same graph, weights and metadata; saving either
- * gives the same bytes), to be released with ofg_model_free. The copy owns its data: it views
- * neither the original, nor its file, nor the caller's buffer, and may be used on another thread.
- * Made by serializing `model` once into a buffer that the copy parses and views (one copy of the
- * weights; weights derived by passes are computed into it). */
+ * gives the same bytes), to be released with ofg_model_free. Either may be changed, used on
+ * another thread or freed without affecting the other. The structure is copied; weights still in
+ * the loaded file (or buffer) are shared, not copied: both models keep that mapping alive (for a
+ * model that views the caller's buffer, load.copy_buffer 0, the buffer must then outlive both);
+ * weights the original holds in its own memory are copied, and weights derived by passes are
+ * computed into the copy. No save/parse round trip. */
 OFG_API ofg_status ofg_model_clone(const ofg_model* model, ofg_model** out);
 /* A small built-in model (a CNN + MLP with the typical leftovers of an export: unfused
  * BatchNormalization, Identity, Dropout, a cancelling Transpose pair, MatMul+Add), for demos and

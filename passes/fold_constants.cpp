@@ -18,7 +18,6 @@
 #include "exec/infer_types.h"
 #include "exec/interp.h"
 #include "kernels/kernels.h"
-#include "onnx/mapped_file.h"
 #include "passes/util.h"
 
 namespace ofg::passes {

@@ -7,7 +7,6 @@
 #include <cmath>
 
 #include "kernels/kernels.h"
-#include "onnx/mapped_file.h"
 #include "passes/util.h"
 
 namespace ofg::passes {

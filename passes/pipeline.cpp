@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <optional>
 
 #include "ir/error.h"
 #include "ir/graph_ops.h"
 #include "ir/json.h"
-#include "onnx/serialize.h"
+#include "ir/snapshot.h"
 
 namespace ofg::passes {
 
@@ -68,18 +67,16 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
       r.accuracy_class = p->accuracy_class;
       r.iteration = it;
       bool verify = options.verify && p->accuracy_class > 0;
-      std::optional<MallocBuffer> snapshot;
-      if (verify) snapshot.emplace(save_model_memory(*m));
+      // The model as it was, to go back to when the pass drifts: a copy of the structure that
+      // shares the bytes (passes never change bytes in place, they make new tensors).
+      std::unique_ptr<Model> before;
+      if (verify) before = snapshot_model(*m);
       r.stats = run_pass(*m, *p, &options.pass_options, &types);
       if (options.check_each_pass) check(*m, p->name);
       if (verify && r.stats.changes > 0) {
-        LoadOptions lo;
-        lo.copy_buffer = true;
-        std::unique_ptr<Model> before = load_model_memory(snapshot->data(), snapshot->size(), lo);
         if (!options.verify(*before, *m, r.note)) {
-          // Keep the original model's backing alive (its weights may view the mapped file).
-          for (auto& b : m->backings) before->backings.push_back(b);
-          before->source_path = m->source_path;
+          // The snapshot views memory of the model it was taken from: it keeps that model.
+          keep_alive(*before, std::move(m));
           m = std::move(before);
           types.invalidate();  // it described the model just replaced
           r.rolled_back = true;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "api/guard.h"
+#include "ir/snapshot.h"
 #include "api/handles.h"
 #include "api/options.h"
 #include "onnx/serialize.h"
@@ -201,16 +202,10 @@ ofg_status ofg_model_clone(const ofg_model* model, ofg_model** out) {
   return api_call([&] {
     require(model, "ofg_model_clone", "model");
     require(out, "ofg_model_clone", "out");
-    // The model is serialized once into one buffer that the copy then views (and owns): its
-    // weights are one copy in memory, derived weights are computed into it, and no file is read.
-    struct BufferBacking : Backing {
-      explicit BufferBacking(MallocBuffer b) : bytes(std::move(b)) {}
-      MallocBuffer bytes;
-    };
-    auto backing = std::make_shared<BufferBacking>(save_model_memory(*model->model));
+    // A copy of the structure; weights in the mapped file or the caller's buffer stay shared
+    // (both models hold that backing), bytes of the original's own memory are copied.
     auto handle = std::make_unique<ofg_model>();
-    handle->model = load_model_memory(backing->bytes.data(), backing->bytes.size(), LoadOptions{});
-    handle->model->backings.push_back(backing);
+    handle->model = copy_model(*model->model);
     *out = handle.release();
   });
 }

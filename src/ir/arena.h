@@ -58,11 +58,21 @@ class Arena {
 
   size_t bytes_allocated() const { return bytes_allocated_; }
 
+  // True when p points into memory this arena handed out (a walk over its chunks: few, since
+  // chunk sizes double).
+  bool contains(const void* p) const {
+    const auto* b = static_cast<const unsigned char*>(p);
+    for (size_t i = 0; i < chunks_.size(); ++i)
+      if (b >= chunks_[i].get() && b < chunks_[i].get() + chunk_sizes_[i]) return true;
+    return false;
+  }
+
  private:
   void new_chunk(size_t min_size) {
     size_t size = next_chunk_size_;
     if (size < min_size) size = min_size;
     chunks_.emplace_back(new unsigned char[size]);
+    chunk_sizes_.push_back(size);
     current_ = chunks_.back().get();
     capacity_ = size;
     used_ = 0;
@@ -70,6 +80,7 @@ class Arena {
   }
 
   std::vector<std::unique_ptr<unsigned char[]>> chunks_;
+  std::vector<size_t> chunk_sizes_;
   unsigned char* current_ = nullptr;
   size_t capacity_ = 0;
   size_t used_ = 0;

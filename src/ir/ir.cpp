@@ -80,6 +80,12 @@ Attribute* Node::attribute(StrId attr_name) {
 
 Model::Model() = default;
 
+void release_loaded_bytes(const Model& m, Bytes b) {
+  if (!b.data || b.size == 0) return;
+  for (const auto& backing : m.backings)
+    if (backing->release_pages(b)) return;
+}
+
 int64_t Model::opset_version(std::string_view domain_name) const {
   bool want_default = domain_name.empty() || domain_name == "ai.onnx";
   for (const OpsetId& o : opsets) {

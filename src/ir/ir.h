@@ -288,6 +288,9 @@ struct Function {
 class Backing {
  public:
   virtual ~Backing() = default;
+  // When `b` lies in this backing: lets the system drop what it caches of those bytes (a mapped
+  // file reads them again on the next access) and returns true; false when `b` is not in it.
+  virtual bool release_pages(Bytes b) const { return false; }
 };
 
 class Model {
@@ -324,5 +327,9 @@ class Model {
 };
 
 bool is_default_domain(const Model& m, StrId domain);
+
+// Weights nothing will read again (a weight a pass replaced by a computed one, once computed):
+// the backing holding them may drop its cached pages. Reading them later still works.
+void release_loaded_bytes(const Model& m, Bytes b);
 
 }  // namespace ofg

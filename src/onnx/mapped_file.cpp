@@ -41,17 +41,13 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
   return f;
 }
 
-void release_loaded_bytes(const Model& m, Bytes b) {
-  if (!b.data || b.size == 0) return;
+bool MappedFile::release_pages(Bytes b) const {
+  if (!contains(b)) return false;
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  for (const auto& backing : m.backings) {
-    const auto* file = dynamic_cast<const MappedFile*>(backing.get());
-    if (!file || !file->contains(b)) continue;
-    uintptr_t begin = (reinterpret_cast<uintptr_t>(b.data) + page - 1) & ~(page - 1);
-    uintptr_t end = (reinterpret_cast<uintptr_t>(b.data) + b.size) & ~(page - 1);
-    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
-    return;
-  }
+  uintptr_t begin = (reinterpret_cast<uintptr_t>(b.data) + page - 1) & ~(page - 1);
+  uintptr_t end = (reinterpret_cast<uintptr_t>(b.data) + b.size) & ~(page - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+  return true;
 }
 
 bool find_file_source(const Model& m, Bytes b, int& fd, uint64_t& offset) {

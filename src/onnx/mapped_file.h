@@ -19,6 +19,9 @@ class MappedFile : public Backing {
   const uint8_t* data() const { return data_; }
   int fd() const { return fd_; }
   bool contains(Bytes b) const { return data_ && b.data >= data_ && b.data + b.size <= data_ + size_; }
+  // The whole pages of `b` leave the process's resident set. Always safe: the mapping is
+  // read-only and file-backed, so a later read faults the same bytes back in.
+  bool release_pages(Bytes b) const override;
   size_t size() const { return size_; }
   Bytes bytes() const { return Bytes{data_, size_}; }
 
@@ -28,12 +31,6 @@ class MappedFile : public Backing {
   size_t size_ = 0;
   int fd_ = -1;
 };
-
-// Tells the kernel that the whole pages of `b` inside a mapped model file are not needed any
-// more, so they leave the process's resident set. Always safe: the mapping is read-only and
-// file-backed, so a later read faults the same bytes back in. Bytes outside mapped files (the
-// caller's buffer, the arena) are left alone.
-void release_loaded_bytes(const Model& m, Bytes b);
 
 // When `b` lies inside a mapped file of the model: that file's descriptor and the offset of `b`
 // in it (so a saver can copy the bytes in the kernel without touching the mapping).
