@@ -55,12 +55,13 @@ int64_t predicted_bytes(const exec::TypeInference& ti, const Node* n) {
     if (!v) continue;
     const exec::IType* t = ti.type_of(v);
     if (!t || !t->ranked || dtype_size(t->elem) == 0) return -1;
-    int64_t numel = 1;
-    for (const exec::IDim& d : t->dims) {
-      if (!d.is_static()) return -1;
-      numel *= d.value;
-    }
-    total += numel * static_cast<int64_t>(dtype_size(t->elem));
+    // Inferred dims come from the model's data: a product that overflows is "unknown" too.
+    int64_t numel = 1, bytes = 0;
+    for (const exec::IDim& d : t->dims)
+      if (!d.is_static() || __builtin_mul_overflow(numel, d.value, &numel)) return -1;
+    if (__builtin_mul_overflow(numel, static_cast<int64_t>(dtype_size(t->elem)), &bytes) ||
+        __builtin_add_overflow(total, bytes, &total))
+      return -1;
   }
   return total;
 }
@@ -268,9 +269,8 @@ Tensor* reshaped_view(Model& m, const exec::TypeInference& ti, const Node* n) {
   std::vector<int64_t> dims;
   int64_t numel = 1;
   for (const exec::IDim& d : out->dims) {
-    if (!d.is_static()) return nullptr;
+    if (!d.is_static() || d.value < 0 || __builtin_mul_overflow(numel, d.value, &numel)) return nullptr;
     dims.push_back(d.value);
-    numel *= d.value;
   }
   if (numel != t->numel()) return nullptr;
   return make_tensor_view(m, t->data_type, dims.data(), dims.size(), t->bytes());

@@ -67,6 +67,14 @@ IDim st_mul(int64_t a, int64_t b) {
 // A 128-bit intermediate as a dim: unknown when negative or beyond int64.
 IDim st_wide(__int128 v) { return v >= 0 && v <= INT64_MAX ? st(static_cast<int64_t>(v)) : IDim{}; }
 
+// A tensor of `rank` unknown dims, the rank taken from a shape input's static length: a length
+// no real tensor has (the data may say anything) leaves the rank unknown instead of allocating it.
+constexpr int64_t kMaxInferredRank = 1024;
+IType unknown_dims(int32_t elem, int64_t rank) {
+  if (rank < 0 || rank > kMaxInferredRank) return IType{elem, false, {}};
+  return IType{elem, true, std::vector<IDim>(static_cast<size_t>(rank), IDim{})};
+}
+
 IType ranked(int32_t elem, std::vector<IDim> dims) { return IType{elem, true, std::move(dims)}; }
 
 bool broadcast(const std::vector<const IType*>& ts, std::vector<IDim>& out) {
@@ -198,7 +206,7 @@ bool rule_reshape(InferCtx& c) {
   if (!s) {
     const IType* st1 = c.t(1);
     if (st1 && st1->ranked && st1->dims.size() == 1 && st1->dims[0].is_static())
-      c.out[0] = ranked(elem, std::vector<IDim>(st1->dims[0].value, IDim{}));
+      c.out[0] = unknown_dims(elem, st1->dims[0].value);
     else c.out[0] = IType{elem, false, {}};
     return true;
   }
@@ -470,7 +478,7 @@ bool rule_expand(InferCtx& c) {
   if (!x || !x->ranked || !s) {
     const IType* st1 = c.t(1);
     if (x && x->ranked && st1 && st1->ranked && st1->dims.size() == 1 && st1->dims[0].is_static())
-      c.out[0] = ranked(x->elem, std::vector<IDim>(std::max<int64_t>(st1->dims[0].value, x->dims.size()), IDim{}));
+      c.out[0] = unknown_dims(x->elem, std::max<int64_t>(st1->dims[0].value, x->dims.size()));
     else c.out[0] = IType{elem0(c), false, {}};
     return true;
   }
@@ -662,7 +670,7 @@ bool rule_constant_of_shape(InferCtx& c) {
   if (!s) {
     const IType* t = c.t(0);
     if (t && t->ranked && t->dims.size() == 1 && t->dims[0].is_static())
-      c.out[0] = ranked(elem, std::vector<IDim>(t->dims[0].value, IDim{}));
+      c.out[0] = unknown_dims(elem, t->dims[0].value);
     else c.out[0] = IType{elem, false, {}};
     return true;
   }
@@ -671,7 +679,7 @@ bool rule_constant_of_shape(InferCtx& c) {
     dims.push_back(x.kind == SymVal::kConst ? st(x.value) : (x.kind == SymVal::kDim && x.sym ? IDim{-1, x.sym} : IDim{}));
   c.out[0] = ranked(elem, dims);
   // an integer fill of a short vector is tracked (shape arithmetic uses such vectors)
-  if (dims.size() == 1 && dims[0].is_static() && dims[0].value <= TypeInference::kMaxContents &&
+  if (dims.size() == 1 && dims[0].is_static() && dims[0].value >= 0 && dims[0].value <= TypeInference::kMaxContents &&
       (elem == kInt64 || elem == kInt32) && v && v->t && v->t->data.size == dtype_size(elem)) {
     int64_t fill = 0;
     if (elem == kInt64) std::memcpy(&fill, v->t->bytes().data, 8);

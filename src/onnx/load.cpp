@@ -180,6 +180,13 @@ class Loader {
     while (!r.done()) {
       uint32_t f, wt;
       r.next_field(f, wt);
+      bool member = f == pb::TypeProto::kTensorTypeFieldNumber || f == pb::TypeProto::kSparseTensorTypeFieldNumber ||
+                    f == pb::TypeProto::kSequenceTypeFieldNumber || f == pb::TypeProto::kOptionalTypeFieldNumber ||
+                    f == pb::TypeProto::kMapTypeFieldNumber;
+      // value is a oneof: a second member would be kept raw here and written back before or
+      // after the first one by field number, so the saved model could read as another type.
+      if (member && wt == kLengthDelimited && t->kind != Type::kUnset)
+        invalid("a type holds more than one of tensor_type, sparse_tensor_type, sequence_type, optional_type, map_type");
       if (wt == kLengthDelimited && t->kind == Type::kUnset) {
         if (f == pb::TypeProto::kTensorTypeFieldNumber) { tensor_type(r.length_delimited(), t, Type::kTensor); continue; }
         if (f == pb::TypeProto::kSparseTensorTypeFieldNumber) { tensor_type(r.length_delimited(), t, Type::kSparseTensor); continue; }

@@ -9,7 +9,9 @@
 #
 # The fuzz build (clang, -DOFG_FUZZ=ON, ASan + UBSan) is $OFG_FUZZ_BUILD_DIR, by default
 # build-fuzz in the repository root; it is configured and built when its target is missing, and
-# brought up to date otherwise (OFG_FUZZ_NO_BUILD=1 skips that, as the ctests do).
+# brought up to date otherwise (OFG_FUZZ_NO_BUILD=1 skips that, as the ctests do); the compilers
+# are clang / clang++ unless OFG_FUZZ_CC / OFG_FUZZ_CXX say otherwise. The fuzz build also has
+# ctests (label "fuzz") that run each target for 60 s: ctest -L fuzz in that folder.
 # Seeds: every model.onnx of at most 32 KiB under $ONNXFORGE_DATA/onnx-backend-tests (the data
 # folder defaults to ../shared beside the repository), copied to <build>/fuzz/seeds-TARGET. The corpus
 # the fuzzer grows stays in <build>/fuzz/corpus-TARGET across runs; crash inputs go to
@@ -37,7 +39,7 @@ exe=$build/tests/fuzz/ofg_fuzz_$target
 if [[ "${OFG_FUZZ_NO_BUILD:-0}" != 1 ]]; then
   if [[ ! -f "$build/CMakeCache.txt" ]]; then
     cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOFG_FUZZ=ON \
-      -DCMAKE_C_COMPILER="${CC:-clang}" -DCMAKE_CXX_COMPILER="${CXX:-clang++}" \
+      -DCMAKE_C_COMPILER="${OFG_FUZZ_CC:-clang}" -DCMAKE_CXX_COMPILER="${OFG_FUZZ_CXX:-clang++}" \
       -DOFG_BUILD_TESTS=OFF -DOFG_BUILD_BENCH=OFF
   fi
   cmake --build "$build" --target "ofg_fuzz_$target" -j "${OFG_BUILD_JOBS:-2}"
