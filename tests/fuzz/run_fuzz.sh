@@ -67,6 +67,9 @@ log=$artifacts/fuzz.log
 args=(-max_total_time="$seconds" -timeout=60 -rss_limit_mb=3072 -print_final_stats=1
       -dict="$here/onnx.dict" -artifact_prefix="$artifacts/")
 if (( jobs > 1 )); then args+=(-jobs="$jobs" -workers="$jobs"); fi
+# OFG_FUZZ_SEED fixes libFuzzer's random seed (the ctests do, so a CI run replays the same
+# mutations from the same seeds); unset, every run explores differently.
+if [[ -n "${OFG_FUZZ_SEED:-}" ]]; then args+=(-seed="$OFG_FUZZ_SEED"); fi
 echo "fuzzing $target for ${seconds}s with $jobs job(s); log $log"
 status=0
 started=$SECONDS
