@@ -1,0 +1,177 @@
+#!/usr/bin/python3
+"""Inference time of onnxforge against ONNX Runtime, side by side in one run, on every model of the
+shared data that has a test_data_set_0 (DATA/models and DATA/realworld/models).
+
+onnxforge: bench/bench_run (a C++ program over the public C ABI: load once, ofg_run timed per call,
+median of N after warm-up; the interpreter runs on one thread).
+ONNX Runtime: onnxruntime-node 1.30 driven by DATA/realworld/ort_run.js on the same input bytes,
+CPU provider, graph optimizations "all" and "disabled", intra-op threads 1 and the machine's cores;
+the median of N timed runs after one warm-up run. It is installed with npm into BUILD/ort-node on
+first use (`npm install onnxruntime-node@1.30.0 --ignore-scripts`: the CPU library ships in the
+package; its install script only fetches GPU libraries) and is never a dependency of the library or
+of the tests.
+
+Prints one row per model: milliseconds and the ratios onnxforge / ORT (lower is better).
+    /usr/bin/python3 bench/ort_bench.py BUILD_DIR [DATA_DIR] [--runs N] [--models a,b] [--json]
+"""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ORT_VERSION = "1.30.0"
+DTYPES = {1: "float32", 11: "float64", 7: "int64", 6: "int32", 3: "int8", 2: "uint8", 9: "bool", 10: "float16"}
+
+
+def parse_args(argv):
+    pos, runs, models, as_json = [], 20, None, False
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--runs":
+            runs, i = int(argv[i + 1]), i + 2
+        elif a == "--models":
+            models, i = argv[i + 1].split(","), i + 2
+        elif a == "--json":
+            as_json, i = True, i + 1
+        else:
+            pos.append(a)
+            i += 1
+    if not pos:
+        sys.exit(__doc__)
+    here = os.path.dirname(os.path.abspath(__file__))
+    data = pos[1] if len(pos) > 1 else os.environ.get("ONNXFORGE_DATA", os.path.join(here, "..", "..", "shared"))
+    return os.path.abspath(pos[0]), os.path.abspath(data), runs, models, as_json
+
+
+def ensure_ort(build):
+    folder = os.path.join(build, "ort-node")
+    module = os.path.join(folder, "node_modules", "onnxruntime-node")
+    if not os.path.isdir(module):
+        os.makedirs(folder, exist_ok=True)
+        subprocess.run(["npm", "install", "--prefix", folder, "onnxruntime-node@" + ORT_VERSION, "--ignore-scripts",
+                        "--no-audit", "--no-fund"], check=True, stdout=subprocess.DEVNULL)
+    return module
+
+
+def model_dirs(data, only):
+    out = []
+    for suite in ("models", "realworld/models"):
+        root = os.path.join(data, suite)
+        if not os.path.isdir(root):
+            continue
+        for name in sorted(os.listdir(root)):
+            d = os.path.join(root, name)
+            if os.path.isfile(os.path.join(d, "model.onnx")) and os.path.isdir(os.path.join(d, "test_data_set_0")):
+                if only is None or name in only:
+                    out.append(d)
+    return out
+
+
+def ort_inputs(model_dir, work):
+    """Raw input files for ort_run.js from test_data_set_0 (input_K.pb is graph input K)."""
+    import onnx
+    from onnx import numpy_helper
+    m = onnx.load(os.path.join(model_dir, "model.onnx"), load_external_data=False)
+    inits = {i.name for i in m.graph.initializer}
+    names = [i.name for i in m.graph.input]
+    inputs, pbs = [], []
+    k = 0
+    while True:
+        pb = os.path.join(model_dir, "test_data_set_0", "input_%d.pb" % k)
+        if not os.path.exists(pb):
+            break
+        t = onnx.TensorProto()
+        with open(pb, "rb") as f:
+            t.ParseFromString(f.read())
+        a = numpy_helper.to_array(t)
+        raw = os.path.join(work, "in_%d.bin" % k)
+        a.tofile(raw)
+        name = names[k] if k < len(names) else t.name
+        if name not in inits or t.name:
+            inputs.append({"name": name, "dtype": DTYPES[t.data_type], "dims": list(a.shape), "file": raw})
+        pbs.append(pb)
+        k += 1
+    return inputs, pbs
+
+
+def time_ort(module, ort_run, model, inputs, threads, level, runs, work):
+    job = {"model": model, "threads": threads, "level": level, "inputs": inputs, "outdir": os.path.join(work, "ort"),
+           "repeat": runs + 1}
+    path = os.path.join(work, "job.json")
+    with open(path, "w") as f:
+        json.dump(job, f)
+    env = dict(os.environ, ORT_NODE=module)
+    p = subprocess.run(["node", ort_run, path], capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        return None
+    return statistics.median(json.loads(p.stdout.strip().splitlines()[-1])["run_ms"][1:])
+
+
+def time_onnxforge(build, model, pbs, runs):
+    p = subprocess.run([os.path.join(build, "bench", "bench_run"), model, *pbs, "--runs", str(runs), "--json"],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        return None
+    return json.loads(p.stdout)["median_ms"]
+
+
+def main():
+    build, data, runs, only, as_json = parse_args(sys.argv[1:])
+    module = ensure_ort(build)
+    ort_run = os.path.join(data, "realworld", "ort_run.js")
+    cores = os.cpu_count() or 1
+    rows = []
+    for d in model_dirs(data, only):
+        name = os.path.basename(d)
+        work = tempfile.mkdtemp(prefix="ofg_ort_")
+        try:
+            inputs, pbs = ort_inputs(d, work)
+            model = os.path.join(d, "model.onnx")
+            row = {"model": name, "onnxforge_ms": time_onnxforge(build, model, pbs, runs)}
+            for threads in (1, cores):
+                for level in ("all", "disabled"):
+                    row["ort_%s_t%d_ms" % (level, threads)] = time_ort(module, ort_run, model, inputs, threads, level,
+                                                                     runs, work)
+            rows.append(row)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    if as_json:
+        print(json.dumps(rows, indent=1))
+        return
+
+    def ratio(a, b):
+        return "%7.2f" % (a / b) if a and b else "      -"
+
+    print("CPU: %s, %d cores; onnxforge on 1 thread; ORT %s, CPU provider; medians of %d runs (ms)"
+          % (cpu_name(), cores, ORT_VERSION, runs))
+    print("%-26s %10s %10s %10s %10s | %8s %8s %8s" % ("model", "onnxforge", "ORT all", "ORT none", "ORT all*",
+                                                       "/all", "/none", "/all*"))
+    for r in rows:
+        o, a, n, am = (r["onnxforge_ms"], r["ort_all_t1_ms"], r["ort_disabled_t1_ms"], r["ort_all_t%d_ms" % cores])
+        fmt = lambda v: "%10.3f" % v if v else "%10s" % "failed"  # noqa: E731
+        print("%-26s %s %s %s %s | %s %s %s" % (r["model"], fmt(o), fmt(a), fmt(n), fmt(am), ratio(o, a), ratio(o, n),
+                                                 ratio(o, am)))
+    ok = [r for r in rows if r["onnxforge_ms"] and r["ort_all_t1_ms"]]
+    if ok:
+        print("median onnxforge / ORT all (1 thread): %.2f" % statistics.median(
+            r["onnxforge_ms"] / r["ort_all_t1_ms"] for r in ok))
+    print("ORT all*: ORT with %d intra-op threads (onnxforge runs on one)." % cores)
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+if __name__ == "__main__":
+    main()
