@@ -54,12 +54,5 @@ namespace ofg::api {
 
 // A new handle owning a copy of `t` (views of model weights must not outlive the model).
 ofg_tensor* wrap_tensor(const exec::RTensor& t, const std::string& name);
-// Parses one serialized TensorProto with the model loader's parser; *name receives its name.
-exec::RTensor parse_tensor_pb(const void* data, size_t size, std::string* name);
-// Graph input `index` of `m` from a .pb file's bytes (TensorProto, SequenceProto or OptionalProto as
-// the input's declared type says); `ctx` starts error messages.
-exec::RValue parse_input_pb(const Model& m, size_t index, const void* data, size_t size, const std::string& ctx);
-// A TensorProto of `t` (dims, data_type, name when not empty, raw_data).
-std::string serialize_tensor_pb(const exec::RTensor& t, const char* name);
 
 }  // namespace ofg::api

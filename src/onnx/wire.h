@@ -266,4 +266,27 @@ class ExtrasCursor {
   uint32_t i_ = 0;
 };
 
+// A message made by `body(Writer&)` as a string: `body` is called twice, to measure and to write.
+template <class F>
+std::string encode_to_string(F&& body) {
+  class StringSink : public Sink {
+   public:
+    explicit StringSink(std::string& out) : out_(out) {}
+    void write(const void* data, size_t size) override { out_.append(static_cast<const char*>(data), size); }
+
+   private:
+    std::string& out_;
+  };
+  std::vector<uint64_t> sizes;
+  auto counter = std::make_unique<Writer>(nullptr, &sizes);
+  body(*counter);
+  std::string out;
+  out.reserve(static_cast<size_t>(counter->position()));
+  StringSink sink(out);
+  auto writer = std::make_unique<Writer>(&sink, &sizes);
+  body(*writer);
+  writer->flush();
+  return out;
+}
+
 }  // namespace ofg::wire
