@@ -70,6 +70,14 @@ std::function<void(int, const std::string&)> log_hook(const ofg_options* options
   return [fn, user](int level, const std::string& message) { fn(user, level, message.c_str()); };
 }
 
+void hand_out(const std::string& bytes, void** data, size_t* size) {
+  void* p = std::malloc(bytes.size() ? bytes.size() : 1);
+  if (!p) throw std::bad_alloc();
+  std::memcpy(p, bytes.data(), bytes.size());
+  *data = p;
+  *size = bytes.size();
+}
+
 std::vector<verify::GivenInputs> given_inputs(const ofg_options* options, const Model& reference, const char* caller) {
   if (!options) return {};
   std::vector<std::pair<std::string, std::string>> files;  // verify.input.NAME -> (NAME, path)
@@ -166,11 +174,7 @@ ofg_status ofg_tensor_save_pb(const ofg_tensor* tensor, const char* name, void**
     verify::Value v;
     v.tensor = tensor->t;
     std::string b = verify::write_value_pb(v, name ? name : "");
-    void* p = std::malloc(b.size() ? b.size() : 1);
-    if (!p) throw std::bad_alloc();
-    std::memcpy(p, b.data(), b.size());
-    *data = p;
-    *size = b.size();
+    hand_out(b, data, size);
   });
 }
 

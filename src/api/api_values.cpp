@@ -201,11 +201,7 @@ ofg_status ofg_value_save_pb(const ofg_value* value, const char* name, void** da
     require(data, "ofg_value_save_pb", "data");
     require(size, "ofg_value_save_pb", "size");
     std::string b = verify::write_value_pb(value->v, name ? name : "");
-    void* p = std::malloc(b.size() ? b.size() : 1);
-    if (!p) throw std::bad_alloc();
-    std::memcpy(p, b.data(), b.size());
-    *data = p;
-    *size = b.size();
+    hand_out(b, data, size);
   });
 }
 

@@ -52,6 +52,8 @@ struct ofg_report {
 
 namespace ofg::api {
 
+// A malloc'd copy of `bytes` into *data and *size (the caller frees it with ofg_buffer_free).
+void hand_out(const std::string& bytes, void** data, size_t* size);
 // A new handle owning a copy of `t` (views of model weights must not outlive the model).
 ofg_tensor* wrap_tensor(const exec::RTensor& t, const std::string& name);
 

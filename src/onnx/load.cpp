@@ -12,9 +12,8 @@ void Loader::model(Bytes bytes) {
   Bytes graph_bytes;
   bool has_graph = false;
   std::vector<Bytes> functions;
-  while (!r.done()) {
-    uint32_t f, wt;
-    r.next_field(f, wt);
+  uint32_t f, wt;
+  while (r.next(f, wt)) {
     switch (f) {
       case pb::ModelProto::kIrVersionFieldNumber:
         if (wt != kVarint) break;
@@ -73,9 +72,8 @@ void Loader::model(Bytes bytes) {
 OpsetId Loader::opset(Bytes b) {
   OpsetId o;
   Reader r(b, &ctx_);
-  while (!r.done()) {
-    uint32_t f, wt;
-    r.next_field(f, wt);
+  uint32_t f, wt;
+  while (r.next(f, wt)) {
     if (f == pb::OperatorSetIdProto::kDomainFieldNumber && wt == kLengthDelimited) {
       o.domain = str(r);
     } else if (f == pb::OperatorSetIdProto::kVersionFieldNumber && wt == kVarint) {
@@ -91,9 +89,8 @@ OpsetId Loader::opset(Bytes b) {
 StringPair Loader::string_pair(Bytes b) {
   StringPair p;
   Reader r(b, &ctx_);
-  while (!r.done()) {
-    uint32_t f, wt;
-    r.next_field(f, wt);
+  uint32_t f, wt;
+  while (r.next(f, wt)) {
     if (f == pb::StringStringEntryProto::kKeyFieldNumber && wt == kLengthDelimited) p.key = str(r);
     else if (f == pb::StringStringEntryProto::kValueFieldNumber && wt == kLengthDelimited) p.value = str(r);
     else keep(p.extra, r, f, wt);

@@ -13,9 +13,8 @@ Attribute Loader::attribute(Bytes b, Node* owner, Scope& scope, int depth) {
   ArenaVec<Tensor*> tensors;
   ArenaVec<Graph*> graphs;
   Reader r(b, &ctx_);
-  while (!r.done()) {
-    uint32_t f, wt;
-    r.next_field(f, wt);
+  uint32_t f, wt;
+  while (r.next(f, wt)) {
     switch (f) {
       case pb::AttributeProto::kNameFieldNumber:
         if (wt != kLengthDelimited) break;
@@ -67,14 +66,7 @@ Attribute Loader::attribute(Bytes b, Node* owner, Scope& scope, int depth) {
         }
         continue;
       case pb::AttributeProto::kIntsFieldNumber:
-        if (wt == kVarint) {
-          ints.push(a_, static_cast<int64_t>(r.varint()));
-        } else if (wt == kLengthDelimited) {
-          Reader pr(r.length_delimited(), &ctx_);
-          while (!pr.done()) ints.push(a_, static_cast<int64_t>(pr.varint()));
-        } else {
-          break;
-        }
+        if (!r.repeated_varint(wt, [&](uint64_t v) { ints.push(a_, static_cast<int64_t>(v)); })) break;
         continue;
       case pb::AttributeProto::kStringsFieldNumber:
         if (wt != kLengthDelimited) break;

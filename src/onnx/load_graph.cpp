@@ -31,9 +31,8 @@ Graph* Loader::graph(Bytes b, Scope* parent_scope, Node* owner, int depth) {
   g->owner = owner;
   std::vector<Bytes> nodes, inits, inputs, outputs, infos;
   Reader r(b, &ctx_);
-  while (!r.done()) {
-    uint32_t f, wt;
-    r.next_field(f, wt);
+  uint32_t f, wt;
+  while (r.next(f, wt)) {
     if (wt == kLengthDelimited) {
       switch (f) {
         case pb::GraphProto::kNodeFieldNumber: nodes.push_back(r.length_delimited()); continue;
@@ -103,9 +102,8 @@ PendingNode Loader::node_fields(Bytes b, Graph* g, Scope& scope) {
   PendingNode p{n, {}, {}};
   std::vector<StrId> outputs;
   Reader r(b, &ctx_);
-  while (!r.done()) {
-    uint32_t f, wt;
-    r.next_field(f, wt);
+  uint32_t f, wt;
+  while (r.next(f, wt)) {
     if (wt == kLengthDelimited) {
       switch (f) {
         case pb::NodeProto::kInputFieldNumber: p.input_names.push_back(str(r)); continue;
@@ -179,9 +177,8 @@ Function* Loader::function(Bytes b) {
   std::vector<StrId> inputs, outputs;
   std::vector<Bytes> nodes;
   Reader r(b, &ctx_);
-  while (!r.done()) {
-    uint32_t f, wt;
-    r.next_field(f, wt);
+  uint32_t f, wt;
+  while (r.next(f, wt)) {
     if (wt == kLengthDelimited) {
       switch (f) {
         case pb::FunctionProto::kNameFieldNumber: fn->name = str(r); continue;

@@ -33,19 +33,11 @@ void TensorReader::read_fields(Bytes b, Tensor* t, TensorFields& fields) {
       typed_field = f;
     }
   };
-  while (!r.done()) {
-    uint32_t f, wt;
-    r.next_field(f, wt);
+  uint32_t f, wt;
+  while (r.next(f, wt)) {
     switch (f) {
       case pb::TensorProto::kDimsFieldNumber:
-        if (wt == kVarint) {
-          dims.push(a_, static_cast<int64_t>(r.varint()));
-        } else if (wt == kLengthDelimited) {
-          Reader pr(r.length_delimited(), &ctx_);
-          while (!pr.done()) dims.push(a_, static_cast<int64_t>(pr.varint()));
-        } else {
-          break;
-        }
+        if (!r.repeated_varint(wt, [&](uint64_t v) { dims.push(a_, static_cast<int64_t>(v)); })) break;
         if (dims.size > kMaxRank) fail(Status::kLimit, ctx_ + ": tensor of rank above " + std::to_string(kMaxRank));
         continue;
       case pb::TensorProto::kDataTypeFieldNumber:
@@ -87,14 +79,7 @@ void TensorReader::read_fields(Bytes b, Tensor* t, TensorFields& fields) {
       case pb::TensorProto::kInt32DataFieldNumber:
       case pb::TensorProto::kInt64DataFieldNumber:
       case pb::TensorProto::kUint64DataFieldNumber:
-        if (wt == kLengthDelimited) {
-          Reader pr(r.length_delimited(), &ctx_);
-          while (!pr.done()) varints.push_back(pr.varint());
-        } else if (wt == kVarint) {
-          varints.push_back(r.varint());
-        } else {
-          break;
-        }
+        if (!r.repeated_varint(wt, [&](uint64_t v) { varints.push_back(v); })) break;
         note_typed(f);
         continue;
       case pb::TensorProto::kStringDataFieldNumber:

@@ -8,9 +8,8 @@ Type* Loader::type(Bytes b, int depth) {
   Type* t = a_.make<Type>();
   t->source = b;
   Reader r(b, &ctx_);
-  while (!r.done()) {
-    uint32_t f, wt;
-    r.next_field(f, wt);
+  uint32_t f, wt;
+  while (r.next(f, wt)) {
     if (wt == kLengthDelimited && t->kind == Type::kUnset) {
       if (f == pb::TypeProto::kTensorTypeFieldNumber) { tensor_type(r.length_delimited(), t, Type::kTensor); continue; }
       if (f == pb::TypeProto::kSparseTensorTypeFieldNumber) { tensor_type(r.length_delimited(), t, Type::kSparseTensor); continue; }
@@ -27,9 +26,8 @@ Type* Loader::type(Bytes b, int depth) {
 void Loader::tensor_type(Bytes b, Type* t, Type::Kind kind) {
   t->kind = kind;
   Reader r(b, &ctx_);
-  while (!r.done()) {
-    uint32_t f, wt;
-    r.next_field(f, wt);
+  uint32_t f, wt;
+  while (r.next(f, wt)) {
     if (f == pb::TypeProto_Tensor::kElemTypeFieldNumber && wt == kVarint) {
       t->elem_type = static_cast<int32_t>(r.varint());
       t->has_elem_type = true;
@@ -45,9 +43,8 @@ void Loader::shape(Bytes b, Type* t) {
   t->has_shape = true;
   ArenaVec<Dim> dims;
   Reader r(b, &ctx_);
-  while (!r.done()) {
-    uint32_t f, wt;
-    r.next_field(f, wt);
+  uint32_t f, wt;
+  while (r.next(f, wt)) {
     if (f == pb::TensorShapeProto::kDimFieldNumber && wt == kLengthDelimited) {
       if (dims.size >= kMaxRank) fail(Status::kLimit, ctx_ + ": shape of rank above " + std::to_string(kMaxRank));
       dims.push(a_, dim(r.length_delimited()));
@@ -62,9 +59,8 @@ void Loader::shape(Bytes b, Type* t) {
 Dim Loader::dim(Bytes b) {
   Dim d;
   Reader r(b, &ctx_);
-  while (!r.done()) {
-    uint32_t f, wt;
-    r.next_field(f, wt);
+  uint32_t f, wt;
+  while (r.next(f, wt)) {
     // dim_value and dim_param are a oneof: the last one read wins, as in protobuf.
     if (f == pb::TensorShapeProto_Dimension::kDimValueFieldNumber && wt == kVarint) {
       d.value = static_cast<int64_t>(r.varint());
@@ -84,9 +80,8 @@ Dim Loader::dim(Bytes b) {
 void Loader::wrapped_type(Bytes b, Type* t, Type::Kind kind, int depth) {
   t->kind = kind;
   Reader r(b, &ctx_);
-  while (!r.done()) {
-    uint32_t f, wt;
-    r.next_field(f, wt);
+  uint32_t f, wt;
+  while (r.next(f, wt)) {
     if (f == pb::TypeProto_Sequence::kElemTypeFieldNumber && wt == kLengthDelimited && !t->elem)
       t->elem = type(r.length_delimited(), depth + 1);
     else
@@ -97,9 +92,8 @@ void Loader::wrapped_type(Bytes b, Type* t, Type::Kind kind, int depth) {
 void Loader::map_type(Bytes b, Type* t, int depth) {
   t->kind = Type::kMap;
   Reader r(b, &ctx_);
-  while (!r.done()) {
-    uint32_t f, wt;
-    r.next_field(f, wt);
+  uint32_t f, wt;
+  while (r.next(f, wt)) {
     if (f == pb::TypeProto_Map::kKeyTypeFieldNumber && wt == kVarint) {
       t->key_type = static_cast<int32_t>(r.varint());
       t->has_key_type = true;
@@ -114,9 +108,8 @@ void Loader::map_type(Bytes b, Type* t, int depth) {
 Loader::ParsedValueInfo Loader::value_info(Bytes b) {
   ParsedValueInfo v;
   Reader r(b, &ctx_);
-  while (!r.done()) {
-    uint32_t f, wt;
-    r.next_field(f, wt);
+  uint32_t f, wt;
+  while (r.next(f, wt)) {
     if (f == pb::ValueInfoProto::kNameFieldNumber && wt == kLengthDelimited) v.name = str(r);
     else if (f == pb::ValueInfoProto::kTypeFieldNumber && wt == kLengthDelimited && !v.type) v.type = type(r.length_delimited(), 0);
     else if (f == pb::ValueInfoProto::kDocStringFieldNumber && wt == kLengthDelimited) v.doc = str(r);

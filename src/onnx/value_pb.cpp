@@ -29,6 +29,22 @@ PbValue tensor_value(Bytes b, Model& store, const std::string& context) {
   return v;
 }
 
+// The fields SequenceProto and OptionalProto share: name (into v) and elem_type (into
+// elem_type). False when `f` is neither.
+bool shared_field(wire::Reader& r, uint32_t f, uint32_t wt, PbValue& v, int64_t& elem_type) {
+  if (f == kFieldName) {
+    r.expect(wt, wire::kLengthDelimited, "name");
+    v.name = std::string(r.length_delimited().view());
+    return true;
+  }
+  if (f == kFieldElemType) {
+    r.expect(wt, wire::kVarint, "elem_type");
+    elem_type = static_cast<int64_t>(r.varint());
+    return true;
+  }
+  return false;
+}
+
 PbValue sequence(Bytes b, const Type* declared, Model& store, const std::string& ctx) {
   if (declared && declared->elem && declared->elem->kind != Type::kTensor && declared->elem->kind != Type::kUnset)
     fail(Status::kUnsupported, ctx + ": sequences of sequences, maps or optionals are not supported");
@@ -36,15 +52,10 @@ PbValue sequence(Bytes b, const Type* declared, Model& store, const std::string&
   v.kind = PbValue::kSequence;
   if (declared && declared->elem && declared->elem->has_elem_type) v.elem_type = declared->elem->elem_type;
   wire::Reader r(b, &ctx);
-  while (!r.done()) {
-    uint32_t f, wt;
-    r.next_field(f, wt);
-    if (f == kFieldName) {
-      r.expect(wt, wire::kLengthDelimited, "name");
-      v.name = std::string(r.length_delimited().view());
-    } else if (f == kFieldElemType) {
-      r.expect(wt, wire::kVarint, "elem_type");
-      int64_t et = static_cast<int64_t>(r.varint());
+  uint32_t f, wt;
+  while (r.next(f, wt)) {
+    int64_t et = 0;
+    if (shared_field(r, f, wt, v, et)) {
       if (et != 0 && et != kProtoTensor)
         fail(Status::kUnsupported, ctx + ": sequences of elements other than tensors are not supported");
     } else if (f == kFieldTensor) {
@@ -69,15 +80,11 @@ PbValue optional(Bytes b, const Type* declared, Model& store, const std::string&
   PbValue v;
   v.kind = PbValue::kOptional;
   wire::Reader r(b, &ctx);
-  while (!r.done()) {
-    uint32_t f, wt;
-    r.next_field(f, wt);
-    if (f == kFieldName) {
-      r.expect(wt, wire::kLengthDelimited, "name");
-      v.name = std::string(r.length_delimited().view());
-    } else if (f == kFieldElemType) {
-      r.expect(wt, wire::kVarint, "elem_type");
-      r.varint();  // the declared type decides; an empty optional's elem_type says nothing more
+  uint32_t f, wt;
+  while (r.next(f, wt)) {
+    int64_t et = 0;  // the declared type decides; an empty optional's elem_type says nothing more
+    if (shared_field(r, f, wt, v, et)) {
+      continue;
     } else if (f == kFieldTensor || f == kFieldSequence) {
       r.expect(wt, wire::kLengthDelimited, f == kFieldTensor ? "tensor_value" : "sequence_value");
       Bytes inner = r.length_delimited();
