@@ -141,11 +141,7 @@ ofg_status ofg_tensor_create(int32_t elem_type, const int64_t* dims, size_t rank
 
 void ofg_tensor_free(ofg_tensor* tensor) { delete tensor; }
 
-void ofg_tensors_free(ofg_tensor** tensors, size_t count) {
-  if (!tensors) return;
-  for (size_t i = 0; i < count; ++i) delete tensors[i];
-  delete[] tensors;
-}
+void ofg_tensors_free(ofg_tensor** tensors, size_t count) { delete_handles(tensors, count); }
 
 int32_t ofg_tensor_elem_type(const ofg_tensor* t) { return t ? t->t.dtype : 0; }
 size_t ofg_tensor_rank(const ofg_tensor* t) { return t ? t->t.shape.size() : 0; }

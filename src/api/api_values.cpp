@@ -25,8 +25,9 @@ using namespace ofg::api;
 
 namespace {
 
-static_assert(verify::Value::kTensor == OFG_VALUE_TENSOR && verify::Value::kSequence == OFG_VALUE_SEQUENCE &&
-              verify::Value::kOptional == OFG_VALUE_OPTIONAL, "verify::Value::Kind numbers OFG_VALUE_*");
+static_assert(int32_t{verify::Value::kTensor} == OFG_VALUE_TENSOR && int32_t{verify::Value::kSequence} == OFG_VALUE_SEQUENCE &&
+                  int32_t{verify::Value::kOptional} == OFG_VALUE_OPTIONAL,
+              "verify::Value::Kind numbers OFG_VALUE_*");
 
 std::unique_ptr<ofg_tensor> tensor_handle(const verify::Value& v) {
   auto h = std::make_unique<ofg_tensor>();
@@ -107,7 +108,7 @@ ofg_status ofg_value_create_sequence(int32_t elem_type, const ofg_tensor* const*
 ofg_status ofg_value_create_optional(const ofg_value* element, ofg_value** out) {
   return api_call([&] {
     require(out, "ofg_value_create_optional", "out");
-    if (element && element->v.kind == OFG_VALUE_OPTIONAL)
+    if (element && element->v.kind == verify::Value::kOptional)
       fail(Status::kUnsupported, "ofg_value_create_optional: an optional cannot hold an optional");
     verify::Value v;
     v.kind = verify::Value::kOptional;
@@ -121,11 +122,7 @@ ofg_status ofg_value_create_optional(const ofg_value* element, ofg_value** out) 
 
 void ofg_value_free(ofg_value* value) { delete value; }
 
-void ofg_values_free(ofg_value** values, size_t count) {
-  if (!values) return;
-  for (size_t i = 0; i < count; ++i) delete values[i];
-  delete[] values;
-}
+void ofg_values_free(ofg_value** values, size_t count) { delete_handles(values, count); }
 
 int32_t ofg_value_kind(const ofg_value* value) { return value ? value->v.kind : 0; }
 const char* ofg_value_name(const ofg_value* value) { return value ? value->v.name.c_str() : ""; }

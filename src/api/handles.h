@@ -52,6 +52,13 @@ struct ofg_report {
 
 namespace ofg::api {
 
+// Frees an array of handles made by the library (ofg_tensors_free, ofg_values_free).
+template <class Handle>
+void delete_handles(Handle** handles, size_t count) {
+  if (!handles) return;
+  for (size_t i = 0; i < count; ++i) delete handles[i];
+  delete[] handles;
+}
 // A malloc'd copy of `bytes` into *data and *size (the caller frees it with ofg_buffer_free).
 void hand_out(const std::string& bytes, void** data, size_t* size);
 // A new handle owning a copy of `t` (views of model weights must not outlive the model).
