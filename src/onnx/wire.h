@@ -57,7 +57,12 @@ class Reader {
     return RawField{number, Bytes{field_start_, static_cast<size_t>(p_ - field_start_)}};
   }
 
+  // One-byte varints (most tags, lengths and small numbers) take the inlined path.
   uint64_t varint() {
+    if (p_ < end_ && *p_ < 0x80) return *p_++;
+    return varint_multibyte();
+  }
+  uint64_t varint_multibyte() {
     uint64_t result = 0;
     for (int shift = 0; shift < 70; shift += 7) {
       if (p_ >= end_) error("truncated varint");
