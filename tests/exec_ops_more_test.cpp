@@ -8,17 +8,14 @@
 #include "exec/interp.h"
 #include "ir/builder.h"
 #include "ir/error.h"
+#include "support/exec_support.h"
 
 using namespace ofg;
 using namespace ofg::exec;
 
 namespace {
 
-RValue tensor_f(Shape s, std::vector<float> v) {
-  RTensor t = RTensor::alloc(kFloat, s);
-  std::copy(v.begin(), v.end(), t.data<float>());
-  return RValue::tensor(t);
-}
+using ofg::test::tensor_f;
 
 std::vector<double> values(const RValue& v) {
   std::vector<double> out;

@@ -7,6 +7,7 @@
 #include "exec/interp.h"
 #include "ir/builder.h"
 #include "ir/error.h"
+#include "support/exec_support.h"
 #include "kernels/kernels.h"
 
 using namespace ofg;
@@ -14,11 +15,7 @@ using namespace ofg::exec;
 
 namespace {
 
-RValue tensor_f(Shape s, std::vector<float> v) {
-  RTensor t = RTensor::alloc(kFloat, s);
-  std::copy(v.begin(), v.end(), t.data<float>());
-  return RValue::tensor(t);
-}
+using ofg::test::tensor_f;
 
 std::vector<float> values(const RValue& v) {
   const RTensor& t = v.t;

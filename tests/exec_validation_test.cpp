@@ -12,6 +12,7 @@
 #include "ir/builder.h"
 #include "ir/error.h"
 #include "onnxforge.h"
+#include "support/exec_support.h"
 
 using namespace ofg;
 using namespace ofg::exec;
@@ -30,11 +31,7 @@ Status status_of(F&& f, std::string* message = nullptr) {
   return Status::kOk;
 }
 
-RValue i64_tensor(Shape s, std::vector<int64_t> v) {
-  RTensor t = RTensor::alloc(kInt64, s);
-  std::copy(v.begin(), v.end(), t.data<int64_t>());
-  return RValue::tensor(t);
-}
+using ofg::test::i64_tensor;
 
 }  // namespace
 

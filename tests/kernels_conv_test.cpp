@@ -3,6 +3,7 @@
 // blocks of 120, column blocks of 1536, partial 6x16 tiles), odd shapes, strides, padding,
 // groups, every activation, and NaN propagation through the fused clamp.
 #include "kernels/kernels.h"
+#include "support/kernel_support.h"
 
 #include <gtest/gtest.h>
 
@@ -17,13 +18,7 @@ namespace k = ofg::kernels;
 
 namespace {
 
-std::vector<float> random_vec(size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
+std::vector<float> random_vec(size_t n, unsigned seed) { return ofg::test::rnd(n, -1.f, 1.f, seed); }
 
 k::Conv2DParams make(size_t N, size_t C, size_t H, size_t W, size_t Co, size_t kh, size_t kw, size_t s,
                      size_t pad, size_t g) {
@@ -49,8 +44,7 @@ void expect_near_all(const std::vector<float>& got, const std::vector<float>& wa
 
 // Runs p through the scalar reference, the SIMD conv2d and the SIMD packed path.
 void check(k::Conv2DParams p, unsigned seed, bool with_nan = false) {
-  const k::KernelTable* simd = k::simd_table();
-  if (!simd) GTEST_SKIP() << "no SIMD table on this CPU";
+  SIMD_OR_SKIP();
   auto x = random_vec(p.N * p.C_in * p.H * p.W, seed);
   auto w = random_vec(p.C_out * (p.C_in / p.group) * p.kH * p.kW, seed + 1);
   auto b = random_vec(p.C_out, seed + 2);
@@ -174,8 +168,7 @@ TEST(KernelsConvWinograd, SmallChannelCountsStayOnGemm) {
 // weights, inputs in [-1, 1]): the max abs difference to the direct conv, computed in double,
 // is compared with that of the direct float conv (the scalar reference) itself.
 TEST(KernelsConvWinograd, ErrorVsDirectConv) {
-  const k::KernelTable* simd = k::simd_table();
-  if (!simd) GTEST_SKIP() << "no SIMD table on this CPU";
+  SIMD_OR_SKIP();
   const k::Conv2DParams p = make(1, 256, 14, 14, 64, 3, 3, 1, 1, 1);
   ASSERT_TRUE(takes_winograd(p));
   auto x = random_vec(p.N * p.C_in * p.H * p.W, 40);

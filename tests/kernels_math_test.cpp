@@ -1,6 +1,7 @@
 // Unary approximations against libm in double, and the remaining kernels (reductions, softmax,
 // layer norm, pooling, transpose, hash/compare, conversions) SIMD vs scalar.
 #include "kernels/kernels.h"
+#include "support/kernel_support.h"
 
 #include <gtest/gtest.h>
 
@@ -15,17 +16,7 @@ namespace k = ofg::kernels;
 
 namespace {
 
-#define SIMD_OR_SKIP()                                                          \
-  const k::KernelTable* simd = k::simd_table();                                 \
-  if (!simd) GTEST_SKIP() << "this CPU has no SIMD kernel table (AVX2+FMA+F16C / NEON)"
-
-std::vector<float> rnd(size_t n, float lo = -1.f, float hi = 1.f, unsigned seed = 7) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
+using ofg::test::rnd;
 
 std::vector<float> dense(float lo, float hi, size_t n) {
   std::vector<float> v(n);

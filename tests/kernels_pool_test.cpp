@@ -1,6 +1,7 @@
 // AVX2 max pooling against the scalar reference: odd widths (vector tails), strides, dilation,
 // padding wider than the window reach (ceil mode), windows entirely in the padding, and NaN.
 #include "kernels/kernels.h"
+#include "support/kernel_support.h"
 
 #include <gtest/gtest.h>
 
@@ -14,8 +15,7 @@ namespace k = ofg::kernels;
 namespace {
 
 void check_pool(k::Pool2DParams p, unsigned seed, bool nan) {
-  const k::KernelTable* simd = k::simd_table();
-  if (!simd) GTEST_SKIP() << "no SIMD table on this CPU";
+  SIMD_OR_SKIP();
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> d(-2.f, 2.f);
   std::vector<float> x(p.N * p.C * p.H * p.W);

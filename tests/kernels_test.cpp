@@ -1,6 +1,7 @@
 // Every SIMD kernel against its scalar reference (odd sizes, tails, broadcasting), and the
 // scalar reference against first principles where that is cheap.
 #include "kernels/kernels.h"
+#include "support/kernel_support.h"
 
 #include <gtest/gtest.h>
 
@@ -16,17 +17,7 @@ namespace k = ofg::kernels;
 
 namespace {
 
-#define SIMD_OR_SKIP()                                                          \
-  const k::KernelTable* simd = k::simd_table();                                 \
-  if (!simd) GTEST_SKIP() << "this CPU has no SIMD kernel table (AVX2+FMA+F16C / NEON)"
-
-std::vector<float> rnd(size_t n, float lo = -1.f, float hi = 1.f, unsigned seed = 7) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
+using ofg::test::rnd;
 
 void expect_close(const std::vector<float>& got, const std::vector<float>& want, float atol,
                   float rtol, const char* what) {

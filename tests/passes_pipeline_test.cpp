@@ -2,13 +2,10 @@
 #include <string>
 
 #include "exec/infer_types.h"
+#include "ir/demo_model.h"
 #include "onnxforge.h"
 #include "passes/pipeline.h"
 #include "passes_test_util.h"
-
-namespace ofg {
-std::unique_ptr<Model> make_demo_model();
-}
 
 using namespace ofg;
 using namespace ofg::test;

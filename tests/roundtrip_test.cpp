@@ -6,13 +6,10 @@
 #include <cstring>
 
 #include "ir/builder.h"
+#include "ir/demo_model.h"
 #include "ir/graph_ops.h"
 #include "onnx/serialize.h"
 #include "support/test_support.h"
-
-namespace ofg {
-std::unique_ptr<Model> make_demo_model();
-}
 
 using namespace ofg;
 

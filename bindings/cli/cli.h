@@ -19,8 +19,10 @@ using Args = std::vector<std::string>;
 int report(const char* what, ofg_status s);
 // Prints "onnxforge COMMAND: <what> (see onnxforge help COMMAND)" to stderr and returns kUsage.
 int usage_error(const char* command, const std::string& what);
-// A command's help page, on stdout: usage lines, what it does, its options.
-void print_help(const char* usage, const char* description, const std::vector<OptionSpec>& specs);
+// Parses `args` for `command`; on --help prints the command's help page (usage lines, what it
+// does, its options) on stdout. -1 when the command goes on, else the exit code to return.
+int parse_command(const char* command, const Args& args, const std::vector<OptionSpec>& specs, const char* usage,
+                  const char* description, ParsedArgs& p);
 // Loads `path`; with `demo` (only from an explicit --demo) the built-in demo model instead.
 ofg_status load_model(const std::string& path, bool demo, ofg_model** out);
 // Size of a file on disk, -1 when it cannot be read.

@@ -12,12 +12,9 @@ int cmd_convert(const Args& args) {
       {"--threshold", OptionSpec::kCount, "BYTES", "with --external-data: smallest tensor moved out (default 1024)"},
   };
   ParsedArgs p;
-  if (!parse_args("convert", args, specs, p)) return kUsage;
-  if (p.help) {
-    print_help("usage: onnxforge convert IN OUT [--external-data [--threshold BYTES]]\n",
-               "Loads IN and saves it as OUT (atomically: OUT is replaced only when complete).\n", specs);
-    return kOk;
-  }
+  const char* usage = "usage: onnxforge convert IN OUT [--external-data [--threshold BYTES]]\n";
+  const char* about = "Loads IN and saves it as OUT (atomically: OUT is replaced only when complete).\n";
+  if (int rc = parse_command("convert", args, specs, usage, about, p); rc >= 0) return rc;
   if (p.positional.size() != 2) return usage_error("convert", "give IN and OUT");
   if (p.has("--threshold") && !p.has("--external-data"))
     return usage_error("convert", "--threshold goes with --external-data");

@@ -132,14 +132,10 @@ int cmd_inspect(const Args& args) {
       {"--demo", OptionSpec::kFlag, "", "the built-in demo model instead of MODEL"},
   };
   ParsedArgs p;
-  if (!parse_args("inspect", args, specs, p)) return kUsage;
-  if (p.help) {
-    print_help("usage: onnxforge inspect MODEL [--json]\n       onnxforge inspect --demo [--json]\n",
-               "Prints a model's IR version, producer, opsets, inputs and outputs (with symbolic dims),\n"
-               "node count, op histogram and initializer size.\n",
-               specs);
-    return kOk;
-  }
+  const char* usage = "usage: onnxforge inspect MODEL [--json]\n       onnxforge inspect --demo [--json]\n";
+  const char* about = "Prints a model's IR version, producer, opsets, inputs and outputs (with symbolic dims),\n"
+                      "node count, op histogram and initializer size.\n";
+  if (int rc = parse_command("inspect", args, specs, usage, about, p); rc >= 0) return rc;
   bool demo = p.has("--demo");
   if (p.positional.size() != (demo ? 0u : 1u))
     return usage_error("inspect", demo ? "--demo takes no MODEL" : "give one MODEL (or --demo for the built-in one)");

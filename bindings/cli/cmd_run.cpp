@@ -324,18 +324,14 @@ const std::vector<OptionSpec> kRunSpecs = {
 
 int cmd_run(const Args& args) {
   ParsedArgs p;
-  if (!parse_args("run", args, kRunSpecs, p)) return kUsage;
-  if (p.help) {
-    print_help("usage: onnxforge run DIR [--rtol X] [--atol Y] [--json]\n"
-               "       onnxforge run MODEL.onnx --light [--rtol X] [--atol Y] [--json]\n"
-               "       onnxforge run MODEL --input NAME=FILE.pb ... [--output-dir D]\n",
-               "DIR holds model.onnx and test_data_set_N/{input_K,output_K}.pb (K-th graph input/output).\n"
-               "A .pb is read as a TensorProto, SequenceProto or OptionalProto per the declared type of its\n"
-               "input/output; sequences are compared element by element, optionals by presence then value.\n"
-               "Exit 0 when every output matches, 1 otherwise, 2 on usage or input errors.\n",
-               kRunSpecs);
-    return kOk;
-  }
+  const char* usage = "usage: onnxforge run DIR [--rtol X] [--atol Y] [--json]\n"
+                      "       onnxforge run MODEL.onnx --light [--rtol X] [--atol Y] [--json]\n"
+                      "       onnxforge run MODEL --input NAME=FILE.pb ... [--output-dir D]\n";
+  const char* about = "DIR holds model.onnx and test_data_set_N/{input_K,output_K}.pb (K-th graph input/output).\n"
+                      "A .pb is read as a TensorProto, SequenceProto or OptionalProto per the declared type of its\n"
+                      "input/output; sequences are compared element by element, optionals by presence then value.\n"
+                      "Exit 0 when every output matches, 1 otherwise, 2 on usage or input errors.\n";
+  if (int rc = parse_command("run", args, kRunSpecs, usage, about, p); rc >= 0) return rc;
   if (p.positional.size() != 1) return usage_error("run", "give one DIR or MODEL");
   std::string target = p.positional[0], out_dir = p.text("--output-dir");
   double rtol = p.number("--rtol", 1e-3), atol = p.number("--atol", 1e-5);
@@ -398,33 +394,22 @@ int cmd_run(const Args& args) {
         continue;
       }
       std::vector<ofg_tensor*> inputs, expected;
-      bool load_ok = true;
-      for (int k = 0;; ++k) {
-        std::string p = target + "/" + set + "/input_" + std::to_string(k) + ".pb";
-        if (!exists(p)) break;
-        ofg_tensor* t = nullptr;
-        if (ofg_status s = load_pb(p, &t)) {
-          Line l; l.set = set; l.name = "input_" + std::to_string(k);
-          l.problem = std::string(ofg_status_string(s)) + ": " + ofg_last_error();
-          lines.push_back(l);
-          load_ok = false;
-          break;
+      // KIND_0.pb, KIND_1.pb, ... up to the first one missing; false (with a line) when one does not load.
+      auto load_all = [&](const std::string& kind, std::vector<ofg_tensor*>& out) {
+        for (int k = 0;; ++k) {
+          std::string p = target + "/" + set + "/" + kind + "_" + std::to_string(k) + ".pb";
+          if (!exists(p)) return true;
+          ofg_tensor* t = nullptr;
+          if (ofg_status s = load_pb(p, &t)) {
+            Line l; l.set = set; l.name = kind + "_" + std::to_string(k);
+            l.problem = std::string(ofg_status_string(s)) + ": " + ofg_last_error();
+            lines.push_back(l);
+            return false;
+          }
+          out.push_back(t);
         }
-        inputs.push_back(t);
-      }
-      for (int k = 0; load_ok; ++k) {
-        std::string p = target + "/" + set + "/output_" + std::to_string(k) + ".pb";
-        if (!exists(p)) break;
-        ofg_tensor* t = nullptr;
-        if (ofg_status s = load_pb(p, &t)) {
-          Line l; l.set = set; l.name = "output_" + std::to_string(k);
-          l.problem = std::string(ofg_status_string(s)) + ": " + ofg_last_error();
-          lines.push_back(l);
-          load_ok = false;
-          break;
-        }
-        expected.push_back(t);
-      }
+      };
+      bool load_ok = load_all("input", inputs) && load_all("output", expected);
       ok &= load_ok && run_and_compare(m, set, inputs, expected, atol, rtol, lines);
       free_all(inputs);
       free_all(expected);

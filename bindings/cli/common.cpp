@@ -16,9 +16,13 @@ int usage_error(const char* command, const std::string& what) {
   return kUsage;
 }
 
-void print_help(const char* usage, const char* description, const std::vector<OptionSpec>& specs) {
+int parse_command(const char* command, const Args& args, const std::vector<OptionSpec>& specs, const char* usage,
+                  const char* description, ParsedArgs& p) {
+  if (!parse_args(command, args, specs, p)) return kUsage;
+  if (!p.help) return -1;
   std::printf("%s\n%s\noptions:\n", usage, description);
   print_options(stdout, specs);
+  return kOk;
 }
 
 ofg_status load_model(const std::string& path, bool demo, ofg_model** out) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "api/guard.h"
+#include "ir/demo_model.h"
 #include "ir/snapshot.h"
 #include "api/handles.h"
 #include "api/options.h"
@@ -197,6 +198,15 @@ ofg_status ofg_load_from_memory(const void* data, size_t size, const ofg_options
 }
 
 void ofg_model_free(ofg_model* model) { delete model; }
+
+ofg_status ofg_model_create_demo(ofg_model** out) {
+  return api_call([&] {
+    require(out, "ofg_model_create_demo", "out");
+    auto handle = std::make_unique<ofg_model>();
+    handle->model = make_demo_model();
+    *out = handle.release();
+  });
+}
 
 ofg_status ofg_model_clone(const ofg_model* model, ofg_model** out) {
   return api_call([&] {

@@ -9,22 +9,16 @@
 #include "api/handles.h"
 #include "api/options.h"
 #include "exec/interp.h"
-#include "onnx/serialize.h"
+#include "api/run.h"
 #include "passes/pipeline.h"
+#include "verify/given_inputs.h"
+#include "verify/values.h"
 #include "verify/verify.h"
 
 using namespace ofg;
 using namespace ofg::api;
 
 namespace {
-
-void put_varint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
 
 double parse_double(const ofg_options* o, const char* key, double dflt) {
   if (!o || !o->has(key)) return dflt;
@@ -62,55 +56,6 @@ ofg_tensor* wrap_tensor(const exec::RTensor& t, const std::string& name) {
   return h;
 }
 
-exec::RTensor parse_tensor_pb(const void* data, size_t size, std::string* name) {
-  // The TensorProto is parsed by the model loader (one bounds-checked parser for untrusted
-  // bytes): it is wrapped as the only initializer of an otherwise empty model.
-  // A placeholder name goes first: the loader needs named initializers, and a name in the
-  // file's own bytes comes later and wins (protobuf: the last value of a field counts).
-  std::string tensor("\x42\x01_", 3);  // TensorProto.name = "_"
-  if (size) tensor.append(static_cast<const char*>(data), size);
-  std::string graph, model;
-  graph.push_back(static_cast<char>((5 << 3) | 2));  // GraphProto.initializer
-  put_varint(graph, tensor.size());
-  graph += tensor;
-  model.push_back(static_cast<char>((7 << 3) | 2));  // ModelProto.graph
-  put_varint(model, graph.size());
-  model += graph;
-  LoadOptions lo;
-  lo.copy_buffer = true;
-  std::unique_ptr<Model> m = load_model_memory(model.data(), model.size(), lo);
-  if (m->graph->initializers.size != 1) fail(Status::kParse, "not a TensorProto");
-  Value* v = m->graph->initializers[0];
-  exec::RTensor t = exec::from_ir(*v->initializer).clone();
-  if (name) {
-    *name = std::string(m->str(v->initializer->name));
-    if (*name == "_") name->clear();
-  }
-  return t;
-}
-
-std::string serialize_tensor_pb(const exec::RTensor& t, const char* name) {
-  std::string b;
-  if (!t.shape.empty()) {
-    std::string dims;
-    for (int64_t d : t.shape) put_varint(dims, static_cast<uint64_t>(d));
-    b.push_back(static_cast<char>((1 << 3) | 2));  // dims, packed
-    put_varint(b, dims.size());
-    b += dims;
-  }
-  b.push_back(static_cast<char>(2 << 3));  // data_type
-  put_varint(b, static_cast<uint64_t>(t.dtype));
-  if (name && *name) {
-    b.push_back(static_cast<char>((8 << 3) | 2));
-    put_varint(b, std::strlen(name));
-    b += name;
-  }
-  b.push_back(static_cast<char>((9 << 3) | 2));  // raw_data
-  put_varint(b, t.nbytes());
-  b.append(reinterpret_cast<const char*>(t.ptr), t.nbytes());
-  return b;
-}
-
 std::function<bool(uint32_t, uint32_t)> progress_hook(const ofg_options* options) {
   if (!options || !options->progress) return {};
   auto fn = options->progress;
@@ -123,6 +68,22 @@ std::function<void(int, const std::string&)> log_hook(const ofg_options* options
   auto fn = options->log;
   void* user = options->log_user;
   return [fn, user](int level, const std::string& message) { fn(user, level, message.c_str()); };
+}
+
+void hand_out(const std::string& bytes, void** data, size_t* size) {
+  void* p = std::malloc(bytes.size() ? bytes.size() : 1);
+  if (!p) throw std::bad_alloc();
+  std::memcpy(p, bytes.data(), bytes.size());
+  *data = p;
+  *size = bytes.size();
+}
+
+std::vector<verify::GivenInputs> given_inputs(const ofg_options* options, const Model& reference, const char* caller) {
+  if (!options) return {};
+  std::vector<std::pair<std::string, std::string>> files;  // verify.input.NAME -> (NAME, path)
+  for (auto& kv : options->values)
+    if (kv.first.rfind("verify.input.", 0) == 0) files.emplace_back(kv.first.substr(13), kv.second);
+  return verify::read_given_inputs(reference, options->get("verify.test_data", ""), files, caller);
 }
 
 verify::Options verify_options(const ofg_options* options, const char* caller) {
@@ -180,11 +141,7 @@ ofg_status ofg_tensor_create(int32_t elem_type, const int64_t* dims, size_t rank
 
 void ofg_tensor_free(ofg_tensor* tensor) { delete tensor; }
 
-void ofg_tensors_free(ofg_tensor** tensors, size_t count) {
-  if (!tensors) return;
-  for (size_t i = 0; i < count; ++i) delete tensors[i];
-  delete[] tensors;
-}
+void ofg_tensors_free(ofg_tensor** tensors, size_t count) { delete_handles(tensors, count); }
 
 int32_t ofg_tensor_elem_type(const ofg_tensor* t) { return t ? t->t.dtype : 0; }
 size_t ofg_tensor_rank(const ofg_tensor* t) { return t ? t->t.shape.size() : 0; }
@@ -197,8 +154,10 @@ ofg_status ofg_tensor_load_pb(const void* data, size_t size, ofg_tensor** out) {
   return api_call([&] {
     require(out, "ofg_tensor_load_pb", "out");
     if (size) require(data, "ofg_tensor_load_pb", "data");
+    verify::Value v = verify::read_tensor_pb(Bytes{static_cast<const uint8_t*>(data), size}, "ofg_tensor_load_pb");
     auto h = std::make_unique<ofg_tensor>();
-    h->t = parse_tensor_pb(data, size, &h->name);
+    h->t = std::move(v.tensor);
+    h->name = std::move(v.name);
     *out = h.release();
   });
 }
@@ -208,52 +167,25 @@ ofg_status ofg_tensor_save_pb(const ofg_tensor* tensor, const char* name, void**
     require(tensor, "ofg_tensor_save_pb", "tensor");
     require(data, "ofg_tensor_save_pb", "data");
     require(size, "ofg_tensor_save_pb", "size");
-    std::string b = serialize_tensor_pb(tensor->t, name);
-    void* p = std::malloc(b.size() ? b.size() : 1);
-    if (!p) throw std::bad_alloc();
-    std::memcpy(p, b.data(), b.size());
-    *data = p;
-    *size = b.size();
+    verify::Value v;
+    v.tensor = tensor->t;
+    std::string b = verify::write_value_pb(v, name ? name : "");
+    hand_out(b, data, size);
   });
 }
 
 ofg_status ofg_run(const ofg_model* model, const ofg_options* options, size_t n_inputs, const char* const* names,
                    const ofg_tensor* const* inputs, size_t* n_outputs, ofg_tensor*** outputs) {
   return api_call([&] {
-    require(model, "ofg_run", "model");
-    require(n_outputs, "ofg_run", "n_outputs");
-    require(outputs, "ofg_run", "outputs");
-    exec::TensorBudgetScope budget(tensor_budget(options));
-    if (n_inputs) {
-      require(names, "ofg_run", "names");
-      require(inputs, "ofg_run", "inputs");
-    }
-    std::vector<std::pair<std::string, exec::RValue>> in;
-    for (size_t i = 0; i < n_inputs; ++i) {
-      require(names[i], "ofg_run", "names[i]");
-      require(inputs[i], "ofg_run", "inputs[i]");
-      in.emplace_back(names[i], exec::RValue::tensor(inputs[i]->t));
-    }
-    if (!model->exec_cache) model->exec_cache = std::make_unique<exec::ExecCache>();
-    exec::Interpreter interp(*model->model, model->exec_cache.get());
-    std::vector<exec::RValue> outs = interp.run(in);
-    Graph* g = model->model->graph;
-    std::vector<ofg_tensor*> made;
-    try {
-      for (size_t i = 0; i < outs.size(); ++i) {
-        std::string name(model->model->str(g->outputs[i].value->name));
-        if (outs[i].kind != exec::RValue::kTensor)
-          fail(Status::kUnsupported, "ofg_run: output '" + name + "' is a sequence or optional; only tensors are returned");
-        made.push_back(wrap_tensor(outs[i].t, name));
-      }
-    } catch (...) {
-      for (auto* t : made) delete t;
-      throw;
-    }
-    auto** arr = new ofg_tensor*[made.size() ? made.size() : 1];
-    for (size_t i = 0; i < made.size(); ++i) arr[i] = made[i];
-    *n_outputs = made.size();
-    *outputs = arr;
+    run_model(
+        "ofg_run", model, options, n_inputs, names, inputs, n_outputs, outputs,
+        [](const ofg_tensor& t) { return exec::RValue::tensor(t.t); },
+        [&](const ValueInfo& vi, const exec::RValue& r) {
+          std::string name(model->model->str(vi.value->name));
+          if (r.kind != exec::RValue::kTensor)
+            fail(Status::kUnsupported, "ofg_run: output '" + name + "' is a sequence or optional; only tensors are returned");
+          return std::unique_ptr<ofg_tensor>(wrap_tensor(r.t, name));
+        });
   });
 }
 

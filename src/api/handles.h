@@ -52,14 +52,16 @@ struct ofg_report {
 
 namespace ofg::api {
 
+// Frees an array of handles made by the library (ofg_tensors_free, ofg_values_free).
+template <class Handle>
+void delete_handles(Handle** handles, size_t count) {
+  if (!handles) return;
+  for (size_t i = 0; i < count; ++i) delete handles[i];
+  delete[] handles;
+}
+// A malloc'd copy of `bytes` into *data and *size (the caller frees it with ofg_buffer_free).
+void hand_out(const std::string& bytes, void** data, size_t* size);
 // A new handle owning a copy of `t` (views of model weights must not outlive the model).
 ofg_tensor* wrap_tensor(const exec::RTensor& t, const std::string& name);
-// Parses one serialized TensorProto with the model loader's parser; *name receives its name.
-exec::RTensor parse_tensor_pb(const void* data, size_t size, std::string* name);
-// Graph input `index` of `m` from a .pb file's bytes (TensorProto, SequenceProto or OptionalProto as
-// the input's declared type says); `ctx` starts error messages.
-exec::RValue parse_input_pb(const Model& m, size_t index, const void* data, size_t size, const std::string& ctx);
-// A TensorProto of `t` (dims, data_type, name when not empty, raw_data).
-std::string serialize_tensor_pb(const exec::RTensor& t, const char* name);
 
 }  // namespace ofg::api

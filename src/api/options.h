@@ -11,12 +11,12 @@ namespace ofg::api {
 // The "verify.*" keys (samples, seed, atol, rtol, int_high, dim.NAME); `caller` names the
 // function in error messages.
 verify::Options verify_options(const ofg_options* options, const char* caller);
-// Real inputs named by "verify.test_data" (a test_data_set_N folder, or a folder of them) and
-// "verify.input.NAME" (one .pb file per input), parsed for `reference`'s inputs.
 // The caller's progress and log callbacks as hooks for the pipeline and verification (empty
 // functions when not set).
 std::function<bool(uint32_t done, uint32_t total)> progress_hook(const ofg_options* options);
 std::function<void(int level, const std::string& message)> log_hook(const ofg_options* options);
+// Real inputs named by "verify.test_data" (a test_data_set_N folder, or a folder of them) and
+// "verify.input.NAME" (one .pb file per input), read by verify::read_given_inputs.
 std::vector<verify::GivenInputs> given_inputs(const ofg_options* options, const Model& reference, const char* caller);
 
 // "run.max_tensor_bytes" (0 when not set: the default budget), for an exec::TensorBudgetScope

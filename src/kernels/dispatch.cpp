@@ -68,30 +68,9 @@ const char* active_isa() { return active_table().isa; }
 
 void detail::fill_scalar_table(KernelTable& t) {
   t.isa = "scalar";
-  t.sgemm = scalar::sgemm;
-  t.conv2d = scalar::conv2d;
-  t.conv2d_packed_size = scalar::conv2d_packed_size;
-  t.conv2d_pack = scalar::conv2d_pack;
-  t.conv2d_prepacked = scalar::conv2d_prepacked;
-  t.conv_nd = scalar::conv_nd;
-  t.conv_transpose2d = scalar::conv_transpose2d;
-  t.binary_vv = scalar::binary_vv;
-  t.binary_vs = scalar::binary_vs;
-  t.binary_sv = scalar::binary_sv;
-  t.unary = scalar::unary;
-  t.reduce = scalar::reduce;
-  t.softmax = scalar::softmax;
-  t.layer_norm = scalar::layer_norm;
-  t.max_pool2d = scalar::max_pool2d;
-  t.avg_pool2d = scalar::avg_pool2d;
-  t.transpose2d = scalar::transpose2d;
-  t.hash_bytes = scalar::hash_bytes;
-  t.bytes_equal = scalar::bytes_equal;
-  t.diff_f32 = scalar::diff_f32;
-  t.f16_to_f32 = scalar::f16_to_f32;
-  t.f32_to_f16 = scalar::f32_to_f16;
-  t.bf16_to_f32 = scalar::bf16_to_f32;
-  t.f32_to_bf16 = scalar::f32_to_bf16;
+#define OFG_KERNEL(ret, name, params) t.name = scalar::name;
+#include "kernels/kernel_list.h"
+#undef OFG_KERNEL
 }
 
 // ------------------------------------------------------------------ scratch

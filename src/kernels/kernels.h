@@ -123,68 +123,19 @@ struct DiffStats {
 
 // ------------------------------------------------------------------ the dispatch table
 
+// The function type of every entry (kernels::fn::sgemm, ...), for declaring implementations.
+namespace fn {
+#define OFG_KERNEL(ret, name, params) using name = ret params;
+#include "kernels/kernel_list.h"
+#undef OFG_KERNEL
+}  // namespace fn
+
+// One pointer per entry of kernels/kernel_list.h (where each entry is documented).
 struct KernelTable {
   const char* isa;
-
-  // C = alpha * op(A) * op(B) + beta * C; op(A) is MxK, op(B) is KxN. beta == 0: C not read.
-  void (*sgemm)(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, float alpha,
-                const float* A, size_t lda, const float* B, size_t ldb, float beta, float* C,
-                size_t ldc);
-
-  void (*conv2d)(const Conv2DParams& p, const float* x, const float* w, float* y);
-  // Weights rearranged once for repeated conv2d calls with the same weights (the interpreter
-  // keeps them per model). conv2d_packed_size gives the floats needed for p's C_out, C_in,
-  // group, kH, kW, strides and dilations (the packed form may differ with any of them, never
-  // with N, H, W, padding, bias or activation), or 0 when this table has no packed form for p
-  // (then call conv2d).
-  // conv2d_prepacked(p, x, packed, y) == conv2d(p, x, w, y) for packed from conv2d_pack(p, w).
-  size_t (*conv2d_packed_size)(const Conv2DParams& p);
-  void (*conv2d_pack)(const Conv2DParams& p, const float* w, float* packed);
-  void (*conv2d_prepacked)(const Conv2DParams& p, const float* x, const float* packed, float* y);
-  void (*conv_nd)(const ConvNdParams& p, const float* x, const float* w, float* y);
-  void (*conv_transpose2d)(const ConvTranspose2DParams& p, const float* x, const float* w,
-                           float* y);
-
-  // Contiguous inner loops of the broadcasting driver: vector op vector, vector op scalar,
-  // scalar op vector.
-  void (*binary_vv)(BinaryOp op, const float* a, const float* b, float* y, size_t n);
-  void (*binary_vs)(BinaryOp op, const float* a, float b, float* y, size_t n);
-  void (*binary_sv)(BinaryOp op, float a, const float* b, float* y, size_t n);
-
-  void (*unary)(UnaryOp op, const float* x, float* y, size_t n, float alpha, float beta);
-
-  // x viewed as [outer, len, inner]; y is [outer, inner].
-  void (*reduce)(ReduceOp op, const float* x, float* y, size_t outer, size_t len, size_t inner);
-
-  // x, y viewed as [outer, len, inner]; normalised along len.
-  void (*softmax)(const float* x, float* y, size_t outer, size_t len, size_t inner, bool log);
-
-  // Normalises each of `rows` rows of D elements: y = (x - mean) * inv_std * scale + bias with
-  // inv_std = 1/sqrt(var + eps) (biased variance). scale is [D]; bias, mean, inv_std may be
-  // null; mean and inv_std receive [rows].
-  void (*layer_norm)(const float* x, const float* scale, const float* bias, float* y,
-                     size_t rows, size_t D, float eps, float* mean, float* inv_std);
-
-  void (*max_pool2d)(const Pool2DParams& p, const float* x, float* y);
-  void (*avg_pool2d)(const Pool2DParams& p, const float* x, float* y);
-
-  // dst[c * dst_ld + r] = src[r * src_ld + c] for r < rows, c < cols; elem_size 1, 2, 4 or 8.
-  // Neither pointer needs to be aligned.
-  void (*transpose2d)(size_t elem_size, const void* src, size_t src_ld, void* dst,
-                      size_t dst_ld, size_t rows, size_t cols);
-
-  // Same value on every ISA and machine (little-endian); not cryptographic.
-  uint64_t (*hash_bytes)(const void* data, size_t n);
-  bool (*bytes_equal)(const void* a, const void* b, size_t n);
-  DiffStats (*diff_f32)(const float* a, const float* b, size_t n, double atol, double rtol);
-
-  // IEEE binary16: round to nearest even, subnormals and inf exact; NaN keeps its sign and the
-  // top payload bits and is made quiet (F16C behaviour, so every ISA gives identical bits).
-  void (*f16_to_f32)(const uint16_t* x, float* y, size_t n);
-  void (*f32_to_f16)(const float* x, uint16_t* y, size_t n);
-  // bfloat16: round to nearest even; NaN stays a quiet NaN with the same sign.
-  void (*bf16_to_f32)(const uint16_t* x, float* y, size_t n);
-  void (*f32_to_bf16)(const float* x, uint16_t* y, size_t n);
+#define OFG_KERNEL(ret, name, params) fn::name* name;
+#include "kernels/kernel_list.h"
+#undef OFG_KERNEL
 };
 
 // The complete reference table. Always available.

@@ -49,6 +49,27 @@ Shape simplify(const int64_t* dims, const size_t* perm, size_t rank) {
     if (head[s0.perm[i]]) s.perm[k++] = group_of[s0.perm[i]];
   return s;
 }
+
+// Calls body(input offset, output offset) for every index of the n walked axes (the last one
+// fastest); axis d has dim[d] steps of in_step[d] / out_step[d] elements.
+template <class F>
+void walk(size_t n, const size_t* dim, const size_t* in_step, const size_t* out_step, F&& body) {
+  size_t idx[kMaxRank] = {}, oi = 0, oo = 0;
+  for (;;) {
+    body(oi, oo);
+    size_t d = n;
+    for (; d-- > 0;) {
+      oi += in_step[d];
+      oo += out_step[d];
+      if (++idx[d] < dim[d]) break;
+      oi -= in_step[d] * dim[d];
+      oo -= out_step[d] * dim[d];
+      idx[d] = 0;
+    }
+    if (d == SIZE_MAX) return;
+  }
+}
+
 }  // namespace
 
 void transpose_with(const KernelTable& t, const void* x, void* y, size_t elem_size,
@@ -81,20 +102,9 @@ void transpose_with(const KernelTable& t, const void* x, void* y, size_t elem_si
       ++nwalk;
     }
     const size_t row = s.dim[r - 1] * elem_size;
-    size_t idx[kMaxRank] = {}, oi = 0, oo = 0;
-    for (;;) {
-      std::memcpy(dst + oo * elem_size, src + oi * elem_size, row);
-      size_t d = nwalk;
-      for (; d-- > 0;) {
-        oi += walk_in[d];
-        oo += walk_out[d];
-        if (++idx[d] < walk_dim[d]) break;
-        oi -= walk_in[d] * walk_dim[d];
-        oo -= walk_out[d] * walk_dim[d];
-        idx[d] = 0;
-      }
-      if (d == SIZE_MAX) return;
-    }
+    walk(nwalk, walk_dim, walk_in, walk_out,
+         [&](size_t oi, size_t oo) { std::memcpy(dst + oo * elem_size, src + oi * elem_size, row); });
+    return;
   }
   // Tile between input axis k (innermost in the output) and input axis r-1 (output axis j).
   const size_t k = s.perm[r - 1];
@@ -107,21 +117,10 @@ void transpose_with(const KernelTable& t, const void* x, void* y, size_t elem_si
     walk_out[nwalk] = out_stride[i];
     ++nwalk;
   }
-  size_t idx[kMaxRank] = {}, oi = 0, oo = 0;
-  for (;;) {
-    t.transpose2d(elem_size, src + oi * elem_size, in_stride[k], dst + oo * elem_size,
-                  out_stride[j], s.dim[k], s.dim[r - 1]);
-    size_t d = nwalk;
-    for (; d-- > 0;) {
-      oi += walk_in[d];
-      oo += walk_out[d];
-      if (++idx[d] < walk_dim[d]) break;
-      oi -= walk_in[d] * walk_dim[d];
-      oo -= walk_out[d] * walk_dim[d];
-      idx[d] = 0;
-    }
-    if (d == SIZE_MAX) return;
-  }
+  walk(nwalk, walk_dim, walk_in, walk_out, [&](size_t oi, size_t oo) {
+    t.transpose2d(elem_size, src + oi * elem_size, in_stride[k], dst + oo * elem_size, out_stride[j], s.dim[k],
+                  s.dim[r - 1]);
+  });
 }
 
 void transpose_reference(const void* x, void* y, size_t elem_size, const int64_t* dims,

@@ -32,12 +32,37 @@ class Reader {
     wire_type = static_cast<uint32_t>(tag & 7);
     if (number == 0 || (tag >> 3) > 0x1FFFFFFF) error("invalid field number");
   }
+  // The next tag, or false at the end of the message: `while (r.next(f, wt)) { ... }`.
+  bool next(uint32_t& number, uint32_t& wire_type) {
+    if (done()) return false;
+    next_field(number, wire_type);
+    return true;
+  }
+  // One value of a repeated varint field, or all of a packed one, each given to `add`; false
+  // (nothing read) when the wire type is neither.
+  template <class F>
+  bool repeated_varint(uint32_t wire_type, F&& add) {
+    if (wire_type == kVarint) {
+      add(varint());
+    } else if (wire_type == kLengthDelimited) {
+      Reader packed(length_delimited(), context_);
+      while (!packed.done()) add(packed.varint());
+    } else {
+      return false;
+    }
+    return true;
+  }
   // The whole current field (tag and payload) after its payload has been read or skipped.
   RawField raw_field(uint32_t number) const {
     return RawField{number, Bytes{field_start_, static_cast<size_t>(p_ - field_start_)}};
   }
 
+  // One-byte varints (most tags, lengths and small numbers) take the inlined path.
   uint64_t varint() {
+    if (p_ < end_ && *p_ < 0x80) return *p_++;
+    return varint_multibyte();
+  }
+  uint64_t varint_multibyte() {
     uint64_t result = 0;
     for (int shift = 0; shift < 70; shift += 7) {
       if (p_ >= end_) error("truncated varint");
@@ -48,20 +73,8 @@ class Reader {
     }
     error("varint too long");
   }
-  uint32_t fixed32() {
-    if (end_ - p_ < 4) error("truncated fixed32");
-    uint32_t v;
-    std::memcpy(&v, p_, 4);
-    p_ += 4;
-    return v;
-  }
-  uint64_t fixed64() {
-    if (end_ - p_ < 8) error("truncated fixed64");
-    uint64_t v;
-    std::memcpy(&v, p_, 8);
-    p_ += 8;
-    return v;
-  }
+  uint32_t fixed32() { return fixed<uint32_t>("truncated fixed32"); }
+  uint64_t fixed64() { return fixed<uint64_t>("truncated fixed64"); }
   Bytes length_delimited() {
     uint64_t n = varint();
     if (n > static_cast<uint64_t>(end_ - p_)) error("length-delimited field runs past the end of its message");
@@ -88,6 +101,14 @@ class Reader {
   }
 
  private:
+  template <class T>
+  T fixed(const char* truncated) {
+    if (end_ - p_ < static_cast<ptrdiff_t>(sizeof(T))) error(truncated);
+    T v;
+    std::memcpy(&v, p_, sizeof(T));
+    p_ += sizeof(T);
+    return v;
+  }
   void skip_group() {
     // The group's own fields move field_start_; raw_field() must still see the group's tag.
     const uint8_t* start = field_start_;
@@ -265,5 +286,28 @@ class ExtrasCursor {
   const Extras& e_;
   uint32_t i_ = 0;
 };
+
+// A message made by `body(Writer&)` as a string: `body` is called twice, to measure and to write.
+template <class F>
+std::string encode_to_string(F&& body) {
+  class StringSink : public Sink {
+   public:
+    explicit StringSink(std::string& out) : out_(out) {}
+    void write(const void* data, size_t size) override { out_.append(static_cast<const char*>(data), size); }
+
+   private:
+    std::string& out_;
+  };
+  std::vector<uint64_t> sizes;
+  auto counter = std::make_unique<Writer>(nullptr, &sizes);
+  body(*counter);
+  std::string out;
+  out.reserve(static_cast<size_t>(counter->position()));
+  StringSink sink(out);
+  auto writer = std::make_unique<Writer>(&sink, &sizes);
+  body(*writer);
+  writer->flush();
+  return out;
+}
 
 }  // namespace ofg::wire

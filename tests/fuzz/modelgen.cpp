@@ -924,8 +924,8 @@ class Gen {
     return true;
   }
 
-  bool r_split() {
-    TV x;
+  // A value with an axis of a known size of at least 2, and one such axis.
+  bool pick_long_axis(TV& x, int64_t& axis) {
     if (!pick([](const TV& t) {
           for (int64_t d : t.s) if (d != kN && d >= 2) return true;
           return false;
@@ -934,7 +934,14 @@ class Gen {
     std::vector<int64_t> cand;
     for (int k = 0; k < x.rank(); ++k)
       if (x.s[static_cast<size_t>(k)] != kN && x.s[static_cast<size_t>(k)] >= 2) cand.push_back(k);
-    int64_t axis = r_.pick(cand);
+    axis = r_.pick(cand);
+    return true;
+  }
+
+  bool r_split() {
+    TV x;
+    int64_t axis;
+    if (!pick_long_axis(x, axis)) return false;
     int64_t d = x.s[static_cast<size_t>(axis)];
     int64_t first = r_.uni(1, d - 1);
     std::vector<int64_t> sizes{first, d - first};
@@ -949,15 +956,8 @@ class Gen {
 
   bool r_gather() {
     TV x;
-    if (!pick([](const TV& t) {
-          for (int64_t d : t.s) if (d != kN && d >= 2) return true;
-          return false;
-        }, x))
-      return false;
-    std::vector<int64_t> cand;
-    for (int k = 0; k < x.rank(); ++k)
-      if (x.s[static_cast<size_t>(k)] != kN && x.s[static_cast<size_t>(k)] >= 2) cand.push_back(k);
-    int64_t axis = r_.pick(cand);
+    int64_t axis;
+    if (!pick_long_axis(x, axis)) return false;
     int64_t d = x.s[static_cast<size_t>(axis)];
     Shape s;
     Value* idx;

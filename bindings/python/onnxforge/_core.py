@@ -36,6 +36,20 @@ def _raise_for(status: int) -> None:
     raise cls(message or name, status, name)
 
 
+def _entries(count: Callable[..., int], entry: Callable[..., int], struct: Any, *args: Any) -> List[Any]:
+    """The sized structs of a list the C ABI hands out one by one: count(*args, &n), then
+    entry(*args, i, &s) with s.struct_size set, for i < n."""
+    n = c_size_t()
+    _raise_for(count(*args, byref(n)))
+    out = []
+    for i in range(n.value):
+        s = struct()
+        s.struct_size = ctypes.sizeof(struct)
+        _raise_for(entry(*args, i, byref(s)))
+        out.append(s)
+    return out
+
+
 def version() -> str:
     """The version of the loaded library, "MAJOR.MINOR.PATCH"."""
     return _text(lib.ofg_version_string())
@@ -357,23 +371,12 @@ class VerifyReport:
     def _from_handle(cls, h: c_void_p) -> "VerifyReport":
         passed = c_int32()
         _raise_for(lib.ofg_report_passed(h, byref(passed)))
-        n = c_size_t()
-        _raise_for(lib.ofg_report_output_count(h, byref(n)))
-        outputs = []
-        for i in range(n.value):
-            d = Diff()
-            d.struct_size = ctypes.sizeof(Diff)
-            _raise_for(lib.ofg_report_output(h, i, byref(d)))
-            outputs.append(OutputDiff(_text(d.name), bool(d.passed), d.max_abs, d.max_rel, d.mismatches, d.elements,
-                                      d.worst_index, d.first_mismatch, _text(d.problem) if d.problem else None))
-        _raise_for(lib.ofg_report_input_count(h, byref(n)))
-        inputs = []
-        for i in range(n.value):
-            info = InputInfo()
-            info.struct_size = ctypes.sizeof(InputInfo)
-            _raise_for(lib.ofg_report_input(h, i, byref(info)))
-            inputs.append(VerifyInput(_text(info.name), info.elem_type,
-                                      tuple(info.dims[k] for k in range(info.rank)), _text(info.source)))
+        outputs = [OutputDiff(_text(d.name), bool(d.passed), d.max_abs, d.max_rel, d.mismatches, d.elements,
+                              d.worst_index, d.first_mismatch, _text(d.problem) if d.problem else None)
+                   for d in _entries(lib.ofg_report_output_count, lib.ofg_report_output, Diff, h)]
+        inputs = [VerifyInput(_text(info.name), info.elem_type, tuple(info.dims[k] for k in range(info.rank)),
+                              _text(info.source))
+                  for info in _entries(lib.ofg_report_input_count, lib.ofg_report_input, InputInfo, h)]
         text = _text(lib.ofg_report_json(h))
         return cls(bool(passed.value), outputs, inputs, _text(lib.ofg_report_note(h)), text,
                    json.loads(text) if text else {})
@@ -417,16 +420,10 @@ class Report:
 
     @classmethod
     def _from_handle(cls, h: c_void_p) -> "Report":
-        n = c_size_t()
-        _raise_for(lib.ofg_pass_report_count(h, byref(n)))
-        runs = []
-        for i in range(n.value):
-            e = PassEntry()
-            e.struct_size = ctypes.sizeof(PassEntry)
-            _raise_for(lib.ofg_pass_report_entry(h, i, byref(e)))
-            runs.append(PassRun(_text(e.name), e.accuracy_class, e.iteration, e.milliseconds, e.changes,
-                                e.nodes_removed, e.nodes_added, e.nodes_before, e.nodes_after, e.bytes_before,
-                                e.bytes_after, bool(e.rolled_back), _text(e.note)))
+        runs = [PassRun(_text(e.name), e.accuracy_class, e.iteration, e.milliseconds, e.changes, e.nodes_removed,
+                        e.nodes_added, e.nodes_before, e.nodes_after, e.bytes_before, e.bytes_after,
+                        bool(e.rolled_back), _text(e.note))
+                for e in _entries(lib.ofg_pass_report_count, lib.ofg_pass_report_entry, PassEntry, h)]
         nb, na, bb, ba, ms, it = c_int64(), c_int64(), c_uint64(), c_uint64(), c_double(), c_int32()
         _raise_for(lib.ofg_pass_report_totals(h, byref(nb), byref(na), byref(bb), byref(ba), byref(ms), byref(it)))
         return cls(runs, nb.value, na.value, bb.value, ba.value, ms.value, it.value,
@@ -530,13 +527,8 @@ class Model:
 
     def _io(self, kind: int) -> List[ValueInfo]:
         h = self._handle
-        n = c_size_t()
-        _raise_for(lib.ofg_model_io_count(h, kind, byref(n)))
         out = []
-        for i in range(n.value):
-            desc = ValueDesc()
-            desc.struct_size = ctypes.sizeof(ValueDesc)
-            _raise_for(lib.ofg_model_io(h, kind, i, byref(desc)))
+        for i, desc in enumerate(_entries(lib.ofg_model_io_count, lib.ofg_model_io, ValueDesc, h, kind)):
             shape: Optional[Tuple[Union[int, str, None], ...]] = None
             if desc.rank >= 0:
                 dims: List[Union[int, str, None]] = []

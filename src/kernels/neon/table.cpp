@@ -5,8 +5,12 @@
 
 #include <arm_neon.h>
 
+// The entries of the kernel table that the NEON table overrides (the others stay scalar).
+#define OFG_NEON_KERNELS(X) X(binary_vv) X(binary_vs) X(binary_sv) X(unary)
+
 namespace ofg::kernels {
 
+namespace neon {
 namespace {
 inline float32x4_t neon_bin(BinaryOp op, float32x4_t a, float32x4_t b) {
   switch (op) {
@@ -19,27 +23,29 @@ inline float32x4_t neon_bin(BinaryOp op, float32x4_t a, float32x4_t b) {
 bool neon_supported(BinaryOp op) {
   return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div;
 }
-void neon_vv(BinaryOp op, const float* a, const float* b, float* y, size_t n) {
+}  // namespace
+
+void binary_vv(BinaryOp op, const float* a, const float* b, float* y, size_t n) {
   if (!neon_supported(op)) return scalar::binary_vv(op, a, b, y, n);
   size_t i = 0;
   for (; i + 4 <= n; i += 4) vst1q_f32(y + i, neon_bin(op, vld1q_f32(a + i), vld1q_f32(b + i)));
   scalar::binary_vv(op, a + i, b + i, y + i, n - i);
 }
-void neon_vs(BinaryOp op, const float* a, float b, float* y, size_t n) {
+void binary_vs(BinaryOp op, const float* a, float b, float* y, size_t n) {
   if (!neon_supported(op)) return scalar::binary_vs(op, a, b, y, n);
   const float32x4_t vb = vdupq_n_f32(b);
   size_t i = 0;
   for (; i + 4 <= n; i += 4) vst1q_f32(y + i, neon_bin(op, vld1q_f32(a + i), vb));
   scalar::binary_vs(op, a + i, b, y + i, n - i);
 }
-void neon_sv(BinaryOp op, float a, const float* b, float* y, size_t n) {
+void binary_sv(BinaryOp op, float a, const float* b, float* y, size_t n) {
   if (!neon_supported(op)) return scalar::binary_sv(op, a, b, y, n);
   const float32x4_t va = vdupq_n_f32(a);
   size_t i = 0;
   for (; i + 4 <= n; i += 4) vst1q_f32(y + i, neon_bin(op, va, vld1q_f32(b + i)));
   scalar::binary_sv(op, a, b + i, y + i, n - i);
 }
-void neon_unary(UnaryOp op, const float* x, float* y, size_t n, float alpha, float beta) {
+void unary(UnaryOp op, const float* x, float* y, size_t n, float alpha, float beta) {
   if (op != UnaryOp::Relu) return scalar::unary(op, x, y, n, alpha, beta);
   size_t i = 0;
   for (; i + 4 <= n; i += 4) {
@@ -49,15 +55,14 @@ void neon_unary(UnaryOp op, const float* x, float* y, size_t n, float alpha, flo
   }
   scalar::unary(op, x + i, y + i, n - i, alpha, beta);
 }
-}  // namespace
+}  // namespace neon
 
 void fill_neon_table(KernelTable& t) {
   detail::fill_scalar_table(t);
   t.isa = "neon";
-  t.binary_vv = neon_vv;
-  t.binary_vs = neon_vs;
-  t.binary_sv = neon_sv;
-  t.unary = neon_unary;
+#define OFG_SET_KERNEL(name) t.name = neon::name;
+  OFG_NEON_KERNELS(OFG_SET_KERNEL)
+#undef OFG_SET_KERNEL
 }
 
 }  // namespace ofg::kernels

@@ -1,10 +1,10 @@
 // The built-in demo: a small CNN + MLP exported the "dirty" way (unfused BatchNormalization,
 // Identity and Dropout nodes, a Transpose pair that cancels, a duplicated constant, MatMul+Add),
 // so every command has something to show with no file given.
+#include "ir/demo_model.h"
+
 #include <cmath>
 
-#include "api/guard.h"
-#include "api/handles.h"
 #include "ir/builder.h"
 
 using namespace ofg;
@@ -75,12 +75,3 @@ std::unique_ptr<Model> make_demo_model() {
 }
 
 }  // namespace ofg
-
-extern "C" OFG_API ofg_status ofg_model_create_demo(ofg_model** out) {
-  return ofg::api::api_call([&] {
-    ofg::api::require(out, "ofg_model_create_demo", "out");
-    auto handle = std::make_unique<ofg_model>();
-    handle->model = ofg::make_demo_model();
-    *out = handle.release();
-  });
-}

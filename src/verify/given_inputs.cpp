@@ -1,5 +1,5 @@
-// The "verify.test_data" and "verify.input.NAME" options: real inputs for ofg_verify (and for
-// optimize.verify_each_pass), read from the files and folders the caller named, nothing else.
+// Real inputs for verification (the "verify.test_data" and "verify.input.NAME" options of
+// ofg_verify and optimize.verify_each_pass), read from the files and folders the caller named.
 #include <dirent.h>
 
 #include <algorithm>
@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "api/handles.h"
-#include "api/options.h"
+#include "verify/given_inputs.h"
+#include "verify/values.h"
 
-namespace ofg::api {
+namespace ofg::verify {
 namespace {
 
 std::string read_whole_file(const std::string& path, const char* caller) {
@@ -47,9 +47,16 @@ std::vector<std::pair<long, std::string>> numbered_entries(const std::string& di
   return out;
 }
 
+// Graph input `index` of `m` from a .pb file's bytes (as the input's declared type says).
+exec::RValue input_from_pb(const Model& m, size_t index, const std::string& bytes, const std::string& context) {
+  const ValueInfo& vi = m.graph->inputs[index];
+  Bytes b{reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()};
+  return to_runtime(read_value_pb(b, vi.type ? vi.type : vi.value->type, context));
+}
+
 // One test_data_set_N folder: input_K.pb is graph input K.
-verify::GivenInputs read_set(const Model& m, const std::string& dir, const char* caller) {
-  verify::GivenInputs set;
+GivenInputs read_set(const Model& m, const std::string& dir, const char* caller) {
+  GivenInputs set;
   set.source = dir;
   for (auto& [k, file] : numbered_entries(dir, "input_", ".pb")) {
     if (k < 0 || static_cast<size_t>(k) >= m.graph->inputs.size)
@@ -57,25 +64,25 @@ verify::GivenInputs read_set(const Model& m, const std::string& dir, const char*
                                          " but the model has " + std::to_string(m.graph->inputs.size));
     std::string bytes = read_whole_file(dir + "/" + file, caller);
     std::string name(m.str(m.graph->inputs[static_cast<size_t>(k)].value->name));
-    set.values.emplace_back(name, parse_input_pb(m, static_cast<size_t>(k), bytes.data(), bytes.size(),
-                                                 std::string(caller) + ": " + dir + "/" + file));
+    set.values.emplace_back(name, input_from_pb(m, static_cast<size_t>(k), bytes, std::string(caller) + ": " + dir + "/" + file));
   }
   return set;
 }
 
 }  // namespace
 
-std::vector<verify::GivenInputs> given_inputs(const ofg_options* options, const Model& reference, const char* caller) {
-  std::vector<verify::GivenInputs> sets;
-  if (!options) return sets;
-  std::string dir = options->get("verify.test_data", "");
+std::vector<GivenInputs> read_given_inputs(const Model& reference, const std::string& test_data,
+                                           const std::vector<std::pair<std::string, std::string>>& input_files,
+                                           const char* caller) {
+  std::vector<GivenInputs> sets;
+  std::string dir = test_data;
   if (!dir.empty()) {
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-    verify::GivenInputs direct = read_set(reference, dir, caller);
+    GivenInputs direct = read_set(reference, dir, caller);
     if (!direct.values.empty()) sets.push_back(std::move(direct));
     else
       for (auto& entry : numbered_entries(dir, "test_data_set_", "")) {
-        verify::GivenInputs set = read_set(reference, dir + "/" + entry.second, caller);
+        GivenInputs set = read_set(reference, dir + "/" + entry.second, caller);
         if (!set.values.empty()) sets.push_back(std::move(set));
       }
     if (sets.empty())
@@ -83,24 +90,21 @@ std::vector<verify::GivenInputs> given_inputs(const ofg_options* options, const 
                             "' holds no input_K.pb and no test_data_set_N folder with one");
   }
   // Single files per input: added to every set, or one set of their own.
-  verify::GivenInputs files;
-  for (auto& kv : options->values) {
-    if (kv.first.rfind("verify.input.", 0) != 0) continue;
-    std::string name = kv.first.substr(13);
+  GivenInputs files;
+  for (auto& [name, path] : input_files) {
     size_t index = reference.graph->inputs.size;
     for (size_t i = 0; i < reference.graph->inputs.size; ++i)
       if (reference.str(reference.graph->inputs[i].value->name) == name) index = i;
     if (index == reference.graph->inputs.size)
-      fail(Status::kInvalidArgument, std::string(caller) + ": " + kv.first + ": the model has no input '" + name + "'");
-    std::string bytes = read_whole_file(kv.second, caller);
-    files.values.emplace_back(name, parse_input_pb(reference, index, bytes.data(), bytes.size(),
-                                                   std::string(caller) + ": " + kv.second));
-    files.source += (files.source.empty() ? "" : ", ") + kv.second;
+      fail(Status::kInvalidArgument, std::string(caller) + ": verify.input." + name + ": the model has no input '" + name + "'");
+    std::string bytes = read_whole_file(path, caller);
+    files.values.emplace_back(name, input_from_pb(reference, index, bytes, std::string(caller) + ": " + path));
+    files.source += (files.source.empty() ? "" : ", ") + path;
   }
   if (!files.values.empty()) {
     if (sets.empty()) sets.push_back(std::move(files));
     else
-      for (verify::GivenInputs& s : sets) {
+      for (GivenInputs& s : sets) {
         for (auto& f : files.values) {
           auto same = [&](const auto& kv) { return kv.first == f.first; };
           s.values.erase(std::remove_if(s.values.begin(), s.values.end(), same), s.values.end());
@@ -112,4 +116,4 @@ std::vector<verify::GivenInputs> given_inputs(const ofg_options* options, const 
   return sets;
 }
 
-}  // namespace ofg::api
+}  // namespace ofg::verify

@@ -1,0 +1,68 @@
+// The kernel table, one entry per line: OFG_KERNEL(return type, name, (parameters)).
+//
+// This list is the only place a kernel's signature is written. It is included with OFG_KERNEL
+// defined to make the members of KernelTable (kernels.h), the declarations of the scalar
+// reference (internal.h) and the scalar fill (dispatch.cpp); an ISA folder declares and sets the
+// entries it overrides by name (kernels/avx2/avx2.h, kernels/neon/table.cpp), with the types
+// from kernels::fn. Adding a kernel: a line here, its scalar implementation, and optionally a
+// name in an ISA's override list with that ISA's implementation.
+//
+// No include guard: this file is meant to be included several times.
+
+// C = alpha * op(A) * op(B) + beta * C; op(A) is MxK, op(B) is KxN. beta == 0: C not read.
+OFG_KERNEL(void, sgemm, (bool trans_a, bool trans_b, size_t M, size_t N, size_t K, float alpha, const float* A,
+                         size_t lda, const float* B, size_t ldb, float beta, float* C, size_t ldc))
+
+OFG_KERNEL(void, conv2d, (const Conv2DParams& p, const float* x, const float* w, float* y))
+// Weights rearranged once for repeated conv2d calls with the same weights (the interpreter
+// keeps them per model). conv2d_packed_size gives the floats needed for p's C_out, C_in,
+// group, kH, kW, strides and dilations (the packed form may differ with any of them, never
+// with N, H, W, padding, bias or activation), or 0 when this table has no packed form for p
+// (then call conv2d).
+// conv2d_prepacked(p, x, packed, y) == conv2d(p, x, w, y) for packed from conv2d_pack(p, w).
+OFG_KERNEL(size_t, conv2d_packed_size, (const Conv2DParams& p))
+OFG_KERNEL(void, conv2d_pack, (const Conv2DParams& p, const float* w, float* packed))
+OFG_KERNEL(void, conv2d_prepacked, (const Conv2DParams& p, const float* x, const float* packed, float* y))
+OFG_KERNEL(void, conv_nd, (const ConvNdParams& p, const float* x, const float* w, float* y))
+OFG_KERNEL(void, conv_transpose2d, (const ConvTranspose2DParams& p, const float* x, const float* w, float* y))
+
+// Contiguous inner loops of the broadcasting driver: vector op vector, vector op scalar,
+// scalar op vector.
+OFG_KERNEL(void, binary_vv, (BinaryOp op, const float* a, const float* b, float* y, size_t n))
+OFG_KERNEL(void, binary_vs, (BinaryOp op, const float* a, float b, float* y, size_t n))
+OFG_KERNEL(void, binary_sv, (BinaryOp op, float a, const float* b, float* y, size_t n))
+
+OFG_KERNEL(void, unary, (UnaryOp op, const float* x, float* y, size_t n, float alpha, float beta))
+
+// x viewed as [outer, len, inner]; y is [outer, inner].
+OFG_KERNEL(void, reduce, (ReduceOp op, const float* x, float* y, size_t outer, size_t len, size_t inner))
+
+// x, y viewed as [outer, len, inner]; normalised along len.
+OFG_KERNEL(void, softmax, (const float* x, float* y, size_t outer, size_t len, size_t inner, bool log))
+
+// Normalises each of `rows` rows of D elements: y = (x - mean) * inv_std * scale + bias with
+// inv_std = 1/sqrt(var + eps) (biased variance). scale is [D]; bias, mean, inv_std may be
+// null; mean and inv_std receive [rows].
+OFG_KERNEL(void, layer_norm, (const float* x, const float* scale, const float* bias, float* y, size_t rows,
+                              size_t D, float eps, float* mean, float* inv_std))
+
+OFG_KERNEL(void, max_pool2d, (const Pool2DParams& p, const float* x, float* y))
+OFG_KERNEL(void, avg_pool2d, (const Pool2DParams& p, const float* x, float* y))
+
+// dst[c * dst_ld + r] = src[r * src_ld + c] for r < rows, c < cols; elem_size 1, 2, 4 or 8.
+// Neither pointer needs to be aligned.
+OFG_KERNEL(void, transpose2d, (size_t elem_size, const void* src, size_t src_ld, void* dst, size_t dst_ld,
+                               size_t rows, size_t cols))
+
+// Same value on every ISA and machine (little-endian); not cryptographic.
+OFG_KERNEL(uint64_t, hash_bytes, (const void* data, size_t n))
+OFG_KERNEL(bool, bytes_equal, (const void* a, const void* b, size_t n))
+OFG_KERNEL(DiffStats, diff_f32, (const float* a, const float* b, size_t n, double atol, double rtol))
+
+// IEEE binary16: round to nearest even, subnormals and inf exact; NaN keeps its sign and the
+// top payload bits and is made quiet (F16C behaviour, so every ISA gives identical bits).
+OFG_KERNEL(void, f16_to_f32, (const uint16_t* x, float* y, size_t n))
+OFG_KERNEL(void, f32_to_f16, (const float* x, uint16_t* y, size_t n))
+// bfloat16: round to nearest even; NaN stays a quiet NaN with the same sign.
+OFG_KERNEL(void, bf16_to_f32, (const uint16_t* x, float* y, size_t n))
+OFG_KERNEL(void, f32_to_bf16, (const float* x, uint16_t* y, size_t n))
