@@ -45,7 +45,7 @@ IDim broadcast_dim(const IDim& a, const IDim& b) {
   return IDim{};  // either could be 1: unknown
 }
 
-namespace {
+namespace rules {
 IDim st(int64_t v) { return IDim{v, kNoStr}; }
 SymVal cval(int64_t v) {
   SymVal s;
@@ -732,90 +732,72 @@ bool rule_pad(InferCtx& c) {
   return true;
 }
 
-// Names as string_views: their lengths are known at compile time, so most comparisons stop at
-// the length check instead of a strlen and memcmp per candidate.
-bool is_one_of(std::string_view op, std::initializer_list<std::string_view> names) {
-  for (std::string_view n : names)
-    if (op == n) return true;
-  return false;
+bool same_type(InferCtx& c) {
+  if (c.t(0)) c.out[0] = *c.t(0);
+  return true;
+}
+
+bool identity(InferCtx& c) {
+  same_type(c);
+  if (c.data(0)) c.out_contents[0] = *c.data(0);
+  return true;
+}
+
+bool neg(InferCtx& c) {
+  same_type(c);
+  if (c.data(0))
+    for (const SymVal& s : *c.data(0)) c.out_contents[0].push_back(s.kind == SymVal::kConst ? cval(-s.value) : SymVal{});
+  return true;
+}
+
+bool dropout(InferCtx& c) {
+  same_type(c);
+  if (c.out.size() > 1 && c.t(0)) c.out[1] = IType{kBool, c.t(0)->ranked, c.t(0)->dims};
+  return true;
+}
+
+namespace {
+bool cast_to(InferCtx& c, int32_t to) {
+  same_type(c);
+  c.out[0].elem = to;
+  if (c.data(0) && (to == kInt64 || to == kInt32)) c.out_contents[0] = *c.data(0);
+  return true;
+}
+
+// Multidirectional broadcast of all inputs; with `contents`, integer contents of two-input nodes.
+bool broadcasting(InferCtx& c, bool cmp, bool contents) {
+  std::vector<IDim> dims;
+  int32_t elem = cmp ? kBool : elem0(c);
+  if (broadcast(c.in, dims)) c.out[0] = ranked(elem, dims);
+  else c.out[0] = IType{elem, false, {}};
+  if (contents && c.in.size() == 2) binary_contents(c, c.op());
+  return true;
 }
 }  // namespace
 
-bool apply_rule(InferCtx& c) {
-  std::string_view op = c.op();
-  if (c.out.empty()) return false;
-  if (is_one_of(op, {"Relu", "Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Log", "Neg", "Abs", "Clip", "LeakyRelu",
-                     "HardSigmoid", "HardSwish", "Softmax", "LogSoftmax", "Identity", "Elu", "Selu", "Gelu",
-                     "Reciprocal", "Floor", "Ceil", "Round", "Sin", "Cos", "Sign", "Softplus", "Softsign",
-                     "Not", "InstanceNormalization", "LRN", "Mish", "Celu", "ThresholdedRelu", "Hardmax",
-                     "LpNormalization", "MeanVarianceNormalization", "CumSum", "Trilu"})) {
-    if (c.t(0)) c.out[0] = *c.t(0);
-    if (op == "Identity" && c.data(0)) c.out_contents[0] = *c.data(0);
-    if (op == "Neg" && c.data(0)) {
-      for (const SymVal& s : *c.data(0)) c.out_contents[0].push_back(s.kind == SymVal::kConst ? cval(-s.value) : SymVal{});
-    }
-    return true;
-  }
-  if (op == "Dropout" || op == "BatchNormalization" || op == "LayerNormalization") {
-    if (c.t(0)) c.out[0] = *c.t(0);
-    if (op == "Dropout" && c.out.size() > 1 && c.t(0)) c.out[1] = IType{kBool, c.t(0)->ranked, c.t(0)->dims};
-    return true;
-  }
-  if (op == "Cast" || op == "CastLike") {
-    if (c.t(0)) c.out[0] = *c.t(0);
-    int32_t to = op == "Cast" ? static_cast<int32_t>(c.attr_i("to", 0)) : elem0(c, 1);
-    c.out[0].elem = to;
-    if (c.data(0) && (to == kInt64 || to == kInt32)) c.out_contents[0] = *c.data(0);
-    return true;
-  }
-  bool cmp = is_one_of(op, {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor"});
-  if (cmp || is_one_of(op, {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum", "Mean", "PRelu",
-                            "BitShift", "BitwiseAnd", "BitwiseOr"})) {
-    std::vector<IDim> dims;
-    int32_t elem = cmp ? kBool : elem0(c);
-    if (broadcast(c.in, dims)) c.out[0] = ranked(elem, dims);
-    else c.out[0] = IType{elem, false, {}};
-    if (c.in.size() == 2 && is_one_of(op, {"Add", "Sub", "Mul", "Div", "Equal"})) binary_contents(c, op);
-    return true;
-  }
-  if (op == "Where") return rule_where(c);
-  if (op == "Conv") return rule_conv(c, false);
-  if (op == "ConvTranspose") return rule_conv(c, true);
-  if (op == "MaxPool" || op == "AveragePool" || op == "LpPool") return rule_pool(c);
-  if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {
-    const IType* x = c.t(0);
-    if (!x || !x->ranked || x->dims.size() < 2) return false;
-    std::vector<IDim> dims{x->dims[0], x->dims[1]};
-    dims.resize(x->dims.size(), st(1));
-    c.out[0] = ranked(x->elem, dims);
-    return true;
-  }
-  if (op == "MatMul") return rule_matmul(c);
-  if (op == "Gemm") return rule_gemm(c);
-  if (op == "Reshape") return rule_reshape(c);
-  if (op == "Shape") return rule_shape(c);
-  if (op == "Size") { c.out[0] = ranked(kInt64, {}); return true; }
-  if (op == "Transpose") return rule_transpose(c);
-  if (op == "Gather") return rule_gather(c);
-  if (op == "Slice") return rule_slice(c);
-  if (op == "Concat") return rule_concat(c);
-  if (op == "Unsqueeze") return rule_unsqueeze(c);
-  if (op == "Squeeze") return rule_squeeze(c);
-  if (op == "Expand") return rule_expand(c);
-  if (op == "Flatten") return rule_flatten(c);
-  if (op.rfind("Reduce", 0) == 0 || op == "ArgMax" || op == "ArgMin") return rule_reduce(c);
-  if (op == "Split") return rule_split(c);
-  if (op == "Constant") return rule_constant(c);
-  if (op == "ConstantOfShape") return rule_constant_of_shape(c);
-  if (op == "Range") return rule_range(c);
-  if (op == "Tile") return rule_tile(c);
-  if (op == "Pad") return rule_pad(c);
-  return false;
+bool cast(InferCtx& c) { return cast_to(c, static_cast<int32_t>(c.attr_i("to", 0))); }
+bool cast_like(InferCtx& c) { return cast_to(c, elem0(c, 1)); }
+bool elementwise(InferCtx& c) { return broadcasting(c, false, false); }
+bool int_arith(InferCtx& c) { return broadcasting(c, false, true); }
+bool compare(InferCtx& c) { return broadcasting(c, true, false); }
+bool equal(InferCtx& c) { return broadcasting(c, true, true); }
+bool conv(InferCtx& c) { return rule_conv(c, false); }
+bool conv_transpose(InferCtx& c) { return rule_conv(c, true); }
+
+bool global_pool(InferCtx& c) {
+  const IType* x = c.t(0);
+  if (!x || !x->ranked || x->dims.size() < 2) return false;
+  std::vector<IDim> dims{x->dims[0], x->dims[1]};
+  dims.resize(x->dims.size(), st(1));
+  c.out[0] = ranked(x->elem, dims);
+  return true;
 }
 
-bool apply_custom_rule(InferCtx& c) {
-  if (c.m.str(c.node.domain) == "ai.onnxforge" && c.op() == "FusedConv") return rule_conv(c, false);
-  return false;
+bool size(InferCtx& c) {
+  c.out[0] = ranked(kInt64, {});
+  return true;
 }
+
+}  // namespace rules
 
 }  // namespace ofg::exec

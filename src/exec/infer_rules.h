@@ -29,10 +29,46 @@ struct InferCtx {
   int64_t opset() const;
 };
 
-// Fills out/out_contents for a default-domain node; false when the op has no rule.
-bool apply_rule(InferCtx& c);
-// ai.onnxforge ops (FusedConv).
-bool apply_custom_rule(InferCtx& c);
+// The rules the op families register with their kernels (Registry::add(...).infer(rule)). Each
+// fills out/out_contents (the caller gives at least one output) and returns false when it can
+// say nothing.
+namespace rules {
+bool same_type(InferCtx& c);       // output 0 like input 0
+bool identity(InferCtx& c);        // same_type, contents kept
+bool neg(InferCtx& c);             // same_type, contents negated
+bool dropout(InferCtx& c);         // same_type, mask of bool
+bool cast(InferCtx& c);
+bool cast_like(InferCtx& c);
+bool elementwise(InferCtx& c);     // multidirectional broadcast of every input
+bool int_arith(InferCtx& c);       // elementwise, contents of Add/Sub/Mul/Div kept
+bool compare(InferCtx& c);         // broadcast, bool output
+bool equal(InferCtx& c);           // compare, contents kept
+bool rule_where(InferCtx& c);
+bool conv(InferCtx& c);
+bool conv_transpose(InferCtx& c);
+bool rule_pool(InferCtx& c);
+bool global_pool(InferCtx& c);
+bool rule_matmul(InferCtx& c);
+bool rule_gemm(InferCtx& c);
+bool rule_reshape(InferCtx& c);
+bool rule_shape(InferCtx& c);
+bool size(InferCtx& c);
+bool rule_transpose(InferCtx& c);
+bool rule_gather(InferCtx& c);
+bool rule_slice(InferCtx& c);
+bool rule_concat(InferCtx& c);
+bool rule_unsqueeze(InferCtx& c);
+bool rule_squeeze(InferCtx& c);
+bool rule_expand(InferCtx& c);
+bool rule_flatten(InferCtx& c);
+bool rule_reduce(InferCtx& c);     // Reduce*, ArgMax, ArgMin
+bool rule_split(InferCtx& c);
+bool rule_constant(InferCtx& c);
+bool rule_constant_of_shape(InferCtx& c);
+bool rule_range(InferCtx& c);
+bool rule_tile(InferCtx& c);
+bool rule_pad(InferCtx& c);
+}  // namespace rules
 
 // Broadcast of two dims (multidirectional, as ONNX elementwise ops do).
 IDim broadcast_dim(const IDim& a, const IDim& b);

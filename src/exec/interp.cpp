@@ -118,14 +118,15 @@ Registry& Registry::instance() {
     register_quantize_ops(*reg);
     register_rnn_ops(*reg);
     register_signal_ops(*reg);
+    register_random_ops(*reg);
     reg->sort();
     return reg;
   }();
   return *r;
 }
 
-void Registry::add(std::string_view op, OpFn fn, int64_t since, int64_t until, bool promote_half,
-                   std::string_view domain) {
+Registry::Def Registry::add(std::string_view op, OpFn fn, int64_t since, int64_t until, bool promote_half,
+                            std::string_view domain) {
   OpEntry e;
   e.domain = domain;
   e.op_type = op;
@@ -134,6 +135,7 @@ void Registry::add(std::string_view op, OpFn fn, int64_t since, int64_t until, b
   e.fn = fn;
   e.promote_half = promote_half;
   entries_.push_back(e);
+  return Def(entries_, entries_.size() - 1);
 }
 
 namespace {
@@ -144,19 +146,41 @@ bool entry_less(const OpEntry& a, const OpEntry& b) {
 
 void Registry::sort() { std::stable_sort(entries_.begin(), entries_.end(), entry_less); }
 
-const OpEntry* Registry::find(std::string_view domain, std::string_view op, int64_t opset) const {
+namespace {
+template <class It>
+std::pair<It, It> op_range(It begin, It end, std::string_view domain, std::string_view op) {
   OpEntry key;
   key.domain = domain == "ai.onnx" ? std::string_view() : domain;
   key.op_type = op;
-  auto range = std::equal_range(entries_.begin(), entries_.end(), key, entry_less);
+  return std::equal_range(begin, end, key, entry_less);
+}
+}  // namespace
+
+const OpEntry* Registry::find(std::string_view domain, std::string_view op, int64_t opset) const {
+  auto range = op_range(entries_.begin(), entries_.end(), domain, op);
   for (auto it = range.first; it != range.second; ++it)
-    if (opset >= it->since && opset <= it->until) return &*it;
+    if (it->fn && opset >= it->since && opset <= it->until) return &*it;
   return nullptr;
+}
+
+InferFn Registry::rule(std::string_view domain, std::string_view op) const {
+  auto range = op_range(entries_.begin(), entries_.end(), domain, op);
+  for (auto it = range.first; it != range.second; ++it)
+    if (it->infer) return it->infer;
+  return nullptr;
+}
+
+uint32_t Registry::traits(std::string_view domain, std::string_view op) const {
+  uint32_t t = 0;
+  auto range = op_range(entries_.begin(), entries_.end(), domain, op);
+  for (auto it = range.first; it != range.second; ++it) t |= it->traits;
+  return t;
 }
 
 std::vector<const OpEntry*> Registry::all() const {
   std::vector<const OpEntry*> out;
-  for (const OpEntry& e : entries_) out.push_back(&e);
+  for (const OpEntry& e : entries_)
+    if (e.fn) out.push_back(&e);
   return out;
 }
 

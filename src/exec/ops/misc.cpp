@@ -5,6 +5,7 @@
 #include <map>
 #include <numeric>
 
+#include "exec/infer_rules.h"
 #include "exec/ops/util.h"
 
 namespace ofg::exec {
@@ -805,10 +806,10 @@ void op_roi_align(OpCtx& c) {
 }  // namespace
 
 void register_more_ops(Registry& r) {
-  r.add("Einsum", op_einsum, 12);
+  r.add("Einsum", op_einsum, 12).traits(kMayGrow);
   r.add("GridSample", op_grid_sample, 16);
   r.add("AffineGrid", op_affine_grid, 20);
-  r.add("LpPool", op_lp_pool, 2);
+  r.add("LpPool", op_lp_pool, 2).infer(rules::rule_pool);
   r.add("MaxUnpool", op_max_unpool, 9);
   r.add("Col2Im", op_col2im, 18);
   r.add("CenterCropPad", op_center_crop_pad, 18);

@@ -1,5 +1,6 @@
 // Neural-network ops on float32 through the kernels: Conv, ConvTranspose, Gemm, MatMul, pooling,
 // normalizations, Softmax, Dropout (inference).
+#include "exec/infer_rules.h"
 #include "exec/ops/util.h"
 
 namespace ofg::exec {
@@ -639,26 +640,26 @@ void op_mvn(OpCtx& c) {
 }  // namespace
 
 void register_nn_ops(Registry& r) {
-  r.add("Conv", op_conv);
-  r.add("ConvTranspose", op_conv_transpose);
-  r.add("MaxPool", op_maxpool);
-  r.add("AveragePool", op_avgpool);
-  r.add("GlobalAveragePool", op_gap);
-  r.add("GlobalMaxPool", op_gmp);
-  r.add("Gemm", op_gemm);
-  r.add("MatMul", op_matmul);
-  r.add("BatchNormalization", op_batchnorm);
-  r.add("Softmax", op_softmax);
-  r.add("LogSoftmax", op_log_softmax);
-  r.add("Hardmax", op_hardmax);
-  r.add("LayerNormalization", op_layernorm);
+  r.add("Conv", op_conv).infer(rules::conv);
+  r.add("ConvTranspose", op_conv_transpose).infer(rules::conv_transpose).traits(kMayGrow);
+  r.add("MaxPool", op_maxpool).infer(rules::rule_pool);
+  r.add("AveragePool", op_avgpool).infer(rules::rule_pool);
+  r.add("GlobalAveragePool", op_gap).infer(rules::global_pool);
+  r.add("GlobalMaxPool", op_gmp).infer(rules::global_pool);
+  r.add("Gemm", op_gemm).infer(rules::rule_gemm).traits(kMayGrow);
+  r.add("MatMul", op_matmul).infer(rules::rule_matmul).traits(kMayGrow);
+  r.add("BatchNormalization", op_batchnorm).infer(rules::same_type);
+  r.add("Softmax", op_softmax).infer(rules::same_type);
+  r.add("LogSoftmax", op_log_softmax).infer(rules::same_type);
+  r.add("Hardmax", op_hardmax).infer(rules::same_type);
+  r.add("LayerNormalization", op_layernorm).infer(rules::same_type);
   r.add("RMSNormalization", op_rmsnorm);
-  r.add("InstanceNormalization", op_instancenorm);
+  r.add("InstanceNormalization", op_instancenorm).infer(rules::same_type);
   r.add("GroupNormalization", op_groupnorm);
-  r.add("LRN", op_lrn);
-  r.add("LpNormalization", op_lpnorm);
-  r.add("Dropout", op_dropout, 1, 1 << 30, false);
-  r.add("MeanVarianceNormalization", op_mvn);
+  r.add("LRN", op_lrn).infer(rules::same_type);
+  r.add("LpNormalization", op_lpnorm).infer(rules::same_type);
+  r.add("Dropout", op_dropout, 1, 1 << 30, false).infer(rules::dropout).traits(kRandomInTraining);
+  r.add("MeanVarianceNormalization", op_mvn).infer(rules::same_type);
 }
 
 }  // namespace ofg::exec

@@ -1,4 +1,5 @@
 // Reductions (Reduce*, ArgMax/ArgMin) and TopK.
+#include "exec/infer_rules.h"
 #include "exec/ops/util.h"
 
 namespace ofg::exec {
@@ -138,18 +139,18 @@ void op_topk(OpCtx& c) {
 }  // namespace
 
 void register_reduce_ops(Registry& r) {
-  r.add("ReduceSum", op_reduce<R::Sum>);
-  r.add("ReduceMean", op_reduce<R::Mean>);
-  r.add("ReduceMax", op_reduce<R::Max>);
-  r.add("ReduceMin", op_reduce<R::Min>);
-  r.add("ReduceProd", op_reduce<R::Prod>);
+  r.add("ReduceSum", op_reduce<R::Sum>).infer(rules::rule_reduce);
+  r.add("ReduceMean", op_reduce<R::Mean>).infer(rules::rule_reduce);
+  r.add("ReduceMax", op_reduce<R::Max>).infer(rules::rule_reduce);
+  r.add("ReduceMin", op_reduce<R::Min>).infer(rules::rule_reduce);
+  r.add("ReduceProd", op_reduce<R::Prod>).infer(rules::rule_reduce);
   r.add("ReduceL1", op_reduce<R::L1>);
   r.add("ReduceL2", op_reduce<R::L2>);
-  r.add("ReduceLogSum", op_reduce<R::LogSum>);
-  r.add("ReduceLogSumExp", op_reduce<R::LogSumExp>);
-  r.add("ReduceSumSquare", op_reduce<R::SumSquare>);
-  r.add("ArgMax", op_arg<true>);
-  r.add("ArgMin", op_arg<false>);
+  r.add("ReduceLogSum", op_reduce<R::LogSum>).infer(rules::rule_reduce);
+  r.add("ReduceLogSumExp", op_reduce<R::LogSumExp>).infer(rules::rule_reduce);
+  r.add("ReduceSumSquare", op_reduce<R::SumSquare>).infer(rules::rule_reduce);
+  r.add("ArgMax", op_arg<true>).infer(rules::rule_reduce);
+  r.add("ArgMin", op_arg<false>).infer(rules::rule_reduce);
   r.add("TopK", op_topk);
 }
 

@@ -2,6 +2,7 @@
 // Shape, Cast, Constant, Range, Tile, Pad, ...
 #include <numeric>
 
+#include "exec/infer_rules.h"
 #include "exec/ops/util.h"
 
 namespace ofg::exec {
@@ -684,38 +685,38 @@ void op_cumsum(OpCtx& c) {
 RTensor transpose_tensor(const RTensor& x, const std::vector<size_t>& perm) { return transpose(x, perm); }
 
 void register_shape_ops(Registry& r) {
-  r.add("Identity", op_identity, 1, 1 << 30, false);
-  r.add("Reshape", op_reshape);
-  r.add("Flatten", op_flatten);
-  r.add("Squeeze", op_squeeze);
-  r.add("Unsqueeze", op_unsqueeze);
-  r.add("Transpose", op_transpose, 1, 1 << 30, false);
-  r.add("Concat", op_concat, 1, 1 << 30, false);
-  r.add("Split", op_split, 1, 1 << 30, false);
-  r.add("Slice", op_slice, 1, 1 << 30, false);
-  r.add("Expand", op_expand, 1, 1 << 30, false);
-  r.add("Tile", op_tile, 1, 1 << 30, false);
-  r.add("Shape", op_shape, 1, 1 << 30, false);
-  r.add("Size", op_size, 1, 1 << 30, false);
-  r.add("Gather", op_gather, 1, 1 << 30, false);
+  r.add("Identity", op_identity, 1, 1 << 30, false).infer(rules::identity);
+  r.add("Reshape", op_reshape).infer(rules::rule_reshape);
+  r.add("Flatten", op_flatten).infer(rules::rule_flatten);
+  r.add("Squeeze", op_squeeze).infer(rules::rule_squeeze);
+  r.add("Unsqueeze", op_unsqueeze).infer(rules::rule_unsqueeze);
+  r.add("Transpose", op_transpose, 1, 1 << 30, false).infer(rules::rule_transpose);
+  r.add("Concat", op_concat, 1, 1 << 30, false).infer(rules::rule_concat);
+  r.add("Split", op_split, 1, 1 << 30, false).infer(rules::rule_split);
+  r.add("Slice", op_slice, 1, 1 << 30, false).infer(rules::rule_slice);
+  r.add("Expand", op_expand, 1, 1 << 30, false).infer(rules::rule_expand).traits(kMayGrow);
+  r.add("Tile", op_tile, 1, 1 << 30, false).infer(rules::rule_tile).traits(kMayGrow);
+  r.add("Shape", op_shape, 1, 1 << 30, false).infer(rules::rule_shape);
+  r.add("Size", op_size, 1, 1 << 30, false).infer(rules::size);
+  r.add("Gather", op_gather, 1, 1 << 30, false).infer(rules::rule_gather);
   r.add("GatherElements", op_gather_elements, 1, 1 << 30, false);
   r.add("GatherND", op_gather_nd, 1, 1 << 30, false);
   r.add("ScatterElements", op_scatter_elements);
   r.add("Scatter", op_scatter_elements, 9, 10);
   r.add("ScatterND", op_scatter_nd);
-  r.add("Cast", op_cast, 1, 1 << 30, false);
-  r.add("CastLike", op_cast_like, 1, 1 << 30, false);
-  r.add("Constant", op_constant, 1, 1 << 30, false);
-  r.add("ConstantOfShape", op_constant_of_shape, 1, 1 << 30, false);
-  r.add("Range", op_range);
-  r.add("Pad", op_pad);
-  r.add("Trilu", op_trilu, 1, 1 << 30, false);
+  r.add("Cast", op_cast, 1, 1 << 30, false).infer(rules::cast);
+  r.add("CastLike", op_cast_like, 1, 1 << 30, false).infer(rules::cast_like);
+  r.add("Constant", op_constant, 1, 1 << 30, false).infer(rules::rule_constant);
+  r.add("ConstantOfShape", op_constant_of_shape, 1, 1 << 30, false).infer(rules::rule_constant_of_shape).traits(kMayGrow);
+  r.add("Range", op_range).infer(rules::rule_range).traits(kMayGrow);
+  r.add("Pad", op_pad).infer(rules::rule_pad).traits(kMayGrow);
+  r.add("Trilu", op_trilu, 1, 1 << 30, false).infer(rules::same_type);
   r.add("DepthToSpace", op_d2s, 1, 1 << 30, false);
   r.add("SpaceToDepth", op_s2d, 1, 1 << 30, false);
-  r.add("OneHot", op_onehot);
+  r.add("OneHot", op_onehot).traits(kMayGrow);
   r.add("NonZero", op_nonzero);
-  r.add("EyeLike", op_eyelike, 1, 1 << 30, false);
-  r.add("CumSum", op_cumsum);
+  r.add("EyeLike", op_eyelike, 1, 1 << 30, false).traits(kMayGrow);
+  r.add("CumSum", op_cumsum).infer(rules::same_type);
 }
 
 }  // namespace ofg::exec
