@@ -108,13 +108,16 @@ Registry& Registry::instance() {
     register_nn_ops(*reg);
     register_shape_ops(*reg);
     register_reduce_ops(*reg);
-    register_misc_ops(*reg);
     register_control_ops(*reg);
     register_fused_ops(*reg);
     register_attention_ops(*reg);
     register_loss_ops(*reg);
     register_resize_ops(*reg);
-    register_more_ops(*reg);
+    register_linalg_ops(*reg);
+    register_sampling_ops(*reg);
+    register_pool_ops(*reg);
+    register_select_ops(*reg);
+    register_detection_ops(*reg);
     register_quantize_ops(*reg);
     register_rnn_ops(*reg);
     register_signal_ops(*reg);

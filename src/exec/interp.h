@@ -210,7 +210,6 @@ void register_elementwise_ops(Registry& r);
 void register_nn_ops(Registry& r);
 void register_shape_ops(Registry& r);
 void register_reduce_ops(Registry& r);
-void register_misc_ops(Registry& r);
 // Ops known by their traits only (random number generators, which have no kernel).
 void register_random_ops(Registry& r);
 void register_control_ops(Registry& r);
@@ -219,7 +218,11 @@ void register_fused_ops(Registry& r);
 void register_attention_ops(Registry& r);
 void register_loss_ops(Registry& r);
 void register_resize_ops(Registry& r);
-void register_more_ops(Registry& r);
+void register_linalg_ops(Registry& r);     // Einsum, Det
+void register_sampling_ops(Registry& r);   // GridSample, AffineGrid
+void register_pool_ops(Registry& r);       // LpPool, MaxUnpool, Col2Im
+void register_select_ops(Registry& r);     // CenterCropPad, CumProd, Unique, Compress, ReverseSequence
+void register_detection_ops(Registry& r);  // NonMaxSuppression, RoiAlign
 void register_quantize_ops(Registry& r);
 void register_rnn_ops(Registry& r);
 void register_signal_ops(Registry& r);

@@ -441,9 +441,29 @@ void op_prelu(OpCtx& c) {
   c.set(0, y);
 }
 
+// Shrink and Swish in double precision (rare, small).
+void op_shrink(OpCtx& c) {
+  const RTensor& xt = c.t(0);
+  double l = c.attr_f("lambd", 0.5f), b = c.attr_f("bias", 0.f);
+  std::vector<double> x = f64_of(xt);
+  for (double& v : x) v = v < -l ? v + b : (v > l ? v - b : 0.0);
+  c.set(0, tensor_of(x, xt.dtype, xt.shape));
+}
+
+void op_swish(OpCtx& c) {
+  const RTensor& xt = c.t(0);
+  double alpha = c.attr_f("alpha", 1.f);
+  std::vector<double> x = f64_of(xt);
+  for (double& v : x) v = v / (1 + std::exp(-alpha * v));
+  c.set(0, tensor_of(x, xt.dtype, xt.shape));
+}
+
+
 }  // namespace
 
 void register_elementwise_ops(Registry& r) {
+  r.add("Shrink", op_shrink, 9);
+  r.add("Swish", op_swish, 1);
   r.add("Add", op_binary<BinaryOp::Add>).infer(rules::int_arith);
   r.add("Sub", op_binary<BinaryOp::Sub>).infer(rules::int_arith);
   r.add("Mul", op_binary<BinaryOp::Mul>).infer(rules::int_arith);
