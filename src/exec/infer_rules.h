@@ -1,4 +1,5 @@
-// The per-op rules of type inference (infer_rules*.cpp), separate from the graph walk.
+// The context and utilities of the per-op type/shape rules. A rule lives next to its op's kernel
+// (exec/ops/<family>.cpp) and is registered with it: Registry::add(...).infer(rules::x).
 #pragma once
 #include <string>
 #include <string_view>
@@ -33,6 +34,27 @@ struct InferCtx {
 // fills out/out_contents (the caller gives at least one output) and returns false when it can
 // say nothing.
 namespace rules {
+// Utilities of the rules (infer_rules.cpp).
+IDim st(int64_t v);  // a static dim
+SymVal cval(int64_t v);
+// Arithmetic on dims and values taken from the model: a result that does not fit in int64 is
+// left unknown (signed overflow is undefined behaviour; a rule never guesses).
+IDim st_add(int64_t a, int64_t b);
+IDim st_mul(int64_t a, int64_t b);
+IDim st_wide(__int128 v);  // unknown when negative or beyond int64
+// A tensor of `rank` unknown dims, the rank taken from a shape input's static length: a length
+// no real tensor has (the data may say anything) leaves the rank unknown instead of allocating it.
+constexpr int64_t kMaxInferredRank = 1024;
+IType unknown_dims(int32_t elem, int64_t rank);
+IType ranked(int32_t elem, std::vector<IDim> dims);
+// Multidirectional broadcast of the shapes; false when a rank is unknown.
+bool broadcast(const std::vector<const IType*>& ts, std::vector<IDim>& out);
+int64_t norm(int64_t axis, int64_t rank);
+int32_t elem0(const InferCtx& c, size_t i = 0);  // element type of input i, 0 when unknown
+// Contents of Add/Sub/Mul/Div/Equal (op) on two tracked integer inputs.
+bool binary_contents(InferCtx& c, std::string_view op);
+
+// The rules, defined in the family file of their op.
 bool same_type(InferCtx& c);       // output 0 like input 0
 bool identity(InferCtx& c);        // same_type, contents kept
 bool neg(InferCtx& c);             // same_type, contents negated

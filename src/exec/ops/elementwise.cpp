@@ -461,6 +461,60 @@ void op_swish(OpCtx& c) {
 
 }  // namespace
 
+// ------------------------------------------------------------------ type/shape rules (exec/infer_rules.h)
+namespace rules {
+
+bool rule_where(InferCtx& c) {
+  std::vector<IDim> dims;
+  int32_t elem = elem0(c, 1) ? elem0(c, 1) : elem0(c, 2);
+  if (broadcast({c.t(0), c.t(1), c.t(2)}, dims)) c.out[0] = ranked(elem, dims);
+  else c.out[0] = IType{elem, false, {}};
+  const std::vector<SymVal>* k = c.data(0);
+  const std::vector<SymVal>* x = c.data(1);
+  const std::vector<SymVal>* y = c.data(2);
+  if (k && x && y && dims.size() <= 1) {
+    size_t n = std::max({k->size(), x->size(), y->size()});
+    std::vector<SymVal> vals(n);
+    for (size_t i = 0; i < n; ++i) {
+      const SymVal& ki = (*k)[k->size() == 1 ? 0 : i];
+      if (ki.kind != SymVal::kConst || (x->size() != 1 && x->size() != n) || (y->size() != 1 && y->size() != n)) return true;
+      vals[i] = ki.value ? (*x)[x->size() == 1 ? 0 : i] : (*y)[y->size() == 1 ? 0 : i];
+    }
+    c.out_contents[0] = std::move(vals);
+  }
+  return true;
+}
+
+bool same_type(InferCtx& c) {
+  if (c.t(0)) c.out[0] = *c.t(0);
+  return true;
+}
+
+bool neg(InferCtx& c) {
+  same_type(c);
+  if (c.data(0))
+    for (const SymVal& s : *c.data(0)) c.out_contents[0].push_back(s.kind == SymVal::kConst ? cval(-s.value) : SymVal{});
+  return true;
+}
+
+// Multidirectional broadcast of all inputs; with `contents`, integer contents of two-input nodes.
+bool broadcasting(InferCtx& c, bool cmp, bool contents) {
+  std::vector<IDim> dims;
+  int32_t elem = cmp ? kBool : elem0(c);
+  if (broadcast(c.in, dims)) c.out[0] = ranked(elem, dims);
+  else c.out[0] = IType{elem, false, {}};
+  if (contents && c.in.size() == 2) binary_contents(c, c.op());
+  return true;
+}
+
+bool elementwise(InferCtx& c) { return broadcasting(c, false, false); }
+bool int_arith(InferCtx& c) { return broadcasting(c, false, true); }
+bool compare(InferCtx& c) { return broadcasting(c, true, false); }
+bool equal(InferCtx& c) { return broadcasting(c, true, true); }
+
+}  // namespace rules
+
+
 void register_elementwise_ops(Registry& r) {
   r.add("Shrink", op_shrink, 9);
   r.add("Swish", op_swish, 1);
