@@ -8,14 +8,10 @@
 namespace ofg::exec {
 
 // ------------------------------------------------------------------ context helpers
-const Attribute* InferCtx::attr(const char* name) const {
-  for (const Attribute& a : node.attributes)
-    if (m.str(a.name) == name) return &a;
-  return nullptr;
-}
+const Attribute* InferCtx::attr(const char* name) const { return node.attribute(m, name); }
 int64_t InferCtx::attr_i(const char* name, int64_t dflt) const {
   const Attribute* a = attr(name);
-  return a ? a->i : dflt;
+  return a ? a->int_or(dflt) : dflt;
 }
 bool InferCtx::attr_ints(const char* name, std::vector<int64_t>& out) const {
   const Attribute* a = attr(name);

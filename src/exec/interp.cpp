@@ -18,22 +18,18 @@ const RTensor& OpCtx::t(size_t i) const {
   return in[i]->t;
 }
 
-const Attribute* OpCtx::attr(const char* name) const {
-  for (const Attribute& a : node.attributes)
-    if (model.str(a.name) == name) return &a;
-  return nullptr;
-}
+const Attribute* OpCtx::attr(const char* name) const { return node.attribute(model, name); }
 int64_t OpCtx::attr_i(const char* name, int64_t dflt) const {
   const Attribute* a = attr(name);
-  return a ? a->i : dflt;
+  return a ? a->int_or(dflt) : dflt;
 }
 float OpCtx::attr_f(const char* name, float dflt) const {
   const Attribute* a = attr(name);
-  return a ? a->f : dflt;
+  return a ? a->float_or(dflt) : dflt;
 }
 std::string OpCtx::attr_s(const char* name, const std::string& dflt) const {
   const Attribute* a = attr(name);
-  return a ? std::string(a->s.view()) : dflt;
+  return a && a->has_string() ? std::string(a->s.view()) : dflt;
 }
 std::vector<int64_t> OpCtx::attr_ints(const char* name) const {
   const Attribute* a = attr(name);
