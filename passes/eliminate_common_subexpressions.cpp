@@ -7,6 +7,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "exec/interp.h"
 #include "kernels/kernels.h"
 #include "passes/util.h"
 
@@ -14,9 +15,9 @@ namespace ofg::passes {
 
 namespace {
 
+// Two nodes drawing random numbers (always, or in training mode) are never one node.
 bool nondeterministic(std::string_view op) {
-  return op == "RandomNormal" || op == "RandomUniform" || op == "RandomNormalLike" || op == "RandomUniformLike" ||
-         op == "Multinomial" || op == "Bernoulli" || op == "Dropout";
+  return exec::Registry::instance().traits("", op) & (exec::kRandom | exec::kRandomInTraining);
 }
 
 template <class T>

@@ -23,16 +23,8 @@
 namespace ofg::passes {
 
 namespace {
-bool nondeterministic(std::string_view op) {
-  return op == "RandomNormal" || op == "RandomUniform" || op == "RandomNormalLike" || op == "RandomUniformLike" ||
-         op == "Multinomial" || op == "Bernoulli";
-}
-
-bool grows(std::string_view op) {
-  return op == "Expand" || op == "Tile" || op == "ConstantOfShape" || op == "Range" || op == "Resize" ||
-         op == "Upsample" || op == "Pad" || op == "OneHot" || op == "EyeLike" || op == "MatMul" || op == "Gemm" ||
-         op == "Einsum" || op == "ConvTranspose";
-}
+// The registry's traits of a default-domain op.
+uint32_t traits(std::string_view op) { return exec::Registry::instance().traits("", op); }
 
 bool has_subgraph(const Node* n) {
   for (const Attribute& a : n->attributes)
@@ -282,7 +274,7 @@ constexpr int64_t kDirectBytes = 64 * 1024;
 bool foldable(const Model& m, const Node* n) {
   if (!is_default(m, n) || has_subgraph(n) || n->inputs.size == 0) return false;
   std::string_view op = m.str(n->op_type);
-  if (op == "Constant" || nondeterministic(op)) return false;
+  if (op == "Constant" || (traits(op) & exec::kRandom)) return false;
   for (Value* v : n->inputs) {
     if (!v) continue;
     const Tensor* t = const_tensor(m, v);
@@ -324,7 +316,7 @@ void run_fold_constants(PassContext& ctx) {
       int64_t predicted = predicted_bytes(ti, n);
       if (predicted - freed > budget) return;
       // Ops whose result size is not bounded by their inputs are run only when it is known.
-      if (predicted < 0 && grows(m.str(n->op_type))) return;
+      if (predicted < 0 && (traits(m.str(n->op_type)) & exec::kMayGrow)) return;
       if (Tensor* r = reshaped_view(m, ti, n)) {
         replace_by_initializers(ctx, n, {r});
         return;

@@ -146,25 +146,21 @@ Value* add_initializer(Graph* g, const std::string& base, Tensor* t) {
   return v;
 }
 
-const Attribute* attr(const Model& m, const Node* n, const char* name) {
-  for (const Attribute& a : n->attributes)
-    if (m.str(a.name) == name) return &a;
-  return nullptr;
-}
+const Attribute* attr(const Model& m, const Node* n, const char* name) { return n->attribute(m, name); }
 
 int64_t attr_i(Model& m, const Node* n, const char* name, int64_t fallback) {
   const Attribute* a = attr(m, n, name);
-  return a && (a->type == Attribute::kInt || (a->present & Attribute::kI)) ? a->i : fallback;
+  return a ? a->int_or(fallback) : fallback;
 }
 
 float attr_f(Model& m, const Node* n, const char* name, float fallback) {
   const Attribute* a = attr(m, n, name);
-  return a && (a->type == Attribute::kFloat || (a->present & Attribute::kF)) ? a->f : fallback;
+  return a ? a->float_or(fallback) : fallback;
 }
 
 std::string attr_s(Model& m, const Node* n, const char* name, const std::string& fallback) {
   const Attribute* a = attr(m, n, name);
-  return a && (a->present & Attribute::kS) ? std::string(a->s.view()) : fallback;
+  return a && a->has_string() ? std::string(a->s.view()) : fallback;
 }
 
 bool attr_ints(Model& m, const Node* n, const char* name, std::vector<int64_t>& out) {

@@ -1,4 +1,5 @@
-// The per-op rules of type inference (infer_rules*.cpp), separate from the graph walk.
+// The context and utilities of the per-op type/shape rules. A rule lives next to its op's kernel
+// (exec/ops/<family>.cpp) and is registered with it: Registry::add(...).infer(rules::x).
 #pragma once
 #include <string>
 #include <string_view>
@@ -29,10 +30,67 @@ struct InferCtx {
   int64_t opset() const;
 };
 
-// Fills out/out_contents for a default-domain node; false when the op has no rule.
-bool apply_rule(InferCtx& c);
-// ai.onnxforge ops (FusedConv).
-bool apply_custom_rule(InferCtx& c);
+// The rules the op families register with their kernels (Registry::add(...).infer(rule)). Each
+// fills out/out_contents (the caller gives at least one output) and returns false when it can
+// say nothing.
+namespace rules {
+// Utilities of the rules (infer_rules.cpp).
+IDim st(int64_t v);  // a static dim
+SymVal cval(int64_t v);
+// Arithmetic on dims and values taken from the model: a result that does not fit in int64 is
+// left unknown (signed overflow is undefined behaviour; a rule never guesses).
+IDim st_add(int64_t a, int64_t b);
+IDim st_mul(int64_t a, int64_t b);
+IDim st_wide(__int128 v);  // unknown when negative or beyond int64
+// A tensor of `rank` unknown dims, the rank taken from a shape input's static length: a length
+// no real tensor has (the data may say anything) leaves the rank unknown instead of allocating it.
+constexpr int64_t kMaxInferredRank = 1024;
+IType unknown_dims(int32_t elem, int64_t rank);
+IType ranked(int32_t elem, std::vector<IDim> dims);
+// Multidirectional broadcast of the shapes; false when a rank is unknown.
+bool broadcast(const std::vector<const IType*>& ts, std::vector<IDim>& out);
+int64_t norm(int64_t axis, int64_t rank);
+int32_t elem0(const InferCtx& c, size_t i = 0);  // element type of input i, 0 when unknown
+// Contents of Add/Sub/Mul/Div/Equal (op) on two tracked integer inputs.
+bool binary_contents(InferCtx& c, std::string_view op);
+
+// The rules, defined in the family file of their op.
+bool same_type(InferCtx& c);       // output 0 like input 0
+bool identity(InferCtx& c);        // same_type, contents kept
+bool neg(InferCtx& c);             // same_type, contents negated
+bool dropout(InferCtx& c);         // same_type, mask of bool
+bool cast(InferCtx& c);
+bool cast_like(InferCtx& c);
+bool elementwise(InferCtx& c);     // multidirectional broadcast of every input
+bool int_arith(InferCtx& c);       // elementwise, contents of Add/Sub/Mul/Div kept
+bool compare(InferCtx& c);         // broadcast, bool output
+bool equal(InferCtx& c);           // compare, contents kept
+bool rule_where(InferCtx& c);
+bool conv(InferCtx& c);
+bool conv_transpose(InferCtx& c);
+bool rule_pool(InferCtx& c);
+bool global_pool(InferCtx& c);
+bool rule_matmul(InferCtx& c);
+bool rule_gemm(InferCtx& c);
+bool rule_reshape(InferCtx& c);
+bool rule_shape(InferCtx& c);
+bool size(InferCtx& c);
+bool rule_transpose(InferCtx& c);
+bool rule_gather(InferCtx& c);
+bool rule_slice(InferCtx& c);
+bool rule_concat(InferCtx& c);
+bool rule_unsqueeze(InferCtx& c);
+bool rule_squeeze(InferCtx& c);
+bool rule_expand(InferCtx& c);
+bool rule_flatten(InferCtx& c);
+bool rule_reduce(InferCtx& c);     // Reduce*, ArgMax, ArgMin
+bool rule_split(InferCtx& c);
+bool rule_constant(InferCtx& c);
+bool rule_constant_of_shape(InferCtx& c);
+bool rule_range(InferCtx& c);
+bool rule_tile(InferCtx& c);
+bool rule_pad(InferCtx& c);
+}  // namespace rules
 
 // Broadcast of two dims (multidirectional, as ONNX elementwise ops do).
 IDim broadcast_dim(const IDim& a, const IDim& b);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "exec/infer_rules.h"
+#include "exec/interp.h"
 #include "ir/graph_ops.h"
 
 namespace ofg::exec {
@@ -166,7 +167,8 @@ void TypeInference::infer_node(Node* n) {
   }
   c.out.assign(n->outputs.size, IType{});
   c.out_contents.assign(n->outputs.size, {});
-  bool known = is_default_domain(m_, n->domain) ? apply_rule(c) : apply_custom_rule(c);
+  InferFn rule = c.out.empty() ? nullptr : Registry::instance().rule(m_.str(n->domain), c.op());
+  bool known = rule && rule(c);
   for (uint32_t i = 0; i < n->outputs.size; ++i) {
     Value* v = n->outputs[i];
     if (!v) continue;

@@ -18,22 +18,18 @@ const RTensor& OpCtx::t(size_t i) const {
   return in[i]->t;
 }
 
-const Attribute* OpCtx::attr(const char* name) const {
-  for (const Attribute& a : node.attributes)
-    if (model.str(a.name) == name) return &a;
-  return nullptr;
-}
+const Attribute* OpCtx::attr(const char* name) const { return node.attribute(model, name); }
 int64_t OpCtx::attr_i(const char* name, int64_t dflt) const {
   const Attribute* a = attr(name);
-  return a ? a->i : dflt;
+  return a ? a->int_or(dflt) : dflt;
 }
 float OpCtx::attr_f(const char* name, float dflt) const {
   const Attribute* a = attr(name);
-  return a ? a->f : dflt;
+  return a ? a->float_or(dflt) : dflt;
 }
 std::string OpCtx::attr_s(const char* name, const std::string& dflt) const {
   const Attribute* a = attr(name);
-  return a ? std::string(a->s.view()) : dflt;
+  return a && a->has_string() ? std::string(a->s.view()) : dflt;
 }
 std::vector<int64_t> OpCtx::attr_ints(const char* name) const {
   const Attribute* a = attr(name);
@@ -108,24 +104,28 @@ Registry& Registry::instance() {
     register_nn_ops(*reg);
     register_shape_ops(*reg);
     register_reduce_ops(*reg);
-    register_misc_ops(*reg);
     register_control_ops(*reg);
     register_fused_ops(*reg);
     register_attention_ops(*reg);
     register_loss_ops(*reg);
     register_resize_ops(*reg);
-    register_more_ops(*reg);
+    register_linalg_ops(*reg);
+    register_sampling_ops(*reg);
+    register_pool_ops(*reg);
+    register_select_ops(*reg);
+    register_detection_ops(*reg);
     register_quantize_ops(*reg);
     register_rnn_ops(*reg);
     register_signal_ops(*reg);
+    register_random_ops(*reg);
     reg->sort();
     return reg;
   }();
   return *r;
 }
 
-void Registry::add(std::string_view op, OpFn fn, int64_t since, int64_t until, bool promote_half,
-                   std::string_view domain) {
+Registry::Def Registry::add(std::string_view op, OpFn fn, int64_t since, int64_t until, bool promote_half,
+                            std::string_view domain) {
   OpEntry e;
   e.domain = domain;
   e.op_type = op;
@@ -134,6 +134,7 @@ void Registry::add(std::string_view op, OpFn fn, int64_t since, int64_t until, b
   e.fn = fn;
   e.promote_half = promote_half;
   entries_.push_back(e);
+  return Def(entries_, entries_.size() - 1);
 }
 
 namespace {
@@ -144,19 +145,41 @@ bool entry_less(const OpEntry& a, const OpEntry& b) {
 
 void Registry::sort() { std::stable_sort(entries_.begin(), entries_.end(), entry_less); }
 
-const OpEntry* Registry::find(std::string_view domain, std::string_view op, int64_t opset) const {
+namespace {
+template <class It>
+std::pair<It, It> op_range(It begin, It end, std::string_view domain, std::string_view op) {
   OpEntry key;
   key.domain = domain == "ai.onnx" ? std::string_view() : domain;
   key.op_type = op;
-  auto range = std::equal_range(entries_.begin(), entries_.end(), key, entry_less);
+  return std::equal_range(begin, end, key, entry_less);
+}
+}  // namespace
+
+const OpEntry* Registry::find(std::string_view domain, std::string_view op, int64_t opset) const {
+  auto range = op_range(entries_.begin(), entries_.end(), domain, op);
   for (auto it = range.first; it != range.second; ++it)
-    if (opset >= it->since && opset <= it->until) return &*it;
+    if (it->fn && opset >= it->since && opset <= it->until) return &*it;
   return nullptr;
+}
+
+InferFn Registry::rule(std::string_view domain, std::string_view op) const {
+  auto range = op_range(entries_.begin(), entries_.end(), domain, op);
+  for (auto it = range.first; it != range.second; ++it)
+    if (it->infer) return it->infer;
+  return nullptr;
+}
+
+uint32_t Registry::traits(std::string_view domain, std::string_view op) const {
+  uint32_t t = 0;
+  auto range = op_range(entries_.begin(), entries_.end(), domain, op);
+  for (auto it = range.first; it != range.second; ++it) t |= it->traits;
+  return t;
 }
 
 std::vector<const OpEntry*> Registry::all() const {
   std::vector<const OpEntry*> out;
-  for (const OpEntry& e : entries_) out.push_back(&e);
+  for (const OpEntry& e : entries_)
+    if (e.fn) out.push_back(&e);
   return out;
 }
 

@@ -70,6 +70,17 @@ struct OpCtx {
 };
 
 using OpFn = void (*)(OpCtx&);
+struct InferCtx;
+// An op's type/shape rule (exec/infer_rules.h): fills the context's outputs; false when nothing
+// can be said about them.
+using InferFn = bool (*)(InferCtx&);
+
+// What passes may assume about an op, kept with its kernel and rule.
+enum OpTrait : uint32_t {
+  kRandom = 1u << 0,             // draws random numbers: never folded, never merged
+  kRandomInTraining = 1u << 1,   // random only in training mode (Dropout): never merged
+  kMayGrow = 1u << 2,            // its output may be much larger than its inputs
+};
 
 struct OpEntry {
   std::string_view domain, op_type;  // static strings (the literals the op families register)
@@ -78,6 +89,8 @@ struct OpEntry {
   // float16/bfloat16 inputs are computed in float32 and float32 outputs are converted back;
   // exact for data movement and within half precision rounding for arithmetic.
   bool promote_half = true;
+  InferFn infer = nullptr;  // type/shape rule (ignores the opset range: a rule reads opset() itself)
+  uint32_t traits = 0;      // OpTrait bits
 };
 
 // All ops in one vector sorted by (domain, op type), registration order kept within an op:
@@ -85,12 +98,30 @@ struct OpEntry {
 // runs a few nodes per model, so building a map of strings cost more than the lookups it saved).
 class Registry {
  public:
+  // The entry just added, to attach its rule and traits: r.add("Relu", op_relu).infer(rule).traits(t).
+  class Def {
+   public:
+    Def(std::vector<OpEntry>& v, size_t i) : v_(v), i_(i) {}
+    Def& infer(InferFn f) { v_[i_].infer = f; return *this; }
+    Def& traits(uint32_t t) { v_[i_].traits |= t; return *this; }
+   private:
+    std::vector<OpEntry>& v_;
+    size_t i_;
+  };
   static Registry& instance();
   // op and domain must outlive the registry (string literals); call sort() after the last add.
-  void add(std::string_view op, OpFn fn, int64_t since = 1, int64_t until = 1 << 30, bool promote_half = true,
-           std::string_view domain = "");
+  Def add(std::string_view op, OpFn fn, int64_t since = 1, int64_t until = 1 << 30, bool promote_half = true,
+          std::string_view domain = "");
+  // An op known without a kernel (its rule and traits still count; the interpreter reports it
+  // unsupported).
+  Def declare(std::string_view op, std::string_view domain = "") { return add(op, nullptr, 1, 1 << 30, true, domain); }
   void sort();
+  // The kernel entry for a node at an opset (entries without a kernel are skipped).
   const OpEntry* find(std::string_view domain, std::string_view op, int64_t opset) const;
+  // An op's type/shape rule whatever the opset, or null.
+  InferFn rule(std::string_view domain, std::string_view op) const;
+  // The OpTrait bits of an op (all its entries).
+  uint32_t traits(std::string_view domain, std::string_view op) const;
   std::vector<const OpEntry*> all() const;
 
  private:
@@ -179,14 +210,19 @@ void register_elementwise_ops(Registry& r);
 void register_nn_ops(Registry& r);
 void register_shape_ops(Registry& r);
 void register_reduce_ops(Registry& r);
-void register_misc_ops(Registry& r);
+// Ops known by their traits only (random number generators, which have no kernel).
+void register_random_ops(Registry& r);
 void register_control_ops(Registry& r);
 // ai.onnxforge ops that opt-in passes emit (FusedConv).
 void register_fused_ops(Registry& r);
 void register_attention_ops(Registry& r);
 void register_loss_ops(Registry& r);
 void register_resize_ops(Registry& r);
-void register_more_ops(Registry& r);
+void register_linalg_ops(Registry& r);     // Einsum, Det
+void register_sampling_ops(Registry& r);   // GridSample, AffineGrid
+void register_pool_ops(Registry& r);       // LpPool, MaxUnpool, Col2Im
+void register_select_ops(Registry& r);     // CenterCropPad, CumProd, Unique, Compress, ReverseSequence
+void register_detection_ops(Registry& r);  // NonMaxSuppression, RoiAlign
 void register_quantize_ops(Registry& r);
 void register_rnn_ops(Registry& r);
 void register_signal_ops(Registry& r);

@@ -78,6 +78,12 @@ Attribute* Node::attribute(StrId attr_name) {
   return nullptr;
 }
 
+const Attribute* Node::attribute(const Model& m, std::string_view attr_name) const {
+  for (const Attribute& a : attributes)
+    if (m.str(a.name) == attr_name) return &a;
+  return nullptr;
+}
+
 Model::Model() = default;
 
 void release_loaded_bytes(const Model& m, Bytes b) {

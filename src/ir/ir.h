@@ -179,6 +179,12 @@ struct Attribute {
   StrId doc_string = kNoStr;
   StrId ref_attr_name = kNoStr;
   Extras extra;  // tp, type_protos, sparse tensors, unknown fields
+
+  // Typed reads: the value when the attribute holds that kind (by its type or the field seen),
+  // else dflt.
+  int64_t int_or(int64_t dflt) const { return type == kInt || (present & kI) ? i : dflt; }
+  float float_or(float dflt) const { return type == kFloat || (present & kF) ? f : dflt; }
+  bool has_string() const { return type == kString || (present & kS); }
 };
 
 struct Use {
@@ -230,6 +236,8 @@ struct Node {
 
   const Attribute* attribute(StrId attr_name) const;
   Attribute* attribute(StrId attr_name);
+  // The attribute with this name (m: the model whose strings the node uses), or null.
+  const Attribute* attribute(const Model& m, std::string_view attr_name) const;
 };
 
 struct Graph {

@@ -8,18 +8,6 @@
 namespace ofg::exec {
 namespace {
 
-std::vector<double> to_f64_vec(const RTensor& t) {
-  std::vector<double> v(static_cast<size_t>(t.numel()));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = get_f64(t, static_cast<int64_t>(i));
-  return v;
-}
-
-RTensor from_f64_vec(const std::vector<double>& v, int32_t dt, Shape s) {
-  RTensor t = RTensor::alloc(dt, std::move(s));
-  for (size_t i = 0; i < v.size(); ++i) set_f64(t, static_cast<int64_t>(i), v[i]);
-  return t;
-}
-
 // Q/K/V in the (batch, heads, seq, head_size) layout whatever the input rank.
 struct Heads {
   int64_t B = 0, H = 0, S = 0, D = 0;
@@ -29,7 +17,7 @@ struct Heads {
 
 Heads to_heads(const OpCtx& c, const RTensor& t, int64_t heads_attr) {
   Heads r;
-  std::vector<double> raw = to_f64_vec(t);
+  std::vector<double> raw = f64_of(t);
   if (t.rank() == 4) {
     r.B = t.shape[0]; r.H = t.shape[1]; r.S = t.shape[2]; r.D = t.shape[3];
     r.v = std::move(raw);
@@ -59,7 +47,7 @@ Heads with_past(const OpCtx& c, const Heads& cur, const RTensor* past) {
   int64_t P = past->shape[2];
   r.S = P + cur.S;
   r.v.assign(static_cast<size_t>(r.B * r.H * r.S * r.D), 0.0);
-  std::vector<double> pv = to_f64_vec(*past);
+  std::vector<double> pv = f64_of(*past);
   for (int64_t b = 0; b < r.B; ++b)
     for (int64_t h = 0; h < r.H; ++h) {
       double* dst = &r.v[static_cast<size_t>(((b * r.H + h) * r.S) * r.D)];
@@ -177,14 +165,14 @@ void op_attention(OpCtx& c) {
         for (int64_t i = 0; i < Sq; ++i)
           for (int64_t d = 0; d < Dv; ++d)
             y3[static_cast<size_t>((b * Sq + i) * H * Dv + h * Dv + d)] = Y[static_cast<size_t>(((b * H + h) * Sq + i) * Dv + d)];
-    c.set(0, from_f64_vec(y3, odt, {B, Sq, H * Dv}));
+    c.set(0, tensor_of(y3, odt, {B, Sq, H * Dv}));
   } else {
-    c.set(0, from_f64_vec(Y, odt, {B, H, Sq, Dv}));
+    c.set(0, tensor_of(Y, odt, {B, H, Sq, Dv}));
   }
   int32_t kdt = c.t(1).dtype, vdt = c.t(2).dtype;
-  if (c.wants(1)) c.set(1, from_f64_vec(K.v, kdt, {K.B, K.H, K.S, K.D}));
-  if (c.wants(2)) c.set(2, from_f64_vec(V.v, vdt, {V.B, V.H, V.S, V.D}));
-  if (c.wants(3)) c.set(3, from_f64_vec(QK, odt, {B, H, Sq, T}));
+  if (c.wants(1)) c.set(1, tensor_of(K.v, kdt, {K.B, K.H, K.S, K.D}));
+  if (c.wants(2)) c.set(2, tensor_of(V.v, vdt, {V.B, V.H, V.S, V.D}));
+  if (c.wants(3)) c.set(3, tensor_of(QK, odt, {B, H, Sq, T}));
 }
 
 // RotaryEmbedding (opset 23): input (B, S, hidden) with num_heads, or (B, H, S, D); cos/sin
@@ -192,8 +180,8 @@ void op_attention(OpCtx& c) {
 void op_rotary(OpCtx& c) {
   const RTensor& xt = c.t(0);
   int32_t odt = xt.dtype;
-  std::vector<double> x = to_f64_vec(xt);
-  std::vector<double> cosv = to_f64_vec(c.t(1)), sinv = to_f64_vec(c.t(2));
+  std::vector<double> x = f64_of(xt);
+  std::vector<double> cosv = f64_of(c.t(1)), sinv = f64_of(c.t(2));
   const Shape& cs = c.t(1).shape;
   bool has_ids = c.has(3);
   std::vector<int64_t> ids;
@@ -239,7 +227,7 @@ void op_rotary(OpCtx& c) {
           y[idx(b, h, s, d2)] = bb * cr[k] + a * sr[k];
         }
     }
-  c.set(0, from_f64_vec(y, odt, xt.shape));
+  c.set(0, tensor_of(y, odt, xt.shape));
 }
 
 }  // namespace

@@ -358,6 +358,5 @@ void register_control_ops(Registry& r) {
   r.add("OptionalGetElement", op_optional_get, 1, 1 << 30, false);
 }
 
-void register_misc_ops(Registry&) {}
 
 }  // namespace ofg::exec

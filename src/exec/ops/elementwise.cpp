@@ -3,6 +3,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "exec/infer_rules.h"
 #include "exec/ops/util.h"
 
 namespace ofg::exec {
@@ -440,51 +441,125 @@ void op_prelu(OpCtx& c) {
   c.set(0, y);
 }
 
+// Shrink and Swish in double precision (rare, small).
+void op_shrink(OpCtx& c) {
+  const RTensor& xt = c.t(0);
+  double l = c.attr_f("lambd", 0.5f), b = c.attr_f("bias", 0.f);
+  std::vector<double> x = f64_of(xt);
+  for (double& v : x) v = v < -l ? v + b : (v > l ? v - b : 0.0);
+  c.set(0, tensor_of(x, xt.dtype, xt.shape));
+}
+
+void op_swish(OpCtx& c) {
+  const RTensor& xt = c.t(0);
+  double alpha = c.attr_f("alpha", 1.f);
+  std::vector<double> x = f64_of(xt);
+  for (double& v : x) v = v / (1 + std::exp(-alpha * v));
+  c.set(0, tensor_of(x, xt.dtype, xt.shape));
+}
+
+
 }  // namespace
 
+// ------------------------------------------------------------------ type/shape rules (exec/infer_rules.h)
+namespace rules {
+
+bool rule_where(InferCtx& c) {
+  std::vector<IDim> dims;
+  int32_t elem = elem0(c, 1) ? elem0(c, 1) : elem0(c, 2);
+  if (broadcast({c.t(0), c.t(1), c.t(2)}, dims)) c.out[0] = ranked(elem, dims);
+  else c.out[0] = IType{elem, false, {}};
+  const std::vector<SymVal>* k = c.data(0);
+  const std::vector<SymVal>* x = c.data(1);
+  const std::vector<SymVal>* y = c.data(2);
+  if (k && x && y && dims.size() <= 1) {
+    size_t n = std::max({k->size(), x->size(), y->size()});
+    std::vector<SymVal> vals(n);
+    for (size_t i = 0; i < n; ++i) {
+      const SymVal& ki = (*k)[k->size() == 1 ? 0 : i];
+      if (ki.kind != SymVal::kConst || (x->size() != 1 && x->size() != n) || (y->size() != 1 && y->size() != n)) return true;
+      vals[i] = ki.value ? (*x)[x->size() == 1 ? 0 : i] : (*y)[y->size() == 1 ? 0 : i];
+    }
+    c.out_contents[0] = std::move(vals);
+  }
+  return true;
+}
+
+bool same_type(InferCtx& c) {
+  if (c.t(0)) c.out[0] = *c.t(0);
+  return true;
+}
+
+bool neg(InferCtx& c) {
+  same_type(c);
+  if (c.data(0))
+    for (const SymVal& s : *c.data(0)) c.out_contents[0].push_back(s.kind == SymVal::kConst ? cval(-s.value) : SymVal{});
+  return true;
+}
+
+// Multidirectional broadcast of all inputs; with `contents`, integer contents of two-input nodes.
+bool broadcasting(InferCtx& c, bool cmp, bool contents) {
+  std::vector<IDim> dims;
+  int32_t elem = cmp ? kBool : elem0(c);
+  if (broadcast(c.in, dims)) c.out[0] = ranked(elem, dims);
+  else c.out[0] = IType{elem, false, {}};
+  if (contents && c.in.size() == 2) binary_contents(c, c.op());
+  return true;
+}
+
+bool elementwise(InferCtx& c) { return broadcasting(c, false, false); }
+bool int_arith(InferCtx& c) { return broadcasting(c, false, true); }
+bool compare(InferCtx& c) { return broadcasting(c, true, false); }
+bool equal(InferCtx& c) { return broadcasting(c, true, true); }
+
+}  // namespace rules
+
+
 void register_elementwise_ops(Registry& r) {
-  r.add("Add", op_binary<BinaryOp::Add>);
-  r.add("Sub", op_binary<BinaryOp::Sub>);
-  r.add("Mul", op_binary<BinaryOp::Mul>);
-  r.add("Div", op_binary<BinaryOp::Div>);
-  r.add("Pow", op_binary<BinaryOp::Pow>);
-  r.add("Max", op_variadic<BinaryOp::Max>);
-  r.add("Min", op_variadic<BinaryOp::Min>);
-  r.add("Sum", op_variadic<BinaryOp::Add>);
-  r.add("Mean", op_variadic<BinaryOp::Add, true>);
-  r.add("Mod", op_mod);
-  r.add("Equal", op_compare<Cmp::Eq>);
-  r.add("Less", op_compare<Cmp::Lt>);
-  r.add("Greater", op_compare<Cmp::Gt>);
-  r.add("LessOrEqual", op_compare<Cmp::Le>);
-  r.add("GreaterOrEqual", op_compare<Cmp::Ge>);
-  r.add("And", op_logic<Logic::And>);
-  r.add("Or", op_logic<Logic::Or>);
-  r.add("Xor", op_logic<Logic::Xor>);
-  r.add("BitwiseAnd", op_bitwise<Bitwise::And>);
-  r.add("BitwiseOr", op_bitwise<Bitwise::Or>);
+  r.add("Shrink", op_shrink, 9);
+  r.add("Swish", op_swish, 1);
+  r.add("Add", op_binary<BinaryOp::Add>).infer(rules::int_arith);
+  r.add("Sub", op_binary<BinaryOp::Sub>).infer(rules::int_arith);
+  r.add("Mul", op_binary<BinaryOp::Mul>).infer(rules::int_arith);
+  r.add("Div", op_binary<BinaryOp::Div>).infer(rules::int_arith);
+  r.add("Pow", op_binary<BinaryOp::Pow>).infer(rules::elementwise);
+  r.add("Max", op_variadic<BinaryOp::Max>).infer(rules::elementwise);
+  r.add("Min", op_variadic<BinaryOp::Min>).infer(rules::elementwise);
+  r.add("Sum", op_variadic<BinaryOp::Add>).infer(rules::elementwise);
+  r.add("Mean", op_variadic<BinaryOp::Add, true>).infer(rules::elementwise);
+  r.add("Mod", op_mod).infer(rules::elementwise);
+  r.add("Equal", op_compare<Cmp::Eq>).infer(rules::equal);
+  r.add("Less", op_compare<Cmp::Lt>).infer(rules::compare);
+  r.add("Greater", op_compare<Cmp::Gt>).infer(rules::compare);
+  r.add("LessOrEqual", op_compare<Cmp::Le>).infer(rules::compare);
+  r.add("GreaterOrEqual", op_compare<Cmp::Ge>).infer(rules::compare);
+  r.add("And", op_logic<Logic::And>).infer(rules::compare);
+  r.add("Or", op_logic<Logic::Or>).infer(rules::compare);
+  r.add("Xor", op_logic<Logic::Xor>).infer(rules::compare);
+  r.add("BitwiseAnd", op_bitwise<Bitwise::And>).infer(rules::elementwise);
+  r.add("BitwiseOr", op_bitwise<Bitwise::Or>).infer(rules::elementwise);
   r.add("BitwiseXor", op_bitwise<Bitwise::Xor>);
   r.add("BitwiseNot", op_bitwise_not);
-  r.add("BitShift", op_bitshift);
-  r.add("Not", op_not);
-  r.add("Where", op_where);
-  r.add("Relu", op_unary<U::Relu>);
-  r.add("Exp", op_unary<U::Exp>);
-  r.add("Log", op_unary<U::Log>);
-  r.add("Tanh", op_unary<U::Tanh>);
-  r.add("Sigmoid", op_unary<U::Sigmoid>);
-  r.add("Erf", op_unary<U::Erf>);
-  r.add("HardSwish", op_unary<U::HardSwish>);
-  r.add("Softplus", op_unary<U::Softplus>);
-  r.add("Sqrt", op_unary<U::Sqrt>);
-  r.add("Reciprocal", op_unary<U::Reciprocal>);
-  r.add("Abs", op_unary<U::Abs>);
-  r.add("Neg", op_unary<U::Neg>);
-  r.add("Floor", op_unary<U::Floor>);
-  r.add("Ceil", op_unary<U::Ceil>);
-  r.add("Round", op_unary<U::Round>);
-  r.add("Sin", op_unary<U::Sin>);
-  r.add("Cos", op_unary<U::Cos>);
+  r.add("BitShift", op_bitshift).infer(rules::elementwise);
+  r.add("Not", op_not).infer(rules::same_type);
+  r.add("Where", op_where).infer(rules::rule_where);
+  r.add("Relu", op_unary<U::Relu>).infer(rules::same_type);
+  r.add("Exp", op_unary<U::Exp>).infer(rules::same_type);
+  r.add("Log", op_unary<U::Log>).infer(rules::same_type);
+  r.add("Tanh", op_unary<U::Tanh>).infer(rules::same_type);
+  r.add("Sigmoid", op_unary<U::Sigmoid>).infer(rules::same_type);
+  r.add("Erf", op_unary<U::Erf>).infer(rules::same_type);
+  r.add("HardSwish", op_unary<U::HardSwish>).infer(rules::same_type);
+  r.add("Softplus", op_unary<U::Softplus>).infer(rules::same_type);
+  r.add("Sqrt", op_unary<U::Sqrt>).infer(rules::same_type);
+  r.add("Reciprocal", op_unary<U::Reciprocal>).infer(rules::same_type);
+  r.add("Abs", op_unary<U::Abs>).infer(rules::same_type);
+  r.add("Neg", op_unary<U::Neg>).infer(rules::neg);
+  r.add("Floor", op_unary<U::Floor>).infer(rules::same_type);
+  r.add("Ceil", op_unary<U::Ceil>).infer(rules::same_type);
+  r.add("Round", op_unary<U::Round>).infer(rules::same_type);
+  r.add("Sin", op_unary<U::Sin>).infer(rules::same_type);
+  r.add("Cos", op_unary<U::Cos>).infer(rules::same_type);
   r.add("Tan", op_unary<U::Tan>);
   r.add("Asin", op_unary<U::Asin>);
   r.add("Acos", op_unary<U::Acos>);
@@ -494,21 +569,21 @@ void register_elementwise_ops(Registry& r) {
   r.add("Asinh", op_unary<U::Asinh>);
   r.add("Acosh", op_unary<U::Acosh>);
   r.add("Atanh", op_unary<U::Atanh>);
-  r.add("Sign", op_unary<U::Sign>);
-  r.add("Softsign", op_unary<U::Softsign>);
-  r.add("Mish", op_unary<U::Mish>);
-  r.add("LeakyRelu", op_leaky_relu);
-  r.add("HardSigmoid", op_hard_sigmoid);
-  r.add("Elu", op_elu);
-  r.add("Selu", op_selu);
-  r.add("ThresholdedRelu", op_thresholded_relu);
-  r.add("Celu", op_celu);
-  r.add("Gelu", op_gelu);
-  r.add("Clip", op_clip_attr, 1, 10);
-  r.add("Clip", op_clip, 11);
+  r.add("Sign", op_unary<U::Sign>).infer(rules::same_type);
+  r.add("Softsign", op_unary<U::Softsign>).infer(rules::same_type);
+  r.add("Mish", op_unary<U::Mish>).infer(rules::same_type);
+  r.add("LeakyRelu", op_leaky_relu).infer(rules::same_type);
+  r.add("HardSigmoid", op_hard_sigmoid).infer(rules::same_type);
+  r.add("Elu", op_elu).infer(rules::same_type);
+  r.add("Selu", op_selu).infer(rules::same_type);
+  r.add("ThresholdedRelu", op_thresholded_relu).infer(rules::same_type);
+  r.add("Celu", op_celu).infer(rules::same_type);
+  r.add("Gelu", op_gelu).infer(rules::same_type);
+  r.add("Clip", op_clip_attr, 1, 10).infer(rules::same_type);
+  r.add("Clip", op_clip, 11).infer(rules::same_type);
   r.add("IsNaN", op_isnan);
   r.add("IsInf", op_isinf);
-  r.add("PRelu", op_prelu);
+  r.add("PRelu", op_prelu).infer(rules::elementwise);
 }
 
 }  // namespace ofg::exec

@@ -1,6 +1,7 @@
 // ai.onnxforge.FusedConv: a standard Conv followed by the activation named in its `activation`
 // attribute ("Relu", "LeakyRelu" with `alpha`, "Clip" with `min`/`max`). The opt-in pass
 // fuse_conv_relu emits it; executing it here keeps such models verifiable.
+#include "exec/infer_rules.h"
 #include "exec/ops/util.h"
 
 namespace ofg::exec {
@@ -31,6 +32,8 @@ void op_fused_conv(OpCtx& c) {
 
 }  // namespace
 
-void register_fused_ops(Registry& r) { r.add("FusedConv", op_fused_conv, 1, 1 << 30, true, "ai.onnxforge"); }
+void register_fused_ops(Registry& r) {
+  r.add("FusedConv", op_fused_conv, 1, 1 << 30, true, "ai.onnxforge").infer(rules::conv);
+}
 
 }  // namespace ofg::exec

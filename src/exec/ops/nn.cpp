@@ -1,5 +1,6 @@
 // Neural-network ops on float32 through the kernels: Conv, ConvTranspose, Gemm, MatMul, pooling,
 // normalizations, Softmax, Dropout (inference).
+#include "exec/infer_rules.h"
 #include "exec/ops/util.h"
 
 namespace ofg::exec {
@@ -638,27 +639,151 @@ void op_mvn(OpCtx& c) {
 
 }  // namespace
 
+// ------------------------------------------------------------------ type/shape rules (exec/infer_rules.h)
+namespace rules {
+
+// --------------------------------------------------------------- spatial ops
+// Output spatial dims of Conv / pooling (static input dims only).
+void spatial(InferCtx& c, const IType& x, const std::vector<int64_t>& kernel, bool ceil_mode, std::vector<IDim>& out) {
+  size_t ns = kernel.size();
+  std::vector<int64_t> strides(ns, 1), dil(ns, 1), pads(2 * ns, 0);
+  c.attr_ints("strides", strides);
+  c.attr_ints("dilations", dil);
+  c.attr_ints("pads", pads);
+  if (strides.size() != ns) strides.assign(ns, 1);
+  if (dil.size() != ns) dil.assign(ns, 1);
+  if (pads.size() != 2 * ns) pads.assign(2 * ns, 0);
+  std::string ap;
+  if (const Attribute* a = c.attr("auto_pad")) ap = std::string(a->s.view());
+  for (size_t i = 0; i < ns; ++i) {
+    const IDim& d = x.dims[2 + i];
+    if (!d.is_static()) { out.push_back(IDim{}); continue; }
+    // In 128 bits: dims and attributes come from the model and may be anything.
+    __int128 in = d.value, s = strides[i], ek = static_cast<__int128>(dil[i]) * (kernel[i] - 1) + 1;
+    if (s <= 0) { out.push_back(IDim{}); continue; }
+    __int128 o;
+    if (ap == "SAME_UPPER" || ap == "SAME_LOWER") o = (in + s - 1) / s;
+    else if (ap == "VALID") o = (in - ek) / s + 1;
+    else {
+      __int128 span = in + pads[i] + pads[i + ns] - ek;
+      o = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+      // ceil mode: the last window must start inside the input or left padding
+      if (ceil_mode && (o - 1) * s >= in + pads[i]) --o;
+    }
+    out.push_back(st_wide(o));
+  }
+}
+
+bool rule_conv(InferCtx& c, bool transpose) {
+  const IType* x = c.t(0);
+  const IType* w = c.t(1);
+  if (!x || !x->ranked || x->dims.size() < 3) return false;
+  std::vector<IDim> dims{x->dims[0]};
+  if (w && w->ranked && w->dims.size() == x->dims.size()) {
+    IDim oc = w->dims[transpose ? 1 : 0];
+    if (transpose && oc.is_static()) oc = st_mul(oc.value, c.attr_i("group", 1));
+    dims.push_back(oc);
+  } else {
+    dims.push_back(IDim{});
+  }
+  std::vector<int64_t> kernel;
+  if (!c.attr_ints("kernel_shape", kernel) && w && w->ranked && w->dims.size() == x->dims.size()) {
+    for (size_t i = 2; i < w->dims.size(); ++i) kernel.push_back(w->dims[i].value);
+  }
+  bool ok = kernel.size() == x->dims.size() - 2;
+  for (int64_t k : kernel) ok = ok && k > 0;
+  if (transpose || !ok) dims.resize(x->dims.size(), IDim{});
+  else spatial(c, *x, kernel, false, dims);
+  c.out[0] = ranked(x->elem, dims);
+  return true;
+}
+
+bool rule_pool(InferCtx& c) {
+  const IType* x = c.t(0);
+  if (!x || !x->ranked || x->dims.size() < 3) return false;
+  std::vector<int64_t> kernel;
+  std::vector<IDim> dims{x->dims[0], x->dims[1]};
+  if (!c.attr_ints("kernel_shape", kernel) || kernel.size() != x->dims.size() - 2) dims.resize(x->dims.size(), IDim{});
+  else spatial(c, *x, kernel, c.attr_i("ceil_mode", 0) != 0, dims);
+  c.out[0] = ranked(x->elem, dims);
+  if (c.out.size() > 1) c.out[1] = ranked(kInt64, dims);
+  return true;
+}
+
+bool rule_matmul(InferCtx& c) {
+  const IType* a = c.t(0);
+  const IType* b = c.t(1);
+  int32_t elem = elem0(c) ? elem0(c) : elem0(c, 1);
+  if (!a || !b || !a->ranked || !b->ranked || a->dims.empty() || b->dims.empty()) {
+    c.out[0] = IType{elem, false, {}};
+    return true;
+  }
+  IType x = *a, y = *b;
+  bool a1 = x.dims.size() == 1, b1 = y.dims.size() == 1;
+  if (a1) x.dims.insert(x.dims.begin(), st(1));
+  if (b1) y.dims.push_back(st(1));
+  IType xb{0, true, std::vector<IDim>(x.dims.begin(), x.dims.end() - 2)};
+  IType yb{0, true, std::vector<IDim>(y.dims.begin(), y.dims.end() - 2)};
+  std::vector<IDim> dims;
+  broadcast({&xb, &yb}, dims);
+  if (!a1) dims.push_back(x.dims[x.dims.size() - 2]);
+  if (!b1) dims.push_back(y.dims.back());
+  c.out[0] = ranked(elem, dims);
+  return true;
+}
+
+bool rule_gemm(InferCtx& c) {
+  const IType* a = c.t(0);
+  const IType* b = c.t(1);
+  IDim m_dim, n_dim;
+  if (a && a->ranked && a->dims.size() == 2) m_dim = a->dims[c.attr_i("transA", 0) ? 1 : 0];
+  if (b && b->ranked && b->dims.size() == 2) n_dim = b->dims[c.attr_i("transB", 0) ? 0 : 1];
+  c.out[0] = ranked(elem0(c), {m_dim, n_dim});
+  return true;
+}
+
+bool dropout(InferCtx& c) {
+  same_type(c);
+  if (c.out.size() > 1 && c.t(0)) c.out[1] = IType{kBool, c.t(0)->ranked, c.t(0)->dims};
+  return true;
+}
+
+bool conv(InferCtx& c) { return rule_conv(c, false); }
+bool conv_transpose(InferCtx& c) { return rule_conv(c, true); }
+
+bool global_pool(InferCtx& c) {
+  const IType* x = c.t(0);
+  if (!x || !x->ranked || x->dims.size() < 2) return false;
+  std::vector<IDim> dims{x->dims[0], x->dims[1]};
+  dims.resize(x->dims.size(), st(1));
+  c.out[0] = ranked(x->elem, dims);
+  return true;
+}
+
+}  // namespace rules
+
+
 void register_nn_ops(Registry& r) {
-  r.add("Conv", op_conv);
-  r.add("ConvTranspose", op_conv_transpose);
-  r.add("MaxPool", op_maxpool);
-  r.add("AveragePool", op_avgpool);
-  r.add("GlobalAveragePool", op_gap);
-  r.add("GlobalMaxPool", op_gmp);
-  r.add("Gemm", op_gemm);
-  r.add("MatMul", op_matmul);
-  r.add("BatchNormalization", op_batchnorm);
-  r.add("Softmax", op_softmax);
-  r.add("LogSoftmax", op_log_softmax);
-  r.add("Hardmax", op_hardmax);
-  r.add("LayerNormalization", op_layernorm);
+  r.add("Conv", op_conv).infer(rules::conv);
+  r.add("ConvTranspose", op_conv_transpose).infer(rules::conv_transpose).traits(kMayGrow);
+  r.add("MaxPool", op_maxpool).infer(rules::rule_pool);
+  r.add("AveragePool", op_avgpool).infer(rules::rule_pool);
+  r.add("GlobalAveragePool", op_gap).infer(rules::global_pool);
+  r.add("GlobalMaxPool", op_gmp).infer(rules::global_pool);
+  r.add("Gemm", op_gemm).infer(rules::rule_gemm).traits(kMayGrow);
+  r.add("MatMul", op_matmul).infer(rules::rule_matmul).traits(kMayGrow);
+  r.add("BatchNormalization", op_batchnorm).infer(rules::same_type);
+  r.add("Softmax", op_softmax).infer(rules::same_type);
+  r.add("LogSoftmax", op_log_softmax).infer(rules::same_type);
+  r.add("Hardmax", op_hardmax).infer(rules::same_type);
+  r.add("LayerNormalization", op_layernorm).infer(rules::same_type);
   r.add("RMSNormalization", op_rmsnorm);
-  r.add("InstanceNormalization", op_instancenorm);
+  r.add("InstanceNormalization", op_instancenorm).infer(rules::same_type);
   r.add("GroupNormalization", op_groupnorm);
-  r.add("LRN", op_lrn);
-  r.add("LpNormalization", op_lpnorm);
-  r.add("Dropout", op_dropout, 1, 1 << 30, false);
-  r.add("MeanVarianceNormalization", op_mvn);
+  r.add("LRN", op_lrn).infer(rules::same_type);
+  r.add("LpNormalization", op_lpnorm).infer(rules::same_type);
+  r.add("Dropout", op_dropout, 1, 1 << 30, false).infer(rules::dropout).traits(kRandomInTraining);
+  r.add("MeanVarianceNormalization", op_mvn).infer(rules::same_type);
 }
 
 }  // namespace ofg::exec

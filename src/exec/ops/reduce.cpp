@@ -1,4 +1,5 @@
 // Reductions (Reduce*, ArgMax/ArgMin) and TopK.
+#include "exec/infer_rules.h"
 #include "exec/ops/util.h"
 
 namespace ofg::exec {
@@ -137,19 +138,63 @@ void op_topk(OpCtx& c) {
 
 }  // namespace
 
+// ------------------------------------------------------------------ type/shape rules (exec/infer_rules.h)
+namespace rules {
+
+bool rule_reduce(InferCtx& c) {
+  const IType* x = c.t(0);
+  std::string_view op = c.op();
+  int32_t elem = op == "ArgMax" || op == "ArgMin" ? kInt64 : elem0(c);
+  if (!x || !x->ranked) { c.out[0] = IType{elem, false, {}}; return true; }
+  int64_t r = static_cast<int64_t>(x->dims.size());
+  bool keep = c.attr_i("keepdims", 1) != 0;
+  std::vector<int64_t> axes;
+  bool all = false;
+  if (op == "ArgMax" || op == "ArgMin") {
+    axes.push_back(c.attr_i("axis", 0));
+  } else if (!c.attr_ints("axes", axes)) {
+    if (c.in.size() > 1 && c.in_values[1]) {
+      if (!c.const_ints(1, axes)) {
+        c.out[0] = keep ? ranked(elem, std::vector<IDim>(r, IDim{})) : IType{elem, false, {}};
+        return true;
+      }
+    }
+    if (axes.empty()) {
+      if (c.attr_i("noop_with_empty_axes", 0)) { c.out[0] = *x; c.out[0].elem = elem; return true; }
+      all = true;
+    }
+  }
+  std::vector<bool> red(r, all);
+  for (int64_t a : axes) {
+    a = norm(a, r);
+    if (a < 0 || a >= r) return false;
+    red[a] = true;
+  }
+  std::vector<IDim> dims;
+  for (int64_t i = 0; i < r; ++i) {
+    if (!red[i]) dims.push_back(x->dims[i]);
+    else if (keep) dims.push_back(st(1));
+  }
+  c.out[0] = ranked(elem, dims);
+  return true;
+}
+
+}  // namespace rules
+
+
 void register_reduce_ops(Registry& r) {
-  r.add("ReduceSum", op_reduce<R::Sum>);
-  r.add("ReduceMean", op_reduce<R::Mean>);
-  r.add("ReduceMax", op_reduce<R::Max>);
-  r.add("ReduceMin", op_reduce<R::Min>);
-  r.add("ReduceProd", op_reduce<R::Prod>);
+  r.add("ReduceSum", op_reduce<R::Sum>).infer(rules::rule_reduce);
+  r.add("ReduceMean", op_reduce<R::Mean>).infer(rules::rule_reduce);
+  r.add("ReduceMax", op_reduce<R::Max>).infer(rules::rule_reduce);
+  r.add("ReduceMin", op_reduce<R::Min>).infer(rules::rule_reduce);
+  r.add("ReduceProd", op_reduce<R::Prod>).infer(rules::rule_reduce);
   r.add("ReduceL1", op_reduce<R::L1>);
   r.add("ReduceL2", op_reduce<R::L2>);
-  r.add("ReduceLogSum", op_reduce<R::LogSum>);
-  r.add("ReduceLogSumExp", op_reduce<R::LogSumExp>);
-  r.add("ReduceSumSquare", op_reduce<R::SumSquare>);
-  r.add("ArgMax", op_arg<true>);
-  r.add("ArgMin", op_arg<false>);
+  r.add("ReduceLogSum", op_reduce<R::LogSum>).infer(rules::rule_reduce);
+  r.add("ReduceLogSumExp", op_reduce<R::LogSumExp>).infer(rules::rule_reduce);
+  r.add("ReduceSumSquare", op_reduce<R::SumSquare>).infer(rules::rule_reduce);
+  r.add("ArgMax", op_arg<true>).infer(rules::rule_reduce);
+  r.add("ArgMin", op_arg<false>).infer(rules::rule_reduce);
   r.add("TopK", op_topk);
 }
 

@@ -3,6 +3,7 @@
 // separable, so it is applied one axis at a time with per-output-index tap lists.
 #include <limits>
 
+#include "exec/infer_rules.h"
 #include "exec/ops/util.h"
 
 namespace ofg::exec {
@@ -268,8 +269,8 @@ void op_upsample(OpCtx& c) {
 }  // namespace
 
 void register_resize_ops(Registry& r) {
-  r.add("Resize", op_resize, 10);
-  r.add("Upsample", op_upsample, 7, 9);
+  r.add("Resize", op_resize, 10).traits(kMayGrow);
+  r.add("Upsample", op_upsample, 7, 9).traits(kMayGrow);
 }
 
 }  // namespace ofg::exec

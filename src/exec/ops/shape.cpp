@@ -2,6 +2,7 @@
 // Shape, Cast, Constant, Range, Tile, Pad, ...
 #include <numeric>
 
+#include "exec/infer_rules.h"
 #include "exec/ops/util.h"
 
 namespace ofg::exec {
@@ -683,39 +684,510 @@ void op_cumsum(OpCtx& c) {
 
 RTensor transpose_tensor(const RTensor& x, const std::vector<size_t>& perm) { return transpose(x, perm); }
 
+// ------------------------------------------------------------------ type/shape rules (exec/infer_rules.h)
+namespace rules {
+
+// ------------------------------------------------------------------ shape ops
+bool rule_reshape(InferCtx& c) {
+  const IType* x = c.t(0);
+  const std::vector<SymVal>* s = c.data(1);
+  int32_t elem = elem0(c);
+  if (c.op() == "Reshape" && c.opset() < 5) return false;
+  if (!s) {
+    const IType* st1 = c.t(1);
+    if (st1 && st1->ranked && st1->dims.size() == 1 && st1->dims[0].is_static())
+      c.out[0] = unknown_dims(elem, st1->dims[0].value);
+    else c.out[0] = IType{elem, false, {}};
+    return true;
+  }
+  bool allowzero = c.attr_i("allowzero", 0) != 0;
+  std::vector<IDim> dims;
+  int minus = -1;
+  for (size_t i = 0; i < s->size(); ++i) {
+    const SymVal& v = (*s)[i];
+    if (v.kind == SymVal::kConst && v.value == 0 && !allowzero) {
+      dims.push_back(x && x->ranked && i < x->dims.size() ? x->dims[i] : IDim{});
+    } else if (v.kind == SymVal::kConst && v.value == -1) {
+      minus = static_cast<int>(i);
+      dims.push_back(IDim{});
+    } else if (v.kind == SymVal::kConst && v.value >= 0) {
+      dims.push_back(st(v.value));
+    } else if (v.kind == SymVal::kDim) {
+      dims.push_back(v.sym != kNoStr ? IDim{-1, v.sym} : IDim{});
+    } else {
+      dims.push_back(IDim{});
+    }
+  }
+  // -1: numel(x) / product of the others, when everything involved is static.
+  if (minus >= 0 && x && x->ranked) {
+    int64_t total = 1, rest = 1;
+    bool ok = true;
+    for (const IDim& d : x->dims)
+      ok = ok && d.is_static() && !__builtin_mul_overflow(total, std::max<int64_t>(d.value, 1), &total);
+    for (size_t i = 0; i < dims.size(); ++i)
+      if (static_cast<int>(i) != minus)
+        ok = ok && dims[i].is_static() && !__builtin_mul_overflow(rest, std::max<int64_t>(dims[i].value, 1), &rest);
+    if (ok && rest > 0 && total % rest == 0) dims[minus] = st(total / rest);
+  }
+  c.out[0] = ranked(elem, dims);
+  // reshaping a tracked vector keeps its contents
+  if (const std::vector<SymVal>* xd = c.data(0))
+    if (dims.size() <= 1) c.out_contents[0] = *xd;
+  return true;
+}
+
+bool rule_shape(InferCtx& c) {
+  const IType* x = c.t(0);
+  if (!x || !x->ranked) {
+    c.out[0] = ranked(kInt64, {IDim{}});
+    return true;
+  }
+  int64_t r = static_cast<int64_t>(x->dims.size());
+  int64_t start = c.attr_i("start", 0), end = c.attr_i("end", r);
+  start = std::clamp<int64_t>(norm(start, r), 0, r);
+  end = std::clamp<int64_t>(norm(end, r), 0, r);
+  std::vector<SymVal> vals;
+  for (int64_t i = start; i < end; ++i) {
+    SymVal s;
+    if (x->dims[i].is_static()) s = cval(x->dims[i].value);
+    else {
+      s.kind = SymVal::kDim;
+      s.src = c.in_values[0];
+      s.index = static_cast<int>(i);
+      s.sym = x->dims[i].sym;
+    }
+    vals.push_back(s);
+  }
+  c.out[0] = ranked(kInt64, {st(static_cast<int64_t>(vals.size()))});
+  c.out_contents[0] = std::move(vals);
+  return true;
+}
+
+bool rule_transpose(InferCtx& c) {
+  const IType* x = c.t(0);
+  if (!x || !x->ranked) { c.out[0] = IType{elem0(c), false, {}}; return true; }
+  std::vector<int64_t> perm;
+  size_t r = x->dims.size();
+  if (!c.attr_ints("perm", perm)) for (size_t i = 0; i < r; ++i) perm.push_back(static_cast<int64_t>(r - 1 - i));
+  if (perm.size() != r) return false;
+  std::vector<IDim> dims;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(r)) return false;
+    dims.push_back(x->dims[p]);
+  }
+  c.out[0] = ranked(x->elem, dims);
+  return true;
+}
+
+bool rule_gather(InferCtx& c) {
+  const IType* x = c.t(0);
+  const IType* idx = c.t(1);
+  if (!x || !x->ranked || !idx || !idx->ranked) { c.out[0] = IType{elem0(c), false, {}}; return true; }
+  int64_t r = static_cast<int64_t>(x->dims.size());
+  int64_t axis = norm(c.attr_i("axis", 0), r);
+  if (axis < 0 || axis >= r) return false;
+  std::vector<IDim> dims(x->dims.begin(), x->dims.begin() + axis);
+  dims.insert(dims.end(), idx->dims.begin(), idx->dims.end());
+  dims.insert(dims.end(), x->dims.begin() + axis + 1, x->dims.end());
+  c.out[0] = ranked(x->elem, dims);
+  std::vector<int64_t> ind;
+  const std::vector<SymVal>* d = c.data(0);
+  if (d && r == 1 && idx->dims.size() <= 1 && c.const_ints(1, ind)) {
+    std::vector<SymVal> vals;
+    int64_t n = static_cast<int64_t>(d->size());
+    for (int64_t i : ind) {
+      if (i < -n || i >= n) return true;
+      vals.push_back((*d)[norm(i, n)]);
+    }
+    c.out_contents[0] = std::move(vals);
+  }
+  return true;
+}
+
+// Start/end/axes/steps of Slice (inputs from opset 10, attributes before).
+bool slice_params(InferCtx& c, std::vector<int64_t>& starts, std::vector<int64_t>& ends, std::vector<int64_t>& axes,
+                  std::vector<int64_t>& steps) {
+  if (c.opset() < 10) {
+    if (!c.attr_ints("starts", starts) || !c.attr_ints("ends", ends)) return false;
+    c.attr_ints("axes", axes);
+  } else {
+    if (!c.const_ints(1, starts) || !c.const_ints(2, ends)) return false;
+    if (c.in.size() > 3 && c.in_values[3] && !c.const_ints(3, axes)) return false;
+    if (c.in.size() > 4 && c.in_values[4] && !c.const_ints(4, steps)) return false;
+  }
+  if (axes.empty()) for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  return starts.size() == ends.size() && axes.size() == starts.size() && steps.size() == starts.size();
+}
+
+// Elements [lo, hi) with `step` of a dim of size n, as the Slice op clamps them.
+void slice_range(int64_t n, int64_t start, int64_t end, int64_t step, int64_t& first, int64_t& count) {
+  if (start < 0) start += n;
+  if (end < 0) end += n;
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, n);
+    end = std::clamp<int64_t>(end, 0, n);
+    count = end > start ? (end - start + step - 1) / step : 0;
+  } else {
+    start = std::clamp<int64_t>(start, -1, n - 1);
+    end = std::clamp<int64_t>(end, -1, n - 1);
+    count = start > end ? (start - end + (-step) - 1) / (-step) : 0;
+  }
+  first = start;
+}
+
+bool rule_slice(InferCtx& c) {
+  const IType* x = c.t(0);
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (!x || !x->ranked) { c.out[0] = IType{elem0(c), false, {}}; return true; }
+  int64_t r = static_cast<int64_t>(x->dims.size());
+  std::vector<IDim> dims = x->dims;
+  if (!slice_params(c, starts, ends, axes, steps)) {
+    // unknown bounds: the sliced axes (every axis when they are unknown too) may change
+    std::vector<int64_t> ax;
+    bool axes_known = c.opset() >= 10 && c.in.size() > 3 && c.in_values[3] && c.const_ints(3, ax);
+    if (!axes_known) for (IDim& d : dims) d = IDim{};
+    for (int64_t a : ax)
+      if (norm(a, r) >= 0 && norm(a, r) < r) dims[norm(a, r)] = IDim{};
+    c.out[0] = ranked(x->elem, dims);
+    return true;
+  }
+  const std::vector<SymVal>* d = c.data(0);
+  std::vector<SymVal> vals;
+  for (size_t k = 0; k < axes.size(); ++k) {
+    int64_t a = norm(axes[k], r);
+    if (a < 0 || a >= r || steps[k] == 0) return false;
+    IDim& dim = dims[a];
+    if (dim.is_static()) {
+      int64_t first, count;
+      slice_range(dim.value, starts[k], ends[k], steps[k], first, count);
+      dim = st(count);
+      if (d && r == 1 && static_cast<int64_t>(d->size()) == x->dims[0].value)
+        for (int64_t i = 0; i < count; ++i) vals.push_back((*d)[first + i * steps[k]]);
+    } else if (!(starts[k] == 0 && steps[k] == 1 && ends[k] >= (int64_t{1} << 31) - 1)) {
+      dim = IDim{};  // a symbolic dim keeps its name only under a full slice
+    }
+  }
+  c.out[0] = ranked(x->elem, dims);
+  if (!vals.empty() || (dims.size() == 1 && dims[0].is_static() && dims[0].value == 0 && d))
+    c.out_contents[0] = std::move(vals);
+  return true;
+}
+
+bool rule_concat(InferCtx& c) {
+  std::vector<IDim> dims;
+  int32_t elem = 0;
+  bool ok = true;
+  int64_t axis = c.attr_i("axis", 0);
+  for (size_t i = 0; i < c.in.size(); ++i) {
+    const IType* t = c.t(i);
+    if (t && t->elem) elem = t->elem;
+    if (!t || !t->ranked) { ok = false; continue; }
+    int64_t r = static_cast<int64_t>(t->dims.size());
+    int64_t a = norm(axis, r);
+    if (a < 0 || a >= r) return false;
+    if (dims.empty()) { dims = t->dims; continue; }
+    if (dims.size() != t->dims.size()) return false;
+    for (int64_t k = 0; k < r; ++k) {
+      if (k == a) {
+        dims[k] = dims[k].is_static() && t->dims[k].is_static() ? st(dims[k].value + t->dims[k].value) : IDim{};
+      } else if (!dims[k].is_static() && !dims[k].is_symbolic()) {
+        dims[k] = t->dims[k];
+      }
+    }
+  }
+  c.out[0] = ok ? ranked(elem, dims) : (dims.empty() ? IType{elem, false, {}} : ranked(elem, std::vector<IDim>(dims.size(), IDim{})));
+  std::vector<SymVal> vals;
+  for (size_t i = 0; i < c.in.size(); ++i) {
+    if (!c.data(i)) return true;
+    vals.insert(vals.end(), c.data(i)->begin(), c.data(i)->end());
+  }
+  if (static_cast<int64_t>(vals.size()) <= TypeInference::kMaxContents && ok && dims.size() == 1)
+    c.out_contents[0] = std::move(vals);
+  return true;
+}
+
+bool axes_of(InferCtx& c, std::vector<int64_t>& axes, bool& given) {
+  given = true;
+  if (c.attr_ints("axes", axes)) return true;
+  if (c.in.size() > 1 && c.in_values[1]) return c.const_ints(1, axes);
+  given = false;
+  return true;
+}
+
+bool rule_unsqueeze(InferCtx& c) {
+  const IType* x = c.t(0);
+  std::vector<int64_t> axes;
+  bool given;
+  if (!x || !x->ranked || !axes_of(c, axes, given) || !given) { c.out[0] = IType{elem0(c), false, {}}; return true; }
+  int64_t r = static_cast<int64_t>(x->dims.size() + axes.size());
+  std::vector<bool> ins(r, false);
+  for (int64_t a : axes) {
+    a = norm(a, r);
+    if (a < 0 || a >= r) return false;
+    ins[a] = true;
+  }
+  std::vector<IDim> dims;
+  size_t j = 0;
+  for (int64_t i = 0; i < r; ++i) dims.push_back(ins[i] ? st(1) : x->dims[j++]);
+  c.out[0] = ranked(x->elem, dims);
+  if (c.data(0) && dims.size() <= 1) c.out_contents[0] = *c.data(0);
+  return true;
+}
+
+bool rule_squeeze(InferCtx& c) {
+  const IType* x = c.t(0);
+  std::vector<int64_t> axes;
+  bool given;
+  if (!x || !x->ranked || !axes_of(c, axes, given)) { c.out[0] = IType{elem0(c), false, {}}; return true; }
+  int64_t r = static_cast<int64_t>(x->dims.size());
+  std::vector<bool> drop(r, false);
+  if (given) {
+    for (int64_t a : axes) {
+      a = norm(a, r);
+      if (a < 0 || a >= r) return false;
+      drop[a] = true;
+    }
+  } else {
+    for (int64_t i = 0; i < r; ++i) {
+      if (!x->dims[i].is_static()) { c.out[0] = IType{x->elem, false, {}}; return true; }
+      drop[i] = x->dims[i].value == 1;
+    }
+  }
+  std::vector<IDim> dims;
+  for (int64_t i = 0; i < r; ++i)
+    if (!drop[i]) dims.push_back(x->dims[i]);
+  c.out[0] = ranked(x->elem, dims);
+  if (c.data(0) && c.data(0)->size() == 1) c.out_contents[0] = *c.data(0);
+  return true;
+}
+
+bool rule_expand(InferCtx& c) {
+  const IType* x = c.t(0);
+  const std::vector<SymVal>* s = c.data(1);
+  if (!x || !x->ranked || !s) {
+    const IType* st1 = c.t(1);
+    if (x && x->ranked && st1 && st1->ranked && st1->dims.size() == 1 && st1->dims[0].is_static())
+      c.out[0] = unknown_dims(x->elem, std::max<int64_t>(st1->dims[0].value, x->dims.size()));
+    else c.out[0] = IType{elem0(c), false, {}};
+    return true;
+  }
+  IType shape;
+  shape.ranked = true;
+  for (const SymVal& v : *s) {
+    if (v.kind == SymVal::kConst) shape.dims.push_back(st(v.value));
+    else if (v.kind == SymVal::kDim && v.sym != kNoStr) shape.dims.push_back(IDim{-1, v.sym});
+    else shape.dims.push_back(IDim{});
+  }
+  std::vector<IDim> dims;
+  broadcast({x, &shape}, dims);
+  c.out[0] = ranked(x->elem, dims);
+  return true;
+}
+
+bool rule_flatten(InferCtx& c) {
+  const IType* x = c.t(0);
+  if (!x || !x->ranked) { c.out[0] = ranked(elem0(c), {IDim{}, IDim{}}); return true; }
+  int64_t r = static_cast<int64_t>(x->dims.size());
+  int64_t axis = norm(c.attr_i("axis", 1), r);
+  if (axis < 0 || axis > r) return false;
+  auto prod = [&](int64_t lo, int64_t hi) {
+    int64_t p = 1;
+    for (int64_t i = lo; i < hi; ++i) {
+      if (!x->dims[i].is_static()) return (hi - lo == 1) ? IDim{x->dims[i]} : IDim{};
+      if (__builtin_mul_overflow(p, x->dims[i].value, &p)) return IDim{};
+    }
+    return st(p);
+  };
+  c.out[0] = ranked(x->elem, {prod(0, axis), prod(axis, r)});
+  return true;
+}
+
+bool rule_split(InferCtx& c) {
+  const IType* x = c.t(0);
+  size_t n = c.out.size();
+  for (size_t i = 0; i < n; ++i) c.out[i] = IType{elem0(c), false, {}};
+  if (!x || !x->ranked) return true;
+  int64_t r = static_cast<int64_t>(x->dims.size());
+  int64_t axis = norm(c.attr_i("axis", 0), r);
+  if (axis < 0 || axis >= r) return false;
+  std::vector<int64_t> split;
+  bool have = c.attr_ints("split", split) || (c.in.size() > 1 && c.in_values[1] && c.const_ints(1, split));
+  if (!have && x->dims[axis].is_static() && n > 0) {
+    int64_t d = x->dims[axis].value, chunk = (d + static_cast<int64_t>(n) - 1) / static_cast<int64_t>(n);
+    for (size_t i = 0; i < n; ++i) split.push_back(std::max<int64_t>(0, std::min(chunk, d - chunk * static_cast<int64_t>(i))));
+    have = true;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<IDim> dims = x->dims;
+    dims[axis] = have && split.size() == n ? st(split[i]) : IDim{};
+    c.out[i] = ranked(x->elem, dims);
+  }
+  return true;
+}
+
+bool rule_constant(InferCtx& c) {
+  for (const Attribute& a : c.node.attributes) {
+    std::string_view name = c.m.str(a.name);
+    if (name == "value" && a.t) {
+      IType t{a.t->data_type, true, {}};
+      for (int64_t d : a.t->dims) t.dims.push_back(st(d));
+      c.out[0] = t;
+      if (a.t->dims.size <= 1 && (a.t->data_type == kInt64 || a.t->data_type == kInt32) &&
+          a.t->storage != Tensor::kExternal && a.t->numel() <= TypeInference::kMaxContents &&
+          a.t->data.size == static_cast<size_t>(a.t->numel()) * dtype_size(a.t->data_type)) {
+        std::vector<SymVal> vals;
+        const uint8_t* p = a.t->bytes().data;
+        for (int64_t i = 0; i < a.t->numel(); ++i) {
+          int64_t v = 0;
+          if (a.t->data_type == kInt64) std::memcpy(&v, p + 8 * i, 8);
+          else { int32_t w; std::memcpy(&w, p + 4 * i, 4); v = w; }
+          vals.push_back(cval(v));
+        }
+        c.out_contents[0] = std::move(vals);
+      }
+      return true;
+    }
+    if (name == "value_int") { c.out[0] = ranked(kInt64, {}); c.out_contents[0] = {cval(a.i)}; return true; }
+    if (name == "value_ints") {
+      c.out[0] = ranked(kInt64, {st(a.ints.size)});
+      std::vector<SymVal> vals;
+      for (int64_t v : a.ints) vals.push_back(cval(v));
+      if (static_cast<int64_t>(vals.size()) <= TypeInference::kMaxContents) c.out_contents[0] = std::move(vals);
+      return true;
+    }
+    if (name == "value_float") { c.out[0] = ranked(kFloat, {}); return true; }
+    if (name == "value_floats") { c.out[0] = ranked(kFloat, {st(a.floats.size)}); return true; }
+  }
+  return false;
+}
+
+bool rule_constant_of_shape(InferCtx& c) {
+  const Attribute* v = c.attr("value");
+  int32_t elem = v && v->t ? v->t->data_type : kFloat;
+  const std::vector<SymVal>* s = c.data(0);
+  if (!s) {
+    const IType* t = c.t(0);
+    if (t && t->ranked && t->dims.size() == 1 && t->dims[0].is_static())
+      c.out[0] = unknown_dims(elem, t->dims[0].value);
+    else c.out[0] = IType{elem, false, {}};
+    return true;
+  }
+  std::vector<IDim> dims;
+  for (const SymVal& x : *s)
+    dims.push_back(x.kind == SymVal::kConst ? st(x.value) : (x.kind == SymVal::kDim && x.sym ? IDim{-1, x.sym} : IDim{}));
+  c.out[0] = ranked(elem, dims);
+  // an integer fill of a short vector is tracked (shape arithmetic uses such vectors)
+  if (dims.size() == 1 && dims[0].is_static() && dims[0].value >= 0 && dims[0].value <= TypeInference::kMaxContents &&
+      (elem == kInt64 || elem == kInt32) && v && v->t && v->t->data.size == dtype_size(elem)) {
+    int64_t fill = 0;
+    if (elem == kInt64) std::memcpy(&fill, v->t->bytes().data, 8);
+    else { int32_t w; std::memcpy(&w, v->t->bytes().data, 4); fill = w; }
+    c.out_contents[0].assign(dims[0].value, cval(fill));
+  }
+  return true;
+}
+
+bool rule_range(InferCtx& c) {
+  std::vector<int64_t> s, l, d;
+  int32_t elem = elem0(c);
+  c.out[0] = ranked(elem, {IDim{}});
+  if (c.const_ints(0, s) && c.const_ints(1, l) && c.const_ints(2, d) && s.size() == 1 && l.size() == 1 && d.size() == 1 && d[0]) {
+    __int128 count = (static_cast<__int128>(l[0]) - s[0] + d[0] - (d[0] > 0 ? 1 : -1)) / d[0];
+    int64_t n = count <= 0 ? 0 : count > INT64_MAX ? INT64_MAX : static_cast<int64_t>(count);
+    c.out[0] = ranked(elem, {st(n)});
+    if (n <= TypeInference::kMaxContents)
+      for (int64_t i = 0; i < n; ++i) c.out_contents[0].push_back(cval(static_cast<int64_t>(s[0] + static_cast<__int128>(i) * d[0])));
+  }
+  return true;
+}
+
+bool rule_tile(InferCtx& c) {
+  const IType* x = c.t(0);
+  std::vector<int64_t> rep;
+  if (!x || !x->ranked) { c.out[0] = IType{elem0(c), false, {}}; return true; }
+  std::vector<IDim> dims(x->dims.size(), IDim{});
+  if (c.const_ints(1, rep) && rep.size() == dims.size())
+    for (size_t i = 0; i < dims.size(); ++i)
+      dims[i] = rep[i] == 1 ? x->dims[i] : (x->dims[i].is_static() ? st_mul(x->dims[i].value, rep[i]) : IDim{});
+  c.out[0] = ranked(x->elem, dims);
+  return true;
+}
+
+bool rule_pad(InferCtx& c) {
+  const IType* x = c.t(0);
+  std::vector<int64_t> pads;
+  if (!x || !x->ranked) { c.out[0] = IType{elem0(c), false, {}}; return true; }
+  std::vector<IDim> dims(x->dims.size(), IDim{});
+  bool have = c.opset() < 11 ? c.attr_ints("pads", pads) : c.const_ints(1, pads);
+  bool axes_given = c.in.size() > 3 && c.in_values[3];
+  if (have && !axes_given && pads.size() == 2 * dims.size())
+    for (size_t i = 0; i < dims.size(); ++i) {
+      IDim p = st_add(pads[i], pads[i + dims.size()]);
+      dims[i] = p.is_static() && p.value == 0 ? x->dims[i]
+                : (x->dims[i].is_static() && p.is_static() ? st_add(x->dims[i].value, p.value) : IDim{});
+    }
+  c.out[0] = ranked(x->elem, dims);
+  return true;
+}
+
+bool identity(InferCtx& c) {
+  same_type(c);
+  if (c.data(0)) c.out_contents[0] = *c.data(0);
+  return true;
+}
+
+bool cast_to(InferCtx& c, int32_t to) {
+  same_type(c);
+  c.out[0].elem = to;
+  if (c.data(0) && (to == kInt64 || to == kInt32)) c.out_contents[0] = *c.data(0);
+  return true;
+}
+
+bool cast(InferCtx& c) { return cast_to(c, static_cast<int32_t>(c.attr_i("to", 0))); }
+bool cast_like(InferCtx& c) { return cast_to(c, elem0(c, 1)); }
+
+bool size(InferCtx& c) {
+  c.out[0] = ranked(kInt64, {});
+  return true;
+}
+
+}  // namespace rules
+
+
 void register_shape_ops(Registry& r) {
-  r.add("Identity", op_identity, 1, 1 << 30, false);
-  r.add("Reshape", op_reshape);
-  r.add("Flatten", op_flatten);
-  r.add("Squeeze", op_squeeze);
-  r.add("Unsqueeze", op_unsqueeze);
-  r.add("Transpose", op_transpose, 1, 1 << 30, false);
-  r.add("Concat", op_concat, 1, 1 << 30, false);
-  r.add("Split", op_split, 1, 1 << 30, false);
-  r.add("Slice", op_slice, 1, 1 << 30, false);
-  r.add("Expand", op_expand, 1, 1 << 30, false);
-  r.add("Tile", op_tile, 1, 1 << 30, false);
-  r.add("Shape", op_shape, 1, 1 << 30, false);
-  r.add("Size", op_size, 1, 1 << 30, false);
-  r.add("Gather", op_gather, 1, 1 << 30, false);
+  r.add("Identity", op_identity, 1, 1 << 30, false).infer(rules::identity);
+  r.add("Reshape", op_reshape).infer(rules::rule_reshape);
+  r.add("Flatten", op_flatten).infer(rules::rule_flatten);
+  r.add("Squeeze", op_squeeze).infer(rules::rule_squeeze);
+  r.add("Unsqueeze", op_unsqueeze).infer(rules::rule_unsqueeze);
+  r.add("Transpose", op_transpose, 1, 1 << 30, false).infer(rules::rule_transpose);
+  r.add("Concat", op_concat, 1, 1 << 30, false).infer(rules::rule_concat);
+  r.add("Split", op_split, 1, 1 << 30, false).infer(rules::rule_split);
+  r.add("Slice", op_slice, 1, 1 << 30, false).infer(rules::rule_slice);
+  r.add("Expand", op_expand, 1, 1 << 30, false).infer(rules::rule_expand).traits(kMayGrow);
+  r.add("Tile", op_tile, 1, 1 << 30, false).infer(rules::rule_tile).traits(kMayGrow);
+  r.add("Shape", op_shape, 1, 1 << 30, false).infer(rules::rule_shape);
+  r.add("Size", op_size, 1, 1 << 30, false).infer(rules::size);
+  r.add("Gather", op_gather, 1, 1 << 30, false).infer(rules::rule_gather);
   r.add("GatherElements", op_gather_elements, 1, 1 << 30, false);
   r.add("GatherND", op_gather_nd, 1, 1 << 30, false);
   r.add("ScatterElements", op_scatter_elements);
   r.add("Scatter", op_scatter_elements, 9, 10);
   r.add("ScatterND", op_scatter_nd);
-  r.add("Cast", op_cast, 1, 1 << 30, false);
-  r.add("CastLike", op_cast_like, 1, 1 << 30, false);
-  r.add("Constant", op_constant, 1, 1 << 30, false);
-  r.add("ConstantOfShape", op_constant_of_shape, 1, 1 << 30, false);
-  r.add("Range", op_range);
-  r.add("Pad", op_pad);
-  r.add("Trilu", op_trilu, 1, 1 << 30, false);
+  r.add("Cast", op_cast, 1, 1 << 30, false).infer(rules::cast);
+  r.add("CastLike", op_cast_like, 1, 1 << 30, false).infer(rules::cast_like);
+  r.add("Constant", op_constant, 1, 1 << 30, false).infer(rules::rule_constant);
+  r.add("ConstantOfShape", op_constant_of_shape, 1, 1 << 30, false).infer(rules::rule_constant_of_shape).traits(kMayGrow);
+  r.add("Range", op_range).infer(rules::rule_range).traits(kMayGrow);
+  r.add("Pad", op_pad).infer(rules::rule_pad).traits(kMayGrow);
+  r.add("Trilu", op_trilu, 1, 1 << 30, false).infer(rules::same_type);
   r.add("DepthToSpace", op_d2s, 1, 1 << 30, false);
   r.add("SpaceToDepth", op_s2d, 1, 1 << 30, false);
-  r.add("OneHot", op_onehot);
+  r.add("OneHot", op_onehot).traits(kMayGrow);
   r.add("NonZero", op_nonzero);
-  r.add("EyeLike", op_eyelike, 1, 1 << 30, false);
-  r.add("CumSum", op_cumsum);
+  r.add("EyeLike", op_eyelike, 1, 1 << 30, false).traits(kMayGrow);
+  r.add("CumSum", op_cumsum).infer(rules::same_type);
 }
 
 }  // namespace ofg::exec

@@ -1,11 +1,9 @@
-// Signal processing: DFT (opset 17 and 20), STFT. Naive O(n^2) transforms in double: the
+// Signal processing: DFT (opset 17 and 20), STFT, the window generators. Naive O(n^2) transforms in double: the
 // conformance signals are short and exactness matters more than speed here.
 #include "exec/ops/util.h"
 
 namespace ofg::exec {
 namespace {
-
-constexpr double kPi = 3.14159265358979323846;
 
 void op_dft(OpCtx& c) {
   const RTensor& xt = c.t_rank(0, 2, 64);
@@ -108,9 +106,32 @@ void op_stft(OpCtx& c) {
   c.set(0, y);
 }
 
+void window(OpCtx& c, int kind) {
+  int64_t n = c.size_value(get_i64(c.t_numel(0, 1), 0), "size");
+  bool periodic = c.attr_i("periodic", 1) != 0;
+  int32_t dt = static_cast<int32_t>(c.attr_i("output_datatype", kFloat));
+  double N = static_cast<double>(periodic ? n : n - 1);
+  std::vector<double> y(scratch_elems(n));
+  for (int64_t i = 0; i < n; ++i) {
+    double t = 2 * kPi * static_cast<double>(i) / N;
+    double v;
+    if (kind == 0) v = 0.5 - 0.5 * std::cos(t);
+    else if (kind == 1) v = 25.0 / 46.0 - (1 - 25.0 / 46.0) * std::cos(t);
+    else v = 0.42 - 0.5 * std::cos(t) + 0.08 * std::cos(2 * t);
+    y[static_cast<size_t>(i)] = v;
+  }
+  c.set(0, tensor_of(y, dt, {n}));
+}
+void op_hann(OpCtx& c) { window(c, 0); }
+void op_hamming(OpCtx& c) { window(c, 1); }
+void op_blackman(OpCtx& c) { window(c, 2); }
+
 }  // namespace
 
 void register_signal_ops(Registry& r) {
+  r.add("HannWindow", op_hann, 17);
+  r.add("HammingWindow", op_hamming, 17);
+  r.add("BlackmanWindow", op_blackman, 17);
   r.add("DFT", op_dft, 17);
   r.add("STFT", op_stft, 17);
 }

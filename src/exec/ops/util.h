@@ -2,6 +2,7 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,26 @@ inline std::vector<int64_t> strides_of(const Shape& s) {
   std::vector<int64_t> st(s.size(), 1);
   for (size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
   return st;
+}
+
+constexpr double kPi = 3.14159265358979323846;
+
+// A tensor's elements as doubles, and back (the slow exact paths of rare ops compute in double).
+inline std::vector<double> f64_of(const RTensor& t) {
+  std::vector<double> v(static_cast<size_t>(t.numel()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = get_f64(t, static_cast<int64_t>(i));
+  return v;
+}
+inline RTensor tensor_of(const std::vector<double>& v, int32_t dt, Shape s) {
+  RTensor t = RTensor::alloc(dt, std::move(s));
+  for (size_t i = 0; i < v.size(); ++i) set_f64(t, static_cast<int64_t>(i), v[i]);
+  return t;
+}
+
+// Copies element `src_i` of a to element `dst_i` of b (same dtype, any type).
+inline void copy_elem(const RTensor& a, int64_t src_i, RTensor& b, int64_t dst_i) {
+  size_t es = a.elem_size();
+  std::memcpy(b.ptr + static_cast<size_t>(dst_i) * es, a.ptr + static_cast<size_t>(src_i) * es, es);
 }
 
 }  // namespace ofg::exec

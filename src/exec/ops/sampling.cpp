@@ -1,0 +1,184 @@
+// Sampling at computed coordinates: GridSample and AffineGrid, in double precision.
+#include "exec/infer_rules.h"
+#include "exec/ops/util.h"
+
+namespace ofg::exec {
+namespace {
+
+// ------------------------------------------------------------------ GridSample / AffineGrid
+
+double gs_reflect(double x, double lo, double hi) {
+  double rng = hi - lo;
+  if (rng <= 0) return lo;
+  if (x < lo) {
+    double dx = lo - x;
+    int64_t n = saturate_cast<int64_t>(dx / rng);
+    double r = dx - static_cast<double>(n) * rng;
+    return n % 2 == 0 ? lo + r : hi - r;
+  }
+  if (x > hi) {
+    double dx = x - hi;
+    int64_t n = saturate_cast<int64_t>(dx / rng);
+    double r = dx - static_cast<double>(n) * rng;
+    return n % 2 == 0 ? hi - r : lo + r;
+  }
+  return x;
+}
+
+void op_grid_sample(OpCtx& c) {
+  const RTensor& xt = c.t(0);
+  const RTensor& gt = c.t(1);
+  int r = xt.rank() - 2;
+  if (r < 1 || gt.rank() != r + 2 || gt.shape.back() != r || gt.shape[0] != xt.shape[0])
+    c.error("grid " + shape_str(gt.shape) + " does not match the input " + shape_str(xt.shape));
+  std::string mode = c.attr_s("mode", c.opset >= 20 ? "linear" : "bilinear");
+  if (mode == "bilinear") mode = "linear";
+  if (mode == "bicubic") mode = "cubic";
+  std::string pad = c.attr_s("padding_mode", "zeros");
+  bool align = c.attr_i("align_corners", 0) != 0;
+  int64_t N = xt.shape[0], C = xt.shape[1];
+  Shape in(xt.shape.begin() + 2, xt.shape.end());
+  Shape outsp(gt.shape.begin() + 1, gt.shape.end() - 1);
+  int64_t in_n = shape_numel(in), out_n = shape_numel(outsp);
+  if (in_n == 0 && N * C * out_n != 0) c.error("cannot sample an empty input " + shape_str(xt.shape));
+  std::vector<double> x = f64_of(xt), g = f64_of(gt);
+  Shape oshape{N, C};
+  for (int64_t d : outsp) oshape.push_back(d);
+  std::vector<double> y(scratch_elems(checked_mul(checked_mul(N, C), out_n)), 0.0);
+  auto ist = strides_of(in);
+  std::vector<double> lo(r), hi(r);
+  for (int a = 0; a < r; ++a) {
+    lo[a] = align ? 0 : -0.5;
+    hi[a] = align ? static_cast<double>(in[a] - 1) : static_cast<double>(in[a]) - 0.5;
+  }
+  // Value of integer position p (spatial axes in input order), padding rules applied.
+  auto pixel = [&](const double* img, std::vector<int64_t>& p) -> double {
+    int64_t off = 0;
+    for (int a = 0; a < r; ++a) {
+      int64_t v = p[a];
+      if (v < 0 || v >= in[a]) {
+        if (pad == "zeros") return 0;
+        if (pad == "border") v = std::min(std::max<int64_t>(v, 0), in[a] - 1);
+        else {
+          v = static_cast<int64_t>(gs_reflect(static_cast<double>(v), lo[a], hi[a]));
+          v = std::min(std::max<int64_t>(v, 0), in[a] - 1);
+        }
+      }
+      off += v * ist[a];
+    }
+    return img[off];
+  };
+  std::vector<double> coord(r);
+  std::vector<int64_t> p(r), base(r);
+  std::vector<std::vector<double>> w(r);
+  int taps = mode == "cubic" ? 4 : 2;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t o = 0; o < out_n; ++o) {
+      const double* gp = g.data() + static_cast<size_t>((n * out_n + o) * r);
+      for (int a = 0; a < r; ++a) {
+        // The grid's last axis lists x (innermost spatial axis) first.
+        double v = gp[r - 1 - a];
+        double s = static_cast<double>(in[a]);
+        double u = align ? (v + 1) / 2 * (s - 1) : ((v + 1) * s - 1) / 2;
+        if (mode != "cubic") {
+          if (pad == "border") u = std::min(std::max(u, 0.0), s - 1);
+          else if (pad == "reflection") u = std::min(std::max(gs_reflect(u, lo[a], hi[a]), 0.0), s - 1);
+        }
+        // Far outside (or NaN) samples only padding: bounded so that the integer positions
+        // derived below cannot overflow.
+        if (!(u > -1e15)) u = -1e15;
+        if (u > 1e15) u = 1e15;
+        coord[a] = u;
+      }
+      for (int64_t ch = 0; ch < C; ++ch) {
+        const double* img = x.data() + static_cast<size_t>((n * C + ch) * in_n);
+        double val = 0;
+        if (mode == "nearest") {
+          for (int a = 0; a < r; ++a) p[a] = static_cast<int64_t>(std::nearbyint(coord[a]));
+          val = pixel(img, p);
+        } else {
+          for (int a = 0; a < r; ++a) {
+            double f = std::floor(coord[a]), t = coord[a] - f;
+            w[a].assign(taps, 0.0);
+            if (taps == 2) {
+              base[a] = static_cast<int64_t>(f);
+              w[a][0] = 1 - t;
+              w[a][1] = t;
+            } else {
+              base[a] = static_cast<int64_t>(f) - 1;
+              const double A = -0.75;
+              auto k = [&](double d) {
+                d = std::fabs(d);
+                if (d <= 1) return ((A + 2) * d - (A + 3)) * d * d + 1;
+                if (d < 2) return ((A * d - 5 * A) * d + 8 * A) * d - 4 * A;
+                return 0.0;
+              };
+              for (int q = 0; q < 4; ++q) w[a][q] = k(t + 1 - q);
+            }
+          }
+          int64_t combos = 1;
+          for (int a = 0; a < r; ++a) combos *= taps;
+          for (int64_t m = 0; m < combos; ++m) {
+            int64_t rem = m;
+            double wt = 1;
+            for (int a = r; a-- > 0;) {
+              int q = static_cast<int>(rem % taps);
+              rem /= taps;
+              p[a] = base[a] + q;
+              wt *= w[a][q];
+            }
+            if (wt != 0) val += wt * pixel(img, p);
+          }
+        }
+        y[static_cast<size_t>((n * C + ch) * out_n + o)] = val;
+      }
+    }
+  c.set(0, tensor_of(y, xt.dtype, oshape));
+}
+
+void op_affine_grid(OpCtx& c) {
+  const RTensor& th = c.t(0);
+  std::vector<int64_t> sz = to_i64_vec(c.t(1));
+  bool align = c.attr_i("align_corners", 0) != 0;
+  int r = static_cast<int>(sz.size()) - 2;
+  if (r != 2 && r != 3) c.error("size must have 4 or 5 entries");
+  int64_t N = sz[0];
+  for (int64_t v : sz) c.size_value(v, "a size");
+  if (th.shape != Shape{N, r, r + 1}) c.error("theta must have shape " + shape_str({N, r, r + 1}) + ", got " + shape_str(th.shape));
+  std::vector<double> t = f64_of(th);
+  Shape sp(sz.begin() + 2, sz.end());
+  int64_t num = shape_numel(sp);
+  std::vector<double> y(scratch_elems(checked_mul(checked_mul(N, num), r)));
+  auto lin = [&](int64_t i, int64_t n) {
+    if (align) return n == 1 ? 0.0 : -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(n - 1);
+    return -1.0 + (2.0 * static_cast<double>(i) + 1.0) / static_cast<double>(n);
+  };
+  auto st = strides_of(sp);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t o = 0; o < num; ++o) {
+      // Base coordinates ordered x (innermost axis), y, [z], then 1.
+      std::vector<double> b(r + 1, 1.0);
+      for (int a = 0; a < r; ++a) {
+        int64_t ia = (o / st[a]) % sp[a];
+        b[r - 1 - a] = lin(ia, sp[a]);
+      }
+      for (int k = 0; k < r; ++k) {
+        double s = 0;
+        for (int j = 0; j <= r; ++j) s += t[static_cast<size_t>((n * r + k) * (r + 1) + j)] * b[j];
+        y[static_cast<size_t>((n * num + o) * r + k)] = s;
+      }
+    }
+  Shape os{N};
+  for (int64_t d : sp) os.push_back(d);
+  os.push_back(r);
+  c.set(0, tensor_of(y, th.dtype, os));
+}
+
+}  // namespace
+
+void register_sampling_ops(Registry& r) {
+  r.add("GridSample", op_grid_sample, 16);
+  r.add("AffineGrid", op_affine_grid, 20);
+}
+
+}  // namespace ofg::exec
