@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "exec/infer_rules.h"
+#include "ir/int128.h"
 
 namespace ofg::exec {
 
@@ -65,7 +66,7 @@ IDim st_mul(int64_t a, int64_t b) {
   return __builtin_mul_overflow(a, b, &r) ? IDim{} : st(r);
 }
 // A 128-bit intermediate as a dim: unknown when negative or beyond int64.
-IDim st_wide(__int128 v) { return v >= 0 && v <= INT64_MAX ? st(static_cast<int64_t>(v)) : IDim{}; }
+IDim st_wide(int128 v) { return v >= 0 && v <= INT64_MAX ? st(static_cast<int64_t>(v)) : IDim{}; }
 
 // A tensor of `rank` unknown dims, the rank taken from a shape input's static length: a length
 // no real tensor has (the data may say anything) leaves the rank unknown instead of allocating it.
@@ -146,13 +147,13 @@ void spatial(InferCtx& c, const IType& x, const std::vector<int64_t>& kernel, bo
     const IDim& d = x.dims[2 + i];
     if (!d.is_static()) { out.push_back(IDim{}); continue; }
     // In 128 bits: dims and attributes come from the model and may be anything.
-    __int128 in = d.value, s = strides[i], ek = static_cast<__int128>(dil[i]) * (kernel[i] - 1) + 1;
+    int128 in = d.value, s = strides[i], ek = static_cast<int128>(dil[i]) * (kernel[i] - 1) + 1;
     if (s <= 0) { out.push_back(IDim{}); continue; }
-    __int128 o;
+    int128 o;
     if (ap == "SAME_UPPER" || ap == "SAME_LOWER") o = (in + s - 1) / s;
     else if (ap == "VALID") o = (in - ek) / s + 1;
     else {
-      __int128 span = in + pads[i] + pads[i + ns] - ek;
+      int128 span = in + pads[i] + pads[i + ns] - ek;
       o = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
       // ceil mode: the last window must start inside the input or left padding
       if (ceil_mode && (o - 1) * s >= in + pads[i]) --o;
@@ -694,11 +695,11 @@ bool rule_range(InferCtx& c) {
   int32_t elem = elem0(c);
   c.out[0] = ranked(elem, {IDim{}});
   if (c.const_ints(0, s) && c.const_ints(1, l) && c.const_ints(2, d) && s.size() == 1 && l.size() == 1 && d.size() == 1 && d[0]) {
-    __int128 count = (static_cast<__int128>(l[0]) - s[0] + d[0] - (d[0] > 0 ? 1 : -1)) / d[0];
+    int128 count = (static_cast<int128>(l[0]) - s[0] + d[0] - (d[0] > 0 ? 1 : -1)) / d[0];
     int64_t n = count <= 0 ? 0 : count > INT64_MAX ? INT64_MAX : static_cast<int64_t>(count);
     c.out[0] = ranked(elem, {st(n)});
     if (n <= TypeInference::kMaxContents)
-      for (int64_t i = 0; i < n; ++i) c.out_contents[0].push_back(cval(static_cast<int64_t>(s[0] + static_cast<__int128>(i) * d[0])));
+      for (int64_t i = 0; i < n; ++i) c.out_contents[0].push_back(cval(static_cast<int64_t>(s[0] + static_cast<int128>(i) * d[0])));
   }
   return true;
 }

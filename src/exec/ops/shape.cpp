@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "exec/ops/util.h"
+#include "ir/int128.h"
 
 namespace ofg::exec {
 namespace {
@@ -479,8 +480,8 @@ void op_range(OpCtx& c) {
   int64_t n = std::max<int64_t>(0, saturate_cast<int64_t>(std::ceil((l - s) / d)));
   if (!is_float_type(st.dtype)) {
     // In 128 bits: limit - start and the element values cannot overflow.
-    __int128 si = get_i64(st, 0), li = get_i64(c.t(1), 0), di = get_i64(c.t(2), 0);
-    __int128 count = di == 0 ? 0 : (li - si + di + (di > 0 ? -1 : 1)) / di;
+    int128 si = get_i64(st, 0), li = get_i64(c.t(1), 0), di = get_i64(c.t(2), 0);
+    int128 count = di == 0 ? 0 : (li - si + di + (di > 0 ? -1 : 1)) / di;
     n = count <= 0 ? 0 : count > INT64_MAX ? INT64_MAX : static_cast<int64_t>(count);
     RTensor y = RTensor::alloc(st.dtype, {n});
     for (int64_t i = 0; i < n; ++i) set_f64(y, i, static_cast<double>(si + i * di));
