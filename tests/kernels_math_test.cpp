@@ -194,6 +194,22 @@ TEST(KernelsUnary, ExactOpsMatchScalarOnTails) {
   }
 }
 
+// Clip with min > max gives max everywhere (min(max(x, min), max)), NaN stays NaN, in every table.
+TEST(KernelsUnary, ClipMinAboveMax) {
+  std::vector<const k::KernelTable*> tables{&k::scalar_table()};
+  if (k::simd_table()) tables.push_back(k::simd_table());
+  const float x[] = {-3.f, 0.f, 1.5f, 3.f, 7.f, std::numeric_limits<float>::quiet_NaN(), -1.f, 2.f, 9.f};
+  const size_t n = sizeof(x) / sizeof(x[0]);
+  for (const k::KernelTable* t : tables) {
+    float y[n];
+    t->unary(k::UnaryOp::Clip, x, y, n, 2.f, 1.f);
+    for (size_t i = 0; i < n; ++i) {
+      if (std::isnan(x[i])) EXPECT_TRUE(std::isnan(y[i])) << t->isa;
+      else EXPECT_EQ(y[i], 1.f) << t->isa << " x=" << x[i];
+    }
+  }
+}
+
 // ------------------------------------------------------------------ reductions, softmax, norm
 
 TEST(KernelsReduce, SimdMatchesScalar) {

@@ -19,7 +19,10 @@ float unary_one(UnaryOp op, float x, float alpha, float beta) {
   switch (op) {
     case UnaryOp::Relu: return x < 0.f ? 0.f : x;
     case UnaryOp::LeakyRelu: return x < 0.f ? alpha * x : x;
-    case UnaryOp::Clip: return x < alpha ? alpha : (x > beta ? beta : x);
+    case UnaryOp::Clip: {  // min(max(x, lo), hi) as ONNX defines it (hi wins when lo > hi); NaN stays
+      const float y = x < alpha ? alpha : x;
+      return y > beta ? beta : y;
+    }
     case UnaryOp::Exp: return std::exp(x);
     case UnaryOp::Log: return std::log(x);
     case UnaryOp::Tanh: return std::tanh(x);
