@@ -28,7 +28,7 @@ void run_collapse_reshape_chains(PassContext& ctx) {
         Value* in = n->inputs[0];
         Node* p = in->producer;
         if (!p || p->graph != g || in->initializer || in->is_graph_input || !is_reshape_like(m, p) || !single_use(in)) break;
-        if (!p->inputs[0]) break;
+        if (p->inputs.size == 0 || !p->inputs[0]) break;  // a malformed node without its data input
         set_input(n, 0, p->inputs[0]);
         drop(ctx, p);
         changed = true;
