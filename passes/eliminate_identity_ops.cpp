@@ -17,10 +17,10 @@ bool all_equal(const Tensor* t, double value) {
 }
 
 // True when a constant operand c broadcast against x leaves x's shape unchanged.
-bool broadcast_keeps_shape(const Model& m, const Value* x, const Tensor* c) {
+bool broadcast_keeps_shape(PassContext& ctx, const Value* x, const Tensor* c) {
   if (c->numel() != 1) return false;  // larger constants could tile x
   if (c->dims.size == 0) return true;
-  int r = value_rank(m, x);
+  int r = inferred_rank(ctx, x);
   return r >= 0 && static_cast<int>(c->dims.size) <= r;
 }
 
@@ -77,7 +77,7 @@ int identity_input(PassContext& ctx, Node* n) {
       int data = (op == "Div" || op == "Sub") ? 0 : 1 - k;
       const Tensor* c = const_tensor(m, n->inputs[data == 0 ? 1 : 0]);
       if (!c || !n->inputs[data]) continue;
-      if (all_equal(c, neutral) && broadcast_keeps_shape(m, n->inputs[data], c) &&
+      if (all_equal(c, neutral) && broadcast_keeps_shape(ctx, n->inputs[data], c) &&
           same_elem_type(n->inputs[data], c))
         return data;
     }

@@ -9,10 +9,10 @@ namespace ofg::passes {
 
 namespace {
 
-bool get_perm(Model& m, Node* t, std::vector<int64_t>& perm) {
-  if (attr_ints(m, t, "perm", perm)) return true;
+bool get_perm(PassContext& ctx, Node* t, std::vector<int64_t>& perm) {
+  if (attr_ints(ctx.m, t, "perm", perm)) return true;
   // No perm: reverse the dimensions, which needs the rank.
-  int r = value_rank(m, t->inputs[0]);
+  int r = inferred_rank(ctx, t->inputs[0]);
   if (r < 0) return false;
   perm.resize(r);
   for (int i = 0; i < r; ++i) perm[i] = r - 1 - i;
@@ -35,10 +35,10 @@ void run_eliminate_redundant_transposes(PassContext& ctx) {
       if (read_by_custom(m, n->outputs[0])) return;
       Value* in = n->inputs[0];
       std::vector<int64_t> p2;
-      if (!get_perm(m, n, p2)) return;
+      if (!get_perm(ctx, n, p2)) return;
       if (Node* first = producer_if(m, in, "Transpose", g)) {
         std::vector<int64_t> p1;
-        if (!single_use(in) || !first->inputs[0] || !get_perm(m, first, p1) || p1.size() != p2.size() ||
+        if (!single_use(in) || !first->inputs[0] || !get_perm(ctx, first, p1) || p1.size() != p2.size() ||
             !valid_perm(p1, p1.size()) || !valid_perm(p2, p2.size()))
           return;
         // out[i] = mid[p2[i]] = x[p1[p2[i]]]

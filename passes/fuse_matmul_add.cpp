@@ -11,9 +11,6 @@ namespace ofg::passes {
 void run_fuse_matmul_add(PassContext& ctx) {
   Model& m = ctx.m;
   if (opset(m) < 7) return;  // unidirectional broadcast of C needs Gemm-7
-  // Ranks of the MatMul inputs are looked up through a memo: transformer activations have no
-  // declared types, and the uncached walk down the residual chain was most of this pass's time.
-  RankMemo ranks;
   for (Graph* g : all_graphs(m)) {
     g->for_each_node([&](Node* add) {
       if (!is_op(m, add, "Add") || add->inputs.size != 2 || !add->outputs[0]) return;
@@ -23,7 +20,7 @@ void run_fuse_matmul_add(PassContext& ctx) {
         Node* mm = producer_if(m, y, "MatMul", g);
         const Tensor* c = const_tensor(m, add->inputs[1 - k]);
         if (!mm || !c || !single_use(y) || mm->inputs.size != 2) continue;
-        if (value_rank(m, mm->inputs[0], ranks) != 2 || value_rank(m, mm->inputs[1], ranks) != 2) continue;
+        if (inferred_rank(ctx, mm->inputs[0]) != 2 || inferred_rank(ctx, mm->inputs[1]) != 2) continue;
         const Tensor* bt = const_tensor(m, mm->inputs[1]);
         int64_t n = -1;
         if (bt) n = bt->dims[1];
@@ -44,7 +41,6 @@ void run_fuse_matmul_add(PassContext& ctx) {
         drop(ctx, add);
         drop(ctx, mm);
         take_output(gemm, 0, out);
-        ranks.clear();  // the graph changed: remembered ranks may no longer hold
         ++ctx.changes;
         return;
       }

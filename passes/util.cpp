@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "exec/infer_types.h"
 #include "ir/error.h"
 #include "kernels/kernels.h"
 
@@ -37,8 +38,7 @@ const Tensor* const_tensor(const Model& m, const Value* v) {
   if (!v) return nullptr;
   if (v->initializer) return v->is_graph_input ? nullptr : v->initializer;
   if (v->producer && is_op(m, v->producer, "Constant") && v->producer->outputs.size == 1) {
-    for (const Attribute& a : v->producer->attributes)
-      if (m.str(a.name) == "value" && a.t) return a.t;
+    if (const Attribute* a = v->producer->attribute(m, "value")) return a->t;
   }
   return nullptr;
 }
@@ -188,57 +188,11 @@ void set_attr_ints(Model& m, Node* n, const char* name, const std::vector<int64_
 
 int64_t opset(const Model& m) { return m.opset_version(""); }
 
-namespace {
-// The walk behind value_rank; with a memo, every recursive step goes through it as well.
-int value_rank_walk(const Model& m, const Value* v, int depth, RankMemo* memo) {
-  auto rank_of = [&](const Value* x) {
-    return memo ? value_rank_memo(m, x, depth + 1, *memo) : value_rank_walk(m, x, depth + 1, nullptr);
-  };
+int inferred_rank(PassContext& ctx, const Value* v) {
   if (!v) return -1;
-  if (v->type && v->type->shape_known()) return v->type->rank();
-  if (const Tensor* t = const_tensor(m, v)) return static_cast<int>(t->dims.size);
-  Node* p = v->producer;
-  if (!p || !p->alive || !is_default(m, p) || depth > 64) return -1;
-  std::string_view op = m.str(p->op_type);
-  if (op == "Flatten" || op == "Gemm") return 2;
-  static const std::string_view same_rank[] = {"Relu", "Sigmoid", "Tanh", "Clip", "LeakyRelu", "Identity",
-    "Dropout", "Neg", "Abs", "Exp", "Log", "Sqrt", "Erf", "HardSigmoid", "HardSwish", "Elu", "Selu",
-    "Softmax", "LogSoftmax", "Cast", "BatchNormalization", "Gelu", "LayerNormalization"};
-  for (std::string_view s : same_rank)
-    if (op == s && p->inputs.size > 0 && v->producer_output == 0) return rank_of(p->inputs[0]);
-  if (op == "MatMul" && p->inputs.size == 2) {
-    int a = rank_of(p->inputs[0]), b = rank_of(p->inputs[1]);
-    if (a == 2 && b == 2) return 2;
-  }
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
-    int a = rank_of(p->inputs[0]), b = rank_of(p->inputs[1]);
-    if (a >= 0 && b >= 0) return a > b ? a : b;
-  }
-  return -1;
+  const exec::IType* t = ctx.inferred_types().type_of(v);
+  return t ? t->rank() : -1;
 }
-}  // namespace
-
-int value_rank(const Model& m, const Value* v, int depth) { return value_rank_walk(m, v, depth, nullptr); }
-
-int value_rank_memo(const Model& m, const Value* v, int depth, RankMemo& memo) {
-  if (!v) return -1;
-  auto found = memo.entries_.find(v);
-  if (found != memo.entries_.end()) {
-    if (depth <= found->second.ok_depth) return found->second.rank;
-    if (depth >= found->second.fail_depth) return -1;
-  }
-  int r = value_rank_walk(m, v, depth, &memo);
-  RankMemo::Entry& e = memo.entries_[v];  // looked up again: the walk may have rehashed the map
-  if (r >= 0) {
-    e.rank = r;
-    if (depth > e.ok_depth) e.ok_depth = depth;
-  } else if (depth < e.fail_depth) {
-    e.fail_depth = depth;
-  }
-  return r;
-}
-
-int value_rank(const Model& m, const Value* v, RankMemo& memo) { return value_rank_memo(m, v, 0, memo); }
 
 void drop(PassContext& ctx, Node* n) {
   if (!n->alive) return;

@@ -3,7 +3,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "ir/graph_ops.h"
@@ -54,34 +53,10 @@ void set_attr_i(Model& m, Node* n, const char* name, int64_t v);
 void set_attr_ints(Model& m, Node* n, const char* name, const std::vector<int64_t>& v);
 
 int64_t opset(const Model& m);
-// Rank of v when known from its type or from a few rank-preserving producers; -1 otherwise.
-int value_rank(const Model& m, const Value* v, int depth = 0);
-
-// Results of value_rank kept while the graph does not change. value_rank follows both inputs of
-// Add/Mul/MatMul, so on a residual chain with untyped activations (transformer exports) the
-// uncached walk grows exponentially with the depth limit. The caller must clear() the memo after
-// any edit of the graph.
-class RankMemo {
- public:
-  void clear() { entries_.clear(); }
-
- private:
-  friend int value_rank_memo(const Model& m, const Value* v, int depth, RankMemo& memo);
-  // The walk gives up below a fixed depth, so a result depends on the depth it is asked at, but
-  // only one way: a rank found at depth d is also found at every smaller depth (less of the
-  // limit is used up), and -1 found at depth d is also -1 at every larger depth. Keeping the
-  // deepest success and the shallowest failure therefore answers exactly as the walk would.
-  struct Entry {
-    int rank = -1;
-    int ok_depth = -1;           // largest depth at which `rank` (>= 0) was found
-    int fail_depth = 1 << 30;    // smallest depth at which -1 was found
-  };
-  std::unordered_map<const Value*, Entry> entries_;
-};
-// value_rank(m, v) answered through `memo` (same result, each value walked a bounded number of times).
-int value_rank(const Model& m, const Value* v, RankMemo& memo);
-// The same at a given depth of the walk (value_rank(m, v, depth) through the memo).
-int value_rank_memo(const Model& m, const Value* v, int depth, RankMemo& memo);
+// Rank of v as the type inference of the model finds it (ctx.inferred_types(): declared types,
+// constants and every op's registered shape rule); -1 when unknown. Values the pass created after
+// the inference ran are unknown.
+int inferred_rank(PassContext& ctx, const Value* v);
 
 // Removes n (counted in ctx).
 void drop(PassContext& ctx, Node* n);

@@ -85,39 +85,31 @@ TEST(PassPadIntoConv, ReflectOrChannelPadStays) {
   EXPECT_EQ(run_checked(*m, "fuse_pad_into_conv").changes, 0);
 }
 
-// value_rank through a RankMemo must answer exactly like the plain walk, including where the
-// walk's depth limit makes the answer depend on how deep a value lies below the queried one:
-// chains longer than the limit, queried shallow-first, deep-first and in a scattered order.
-TEST(PassUtil, RankMemoAnswersLikeTheWalk) {
+// Passes read ranks from the model's type inference: a deep chain of untyped activations (no
+// depth limit), ops the inference knows beyond the elementwise ones (Conv), a value whose rank
+// cannot be known (broadcast against an input of unknown rank), and a value made after the
+// inference ran (unknown: the inference describes the model as the pass found it).
+TEST(PassUtil, InferredRankComesFromTypeInference) {
   auto m = new_model(13);
   GraphBuilder b(*m);
   Value* x = b.input("x", kFloat, {2, 3});
   Value* w = b.initializer("w", {3, 3}, std::vector<float>(9, 0.5f));
   Value* c = b.initializer("c", {3}, {1, 2, 3});
-  Value* u = b.input("u", kFloat, {});  // no shape: unknown rank
-  std::vector<Value*> vals{x};
-  for (int i = 0; i < 200; ++i) {
-    Value* prev = vals.back();
-    switch (i % 5) {
-      case 0: vals.push_back(b.op("MatMul", {prev, w})); break;
-      case 1: vals.push_back(b.op("Relu", {prev})); break;
-      case 2: vals.push_back(b.op("Add", {prev, c})); break;
-      case 3: vals.push_back(b.op("Mul", {prev, i % 4 == 0 ? u : c})); break;
-      default: vals.push_back(b.op("Add", {prev, b.op("Sigmoid", {prev})})); break;  // both sides lead back
-    }
-  }
-  b.output(vals.back());
-  std::vector<std::vector<Value*>> orders{vals, std::vector<Value*>(vals.rbegin(), vals.rend()), {}};
-  for (size_t i = 0; i < vals.size(); ++i) orders[2].push_back(vals[(i * 37) % vals.size()]);
-  int found = 0, unknown = 0;
-  for (const auto& order : orders) {
-    passes::RankMemo memo;
-    for (Value* v : order) {
-      int expected = passes::value_rank(*m, v);
-      EXPECT_EQ(passes::value_rank(*m, v, memo), expected) << m->str(v->name);
-      (expected >= 0 ? found : unknown) += 1;
-    }
-  }
-  EXPECT_GT(found, 0);    // the test covers both answers
-  EXPECT_GT(unknown, 0);
+  Value* u = b.input("u", kFloat, {});
+  u->type->has_shape = false;  // declared without a shape: rank unknown
+  Value* v = x;
+  for (int i = 0; i < 300; ++i) v = b.op(i % 3 == 0 ? "MatMul" : "Relu", i % 3 == 0 ? std::vector<Value*>{v, w} : std::vector<Value*>{v});
+  Value* deep = b.op("Add", {v, c});
+  Value* unknown = b.op("Mul", {deep, u});
+  Value* img = b.input("img", kFloat, {1, 3, 8, 8});
+  Value* conv = b.op("Conv", {img, b.initializer("k", {2, 3, 3, 3}, std::vector<float>(54, 0.1f))});
+  b.output(unknown);
+  b.output(conv);
+  passes::PassContext ctx(*m);
+  EXPECT_EQ(passes::inferred_rank(ctx, deep), 2);
+  EXPECT_EQ(passes::inferred_rank(ctx, conv), 4);
+  EXPECT_EQ(passes::inferred_rank(ctx, unknown), -1);
+  EXPECT_EQ(passes::inferred_rank(ctx, nullptr), -1);
+  Value* later = b.op("Relu", {deep});
+  EXPECT_EQ(passes::inferred_rank(ctx, later), -1);
 }
