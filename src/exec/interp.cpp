@@ -103,6 +103,10 @@ Registry& Registry::instance() {
     register_elementwise_ops(*reg);
     register_nn_ops(*reg);
     register_shape_ops(*reg);
+    register_slice_ops(*reg);
+    register_gather_ops(*reg);
+    register_transpose_ops(*reg);
+    register_constant_ops(*reg);
     register_reduce_ops(*reg);
     register_control_ops(*reg);
     register_fused_ops(*reg);

@@ -208,7 +208,11 @@ class Interpreter {
 // Registration of the op families (one per file in src/exec/ops/).
 void register_elementwise_ops(Registry& r);
 void register_nn_ops(Registry& r);
-void register_shape_ops(Registry& r);
+void register_shape_ops(Registry& r);      // Reshape, Squeeze, Expand, Shape, ...
+void register_slice_ops(Registry& r);      // Concat, Split, Slice, Tile, Pad
+void register_gather_ops(Registry& r);     // Gather*, Scatter*, OneHot, NonZero
+void register_transpose_ops(Registry& r);  // Transpose, DepthToSpace, SpaceToDepth
+void register_constant_ops(Registry& r);   // Constant, ConstantOfShape, Range, EyeLike, Cast
 void register_reduce_ops(Registry& r);
 // Ops known by their traits only (random number generators, which have no kernel).
 void register_random_ops(Registry& r);
@@ -218,10 +222,10 @@ void register_fused_ops(Registry& r);
 void register_attention_ops(Registry& r);
 void register_loss_ops(Registry& r);
 void register_resize_ops(Registry& r);
-void register_linalg_ops(Registry& r);     // Einsum, Det
+void register_linalg_ops(Registry& r);     // Einsum, Det, Trilu
 void register_sampling_ops(Registry& r);   // GridSample, AffineGrid
 void register_pool_ops(Registry& r);       // LpPool, MaxUnpool, Col2Im
-void register_select_ops(Registry& r);     // CenterCropPad, CumProd, Unique, Compress, ReverseSequence
+void register_select_ops(Registry& r);     // CenterCropPad, CumSum, CumProd, Unique, Compress, ReverseSequence
 void register_detection_ops(Registry& r);  // NonMaxSuppression, RoiAlign
 void register_quantize_ops(Registry& r);
 void register_rnn_ops(Registry& r);

@@ -5,28 +5,13 @@
 
 #include "exec/infer_rules.h"
 #include "exec/ops/util.h"
+#include "kernels/int_arith.h"
 
 namespace ofg::exec {
 namespace {
 
 using kernels::BinaryOp;
 using kernels::UnaryOp;
-
-template <class T>
-T int_pow(T base, T exp) {
-  if constexpr (std::is_signed_v<T>) {
-    if (exp < 0) return (base == 1) ? 1 : (base == -1 ? ((exp % 2) ? -1 : 1) : 0);
-  }
-  using U = std::make_unsigned_t<T>;
-  U r = 1, b = static_cast<U>(base);
-  auto e = exp;
-  while (e > 0) {
-    if (e & 1) r = static_cast<U>(r * b);
-    b = static_cast<U>(b * b);
-    e >>= 1;
-  }
-  return static_cast<T>(r);
-}
 
 template <class T>
 T apply_binary(BinaryOp op, T a, T b) {
@@ -47,19 +32,7 @@ T apply_binary(BinaryOp op, T a, T b) {
       case BinaryOp::Pow: return std::pow(a, b);
     }
   } else {
-    using U = std::make_unsigned_t<T>;
-    switch (op) {
-      case BinaryOp::Add: return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-      case BinaryOp::Sub: return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
-      case BinaryOp::Mul: return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-      case BinaryOp::Div:
-        if (b == 0) return 0;
-        if constexpr (std::is_signed_v<T>) if (b == -1) return static_cast<T>(U(0) - static_cast<U>(a));
-        return a / b;
-      case BinaryOp::Max: return std::max(a, b);
-      case BinaryOp::Min: return std::min(a, b);
-      case BinaryOp::Pow: return int_pow(a, b);
-    }
+    return kernels::int_binary(op, a, b);
   }
   return a;
 }
@@ -75,17 +48,24 @@ RTensor binary(const OpCtx& c, BinaryOp op, const RTensor& a0, const RTensor& b0
   }
   Shape out = broadcast_shapes(c, {a.shape, b.shape});
   RTensor y = RTensor::alloc(a.dtype, out);
-  if (a.dtype == kFloat) {
-    kernels::binary_f32(op, a.data<float>(), a.shape.data(), a.shape.size(), b.data<float>(), b.shape.data(),
-                        b.shape.size(), y.data<float>());
-    return y;
-  }
   if (op == BinaryOp::Pow && !is_float_type(a0.dtype) && is_float_type(b0.dtype)) {
     // integer base with float exponent: compute in double, store in the base type.
     broadcast_each(out, {a0.shape, b0.shape}, [&](int64_t i, const int64_t* o) {
       set_f64(y, i, std::pow(get_f64(a0, o[0]), get_f64(b0, o[1])));
     });
     return y;
+  }
+  // The broadcasting kernels take up to kMaxBroadcastRank dims; higher ranks (rare, but the model
+  // decides) and the other element types take the generic walk below.
+  if (out.size() <= kernels::kMaxBroadcastRank) {
+    const int64_t *ad = a.shape.data(), *bd = b.shape.data();
+    const size_t ar = a.shape.size(), br = b.shape.size();
+    switch (a.dtype) {
+      case kFloat: kernels::binary_f32(op, a.data<float>(), ad, ar, b.data<float>(), bd, br, y.data<float>()); return y;
+      case kInt64: kernels::binary_i64(op, a.data<int64_t>(), ad, ar, b.data<int64_t>(), bd, br, y.data<int64_t>()); return y;
+      case kInt32: kernels::binary_i32(op, a.data<int32_t>(), ad, ar, b.data<int32_t>(), bd, br, y.data<int32_t>()); return y;
+      default: break;
+    }
   }
   visit_numeric(a.dtype, [&](auto tag) {
     using T = decltype(tag);

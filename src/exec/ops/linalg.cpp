@@ -1,5 +1,5 @@
-// Linear algebra beyond MatMul/Gemm: Einsum and Det, in double precision (they appear rarely and
-// on small tensors; exactness against the reference matters more than speed).
+// Linear algebra beyond MatMul/Gemm: Einsum and Det in double precision (they appear rarely and
+// on small tensors; exactness against the reference matters more than speed), and Trilu.
 #include <map>
 
 #include "exec/infer_rules.h"
@@ -163,11 +163,32 @@ void op_det(OpCtx& c) {
   c.set(0, tensor_of(y, xt.dtype, Shape(xt.shape.begin(), xt.shape.end() - 2)));
 }
 
+// ------------------------------------------------------------------ Trilu
+
+void op_trilu(OpCtx& c) {
+  const RTensor& x = c.t(0);
+  int64_t k = c.has(1) ? get_i64(c.t_numel(1, 1), 0) : 0;
+  bool upper = c.attr_i("upper", 1) != 0;
+  if (x.rank() < 2) c.error("input must have rank >= 2, got shape " + shape_str(x.shape));
+  RTensor y = x.clone();
+  int64_t R = x.shape[x.rank() - 2], C = x.shape[x.rank() - 1];
+  int64_t mats = (R != 0 && C != 0) ? x.numel() / (R * C) : 0;
+  size_t es = x.elem_size();
+  for (int64_t m = 0; m < mats; ++m)
+    for (int64_t i = 0; i < R; ++i)
+      for (int64_t j = 0; j < C; ++j) {
+        bool keep = upper ? (j - i >= k) : (j - i <= k);
+        if (!keep) std::memset(y.ptr + ((m * R + i) * C + j) * es, 0, es);
+      }
+  c.set(0, y);
+}
+
 }  // namespace
 
 void register_linalg_ops(Registry& r) {
   r.add("Einsum", op_einsum, 12).traits(kMayGrow);
   r.add("Det", op_det, 11);
+  r.add("Trilu", op_trilu, 1, 1 << 30, false).infer(rules::same_type);
 }
 
 }  // namespace ofg::exec

@@ -60,9 +60,7 @@ RTensor nll(const OpCtx& c, const std::vector<double>& logp, const Shape& in_sha
 
 void op_nll(OpCtx& c) {
   const RTensor& x = c.t(0);
-  std::vector<double> v(static_cast<size_t>(x.numel()));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = get_f64(x, static_cast<int64_t>(i));
-  c.set(0, nll(c, v, x.shape, c.t(1), c.has(2) ? &c.t(2) : nullptr, x.dtype));
+  c.set(0, nll(c, f64_of(x), x.shape, c.t(1), c.has(2) ? &c.t(2) : nullptr, x.dtype));
 }
 
 void op_sce(OpCtx& c) {

@@ -8,13 +8,14 @@ namespace {
 
 // Pads per spatial axis from pads / auto_pad; returns begin and end vectors.
 void conv_pads(const OpCtx& c, const Shape& in, const std::vector<int64_t>& k, const std::vector<int64_t>& s,
-               const std::vector<int64_t>& d, std::vector<int64_t>& pb, std::vector<int64_t>& pe, bool ceil_mode = false) {
+               const std::vector<int64_t>& d, std::vector<int64_t>& pb, std::vector<int64_t>& pe) {
   size_t r = k.size();
   pb.assign(r, 0);
   pe.assign(r, 0);
-  std::string ap = c.attr_s("auto_pad", "NOTSET");
+  std::string ap_name = c.attr_s("auto_pad", "NOTSET");
+  kernels::AutoPad ap = kernels::parse_auto_pad(ap_name);
   std::vector<int64_t> pads = c.attr_ints("pads");
-  if (ap == "NOTSET" || ap.empty()) {
+  if (ap == kernels::AutoPad::kNotSet) {
     c.require(pads.empty() || pads.size() == 2 * r,
               "pads must have " + std::to_string(2 * r) + " values, got " + std::to_string(pads.size()));
     for (int64_t p : pads) c.size_value(p, "a pad", 1 << 30);
@@ -25,30 +26,9 @@ void conv_pads(const OpCtx& c, const Shape& in, const std::vector<int64_t>& k, c
       }
     return;
   }
-  if (ap == "VALID") return;
-  c.require(ap == "SAME_UPPER" || ap == "SAME_LOWER", "unknown auto_pad '" + ap + "'");
-  for (size_t i = 0; i < r; ++i) {
-    int64_t out = (in[i] + s[i] - 1) / s[i];
-    int64_t total = std::max<int64_t>(0, (out - 1) * s[i] + (k[i] - 1) * d[i] + 1 - in[i]);
-    if (ap == "SAME_LOWER") {
-      pb[i] = (total + 1) / 2;
-      pe[i] = total - pb[i];
-    } else {
-      pb[i] = total / 2;
-      pe[i] = total - pb[i];
-    }
-  }
-  (void)ceil_mode;
-}
-
-int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t pb, int64_t pe, int64_t d, bool ceil_mode) {
-  int64_t eff = (k - 1) * d + 1;
-  int64_t span = in + pb + pe - eff;
-  if (span < 0) return 0;
-  int64_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
-  // A last window that starts inside the end padding only is dropped (PyTorch / ONNX rule).
-  if (ceil_mode && (out - 1) * s >= in + pb) --out;
-  return out;
+  if (ap == kernels::AutoPad::kValid) return;
+  c.require(kernels::is_same(ap), "unknown auto_pad '" + ap_name + "'");
+  for (size_t i = 0; i < r; ++i) kernels::same_pads(in[i], k[i], s[i], d[i], ap, pb[i], pe[i]);
 }
 
 // "pads" absent or 2 * r values in [0, 2^30].
@@ -117,7 +97,7 @@ void op_conv(OpCtx& c) {
   Shape in(x.shape.begin() + 2, x.shape.end());
   conv_pads(c, in, k, s, d, pb, pe);
   Shape out{x.shape[0], w.shape[0]};
-  for (size_t i = 0; i < r; ++i) out.push_back(pool_out(in[i], k[i], s[i], pb[i], pe[i], d[i], false));
+  for (size_t i = 0; i < r; ++i) out.push_back(kernels::pool_out_dim(in[i], k[i], s[i], pb[i], pe[i], d[i], false));
   if (checked_mul(w.shape[1], group) != x.shape[1] || w.shape[0] % group != 0)
     c.error("W " + shape_str(w.shape) + " does not match X " + shape_str(x.shape) + " with group " + std::to_string(group));
   if (c.has(2)) c.require(b.numel() == w.shape[0], "B must have " + std::to_string(w.shape[0]) + " values, got shape " + shape_str(b.shape));
@@ -160,24 +140,15 @@ void op_conv_transpose(OpCtx& c) {
   c.require(pads_ok(c, r), "pads must have " + std::to_string(2 * r) + " values in [0, 2^30]");
   Shape in(x.shape.begin() + 2, x.shape.end());
   std::vector<int64_t> pb(r, 0), pe(r, 0), pads = c.attr_ints("pads");
-  std::string ap = c.attr_s("auto_pad", "NOTSET");
+  kernels::AutoPad ap = kernels::parse_auto_pad(c.attr_s("auto_pad", "NOTSET"));
   std::vector<int64_t> outsz(r);
   for (size_t i = 0; i < r; ++i) {
     int64_t full = s[i] * (in[i] - 1) + op[i] + (k[i] - 1) * d[i] + 1;
-    if (!os.empty()) {
-      int64_t target = os[os.size() - r + i];
-      int64_t total = full - target;
-      // The spec's total/2 is a floor division: when output_shape is larger than the full
-      // result (total < 0) the extra rows go after it, not before.
-      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
-      if (ap == "SAME_UPPER") { pb[i] = half; pe[i] = total - pb[i]; }
-      else { pe[i] = half; pb[i] = total - pe[i]; }
-      outsz[i] = target;
-    } else if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
-      int64_t target = in[i] * s[i];
-      int64_t total = full - target;
-      if (ap == "SAME_UPPER") { pb[i] = total / 2; pe[i] = total - pb[i]; }
-      else { pe[i] = total / 2; pb[i] = total - pe[i]; }
+    // With output_shape or SAME_*, the padding is what takes the full result to the target size
+    // (split as the spec's floor division does; a negative total pads after it).
+    if (!os.empty() || kernels::is_same(ap)) {
+      int64_t target = !os.empty() ? os[os.size() - r + i] : in[i] * s[i];
+      kernels::split_pad(full - target, ap == kernels::AutoPad::kSameUpper, pb[i], pe[i]);
       outsz[i] = target;
     } else {
       if (!pads.empty()) { pb[i] = pads[i]; pe[i] = pads[i + r]; }
@@ -240,12 +211,10 @@ void pool(OpCtx& c, bool is_max) {
   Shape in(x.shape.begin() + 2, x.shape.end());
   std::vector<int64_t> pb, pe;
   conv_pads(c, in, k, s, d, pb, pe);
-  std::string ap = c.attr_s("auto_pad", "NOTSET");
+  bool same = kernels::is_same(kernels::parse_auto_pad(c.attr_s("auto_pad", "NOTSET")));
   Shape out{x.shape[0], x.shape[1]};
-  for (size_t i = 0; i < r; ++i) {
-    if (ap == "SAME_UPPER" || ap == "SAME_LOWER") out.push_back((in[i] + s[i] - 1) / s[i]);
-    else out.push_back(pool_out(in[i], k[i], s[i], pb[i], pe[i], d[i], ceil_mode));
-  }
+  for (size_t i = 0; i < r; ++i)
+    out.push_back(same ? kernels::same_out_dim(in[i], s[i]) : kernels::pool_out_dim(in[i], k[i], s[i], pb[i], pe[i], d[i], ceil_mode));
   RTensor y = RTensor::alloc_uninit(kFloat, out);  // every element is written by both paths
   bool want_idx = c.n_out() > 1 && c.wants(1);
   bool dil = false;
@@ -653,8 +622,8 @@ void spatial(InferCtx& c, const IType& x, const std::vector<int64_t>& kernel, bo
   if (strides.size() != ns) strides.assign(ns, 1);
   if (dil.size() != ns) dil.assign(ns, 1);
   if (pads.size() != 2 * ns) pads.assign(2 * ns, 0);
-  std::string ap;
-  if (const Attribute* a = c.attr("auto_pad")) ap = std::string(a->s.view());
+  kernels::AutoPad ap = kernels::AutoPad::kNotSet;
+  if (const Attribute* a = c.attr("auto_pad")) ap = kernels::parse_auto_pad(a->s.view());
   for (size_t i = 0; i < ns; ++i) {
     const IDim& d = x.dims[2 + i];
     if (!d.is_static()) { out.push_back(IDim{}); continue; }
@@ -662,8 +631,8 @@ void spatial(InferCtx& c, const IType& x, const std::vector<int64_t>& kernel, bo
     __int128 in = d.value, s = strides[i], ek = static_cast<__int128>(dil[i]) * (kernel[i] - 1) + 1;
     if (s <= 0) { out.push_back(IDim{}); continue; }
     __int128 o;
-    if (ap == "SAME_UPPER" || ap == "SAME_LOWER") o = (in + s - 1) / s;
-    else if (ap == "VALID") o = (in - ek) / s + 1;
+    if (kernels::is_same(ap)) o = (in + s - 1) / s;  // same_out_dim, in 128 bits
+    else if (ap == kernels::AutoPad::kValid) o = (in - ek) / s + 1;
     else {
       __int128 span = in + pads[i] + pads[i + ns] - ek;
       o = (ceil_mode ? (span + s - 1) / s : span / s) + 1;

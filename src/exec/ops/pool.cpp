@@ -16,19 +16,14 @@ void op_lp_pool(OpCtx& c) {
   std::vector<int64_t> pads = axis_attr(c, "pads", 2 * r, 0, 0, 1 << 30);
   double p = static_cast<double>(c.attr_i("p", 2));
   bool ceil_mode = c.attr_i("ceil_mode", 0) != 0;
-  std::string ap = c.attr_s("auto_pad", "NOTSET");
+  kernels::AutoPad ap = kernels::parse_auto_pad(c.attr_s("auto_pad", "NOTSET"));
   Shape in(xt.shape.begin() + 2, xt.shape.end()), out(r);
   for (int a = 0; a < r; ++a) {
-    int64_t eff = (k[a] - 1) * d[a] + 1;
-    if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
-      out[a] = (in[a] + s[a] - 1) / s[a];
-      int64_t total = std::max<int64_t>(0, (out[a] - 1) * s[a] + eff - in[a]);
-      pads[a] = ap == "SAME_LOWER" ? (total + 1) / 2 : total / 2;
-      pads[a + r] = total - pads[a];
+    if (kernels::is_same(ap)) {
+      out[a] = kernels::same_pads(in[a], k[a], s[a], d[a], ap, pads[a], pads[a + r]);
     } else {
-      if (ap == "VALID") pads[a] = pads[a + r] = 0;
-      int64_t span = in[a] + pads[a] + pads[a + r] - eff;
-      out[a] = span < 0 ? 0 : (ceil_mode ? (span + s[a] - 1) / s[a] : span / s[a]) + 1;
+      if (ap == kernels::AutoPad::kValid) pads[a] = pads[a + r] = 0;
+      out[a] = kernels::pool_out_dim(in[a], k[a], s[a], pads[a], pads[a + r], d[a], ceil_mode);
     }
   }
   int64_t NC = xt.shape[0] * xt.shape[1], in_n = shape_numel(in), out_n = shape_numel(out);

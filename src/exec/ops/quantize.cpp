@@ -210,19 +210,14 @@ std::vector<double> int_conv(OpCtx& c, const RTensor& x, const RTensor* xz, cons
   for (int64_t v : k) c.require(v >= 1, "W has an empty kernel dim");
   if (xz && xz->numel() < 1) c.error("x_zero_point is empty");
   if (wz && wz->numel() != 1 && wz->numel() != w.shape[0]) c.error("w_zero_point must have 1 or one per output channel values");
-  std::string ap = c.attr_s("auto_pad", "NOTSET");
+  kernels::AutoPad ap = kernels::parse_auto_pad(c.attr_s("auto_pad", "NOTSET"));
   Shape in(x.shape.begin() + 2, x.shape.end()), out(r);
   for (int a = 0; a < r; ++a) {
-    int64_t eff = (k[a] - 1) * d[a] + 1;
-    if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
-      out[a] = (in[a] + s[a] - 1) / s[a];
-      int64_t total = std::max<int64_t>(0, (out[a] - 1) * s[a] + eff - in[a]);
-      pads[a] = ap == "SAME_LOWER" ? (total + 1) / 2 : total / 2;
-      pads[a + r] = total - pads[a];
+    if (kernels::is_same(ap)) {
+      out[a] = kernels::same_pads(in[a], k[a], s[a], d[a], ap, pads[a], pads[a + r]);
     } else {
-      if (ap == "VALID") pads[a] = pads[a + r] = 0;
-      int64_t span = in[a] + pads[a] + pads[a + r] - eff;
-      out[a] = span < 0 ? 0 : span / s[a] + 1;
+      if (ap == kernels::AutoPad::kValid) pads[a] = pads[a + r] = 0;
+      out[a] = kernels::pool_out_dim(in[a], k[a], s[a], pads[a], pads[a + r], d[a], false);
     }
   }
   int64_t N = x.shape[0], C = x.shape[1], OC = w.shape[0], Cg = C / group, OCg = OC / group;

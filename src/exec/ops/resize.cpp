@@ -133,8 +133,7 @@ void resize_core(OpCtx& c, const ResizeCfg& cfg, const RTensor& x, std::vector<d
     if (d < 0) c.error("negative output dim in " + shape_str(out_shape));
   check_tensor_bytes(shape_numel(out_shape), sizeof(double), "the resized tensor");
   if (!roi.empty() && roi.size() != 2 * static_cast<size_t>(r)) c.error("roi must have 2 * rank values");
-  std::vector<double> data(static_cast<size_t>(x.numel()));
-  for (size_t i = 0; i < data.size(); ++i) data[i] = get_f64(x, static_cast<int64_t>(i));
+  std::vector<double> data = f64_of(x);
   Shape cur = x.shape;
   std::vector<std::vector<uint8_t>> outside(r);
   for (int a = 0; a < r; ++a) {

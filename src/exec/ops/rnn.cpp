@@ -56,12 +56,6 @@ std::vector<Act> activations(const OpCtx& c, int dirs, const std::vector<std::st
   return out;
 }
 
-std::vector<double> f64s(const RTensor& t) {
-  std::vector<double> v(static_cast<size_t>(t.numel()));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = get_f64(t, static_cast<int64_t>(i));
-  return v;
-}
-
 // kind: 0 RNN, 1 GRU, 2 LSTM.
 void run_rnn(OpCtx& c, int kind) {
   const RTensor& xt = c.t_rank(0, 3);
@@ -86,16 +80,16 @@ void run_rnn(OpCtx& c, int kind) {
   if (kind == 2 && c.has(6)) c.t_dims(6, state_dims);
   if (kind == 2 && c.has(7)) c.t_dims(7, {dirs, 3 * Hs});
   check_tensor_bytes(checked_mul(shape_numel({S, dirs, B, Hs}), 2), sizeof(double), "the output Y");
-  std::vector<double> X = f64s(xt), W = f64s(c.t(1)), R = f64s(c.t(2));
+  std::vector<double> X = f64_of(xt), W = f64_of(c.t(1)), R = f64_of(c.t(2));
   std::vector<double> Bv(static_cast<size_t>(dirs * 2 * G * Hs), 0.0);
-  if (c.has(3)) Bv = f64s(c.t(3));
+  if (c.has(3)) Bv = f64_of(c.t(3));
   std::vector<int64_t> lens(static_cast<size_t>(B), S);
   if (c.has(4)) lens = to_i64_vec(c.t(4));
   for (int64_t& l : lens) l = std::clamp<int64_t>(l, 0, S);
   std::vector<double> H0(static_cast<size_t>(dirs * B * Hs), 0.0), C0(H0.size(), 0.0), P;
-  if (c.has(5)) H0 = f64s(c.t(5));
-  if (kind == 2 && c.has(6)) C0 = f64s(c.t(6));
-  if (kind == 2 && c.has(7)) P = f64s(c.t(7));
+  if (c.has(5)) H0 = f64_of(c.t(5));
+  if (kind == 2 && c.has(6)) C0 = f64_of(c.t(6));
+  if (kind == 2 && c.has(7)) P = f64_of(c.t(7));
   // Initial states follow the layout too.
   if (layout && c.has(5)) {
     std::vector<double> t(H0.size());

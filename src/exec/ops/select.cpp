@@ -1,4 +1,4 @@
-// Data selection: CenterCropPad, CumProd, Unique, Compress, ReverseSequence.
+// Data selection: CenterCropPad, CumSum, CumProd, Unique, Compress, ReverseSequence.
 #include <numeric>
 
 #include "exec/infer_rules.h"
@@ -41,7 +41,10 @@ void op_center_crop_pad(OpCtx& c) {
 
 // ------------------------------------------------------------------ data selection
 
-void op_cumprod(OpCtx& c) {
+// CumSum and CumProd: a running `combine` along the axis of input 1, in double; with `reverse`
+// from the end, with `exclusive` each output taken before its own element joins.
+template <class Combine>
+void cumulative(OpCtx& c, double start, Combine combine) {
   const RTensor& xt = c.t(0);
   int64_t axis = norm_axis(c, get_i64(c.t_numel(1, 1), 0), xt.rank());
   bool excl = c.attr_i("exclusive", 0) != 0, rev = c.attr_i("reverse", 0) != 0;
@@ -51,21 +54,24 @@ void op_cumprod(OpCtx& c) {
   for (int i = static_cast<int>(axis) + 1; i < xt.rank(); ++i) inner *= xt.shape[i];
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t e = 0; e < inner; ++e) {
-      double acc = 1;
+      double acc = start;
       for (int64_t q = 0; q < len; ++q) {
         int64_t j = rev ? len - 1 - q : q;
         size_t at = static_cast<size_t>((o * len + j) * inner + e);
         if (excl) {
           y[at] = acc;
-          acc *= x[at];
+          acc = combine(acc, x[at]);
         } else {
-          acc *= x[at];
+          acc = combine(acc, x[at]);
           y[at] = acc;
         }
       }
     }
   c.set(0, tensor_of(y, xt.dtype, xt.shape));
 }
+
+void op_cumsum(OpCtx& c) { cumulative(c, 0.0, [](double a, double v) { return a + v; }); }
+void op_cumprod(OpCtx& c) { cumulative(c, 1.0, [](double a, double v) { return a * v; }); }
 
 void op_unique(OpCtx& c) {
   const RTensor& xt = c.t(0);
@@ -174,6 +180,7 @@ void op_reverse_sequence(OpCtx& c) {
 
 void register_select_ops(Registry& r) {
   r.add("CenterCropPad", op_center_crop_pad, 18);
+  r.add("CumSum", op_cumsum).infer(rules::same_type);
   r.add("CumProd", op_cumprod, 1);
   r.add("Unique", op_unique, 11);
   r.add("Compress", op_compress, 9);

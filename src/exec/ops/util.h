@@ -111,6 +111,21 @@ inline std::vector<int64_t> strides_of(const Shape& s) {
   return st;
 }
 
+// Calls f(n, idx) for every element n of a dense row-major `shape`, idx holding its index on each
+// axis (an odometer: the last axis moves fastest).
+template <class F>
+void for_each_index(const Shape& shape, F&& f) {
+  int64_t total = shape_numel(shape);
+  std::vector<int64_t> idx(shape.size(), 0);
+  for (int64_t n = 0; n < total; ++n) {
+    f(n, static_cast<const std::vector<int64_t>&>(idx));
+    for (size_t i = shape.size(); i-- > 0;) {
+      if (++idx[i] < shape[i]) break;
+      idx[i] = 0;
+    }
+  }
+}
+
 constexpr double kPi = 3.14159265358979323846;
 
 // A tensor's elements as doubles, and back (the slow exact paths of rare ops compute in double).
