@@ -1,6 +1,7 @@
 // fuse_pad_into_conv: a constant-mode Pad with value 0 and non-negative constant pads on the
 // spatial dims only, read only by a Conv (explicit padding), becomes part of the Conv's pads.
 // Exact: the Conv reads the same zeros.
+#include "kernels/spatial.h"
 #include "passes/util.h"
 
 namespace ofg::passes {
@@ -14,8 +15,7 @@ void run_fuse_pad_into_conv(PassContext& ctx) {
       Value* padded = conv->inputs[0];
       Node* pad = producer_if(m, padded, "Pad", g);
       if (!pad || !single_use(padded) || !pad->inputs[0]) return;
-      std::string auto_pad = attr_s(m, conv, "auto_pad", "NOTSET");
-      if (auto_pad != "NOTSET") return;
+      if (kernels::parse_auto_pad(attr_s(m, conv, "auto_pad", "NOTSET")) != kernels::AutoPad::kNotSet) return;
       if (attr_s(m, pad, "mode", "constant") != "constant") return;
       std::vector<int64_t> pads;
       if (ops < 11) {

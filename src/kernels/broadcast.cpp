@@ -3,11 +3,10 @@
 // scalar, channel ([N,C,H,W] op [C,1,1]) and last-dim broadcasts all end up as a short outer walk
 // around one contiguous inner call.
 #include "kernels/internal.h"
+#include "kernels/int_arith.h"
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
-#include <type_traits>
 
 namespace ofg::kernels {
 
@@ -27,7 +26,7 @@ bool broadcast_shape(const int64_t* a_dims, size_t a_rank, const int64_t* b_dims
 
 namespace {
 
-constexpr size_t kMaxRank = 8;
+constexpr size_t kMaxRank = kMaxBroadcastRank;
 
 struct Plan {
   size_t rank = 0;  // after simplification
@@ -101,37 +100,11 @@ void walk(const Plan& p, const T* a, const T* b, T* y, Inner inner) {
 }
 
 template <class T>
-T int_op(BinaryOp op, T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  switch (op) {
-    case BinaryOp::Add: return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-    case BinaryOp::Sub: return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
-    case BinaryOp::Mul: return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-    case BinaryOp::Div:
-      if (b == 0) return 0;
-      if (b == -1) return static_cast<T>(U(0) - static_cast<U>(a));  // wraps for INT_MIN
-      return a / b;
-    case BinaryOp::Max: return a > b ? a : b;
-    case BinaryOp::Min: return a < b ? a : b;
-    case BinaryOp::Pow: {
-      if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
-      U result = 1, base = static_cast<U>(a);
-      for (T e = b; e > 0; e >>= 1) {
-        if (e & 1) result *= base;
-        base *= base;
-      }
-      return static_cast<T>(result);
-    }
-  }
-  return 0;
-}
-
-template <class T>
 void binary_int(BinaryOp op, const T* a, const int64_t* a_dims, size_t a_rank, const T* b,
                 const int64_t* b_dims, size_t b_rank, T* y) {
   const Plan p = make_plan(a_dims, a_rank, b_dims, b_rank);
   walk(p, a, b, y, [op](const T* a, size_t sa, const T* b, size_t sb, T* y, size_t n) {
-    for (size_t i = 0; i < n; ++i) y[i] = int_op(op, a[i * sa], b[i * sb]);
+    for (size_t i = 0; i < n; ++i) y[i] = int_binary(op, a[i * sa], b[i * sb]);
   });
 }
 

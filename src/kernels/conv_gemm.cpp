@@ -7,14 +7,6 @@
 
 namespace ofg::kernels {
 
-size_t conv_out_dim(size_t in, size_t kernel, size_t stride, size_t pad_begin, size_t pad_end,
-                    size_t dilation) {
-  const size_t span = dilation * (kernel - 1) + 1;
-  const size_t padded = in + pad_begin + pad_end;
-  if (padded < span) return 0;
-  return (padded - span) / stride + 1;
-}
-
 void conv2d_fill_output_size(Conv2DParams& p) {
   p.H_out = conv_out_dim(p.H, p.kH, p.stride_h, p.pad_top, p.pad_bottom, p.dil_h);
   p.W_out = conv_out_dim(p.W, p.kW, p.stride_w, p.pad_left, p.pad_right, p.dil_w);

@@ -18,6 +18,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/spatial.h"
+
 namespace ofg::kernels {
 
 // ------------------------------------------------------------------ enums and parameter blocks
@@ -51,10 +53,6 @@ enum class ReduceOp { Sum, Mean, Max, Min, Prod, SumSquare, L1, L2, LogSum, LogS
 // Activation fused into conv outputs (after the bias).
 enum class Activation { None, Relu, LeakyRelu /*alpha*/, Clip /*alpha=min, beta=max*/, Sigmoid, Silu, HardSwish };
 
-// Output extent of one spatial axis of conv/pool (floor mode). Ceil mode is the caller's: it
-// passes the larger output size and the kernels clip windows to the padded input.
-size_t conv_out_dim(size_t in, size_t kernel, size_t stride, size_t pad_begin, size_t pad_end,
-                    size_t dilation);
 
 // NCHW convolution. Weights are [C_out, C_in/group, kH, kW]; bias is [C_out] or null.
 struct Conv2DParams {
@@ -180,8 +178,9 @@ void conv2d_gemm(const KernelTable& t, const Conv2DParams& p, const float* x, co
 void apply_bias_activation(const KernelTable& t, float* y, size_t N, size_t C, size_t HW,
                            const float* bias, Activation act, float alpha, float beta);
 
-// Numpy-broadcasting binary op. Shapes are int64 dims (rank 0..8, all >= 0, broadcast-compatible:
-// the caller checked). y has the broadcast shape, dense.
+// Numpy-broadcasting binary op. Shapes are int64 dims (rank 0..kMaxBroadcastRank, all >= 0,
+// broadcast-compatible: the caller checked). y has the broadcast shape, dense.
+constexpr size_t kMaxBroadcastRank = 8;
 void binary_f32_with(const KernelTable& t, BinaryOp op, const float* a, const int64_t* a_dims,
                      size_t a_rank, const float* b, const int64_t* b_dims, size_t b_rank,
                      float* y);

@@ -70,9 +70,8 @@ void trace_integer_input(Model& m, const Value* v, int depth, std::vector<int64_
     } else if (op == "Gather" && u.index == 1 && n->inputs.size >= 2 && n->inputs[0]) {
       // Indices of a table: stay inside its axis.
       const Value* data = n->inputs[0];
-      int64_t axis = 0;
-      for (const Attribute& a : n->attributes)
-        if (m.str(a.name) == "axis") axis = a.i;
+      const Attribute* axis_attr = n->attribute(m, "axis");
+      int64_t axis = axis_attr ? axis_attr->int_or(0) : 0;
       int64_t size = 0;
       if (data->initializer) {
         const Tensor* t = data->initializer;

@@ -27,74 +27,34 @@ class Error(Exception):
         return self.message or self.status_name
 
 
-class InvalidArgumentError(Error, ValueError):
-    """OFG_ERR_INVALID_ARGUMENT: a bad argument, an unknown option, pass or input name."""
-
-    status = 1
-
-
-class InputOutputError(Error):
-    """OFG_ERR_IO: a file could not be opened, read, written or renamed."""
-
-    status = 2
+def _status_error(name: str, status: int, doc: str, *bases: type) -> Type[Error]:
+    """The exception class of one ``ofg_status``: an :class:`Error` (and the built-in `bases`)."""
+    return type(name, (Error, *bases), {"__doc__": doc, "status": status, "__module__": __name__})
 
 
-class ParseError(Error):
-    """OFG_ERR_PARSE: the bytes are not a well-formed ONNX protobuf."""
-
-    status = 3
-
-
-class InvalidModelError(Error):
-    """OFG_ERR_INVALID_MODEL: well-formed, but not a valid model (undefined value, cycle...)."""
-
-    status = 4
-
-
-class UnsupportedError(Error):
-    """OFG_ERR_UNSUPPORTED: valid, but uses something the library does not implement."""
-
-    status = 5
-
-
-class NoMemoryError(Error, MemoryError):
-    """OFG_ERR_NO_MEMORY: the library ran out of memory."""
-
-    status = 6
-
-
-class LimitError(Error):
-    """OFG_ERR_LIMIT: a size or nesting limit of the library was exceeded."""
-
-    status = 7
-
-
-class VerifyFailedError(Error):
-    """OFG_ERR_VERIFY_FAILED: outputs differ beyond tolerance."""
-
-    status = 8
-
-
-class CancelledError(Error):
-    """OFG_ERR_CANCELLED: a progress callback asked to stop (or raised an exception)."""
-
-    status = 9
-
-
-class InternalError(Error):
-    """OFG_ERR_INTERNAL: a bug in the library; please report it with the message."""
-
-    status = 10
-
-
-class NoValidInputsError(Error):
-    """OFG_ERR_NO_VALID_INPUTS: verification could not build inputs the reference model accepts.
-
-    Give input shapes (``dims=``, ``input_shapes=``) or real data (``test_data=``, ``inputs=``).
-    """
-
-    status = 11
-
+# One class per status, numbered as in onnxforge.h; ValueError and MemoryError are kept as bases
+# so that callers catching the built-in exceptions still catch these.
+InvalidArgumentError = _status_error(
+    "InvalidArgumentError", 1, "OFG_ERR_INVALID_ARGUMENT: a bad argument, an unknown option, pass or input name.",
+    ValueError)
+InputOutputError = _status_error(
+    "InputOutputError", 2, "OFG_ERR_IO: a file could not be opened, read, written or renamed.")
+ParseError = _status_error("ParseError", 3, "OFG_ERR_PARSE: the bytes are not a well-formed ONNX protobuf.")
+InvalidModelError = _status_error(
+    "InvalidModelError", 4, "OFG_ERR_INVALID_MODEL: well-formed, but not a valid model (undefined value, cycle...).")
+UnsupportedError = _status_error(
+    "UnsupportedError", 5, "OFG_ERR_UNSUPPORTED: valid, but uses something the library does not implement.")
+NoMemoryError = _status_error("NoMemoryError", 6, "OFG_ERR_NO_MEMORY: the library ran out of memory.", MemoryError)
+LimitError = _status_error("LimitError", 7, "OFG_ERR_LIMIT: a size or nesting limit of the library was exceeded.")
+VerifyFailedError = _status_error("VerifyFailedError", 8, "OFG_ERR_VERIFY_FAILED: outputs differ beyond tolerance.")
+CancelledError = _status_error(
+    "CancelledError", 9, "OFG_ERR_CANCELLED: a progress callback asked to stop (or raised an exception).")
+InternalError = _status_error(
+    "InternalError", 10, "OFG_ERR_INTERNAL: a bug in the library; please report it with the message.")
+NoValidInputsError = _status_error(
+    "NoValidInputsError", 11,
+    "OFG_ERR_NO_VALID_INPUTS: verification could not build inputs the reference model accepts.\n\n"
+    "Give input shapes (``dims=``, ``input_shapes=``) or real data (``test_data=``, ``inputs=``).")
 
 ERRORS_BY_STATUS: Dict[int, Type[Error]] = {
     cls.status: cls
