@@ -73,13 +73,15 @@ void run_eliminate_common_subexpressions(PassContext& ctx) {
     std::unordered_map<std::string, Node*> seen;
     std::string key;
     g->for_each_node([&](Node* n) {
-      if (!is_default(m, n) || nondeterministic(m.str(n->op_type))) return;
-      if (!node_key(m, n, key)) return;
+      if (!is_default(m, n) || !node_key(m, n, key)) return;
       auto it = seen.find(key);
       if (it == seen.end()) {
         seen.emplace(key, n);
         return;
       }
+      // Asked only of a node that repeats another (the key holds the op, so both draw random
+      // numbers or neither): the registry lookup per node cost more than the rest of the walk.
+      if (nondeterministic(m.str(n->op_type))) return;
       Node* first = it->second;
       for (Value* v : n->outputs)
         if (v && (v->is_graph_output() || read_by_custom(m, v))) return;

@@ -122,17 +122,18 @@ Registry& Registry::instance() {
     register_rnn_ops(*reg);
     register_signal_ops(*reg);
     register_random_ops(*reg);
-    reg->sort();
+    reg->build_index();
     return reg;
   }();
   return *r;
 }
 
-Registry::Def Registry::add(std::string_view op, OpFn fn, int64_t since, int64_t until, bool promote_half,
+Registry::Def Registry::add(OpName op, OpFn fn, int64_t since, int64_t until, bool promote_half,
                             std::string_view domain) {
   OpEntry e;
   e.domain = domain;
-  e.op_type = op;
+  e.op_type = op.name;
+  e.hash = op.hash;
   e.since = since;
   e.until = until;
   e.fn = fn;
@@ -141,42 +142,56 @@ Registry::Def Registry::add(std::string_view op, OpFn fn, int64_t since, int64_t
   return Def(entries_, entries_.size() - 1);
 }
 
-namespace {
-bool entry_less(const OpEntry& a, const OpEntry& b) {
-  return a.domain != b.domain ? a.domain < b.domain : a.op_type < b.op_type;
+void Registry::build_index() {
+  size_t size = 16;
+  while (size < 2 * entries_.size()) size *= 2;  // at most half full: short probe runs
+  slots_.reset(new uint32_t[size]);
+  std::memset(slots_.get(), 0, size * sizeof(uint32_t));
+  slot_mask_ = size - 1;
+  next_.assign(entries_.size(), kNone);
+  // Backwards, each entry put before the ones of its op already indexed: the chains end up in
+  // registration order.
+  for (size_t i = entries_.size(); i-- > 0;) {
+    const OpEntry& e = entries_[i];
+    for (size_t k = e.hash & slot_mask_;; k = (k + 1) & slot_mask_) {
+      uint32_t& slot = slots_[k];
+      if (slot != 0 && (entries_[slot - 1].op_type != e.op_type || entries_[slot - 1].domain != e.domain)) continue;
+      if (slot != 0) next_[i] = slot - 1;
+      slot = static_cast<uint32_t>(i + 1);
+      break;
+    }
+  }
 }
-}  // namespace
 
-void Registry::sort() { std::stable_sort(entries_.begin(), entries_.end(), entry_less); }
-
-namespace {
-template <class It>
-std::pair<It, It> op_range(It begin, It end, std::string_view domain, std::string_view op) {
-  OpEntry key;
-  key.domain = domain == "ai.onnx" ? std::string_view() : domain;
-  key.op_type = op;
-  return std::equal_range(begin, end, key, entry_less);
+uint32_t Registry::first(std::string_view domain, std::string_view op) const {
+  if (!slots_) return kNone;
+  if (domain == "ai.onnx") domain = std::string_view();
+  const uint32_t h = op_hash(op);
+  for (size_t k = h & slot_mask_;; k = (k + 1) & slot_mask_) {
+    uint32_t slot = slots_[k];
+    if (slot == 0) return kNone;
+    const OpEntry& e = entries_[slot - 1];
+    if (e.hash == h && e.op_type == op && e.domain == domain) return slot - 1;
+  }
 }
-}  // namespace
 
 const OpEntry* Registry::find(std::string_view domain, std::string_view op, int64_t opset) const {
-  auto range = op_range(entries_.begin(), entries_.end(), domain, op);
-  for (auto it = range.first; it != range.second; ++it)
-    if (it->fn && opset >= it->since && opset <= it->until) return &*it;
+  for (uint32_t i = first(domain, op); i != kNone; i = next_[i]) {
+    const OpEntry& e = entries_[i];
+    if (e.fn && opset >= e.since && opset <= e.until) return &e;
+  }
   return nullptr;
 }
 
 InferFn Registry::rule(std::string_view domain, std::string_view op) const {
-  auto range = op_range(entries_.begin(), entries_.end(), domain, op);
-  for (auto it = range.first; it != range.second; ++it)
-    if (it->infer) return it->infer;
+  for (uint32_t i = first(domain, op); i != kNone; i = next_[i])
+    if (entries_[i].infer) return entries_[i].infer;
   return nullptr;
 }
 
 uint32_t Registry::traits(std::string_view domain, std::string_view op) const {
   uint32_t t = 0;
-  auto range = op_range(entries_.begin(), entries_.end(), domain, op);
-  for (auto it = range.first; it != range.second; ++it) t |= it->traits;
+  for (uint32_t i = first(domain, op); i != kNone; i = next_[i]) t |= entries_[i].traits;
   return t;
 }
 

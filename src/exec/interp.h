@@ -3,6 +3,7 @@
 // If / Loop / Scan.
 #pragma once
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -91,11 +92,50 @@ struct OpEntry {
   bool promote_half = true;
   InferFn infer = nullptr;  // type/shape rule (ignores the opset range: a rule reads opset() itself)
   uint32_t traits = 0;      // OpTrait bits
+  uint32_t hash = 0;        // op_hash(op_type)
 };
 
-// All ops in one vector sorted by (domain, op type), registration order kept within an op:
-// built with one allocation and no string copies when the first node runs (constant folding
-// runs a few nodes per model, so building a map of strings cost more than the lookups it saved).
+// The key of an op type in the registry's index: its length and four of its characters, mixed.
+// A few instructions (hashing every character cost more than the rest of a lookup), enough to
+// spread the op names over the table (a probe compares lengths first).
+constexpr uint32_t op_hash(std::string_view op) {
+  const size_t n = op.size();
+  uint32_t h = static_cast<uint32_t>(n);
+  if (n) {
+    h ^= static_cast<uint32_t>(static_cast<uint8_t>(op[0])) << 8 ^
+         static_cast<uint32_t>(static_cast<uint8_t>(op[n / 3])) << 14 ^
+         static_cast<uint32_t>(static_cast<uint8_t>(op[n / 2])) << 20 ^
+         static_cast<uint32_t>(static_cast<uint8_t>(op[n - 1])) << 25;
+  }
+  h ^= h >> 15;
+  h *= 0x2c1b3c6du;
+  h ^= h >> 12;
+  return h;
+}
+
+// An op type as a family registers it, with its key. The constructors are constexpr and implicit,
+// so for the literals of r.add("Relu", ...) the compiler computes the key: registering costs no
+// hashing when a process starts.
+#if defined(__GNUC__)
+#define OFG_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define OFG_ALWAYS_INLINE
+#endif
+struct OpName {
+  std::string_view name;
+  uint32_t hash;
+  // A literal: its length is the array's, and once inlined the hash folds to a constant.
+  template <size_t N>
+  OFG_ALWAYS_INLINE constexpr OpName(const char (&s)[N])  // NOLINT(runtime/explicit)
+      : name(s, N - 1), hash(op_hash(std::string_view(s, N - 1))) {}
+  constexpr OpName(std::string_view s) : name(s), hash(op_hash(s)) {}  // NOLINT(runtime/explicit)
+};
+#undef OFG_ALWAYS_INLINE
+
+// All ops in one vector in registration order, found through an open-addressing hash index over
+// (domain, op type) built once when the registry is made: no sort and no string copies at start
+// (type inference looks an op up for every node of every optimize run, so building the registry
+// is part of every process's start; sorting ~400 entries by name cost more than the lookups).
 class Registry {
  public:
   // The entry just added, to attach its rule and traits: r.add("Relu", op_relu).infer(rule).traits(t).
@@ -109,23 +149,31 @@ class Registry {
     size_t i_;
   };
   static Registry& instance();
-  // op and domain must outlive the registry (string literals); call sort() after the last add.
-  Def add(std::string_view op, OpFn fn, int64_t since = 1, int64_t until = 1 << 30, bool promote_half = true,
+  // op and domain must outlive the registry (string literals); call build_index() after the last add.
+  Def add(OpName op, OpFn fn, int64_t since = 1, int64_t until = 1 << 30, bool promote_half = true,
           std::string_view domain = "");
   // An op known without a kernel (its rule and traits still count; the interpreter reports it
   // unsupported).
-  Def declare(std::string_view op, std::string_view domain = "") { return add(op, nullptr, 1, 1 << 30, true, domain); }
-  void sort();
-  // The kernel entry for a node at an opset (entries without a kernel are skipped).
+  Def declare(OpName op, std::string_view domain = "") { return add(op, nullptr, 1, 1 << 30, true, domain); }
+  void build_index();
+  // The kernel entry for a node at an opset (entries without a kernel are skipped; of several
+  // entries of one op, the first registered that covers the opset).
   const OpEntry* find(std::string_view domain, std::string_view op, int64_t opset) const;
   // An op's type/shape rule whatever the opset, or null.
   InferFn rule(std::string_view domain, std::string_view op) const;
   // The OpTrait bits of an op (all its entries).
   uint32_t traits(std::string_view domain, std::string_view op) const;
-  std::vector<const OpEntry*> all() const;
+  std::vector<const OpEntry*> all() const;  // registration order
 
  private:
+  static constexpr uint32_t kNone = ~0u;
+  // The first entry of (domain, op) in registration order, or kNone; next_[i] is the entry of the
+  // same op registered after entry i.
+  uint32_t first(std::string_view domain, std::string_view op) const;
   std::vector<OpEntry> entries_;
+  std::unique_ptr<uint32_t[]> slots_;  // hash index: entry + 1 of each op's first entry, 0 = empty
+  size_t slot_mask_ = 0;               // table size - 1 (a power of two)
+  std::vector<uint32_t> next_;
 };
 
 // Values visible while a graph runs; captures are looked up in the parent frame.
