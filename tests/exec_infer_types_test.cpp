@@ -4,6 +4,9 @@
 
 #include "exec/infer_types.h"
 #include "ir/builder.h"
+#include "support/model_test.h"
+
+using InferTypes = ofg::test::ModelTest;
 
 namespace ofg {
 namespace {
@@ -18,9 +21,7 @@ std::string dims_of(Model& m, const exec::IType* t) {
   return "[" + s + "]";
 }
 
-TEST(InferTypes, SymbolicDimsStaySymbolic) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(InferTypes, SymbolicDimsStaySymbolic) {
   Value* x = b.input("x", kFloat, {"batch", "seq", 8});
   Value* w = b.initializer("w", {8, 4}, std::vector<float>(32, 0.5f));
   Value* y = b.op("MatMul", {x, w});
@@ -40,9 +41,7 @@ TEST(InferTypes, SymbolicDimsStaySymbolic) {
   EXPECT_EQ(m->str(y->type->dims[0].param), "batch");
 }
 
-TEST(InferTypes, ConvPoolAndShapeContents) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(InferTypes, ConvPoolAndShapeContents) {
   Value* x = b.input("x", kFloat, {"n", 3, 32, 32});
   Value* w = b.initializer("w", {16, 3, 3, 3}, std::vector<float>(16 * 27, 0.1f));
   Value* c = b.op("Conv", {x, w}, {b.ints("pads", {1, 1, 1, 1}), b.ints("strides", {2, 2})});
@@ -65,7 +64,7 @@ TEST(InferTypes, ConvPoolAndShapeContents) {
   EXPECT_EQ((*gc)[0].value, 16);
 }
 
-TEST(InferTypes, SliceOfSymbolicDimIsUnknownNotStatic) {
+TEST_F(InferTypes, SliceOfSymbolicDimIsUnknownNotStatic) {
   // A position-id buffer sliced to the sequence length: the result is NOT the buffer length.
   auto m = new_model(13);
   GraphBuilder b(*m);

@@ -9,6 +9,7 @@
 #include "ir/builder.h"
 #include "ir/error.h"
 #include "support/exec_support.h"
+#include "support/model_test.h"
 
 using namespace ofg;
 using namespace ofg::exec;
@@ -16,6 +17,8 @@ using namespace ofg::exec;
 namespace {
 
 using ofg::test::tensor_f;
+
+using ExecOpsMore = ofg::test::ModelTest;
 
 std::vector<double> values(const RValue& v) {
   std::vector<double> out;
@@ -30,7 +33,7 @@ void expect_near(const std::vector<double>& got, const std::vector<double>& want
 
 }  // namespace
 
-TEST(ExecOpsMore, ResizeAlignCornersUsesUnroundedLength) {
+TEST_F(ExecOpsMore, ResizeAlignCornersUsesUnroundedLength) {
   // 2x4 scaled by 0.6 gives 1x2; align_corners maps x=1 to 1 * 3 / (4 * 0.6 - 1) = 2.142857.
   auto m = new_model(19);
   GraphBuilder b(*m);
@@ -45,7 +48,7 @@ TEST(ExecOpsMore, ResizeAlignCornersUsesUnroundedLength) {
   expect_near(values(out[0]), {1.0, 1.0 + 3.0 / 1.4});
 }
 
-TEST(ExecOpsMore, ResizeNearestAsymmetricAndHalfPixelLinear) {
+TEST_F(ExecOpsMore, ResizeNearestAsymmetricAndHalfPixelLinear) {
   auto m = new_model(19);
   GraphBuilder b(*m);
   Value* x = b.input("x", kFloat, {1, 1, 1, 2});
@@ -60,7 +63,7 @@ TEST(ExecOpsMore, ResizeNearestAsymmetricAndHalfPixelLinear) {
   expect_near(values(out[1]), {1, 1.5, 2.5, 3});
 }
 
-TEST(ExecOpsMore, EinsumExplicitImplicitAndDiagonal) {
+TEST_F(ExecOpsMore, EinsumExplicitImplicitAndDiagonal) {
   auto m = new_model(12);
   GraphBuilder b(*m);
   Value* a = b.input("a", kFloat, {2, 2});
@@ -78,9 +81,7 @@ TEST(ExecOpsMore, EinsumExplicitImplicitAndDiagonal) {
   expect_near(values(out[3]), {3, 7});
 }
 
-TEST(ExecOpsMore, NllLossMeanSkipsIgnoredTargets) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(ExecOpsMore, NllLossMeanSkipsIgnoredTargets) {
   Value* x = b.input("x", kFloat, {3, 2});
   Value* t = b.constant_i64("t", {3}, {0, 1, 1});
   Value* w = b.constant("w", {2}, {1, 3});
@@ -93,7 +94,7 @@ TEST(ExecOpsMore, NllLossMeanSkipsIgnoredTargets) {
   expect_near(values(out[1]), {1, 4, 6});
 }
 
-TEST(ExecOpsMore, AttentionFullyMaskedRowGivesZeros) {
+TEST_F(ExecOpsMore, AttentionFullyMaskedRowGivesZeros) {
   auto m = new_model(23);
   GraphBuilder b(*m);
   Value* q = b.input("q", kFloat, {1, 1, 2, 1});
@@ -109,7 +110,7 @@ TEST(ExecOpsMore, AttentionFullyMaskedRowGivesZeros) {
   expect_near(values(out[0]), {0, 15});
 }
 
-TEST(ExecOpsMore, UniqueSortedOutputs) {
+TEST_F(ExecOpsMore, UniqueSortedOutputs) {
   auto m = new_model(11);
   GraphBuilder b(*m);
   Value* x = b.input("x", kFloat, {6});
@@ -123,7 +124,7 @@ TEST(ExecOpsMore, UniqueSortedOutputs) {
   expect_near(values(out[3]), {2, 1, 2, 1});
 }
 
-TEST(ExecOpsMore, QuantizeRoundsHalfToEvenAndSaturates) {
+TEST_F(ExecOpsMore, QuantizeRoundsHalfToEvenAndSaturates) {
   auto m = new_model(21);
   GraphBuilder b(*m);
   Value* x = b.input("x", kFloat, {5});
@@ -140,7 +141,7 @@ TEST(ExecOpsMore, QuantizeRoundsHalfToEvenAndSaturates) {
   expect_near(values(out[1]), {0, 2, 2, -4, 126});
 }
 
-TEST(ExecOpsMore, InverseOnesidedDftIsReal) {
+TEST_F(ExecOpsMore, InverseOnesidedDftIsReal) {
   auto m = new_model(20);
   GraphBuilder b(*m);
   Value* x = b.input("x", kFloat, {1, 3, 2});
@@ -154,9 +155,7 @@ TEST(ExecOpsMore, InverseOnesidedDftIsReal) {
   expect_near(values(out[1]), {4, 0, 4, 0, 4, 0});
 }
 
-TEST(ExecOpsMore, DetWithPivoting) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(ExecOpsMore, DetWithPivoting) {
   Value* x = b.input("x", kFloat, {2, 2, 2});
   b.output(b.op("Det", {x}));
   Interpreter in(*m);

@@ -9,6 +9,7 @@
 #include "ir/error.h"
 #include "support/exec_support.h"
 #include "kernels/kernels.h"
+#include "support/model_test.h"
 
 using namespace ofg;
 using namespace ofg::exec;
@@ -16,6 +17,11 @@ using namespace ofg::exec;
 namespace {
 
 using ofg::test::tensor_f;
+
+using ExecControl = ofg::test::ModelTest;
+using ExecErrors = ofg::test::ModelTest;
+using ExecOps = ofg::test::ModelTest;
+using ExecPlan = ofg::test::ModelTest;
 
 std::vector<float> values(const RValue& v) {
   const RTensor& t = v.t;
@@ -26,7 +32,7 @@ std::vector<float> values(const RValue& v) {
 
 }  // namespace
 
-TEST(ExecOps, BroadcastArithmeticAndUnary) {
+TEST_F(ExecOps, BroadcastArithmeticAndUnary) {
   auto m = new_model(17);
   GraphBuilder b(*m);
   Value* x = b.input("x", kFloat, {2, 3});
@@ -40,9 +46,7 @@ TEST(ExecOps, BroadcastArithmeticAndUnary) {
   EXPECT_EQ(values(out[0]), (std::vector<float>{0, 0, 1, 0, 2, 4}));
 }
 
-TEST(ExecOps, MatMulGemmAndSoftmax) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(ExecOps, MatMulGemmAndSoftmax) {
   Value* a = b.input("a", kFloat, {2, 3});
   Value* w = b.initializer("w", {3, 2}, {1, 0, 0, 1, 1, 1});
   Value* mm = b.op("MatMul", {a, w});
@@ -60,7 +64,7 @@ TEST(ExecOps, MatMulGemmAndSoftmax) {
   EXPECT_NEAR(sv[0] + sv[1], 1.f, 1e-6);
 }
 
-TEST(ExecOps, ClipAttributesBeforeOpset11InputsAfter) {
+TEST_F(ExecOps, ClipAttributesBeforeOpset11InputsAfter) {
   for (int opset : {6, 13}) {
     auto m = new_model(opset);
     GraphBuilder b(*m);
@@ -74,9 +78,7 @@ TEST(ExecOps, ClipAttributesBeforeOpset11InputsAfter) {
   }
 }
 
-TEST(ExecOps, ShapeChainReshapeGatherConcat) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(ExecOps, ShapeChainReshapeGatherConcat) {
   Value* x = b.input("x", kFloat, {"batch", 2, 3});
   Value* shp = b.op("Shape", {x});
   Value* d0 = b.op("Gather", {shp, b.constant_i64("i0", {1}, {0})});
@@ -91,7 +93,7 @@ TEST(ExecOps, ShapeChainReshapeGatherConcat) {
   EXPECT_EQ(values(out[0]), (std::vector<float>{2, 3, 4, 5, 6}));
 }
 
-TEST(ExecOps, ReduceMeanAxesAttributeAndInput) {
+TEST_F(ExecOps, ReduceMeanAxesAttributeAndInput) {
   for (int opset : {13, 18}) {
     auto m = new_model(opset);
     GraphBuilder b(*m);
@@ -105,9 +107,7 @@ TEST(ExecOps, ReduceMeanAxesAttributeAndInput) {
   }
 }
 
-TEST(ExecOps, ConvAndPoolThroughKernels) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(ExecOps, ConvAndPoolThroughKernels) {
   Value* x = b.input("x", kFloat, {1, 1, 3, 3});
   Value* w = b.initializer("w", {1, 1, 2, 2}, {1, 1, 1, 1});
   Value* c = b.op("Conv", {x, w});
@@ -125,9 +125,7 @@ TEST(ExecOps, ConvAndPoolThroughKernels) {
 // have different packed forms (Winograd and GEMM panels), so the interpreter's cache of packed
 // weights must keep them apart. Checked against the scalar reference, twice (the second run
 // reuses the cached packs).
-TEST(ExecOps, SharedConvWeightsWithDifferentStrides) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(ExecOps, SharedConvWeightsWithDifferentStrides) {
   const int64_t C = 16, H = 6;
   Value* x = b.input("x", kFloat, {1, C, H, H});
   std::vector<float> wv(C * C * 9), xv(C * H * H);
@@ -158,9 +156,7 @@ TEST(ExecOps, SharedConvWeightsWithDifferentStrides) {
   }
 }
 
-TEST(ExecOps, IntegerAndBoolPaths) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(ExecOps, IntegerAndBoolPaths) {
   Value* x = b.input("x", kInt64, {3});
   Value* y = b.op("Div", {x, b.constant_i64("two", {}, {2})});
   Value* eq = b.op("Equal", {y, b.constant_i64("one", {}, {1})});
@@ -178,9 +174,7 @@ TEST(ExecOps, IntegerAndBoolPaths) {
   EXPECT_EQ(out[0].t.data<int64_t>()[2], 3);
 }
 
-TEST(ExecPlan, ReleasesIntermediatesAfterLastUse) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(ExecPlan, ReleasesIntermediatesAfterLastUse) {
   Value* x = b.input("x", kFloat, {1024});
   Value* v = x;
   for (int i = 0; i < 8; ++i) v = b.op("Relu", {v});
@@ -195,9 +189,7 @@ TEST(ExecPlan, ReleasesIntermediatesAfterLastUse) {
   EXPECT_EQ(values(out[0])[5], 1.f);
 }
 
-TEST(ExecControl, IfPicksBranchAndReadsOuterScope) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(ExecControl, IfPicksBranchAndReadsOuterScope) {
   Value* c = b.input("c", kBool, {});
   Value* x = b.input("x", kFloat, {2});
   Graph* then_g = b.subgraph("then");
@@ -223,9 +215,7 @@ TEST(ExecControl, IfPicksBranchAndReadsOuterScope) {
   }
 }
 
-TEST(ExecControl, LoopAccumulatesStateAndScanOutputs) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(ExecControl, LoopAccumulatesStateAndScanOutputs) {
   Value* x = b.input("x", kFloat, {1});
   Graph* body = b.subgraph("body");
   {
@@ -251,9 +241,7 @@ TEST(ExecControl, LoopAccumulatesStateAndScanOutputs) {
   EXPECT_EQ(values(out[1]), (std::vector<float>{2, 4, 8}));
 }
 
-TEST(ExecErrors, UnsupportedOpNamesOpDomainAndOpset) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(ExecErrors, UnsupportedOpNamesOpDomainAndOpset) {
   Value* x = b.input("x", kFloat, {1});
   b.output(b.node("FancyOp", {x}, 1, {}, {}, "com.example")->outputs[0]);
   Interpreter in(*m);

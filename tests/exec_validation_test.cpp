@@ -13,6 +13,7 @@
 #include "ir/error.h"
 #include "onnxforge.h"
 #include "support/exec_support.h"
+#include "support/model_test.h"
 
 using namespace ofg;
 using namespace ofg::exec;
@@ -32,6 +33,8 @@ Status status_of(F&& f, std::string* message = nullptr) {
 }
 
 using ofg::test::i64_tensor;
+
+using OpValidation = ofg::test::ModelTest;
 
 }  // namespace
 
@@ -134,9 +137,7 @@ TEST(OpCtxChecks, IndexAndSizeHelpers) {
   EXPECT_EQ(status_of([&] { c.t(1); }), Status::kInvalidModel);
 }
 
-TEST(OpValidation, GatherIndexOutOfRangeNamesTheNode) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(OpValidation, GatherIndexOutOfRangeNamesTheNode) {
   Value* data = b.initializer("data", {3}, {1, 2, 3});
   Value* idx = b.input("idx", kInt64, {1});
   b.output(b.op("GatherElements", {data, idx}));
@@ -149,9 +150,7 @@ TEST(OpValidation, GatherIndexOutOfRangeNamesTheNode) {
   EXPECT_EQ(get_f64(out[0].t, 0), 3.0);
 }
 
-TEST(OpValidation, DataDrivenSizesAreBudgeted) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(OpValidation, DataDrivenSizesAreBudgeted) {
   Value* shape = b.input("shape", kInt64, {2});
   b.output(b.op("ConstantOfShape", {shape}));
   Interpreter interp(*m);
@@ -169,9 +168,7 @@ TEST(OpValidation, DataDrivenSizesAreBudgeted) {
   EXPECT_EQ(status_of([&] { interp.run({{"shape", i64_tensor({2}, {-1, 4})}}); }), Status::kInvalidModel);
 }
 
-TEST(OpValidation, RangeWithNanOrZeroDeltaFailsCleanly) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(OpValidation, RangeWithNanOrZeroDeltaFailsCleanly) {
   Value* d = b.input("d", kFloat, {});
   b.output(b.op("Range", {b.constant("s", {}, {0.f}), b.constant("l", {}, {10.f}), d}));
   Interpreter interp(*m);

@@ -1,11 +1,12 @@
 #include "passes_test_util.h"
+#include "support/model_test.h"
 
 using namespace ofg;
 using namespace ofg::test;
 
-TEST(PassReshapeChains, ChainEndingInReshapeCollapses) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+using PassReshapeChains = ofg::test::ModelTest;
+
+TEST_F(PassReshapeChains, ChainEndingInReshapeCollapses) {
   Value* x = b.input("x", kFloat, {2, 3, 4});
   Value* h = b.op("Reshape", {x, b.initializer_i64("s1", {2}, {6, 4})});
   h = b.op("Flatten", {h}, {b.i("axis", 1)});
@@ -19,9 +20,7 @@ TEST(PassReshapeChains, ChainEndingInReshapeCollapses) {
   EXPECT_EQ(m->graph->first->inputs[1], shape);
 }
 
-TEST(PassReshapeChains, ZeroInShapeOrSecondReaderStops) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassReshapeChains, ZeroInShapeOrSecondReaderStops) {
   Value* x = b.input("x", kFloat, {2, 3, 4});
   Value* h = b.op("Reshape", {x, b.initializer_i64("s1", {2}, {6, 4})});
   b.output(b.op("Reshape", {h, b.initializer_i64("s0", {2}, {0, -1})}));  // 0 copies h's dim

@@ -1,11 +1,12 @@
 #include "passes_test_util.h"
+#include "support/model_test.h"
 
 using namespace ofg;
 using namespace ofg::test;
 
-TEST(PassCse, MergesEqualNodesTransitively) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+using PassCse = ofg::test::ModelTest;
+
+TEST_F(PassCse, MergesEqualNodesTransitively) {
   Value* x = b.input("x", kFloat, {2, 3});
   Value* s1 = b.op("Shape", {x});
   Value* s2 = b.op("Shape", {x});
@@ -21,9 +22,7 @@ TEST(PassCse, MergesEqualNodesTransitively) {
   EXPECT_EQ(add->inputs[0], add->inputs[1]);
 }
 
-TEST(PassCse, DifferentAttributesOutputsAndRandomOpsStay) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassCse, DifferentAttributesOutputsAndRandomOpsStay) {
   Value* x = b.input("x", kFloat, {2, 3});
   b.output(b.op("Softmax", {x}, {b.i("axis", 0)}));
   b.output(b.op("Softmax", {x}, {b.i("axis", 1)}));

@@ -1,11 +1,12 @@
 #include "passes_test_util.h"
+#include "support/model_test.h"
 
 using namespace ofg;
 using namespace ofg::test;
 
-TEST(PassDeadNodes, RemovesUnreadChainKeepsOutputsAndCustomNodes) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+using PassDeadNodes = ofg::test::ModelTest;
+
+TEST_F(PassDeadNodes, RemovesUnreadChainKeepsOutputsAndCustomNodes) {
   Value* x = b.input("x", kFloat, {2, 3});
   Value* y = b.op("Relu", {x}, {}, "y");
   Value* dead = b.op("Neg", {b.op("Exp", {x})});
@@ -21,9 +22,7 @@ TEST(PassDeadNodes, RemovesUnreadChainKeepsOutputsAndCustomNodes) {
   EXPECT_EQ(run_checked(*m, "eliminate_dead_nodes").changes, 0);
 }
 
-TEST(PassDeadNodes, InsideLoopBody) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassDeadNodes, InsideLoopBody) {
   Value* x = b.input("x", kFloat, {2});
   Graph* body = b.subgraph("body");
   GraphBuilder bb(*m, body);

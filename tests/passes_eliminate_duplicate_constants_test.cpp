@@ -1,11 +1,12 @@
 #include "passes_test_util.h"
+#include "support/model_test.h"
 
 using namespace ofg;
 using namespace ofg::test;
 
-TEST(PassDuplicateConstants, MergesEqualInitializersAndConstants) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+using PassDuplicateConstants = ofg::test::ModelTest;
+
+TEST_F(PassDuplicateConstants, MergesEqualInitializersAndConstants) {
   Value* x = b.input("x", kFloat, {3});
   Value* a = b.initializer("a", {3}, {1, 2, 3});
   Value* a2 = b.initializer("a2", {3}, {1, 2, 3});
@@ -23,9 +24,7 @@ TEST(PassDuplicateConstants, MergesEqualInitializersAndConstants) {
   EXPECT_EQ(count_op(m->graph, "Constant"), 0);
 }
 
-TEST(PassDuplicateConstants, DifferentTypeOrGraphOutputIsKept) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassDuplicateConstants, DifferentTypeOrGraphOutputIsKept) {
   Value* x = b.input("x", kInt32, {2});
   int32_t i32[2] = {1, 2};
   float f32[2];
@@ -42,9 +41,7 @@ TEST(PassDuplicateConstants, DifferentTypeOrGraphOutputIsKept) {
 
 // Large constants are bucketed by a sample of their bytes: a difference outside the sampled
 // windows must still keep them apart, and equal ones must still merge.
-TEST(PassDuplicateConstants, LargeTensorsDifferingOutsideTheSampleAreKept) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassDuplicateConstants, LargeTensorsDifferingOutsideTheSampleAreKept) {
   const int64_t n = 100003;  // odd size: the windows do not fall on round offsets
   std::vector<float> base(n);
   for (int64_t i = 0; i < n; ++i) base[i] = static_cast<float>(i % 97) * 0.5f;

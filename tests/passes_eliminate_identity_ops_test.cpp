@@ -1,11 +1,12 @@
 #include "passes_test_util.h"
+#include "support/model_test.h"
 
 using namespace ofg;
 using namespace ofg::test;
 
-TEST(PassIdentity, RemovesIdentityDropoutAndNeutralArithmetic) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+using PassIdentity = ofg::test::ModelTest;
+
+TEST_F(PassIdentity, RemovesIdentityDropoutAndNeutralArithmetic) {
   Value* x = b.input("x", kFloat, {2, 3});
   Value* h = b.op("Identity", {x});
   h = b.node("Dropout", {h}, 1, {b.f("ratio", 0.5f)})->outputs[0];
@@ -24,9 +25,7 @@ TEST(PassIdentity, RemovesIdentityDropoutAndNeutralArithmetic) {
   EXPECT_EQ(m->str(m->graph->outputs[0].value->name), "y");
 }
 
-TEST(PassIdentity, KeepsWhatIsNotAnIdentity) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassIdentity, KeepsWhatIsNotAnIdentity) {
   Value* x = b.input("x", kFloat, {2, 3});
   Node* drop = b.node("Dropout", {x}, 2);  // mask used: keep
   b.output(drop->outputs[1]);
@@ -42,9 +41,7 @@ TEST(PassIdentity, KeepsWhatIsNotAnIdentity) {
   EXPECT_EQ(m->graph->node_count, 5u);
 }
 
-TEST(PassIdentity, GraphInputToGraphOutputIdentityStays) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassIdentity, GraphInputToGraphOutputIdentityStays) {
   Value* x = b.input("x", kFloat, {2});
   b.output(b.op("Identity", {x}, {}, "y"));
   EXPECT_EQ(run_checked(*m, "eliminate_identity_ops").changes, 0);

@@ -1,11 +1,12 @@
 #include "passes_test_util.h"
+#include "support/model_test.h"
 
 using namespace ofg;
 using namespace ofg::test;
 
-TEST(PassTransposes, InversePairCancels2To0) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+using PassTransposes = ofg::test::ModelTest;
+
+TEST_F(PassTransposes, InversePairCancels2To0) {
   Value* x = b.input("x", kFloat, {1, 2, 3, 4});
   Value* t = b.op("Transpose", {x}, {b.ints("perm", {0, 2, 3, 1})});
   t = b.op("Transpose", {t}, {b.ints("perm", {0, 3, 1, 2})});
@@ -15,9 +16,7 @@ TEST(PassTransposes, InversePairCancels2To0) {
   EXPECT_EQ(m->graph->first->inputs[0], x);
 }
 
-TEST(PassTransposes, TripleChainBecomesOneWithComposedPerm) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassTransposes, TripleChainBecomesOneWithComposedPerm) {
   Value* x = b.input("x", kFloat, {1, 2, 3});
   Value* t = b.op("Transpose", {x}, {b.ints("perm", {1, 0, 2})});
   t = b.op("Transpose", {t}, {b.ints("perm", {0, 2, 1})});
@@ -31,9 +30,7 @@ TEST(PassTransposes, TripleChainBecomesOneWithComposedPerm) {
   EXPECT_EQ(ints_attr(*m, only, "perm"), (std::vector<int64_t>{0, 2, 1}));
 }
 
-TEST(PassTransposes, FirstWithSecondConsumerStays) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassTransposes, FirstWithSecondConsumerStays) {
   Value* x = b.input("x", kFloat, {2, 3});
   Value* t1 = b.op("Transpose", {x}, {b.ints("perm", {1, 0})});
   Value* t2 = b.op("Transpose", {t1}, {b.ints("perm", {1, 0})});
@@ -43,9 +40,7 @@ TEST(PassTransposes, FirstWithSecondConsumerStays) {
   EXPECT_EQ(count_op(m->graph, "Transpose"), 2);
 }
 
-TEST(PassTransposes, ConstantIsStoredTransposed) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassTransposes, ConstantIsStoredTransposed) {
   Value* x = b.input("x", kFloat, {2, 3});
   Value* w = b.initializer("w", {3, 2}, {1, 2, 3, 4, 5, 6});
   Value* wt = b.op("Transpose", {w}, {b.ints("perm", {1, 0})});

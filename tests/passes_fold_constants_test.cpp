@@ -4,6 +4,9 @@
 
 #include "passes_test_util.h"
 #include "passes_verify_util.h"
+#include "support/model_test.h"
+
+using PassFoldConstants = ofg::test::ModelTest;
 
 namespace ofg::test {
 namespace {
@@ -20,7 +23,7 @@ std::unique_ptr<Model> add_of_constants() {
   return m;
 }
 
-TEST(PassFoldConstants, FoldsAChainOfConstantNodes) {
+TEST_F(PassFoldConstants, FoldsAChainOfConstantNodes) {
   auto m = add_of_constants();
   auto ref = add_of_constants();
   auto st = run_checked(*m, "fold_constants");
@@ -39,7 +42,7 @@ TEST(PassFoldConstants, FoldsAChainOfConstantNodes) {
 
 // Reshape-like ops of a constant become views of the same bytes with the inferred dims (no
 // interpreter run, no copy); the values and every consumer's result stay the same.
-TEST(PassFoldConstants, ReshapesOfConstantsViewTheSameBytes) {
+TEST_F(PassFoldConstants, ReshapesOfConstantsViewTheSameBytes) {
   auto build = [] {
     auto m = new_model(13);
     GraphBuilder b(*m);
@@ -71,9 +74,7 @@ TEST(PassFoldConstants, ReshapesOfConstantsViewTheSameBytes) {
   expect_same_outputs(*ref, *m);
 }
 
-TEST(PassFoldConstants, LeavesRuntimeInputsAndGraphOutputs) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassFoldConstants, LeavesRuntimeInputsAndGraphOutputs) {
   Value* x = b.input("x", kFloat, {3});
   Value* a = b.initializer("a", {3}, {1, 2, 3});
   b.output(b.op("Add", {x, a}));
@@ -82,9 +83,7 @@ TEST(PassFoldConstants, LeavesRuntimeInputsAndGraphOutputs) {
   EXPECT_EQ(count_op(m->graph, "Neg"), 1);
 }
 
-TEST(PassFoldConstants, SkipsAHugeExpand) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassFoldConstants, SkipsAHugeExpand) {
   Value* x = b.input("x", kFloat, {1000, 1000});
   Value* one = b.initializer("one", {1}, {1.0f});
   Value* e = b.op("Expand", {one, b.initializer_i64("shape", {2}, {1000, 1000})});
@@ -97,7 +96,7 @@ TEST(PassFoldConstants, SkipsAHugeExpand) {
   EXPECT_EQ(count_op(m->graph, "Expand"), 0);
 }
 
-TEST(PassFoldConstants, SharedWeightIsNotDuplicated) {
+TEST_F(PassFoldConstants, SharedWeightIsNotDuplicated) {
   // Transpose of a weight another node also reads would add a second copy: skipped.
   auto m = new_model(13);
   GraphBuilder b(*m);
@@ -109,7 +108,7 @@ TEST(PassFoldConstants, SharedWeightIsNotDuplicated) {
   EXPECT_EQ(run_checked(*m, "fold_constants").changes, 0);
 }
 
-TEST(PassFoldConstants, InsideALoopBodyAndNotCustomDomains) {
+TEST_F(PassFoldConstants, InsideALoopBodyAndNotCustomDomains) {
   auto build = [] {
     auto m = new_model(13);
     GraphBuilder b(*m);
@@ -138,7 +137,7 @@ TEST(PassFoldConstants, InsideALoopBodyAndNotCustomDomains) {
 // by the kernel straight into memory the model keeps): the values must be
 // exactly those of the reference transposition, for every element size, a default perm, an N-D
 // perm, and weights whose bytes are not aligned (as raw data at an odd offset of a file is).
-TEST(PassFoldConstants, LargeTransposesMatchTheReference) {
+TEST_F(PassFoldConstants, LargeTransposesMatchTheReference) {
   struct Case {
     int32_t dtype;
     std::vector<int64_t> dims;

@@ -1,11 +1,12 @@
 #include "passes_test_util.h"
+#include "support/model_test.h"
 
 using namespace ofg;
 using namespace ofg::test;
 
-TEST(PassConvAddMul, PerChannelAddAndMulFold) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+using PassConvAddMul = ofg::test::ModelTest;
+
+TEST_F(PassConvAddMul, PerChannelAddAndMulFold) {
   Value* x = b.input("x", kFloat, {1, 1, 3, 3});
   Value* w = b.initializer("w", {2, 1, 1, 1}, {1.0f, 2.0f});
   Value* y = b.op("Conv", {x, w});
@@ -22,9 +23,7 @@ TEST(PassConvAddMul, PerChannelAddAndMulFold) {
   EXPECT_EQ(floats_of(w->initializer), (std::vector<float>{1.0f, 2.0f}));
 }
 
-TEST(PassConvAddMul, TwoDimBiasRuntimeBiasOrSharedOutputStay) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassConvAddMul, TwoDimBiasRuntimeBiasOrSharedOutputStay) {
   Value* x = b.input("x", kFloat, {1, 1, 3, 3});
   Value* w = b.initializer("w", {2, 1, 1, 1}, {1.0f, 2.0f});
   // [2,1] lines up with H and W of the 4-D output, not with the channels.

@@ -3,9 +3,12 @@
 #include "onnx/serialize.h"
 #include "passes_test_util.h"
 #include "support/test_support.h"
+#include "support/model_test.h"
 
 using namespace ofg;
 using namespace ofg::test;
+
+using PassConvBn = ofg::test::ModelTest;
 
 namespace {
 
@@ -26,9 +29,7 @@ double s_of(int c) {
 
 }  // namespace
 
-TEST(PassConvBn, FusesWithBiasAndKeepsTheSharedWeight) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassConvBn, FusesWithBiasAndKeepsTheSharedWeight) {
   Value* x = b.input("x", kFloat, {1, 1, 4, 4});
   Value* w = b.initializer("w", {2, 1, 1, 1}, {3.0f, -4.0f});
   Value* bias = b.initializer("bias", {2}, {0.5f, 1.5f});
@@ -55,9 +56,7 @@ TEST(PassConvBn, FusesWithBiasAndKeepsTheSharedWeight) {
   EXPECT_EQ(other->producer->inputs[1], w);
 }
 
-TEST(PassConvBn, ConvWithoutBiasAndDepthwise) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassConvBn, ConvWithoutBiasAndDepthwise) {
   Value* x = b.input("x", kFloat, {1, 2, 4, 4});
   Value* w = b.initializer("w", {2, 1, 1, 1}, {1.0f, 1.0f});
   Value* y = b.op("Conv", {x, w}, {b.i("group", 2)});
@@ -73,9 +72,7 @@ TEST(PassConvBn, ConvWithoutBiasAndDepthwise) {
   EXPECT_NEAR(floats_of(conv->inputs[1]->initializer)[1], s_of(1), 1e-5);
 }
 
-TEST(PassConvBn, ConvTransposeScalesItsOutputChannels) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassConvBn, ConvTransposeScalesItsOutputChannels) {
   Value* x = b.input("x", kFloat, {1, 1, 4, 4});
   Value* w = b.initializer("w", {1, 2, 1, 1}, {1.0f, 1.0f});  // [Cin, Cout, k, k]
   Value* y = b.op("ConvTranspose", {x, w});
@@ -91,9 +88,7 @@ TEST(PassConvBn, ConvTransposeScalesItsOutputChannels) {
 
 // Grouped ConvTranspose: weight [Cin=4, Cout/g=1, 1, 3] with group 2 gives Cout = 2, and input
 // channels 0-1 feed output channel 0, channels 2-3 output channel 1.
-TEST(PassConvBn, GroupedConvTransposeScalesByItsGroupsChannel) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassConvBn, GroupedConvTransposeScalesByItsGroupsChannel) {
   Value* x = b.input("x", kFloat, {1, 4, 3, 3});
   std::vector<float> wv(12);
   for (int i = 0; i < 12; ++i) wv[i] = static_cast<float>(i + 1);
@@ -108,9 +103,7 @@ TEST(PassConvBn, GroupedConvTransposeScalesByItsGroupsChannel) {
     for (int k = 0; k < 3; ++k) EXPECT_NEAR(nw[a * 3 + k], wv[a * 3 + k] * s_of(a / 2), 1e-5) << a << "," << k;
 }
 
-TEST(PassConvBn, NoFusionWhenConvOutputSharedOrBnStatsUsed) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassConvBn, NoFusionWhenConvOutputSharedOrBnStatsUsed) {
   Value* x = b.input("x", kFloat, {1, 1, 4, 4});
   Value* w = b.initializer("w", {2, 1, 1, 1}, {1.0f, 2.0f});
   Value* y = b.op("Conv", {x, w});
@@ -124,9 +117,7 @@ TEST(PassConvBn, NoFusionWhenConvOutputSharedOrBnStatsUsed) {
   EXPECT_EQ(count_op(m->graph, "BatchNormalization"), 2);
 }
 
-TEST(PassConvBn, InsideALoopBody) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassConvBn, InsideALoopBody) {
   Value* x = b.input("x", kFloat, {1, 1, 4, 4});
   Value* w = b.initializer("w", {2, 1, 1, 1}, {1.0f, 2.0f});
   Bn p = bn_params(b, "bn");
@@ -147,9 +138,7 @@ TEST(PassConvBn, InsideALoopBody) {
 
 // Conv -> BN -> BN: the second fusion scales the weight the first one made, which is itself still
 // to be computed (its recipe reads through the first one's).
-TEST(PassConvBn, ChainedBatchNormsReadTheFirstFusedWeight) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassConvBn, ChainedBatchNormsReadTheFirstFusedWeight) {
   Value* x = b.input("x", kFloat, {1, 1, 4, 4});
   Value* w = b.initializer("w", {2, 1, 1, 1}, {3.0f, -4.0f});
   Value* y = b.op("Conv", {x, w});
@@ -209,7 +198,7 @@ const Tensor* same_initializer(const Model& model, const Model& original, const 
 }
 }  // namespace
 
-TEST(PassConvBn, LargeFloatWeightIsComputedOnlyWhenRead) {
+TEST_F(PassConvBn, LargeFloatWeightIsComputedOnlyWhenRead) {
   LargeConvBn c;
   Value* out = nullptr;
   auto m = c.fused(out);
@@ -245,7 +234,7 @@ TEST(PassConvBn, LargeFloatWeightIsComputedOnlyWhenRead) {
 }
 
 // Saving with external data streams the computed weight into the data file.
-TEST(PassConvBn, ComputedWeightSavedAsExternalData) {
+TEST_F(PassConvBn, ComputedWeightSavedAsExternalData) {
   LargeConvBn c;
   Value* out = nullptr;
   auto m = c.fused(out);
@@ -265,7 +254,7 @@ TEST(PassConvBn, ComputedWeightSavedAsExternalData) {
 // Two Convs share a weight and are followed by BNs with equal statistics: the two computed
 // weights are equal and eliminate_duplicate_constants merges them (it samples them without
 // materialising, then compares in full); with different statistics nothing is merged.
-TEST(PassConvBn, EqualComputedWeightsAreMergedByDuplicateElimination) {
+TEST_F(PassConvBn, EqualComputedWeightsAreMergedByDuplicateElimination) {
   LargeConvBn c;
   for (bool equal : {true, false}) {
     auto m = new_model(13);
@@ -291,7 +280,7 @@ TEST(PassConvBn, EqualComputedWeightsAreMergedByDuplicateElimination) {
 // model is saved over that same file, and the pages of the dead old weight are let go after the
 // save. Reading the weight again afterwards (re-read from the replaced file's mapping) and
 // loading the new file both give the fused values.
-TEST(PassConvBn, ComputedWeightSavedOverItsOwnSourceFile) {
+TEST_F(PassConvBn, ComputedWeightSavedOverItsOwnSourceFile) {
   LargeConvBn c;
   std::string path = temp_dir() + "/own.onnx";
   {

@@ -1,11 +1,12 @@
 #include "passes_test_util.h"
+#include "support/model_test.h"
 
 using namespace ofg;
 using namespace ofg::test;
 
-TEST(PassMatMulAdd, TwoDimBecomesGemm) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+using PassMatMulAdd = ofg::test::ModelTest;
+
+TEST_F(PassMatMulAdd, TwoDimBecomesGemm) {
   Value* x = b.input("x", kFloat, {"batch", 3});
   Value* w = b.initializer("w", {3, 4}, std::vector<float>(12, 1.0f));
   Value* c = b.initializer("c", {4}, {1, 2, 3, 4});
@@ -21,9 +22,7 @@ TEST(PassMatMulAdd, TwoDimBecomesGemm) {
   EXPECT_EQ(g->outputs[0], y);
 }
 
-TEST(PassMatMulAdd, ThreeDimInputSharedOutputOrBadBiasStay) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassMatMulAdd, ThreeDimInputSharedOutputOrBadBiasStay) {
   Value* x3 = b.input("x3", kFloat, {"batch", "seq", 3});
   Value* x = b.input("x", kFloat, {2, 3});
   Value* w = b.initializer("w", {3, 4}, std::vector<float>(12, 1.0f));

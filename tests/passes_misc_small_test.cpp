@@ -1,12 +1,17 @@
 // constants_to_initializers, eliminate_unused_initializers, fold_weight_transposes, fuse_pad_into_conv.
 #include "passes_test_util.h"
+#include "support/model_test.h"
 
 using namespace ofg;
 using namespace ofg::test;
 
-TEST(PassConstantsToInitializers, LiftsTensorConstantsKeepsNames) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+using PassConstantsToInitializers = ofg::test::ModelTest;
+using PassFoldWeightTransposes = ofg::test::ModelTest;
+using PassPadIntoConv = ofg::test::ModelTest;
+using PassUnusedInitializers = ofg::test::ModelTest;
+using PassUtil = ofg::test::ModelTest;
+
+TEST_F(PassConstantsToInitializers, LiftsTensorConstantsKeepsNames) {
   Value* x = b.input("x", kFloat, {2});
   Value* c = b.constant("c", {2}, {1, 2});
   Value* out_c = b.constant("out_c", {1}, {7});  // a graph output: stays a node
@@ -19,9 +24,7 @@ TEST(PassConstantsToInitializers, LiftsTensorConstantsKeepsNames) {
   EXPECT_EQ(floats_of(c->initializer), (std::vector<float>{1, 2}));
 }
 
-TEST(PassUnusedInitializers, RemovesOnlyUnread) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassUnusedInitializers, RemovesOnlyUnread) {
   Value* x = b.input("x", kFloat, {2});
   Value* used = b.initializer("used", {2}, {1, 2});
   b.initializer("unused", {2}, {1, 2});
@@ -32,9 +35,7 @@ TEST(PassUnusedInitializers, RemovesOnlyUnread) {
   EXPECT_EQ(m->graph->initializers.size, 2u);
 }
 
-TEST(PassFoldWeightTransposes, GemmTransposeBecomesTransB) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassFoldWeightTransposes, GemmTransposeBecomesTransB) {
   Value* x = b.input("x", kFloat, {2, 3});
   Value* w = b.input("w", kFloat, {4, 3});
   Value* wt = b.op("Transpose", {w}, {b.ints("perm", {1, 0})});
@@ -46,9 +47,7 @@ TEST(PassFoldWeightTransposes, GemmTransposeBecomesTransB) {
   EXPECT_EQ(passes::attr_i(*m, g, "transB", 0), 1);
 }
 
-TEST(PassFoldWeightTransposes, SharedTransposeStays) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassFoldWeightTransposes, SharedTransposeStays) {
   Value* x = b.input("x", kFloat, {2, 3});
   Value* w = b.input("w", kFloat, {4, 3});
   Value* wt = b.op("Transpose", {w}, {b.ints("perm", {1, 0})});
@@ -57,9 +56,7 @@ TEST(PassFoldWeightTransposes, SharedTransposeStays) {
   EXPECT_EQ(run_checked(*m, "fold_weight_transposes").changes, 0);
 }
 
-TEST(PassPadIntoConv, ZeroPadMergesIntoPads) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassPadIntoConv, ZeroPadMergesIntoPads) {
   Value* x = b.input("x", kFloat, {1, 2, 5, 5});
   Value* pads = b.initializer_i64("pads", {8}, {0, 0, 1, 2, 0, 0, 3, 4});
   Value* p = b.op("Pad", {x, pads});
@@ -72,9 +69,7 @@ TEST(PassPadIntoConv, ZeroPadMergesIntoPads) {
   EXPECT_EQ(ints_attr(*m, conv, "pads"), (std::vector<int64_t>{2, 3, 4, 5}));
 }
 
-TEST(PassPadIntoConv, ReflectOrChannelPadStays) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassPadIntoConv, ReflectOrChannelPadStays) {
   Value* x = b.input("x", kFloat, {1, 2, 5, 5});
   Value* w = b.initializer("w", {2, 2, 1, 1}, {1, 0, 0, 1});
   Value* w3 = b.initializer("w3", {2, 3, 1, 1}, {1, 0, 0, 1, 0, 0});
@@ -89,9 +84,7 @@ TEST(PassPadIntoConv, ReflectOrChannelPadStays) {
 // depth limit), ops the inference knows beyond the elementwise ones (Conv), a value whose rank
 // cannot be known (broadcast against an input of unknown rank), and a value made after the
 // inference ran (unknown: the inference describes the model as the pass found it).
-TEST(PassUtil, InferredRankComesFromTypeInference) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassUtil, InferredRankComesFromTypeInference) {
   Value* x = b.input("x", kFloat, {2, 3});
   Value* w = b.initializer("w", {3, 3}, std::vector<float>(9, 0.5f));
   Value* c = b.initializer("c", {3}, {1, 2, 3});

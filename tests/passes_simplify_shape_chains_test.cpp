@@ -2,6 +2,9 @@
 // running the result at other sizes than any export would use).
 #include "passes_test_util.h"
 #include "passes_verify_util.h"
+#include "support/model_test.h"
+
+using PassShapeChains = ofg::test::ModelTest;
 
 namespace ofg::test {
 namespace {
@@ -22,7 +25,7 @@ std::unique_ptr<Model> flatten_tail(bool second_consumer) {
   return m;
 }
 
-TEST(PassShapeChains, ReshapeShapeBecomesConstantWithCopiedBatch) {
+TEST_F(PassShapeChains, ReshapeShapeBecomesConstantWithCopiedBatch) {
   auto m = flatten_tail(false);
   auto ref = flatten_tail(false);
   EXPECT_GE(run_checked(*m, "simplify_shape_chains").changes, 1);
@@ -36,7 +39,7 @@ TEST(PassShapeChains, ReshapeShapeBecomesConstantWithCopiedBatch) {
   expect_same_outputs(*ref, *m, {{"batch", 7}});
 }
 
-TEST(PassShapeChains, SecondConsumerKeepsAShapeThatStaysDynamic) {
+TEST_F(PassShapeChains, SecondConsumerKeepsAShapeThatStaysDynamic) {
   auto m = flatten_tail(true);
   auto ref = flatten_tail(true);
   run_checked(*m, "simplify_shape_chains");
@@ -47,9 +50,7 @@ TEST(PassShapeChains, SecondConsumerKeepsAShapeThatStaysDynamic) {
   expect_same_outputs(*ref, *m, {{"batch", 5}});
 }
 
-TEST(PassShapeChains, StaticShapesFoldCompletely) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassShapeChains, StaticShapesFoldCompletely) {
   Value* x = b.input("x", kFloat, {2, 3, 4});
   Value* sh = b.op("Shape", {x});
   Value* s = b.op("Slice", {sh, b.initializer_i64("s", {1}, {1}), b.initializer_i64("e", {1}, {3})});
@@ -60,9 +61,7 @@ TEST(PassShapeChains, StaticShapesFoldCompletely) {
   EXPECT_EQ(count_op(m->graph, "Shape"), 0);
 }
 
-TEST(PassShapeChains, DoesNotFireOnUnknownDimsOrGraphOutputs) {
-  auto m = new_model(13);
-  GraphBuilder b(*m);
+TEST_F(PassShapeChains, DoesNotFireOnUnknownDimsOrGraphOutputs) {
   Value* x = b.input("x", kFloat, {"n", "m"});
   Value* sh = b.op("Shape", {x});
   b.output(sh);  // a graph output: stays
@@ -73,7 +72,7 @@ TEST(PassShapeChains, DoesNotFireOnUnknownDimsOrGraphOutputs) {
   EXPECT_EQ(run_checked(*m, "simplify_shape_chains").changes, 0);  // [m, n]: two unknowns, no copy
 }
 
-TEST(PassShapeChains, InsideALoopBody) {
+TEST_F(PassShapeChains, InsideALoopBody) {
   auto build = [] {
     auto m = new_model(13);
     GraphBuilder b(*m);
