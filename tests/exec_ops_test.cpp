@@ -220,10 +220,8 @@ TEST_F(ExecControl, LoopAccumulatesStateAndScanOutputs) {
   Graph* body = b.subgraph("body");
   {
     GraphBuilder lb(*m, body);
-    Value* it = lb.input("it", kInt64, {});
-    Value* cond = lb.input("cond", kBool, {});
+    Value* cond = test::loop_inputs(lb);
     Value* acc = lb.input("acc", kFloat, {1});
-    (void)it;
     Value* next = lb.op("Add", {acc, acc});
     lb.output(lb.op("Identity", {cond}));
     lb.output(next);

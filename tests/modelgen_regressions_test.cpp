@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/kernels.h"
+#include "support/model_test.h"
 
 namespace k = ofg::kernels;
 
@@ -135,9 +136,7 @@ std::unique_ptr<ofg::Model> reshape_read_by_branches(const std::vector<int64_t>&
   { GraphBuilder tb(*m, then_g); tb.output(tb.op("Relu", {r})); }
   Graph* else_g = b.subgraph("else");
   { GraphBuilder eb(*m, else_g); eb.output(eb.op("Neg", {r})); }
-  uint8_t one = 1;
-  Value* c = b.initializer("c", kBool, {}, &one, 1);
-  Node* n = b.node("If", {c}, 1, {b.g("then_branch", then_g), b.g("else_branch", else_g)});
+  Node* n = ofg::test::if_true(b, then_g, else_g);
   b.output(n->outputs[0]);
   b.output(b.op("Sigmoid", {x}));  // x is also read after the If
   recompute_captures(m->graph);
@@ -230,9 +229,7 @@ std::unique_ptr<ofg::Model> fusion_across_branch(const char* producer_op, const 
   }
   Graph* else_g = b.subgraph("else");
   { GraphBuilder eb(*m, else_g); eb.output(eb.op("Neg", {x})); }
-  uint8_t one = 1;
-  Value* c = b.initializer("cond", kBool, {}, &one, 1);
-  Node* n = b.node("If", {c}, 1, {b.g("then_branch", then_g), b.g("else_branch", else_g)});
+  Node* n = ofg::test::if_true(b, then_g, else_g);
   b.output(n->outputs[0]);
   recompute_captures(m->graph);
   return m;
@@ -273,8 +270,7 @@ TEST(ModelgenRegressions, FusionsInsideOneBranchStillHappen) {
   }
   Graph* else_g = b.subgraph("else");
   { GraphBuilder eb(*m, else_g); eb.output(eb.op("Neg", {x})); }
-  uint8_t one = 1;
-  Node* n = b.node("If", {b.initializer("cond", kBool, {}, &one, 1)}, 1, {b.g("then_branch", then_g), b.g("else_branch", else_g)});
+  Node* n = ofg::test::if_true(b, then_g, else_g);
   b.output(n->outputs[0]);
   recompute_captures(m->graph);
   passes::PassStats s = test::run_checked(*m, "fuse_conv_add_mul");

@@ -1,10 +1,6 @@
 #include "passes_test_util.h"
-#include "support/model_test.h"
 
-using namespace ofg;
-using namespace ofg::test;
-
-using PassReshapeChains = ofg::test::ModelTest;
+using PassReshapeChains = ModelTest;
 
 TEST_F(PassReshapeChains, ChainEndingInReshapeCollapses) {
   Value* x = b.input("x", kFloat, {2, 3, 4});

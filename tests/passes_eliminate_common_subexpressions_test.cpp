@@ -1,10 +1,6 @@
 #include "passes_test_util.h"
-#include "support/model_test.h"
 
-using namespace ofg;
-using namespace ofg::test;
-
-using PassCse = ofg::test::ModelTest;
+using PassCse = ModelTest;
 
 TEST_F(PassCse, MergesEqualNodesTransitively) {
   Value* x = b.input("x", kFloat, {2, 3});

@@ -1,10 +1,6 @@
 #include "passes_test_util.h"
-#include "support/model_test.h"
 
-using namespace ofg;
-using namespace ofg::test;
-
-using PassDeadNodes = ofg::test::ModelTest;
+using PassDeadNodes = ModelTest;
 
 TEST_F(PassDeadNodes, RemovesUnreadChainKeepsOutputsAndCustomNodes) {
   Value* x = b.input("x", kFloat, {2, 3});
@@ -26,10 +22,8 @@ TEST_F(PassDeadNodes, InsideLoopBody) {
   Value* x = b.input("x", kFloat, {2});
   Graph* body = b.subgraph("body");
   GraphBuilder bb(*m, body);
-  Value* iter = bb.input("i", kInt64, {});
-  Value* cond = bb.input("c", kBool, {});
+  Value* cond = loop_inputs(bb);
   Value* carried = bb.input("v", kFloat, {2});
-  (void)iter;
   bb.op("Exp", {carried});  // dead inside the body
   bb.output(bb.op("Identity", {cond}));
   bb.output(bb.op("Relu", {carried}));

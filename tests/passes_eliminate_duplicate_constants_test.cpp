@@ -1,10 +1,6 @@
 #include "passes_test_util.h"
-#include "support/model_test.h"
 
-using namespace ofg;
-using namespace ofg::test;
-
-using PassDuplicateConstants = ofg::test::ModelTest;
+using PassDuplicateConstants = ModelTest;
 
 TEST_F(PassDuplicateConstants, MergesEqualInitializersAndConstants) {
   Value* x = b.input("x", kFloat, {3});

@@ -1,10 +1,6 @@
 #include "passes_test_util.h"
-#include "support/model_test.h"
 
-using namespace ofg;
-using namespace ofg::test;
-
-using PassIdentity = ofg::test::ModelTest;
+using PassIdentity = ModelTest;
 
 TEST_F(PassIdentity, RemovesIdentityDropoutAndNeutralArithmetic) {
   Value* x = b.input("x", kFloat, {2, 3});

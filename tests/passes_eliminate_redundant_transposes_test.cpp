@@ -1,10 +1,6 @@
 #include "passes_test_util.h"
-#include "support/model_test.h"
 
-using namespace ofg;
-using namespace ofg::test;
-
-using PassTransposes = ofg::test::ModelTest;
+using PassTransposes = ModelTest;
 
 TEST_F(PassTransposes, InversePairCancels2To0) {
   Value* x = b.input("x", kFloat, {1, 2, 3, 4});

@@ -4,9 +4,8 @@
 
 #include "passes_test_util.h"
 #include "passes_verify_util.h"
-#include "support/model_test.h"
 
-using PassFoldConstants = ofg::test::ModelTest;
+using PassFoldConstants = ModelTest;
 
 namespace ofg::test {
 namespace {
@@ -116,8 +115,7 @@ TEST_F(PassFoldConstants, InsideALoopBodyAndNotCustomDomains) {
     Value* a = b.initializer("a", {3}, {1, 2, 3});
     Graph* body = b.subgraph("body");
     GraphBuilder bb(*m, body);
-    bb.input("i", kInt64, {});
-    Value* cond = bb.input("c", kBool, {});
+    Value* cond = loop_inputs(bb);
     Value* v = bb.input("v", kFloat, {3});
     bb.output(bb.op("Identity", {cond}));
     bb.output(bb.op("Add", {v, bb.op("Sqrt", {a})}));  // reads the outer constant

@@ -1,10 +1,6 @@
 #include "passes_test_util.h"
-#include "support/model_test.h"
 
-using namespace ofg;
-using namespace ofg::test;
-
-using PassConvAddMul = ofg::test::ModelTest;
+using PassConvAddMul = ModelTest;
 
 TEST_F(PassConvAddMul, PerChannelAddAndMulFold) {
   Value* x = b.input("x", kFloat, {1, 1, 3, 3});

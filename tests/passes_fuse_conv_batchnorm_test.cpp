@@ -3,12 +3,8 @@
 #include "onnx/serialize.h"
 #include "passes_test_util.h"
 #include "support/test_support.h"
-#include "support/model_test.h"
 
-using namespace ofg;
-using namespace ofg::test;
-
-using PassConvBn = ofg::test::ModelTest;
+using PassConvBn = ModelTest;
 
 namespace {
 
@@ -123,8 +119,7 @@ TEST_F(PassConvBn, InsideALoopBody) {
   Bn p = bn_params(b, "bn");
   Graph* body = b.subgraph("body");
   GraphBuilder bb(*m, body);
-  bb.input("i", kInt64, {});
-  Value* cond = bb.input("c", kBool, {});
+  Value* cond = loop_inputs(bb);
   Value* v = bb.input("v", kFloat, {1, 1, 4, 4});
   bb.output(bb.op("Identity", {cond}));
   Value* y = bb.op("Conv", {v, w});

@@ -1,10 +1,6 @@
 #include "passes_test_util.h"
-#include "support/model_test.h"
 
-using namespace ofg;
-using namespace ofg::test;
-
-using PassMatMulAdd = ofg::test::ModelTest;
+using PassMatMulAdd = ModelTest;
 
 TEST_F(PassMatMulAdd, TwoDimBecomesGemm) {
   Value* x = b.input("x", kFloat, {"batch", 3});

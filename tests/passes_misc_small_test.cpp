@@ -1,15 +1,11 @@
 // constants_to_initializers, eliminate_unused_initializers, fold_weight_transposes, fuse_pad_into_conv.
 #include "passes_test_util.h"
-#include "support/model_test.h"
 
-using namespace ofg;
-using namespace ofg::test;
-
-using PassConstantsToInitializers = ofg::test::ModelTest;
-using PassFoldWeightTransposes = ofg::test::ModelTest;
-using PassPadIntoConv = ofg::test::ModelTest;
-using PassUnusedInitializers = ofg::test::ModelTest;
-using PassUtil = ofg::test::ModelTest;
+using PassConstantsToInitializers = ModelTest;
+using PassFoldWeightTransposes = ModelTest;
+using PassPadIntoConv = ModelTest;
+using PassUnusedInitializers = ModelTest;
+using PassUtil = ModelTest;
 
 TEST_F(PassConstantsToInitializers, LiftsTensorConstantsKeepsNames) {
   Value* x = b.input("x", kFloat, {2});

@@ -7,9 +7,6 @@
 #include "passes/pipeline.h"
 #include "passes_test_util.h"
 
-using namespace ofg;
-using namespace ofg::test;
-
 TEST(PassPipeline, DemoReachesAFixedPoint) {
   auto m = make_demo_model();
   passes::PipelineOptions o;

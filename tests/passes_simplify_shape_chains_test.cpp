@@ -2,9 +2,8 @@
 // running the result at other sizes than any export would use).
 #include "passes_test_util.h"
 #include "passes_verify_util.h"
-#include "support/model_test.h"
 
-using PassShapeChains = ofg::test::ModelTest;
+using PassShapeChains = ModelTest;
 
 namespace ofg::test {
 namespace {
@@ -79,8 +78,7 @@ TEST_F(PassShapeChains, InsideALoopBody) {
     Value* x = b.input("x", kFloat, {2, 6});
     Graph* body = b.subgraph("body");
     GraphBuilder bb(*m, body);
-    bb.input("i", kInt64, {});
-    Value* cond = bb.input("c", kBool, {});
+    Value* cond = loop_inputs(bb);
     Value* v = bb.input("v", kFloat, {2, 6});
     bb.output(bb.op("Identity", {cond}));
     Value* n = bb.op("Gather", {bb.op("Shape", {v}), bb.initializer_i64("k", {}, {1})}, {bb.i("axis", 0)});

@@ -10,6 +10,7 @@
 #include "ir/graph_ops.h"
 #include "passes/pass.h"
 #include "passes/util.h"
+#include "support/model_test.h"
 
 namespace ofg::test {
 
@@ -42,3 +43,7 @@ inline std::vector<int64_t> ints_attr(Model& m, Node* n, const char* name) {
 }
 
 }  // namespace ofg::test
+
+// Every pass test reads the IR types and these helpers unqualified.
+using namespace ofg;        // NOLINT(build/namespaces)
+using namespace ofg::test;  // NOLINT(build/namespaces)

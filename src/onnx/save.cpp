@@ -51,16 +51,12 @@ class Saver {
     ExtrasCursor ec(w_, m_.extra);
     ec.before(pb::ModelProto::kIrVersionFieldNumber);
     if (m_.has_ir_version) w_.field_int64(pb::ModelProto::kIrVersionFieldNumber, m_.ir_version);
-    ec.before(pb::ModelProto::kProducerNameFieldNumber);
-    str(pb::ModelProto::kProducerNameFieldNumber, m_.producer_name);
-    ec.before(pb::ModelProto::kProducerVersionFieldNumber);
-    str(pb::ModelProto::kProducerVersionFieldNumber, m_.producer_version);
-    ec.before(pb::ModelProto::kDomainFieldNumber);
-    str(pb::ModelProto::kDomainFieldNumber, m_.domain);
+    str(ec, pb::ModelProto::kProducerNameFieldNumber, m_.producer_name);
+    str(ec, pb::ModelProto::kProducerVersionFieldNumber, m_.producer_version);
+    str(ec, pb::ModelProto::kDomainFieldNumber, m_.domain);
     ec.before(pb::ModelProto::kModelVersionFieldNumber);
     if (m_.has_model_version) w_.field_int64(pb::ModelProto::kModelVersionFieldNumber, m_.model_version);
-    ec.before(pb::ModelProto::kDocStringFieldNumber);
-    str(pb::ModelProto::kDocStringFieldNumber, m_.doc_string);
+    str(ec, pb::ModelProto::kDocStringFieldNumber, m_.doc_string);
     ec.before(pb::ModelProto::kGraphFieldNumber);
     w_.message(pb::ModelProto::kGraphFieldNumber, [&] { graph(*m_.graph); });
     ec.before(pb::ModelProto::kOpsetImportFieldNumber);
@@ -76,11 +72,15 @@ class Saver {
   void str(uint32_t field, StrId id) {
     if (id != kNoStr) w_.field_string(field, m_.str(id));
   }
+  // A string field in its place among the fields kept from the input.
+  void str(ExtrasCursor& ec, uint32_t field, StrId id) {
+    ec.before(field);
+    str(field, id);
+  }
 
   void opset(const OpsetId& o) {
     ExtrasCursor ec(w_, o.extra);
-    ec.before(pb::OperatorSetIdProto::kDomainFieldNumber);
-    str(pb::OperatorSetIdProto::kDomainFieldNumber, o.domain);
+    str(ec, pb::OperatorSetIdProto::kDomainFieldNumber, o.domain);
     ec.before(pb::OperatorSetIdProto::kVersionFieldNumber);
     if (o.has_version) w_.field_int64(pb::OperatorSetIdProto::kVersionFieldNumber, o.version);
     ec.rest();
@@ -88,10 +88,8 @@ class Saver {
 
   void pair(const StringPair& p) {
     ExtrasCursor ec(w_, p.extra);
-    ec.before(pb::StringStringEntryProto::kKeyFieldNumber);
-    str(pb::StringStringEntryProto::kKeyFieldNumber, p.key);
-    ec.before(pb::StringStringEntryProto::kValueFieldNumber);
-    str(pb::StringStringEntryProto::kValueFieldNumber, p.value);
+    str(ec, pb::StringStringEntryProto::kKeyFieldNumber, p.key);
+    str(ec, pb::StringStringEntryProto::kValueFieldNumber, p.value);
     ec.rest();
   }
 
@@ -99,13 +97,11 @@ class Saver {
     ExtrasCursor ec(w_, g.extra);
     ec.before(pb::GraphProto::kNodeFieldNumber);
     for (const Node* n = g.first; n; n = n->next) w_.message(pb::GraphProto::kNodeFieldNumber, [&] { node(*n); });
-    ec.before(pb::GraphProto::kNameFieldNumber);
-    str(pb::GraphProto::kNameFieldNumber, g.name);
+    str(ec, pb::GraphProto::kNameFieldNumber, g.name);
     ec.before(pb::GraphProto::kInitializerFieldNumber);
     for (const Value* v : g.initializers)
       w_.message(pb::GraphProto::kInitializerFieldNumber, [&] { tensor(*v->initializer, v->name); });
-    ec.before(pb::GraphProto::kDocStringFieldNumber);
-    str(pb::GraphProto::kDocStringFieldNumber, g.doc_string);
+    str(ec, pb::GraphProto::kDocStringFieldNumber, g.doc_string);
     ec.before(pb::GraphProto::kInputFieldNumber);
     for (const ValueInfo& vi : g.inputs) w_.message(pb::GraphProto::kInputFieldNumber, [&] { value_info(vi); });
     ec.before(pb::GraphProto::kOutputFieldNumber);
@@ -117,13 +113,11 @@ class Saver {
 
   void value_info(const ValueInfo& vi) {
     ExtrasCursor ec(w_, vi.extra);
-    ec.before(pb::ValueInfoProto::kNameFieldNumber);
-    str(pb::ValueInfoProto::kNameFieldNumber, vi.value->name);
+    str(ec, pb::ValueInfoProto::kNameFieldNumber, vi.value->name);
     ec.before(pb::ValueInfoProto::kTypeFieldNumber);
     const Type* t = vi.type ? vi.type : vi.value->type;
     if (vi.has_type && t) w_.message(pb::ValueInfoProto::kTypeFieldNumber, [&] { type(*t); });
-    ec.before(pb::ValueInfoProto::kDocStringFieldNumber);
-    str(pb::ValueInfoProto::kDocStringFieldNumber, vi.doc_string);
+    str(ec, pb::ValueInfoProto::kDocStringFieldNumber, vi.doc_string);
     ec.rest();
   }
 
@@ -144,8 +138,7 @@ class Saver {
       w_.message(kind_field, [&] { type_inner(t); });
     };
     if (kind_field && kind_field < pb::TypeProto::kDenotationFieldNumber) emit_kind();
-    ec.before(pb::TypeProto::kDenotationFieldNumber);
-    str(pb::TypeProto::kDenotationFieldNumber, t.denotation);
+    str(ec, pb::TypeProto::kDenotationFieldNumber, t.denotation);
     if (kind_field > pb::TypeProto::kDenotationFieldNumber) emit_kind();
     ec.rest();
   }
@@ -191,24 +184,19 @@ class Saver {
     for (const Value* v : n.inputs) w_.field_string(pb::NodeProto::kInputFieldNumber, v ? m_.str(v->name) : std::string_view());
     ec.before(pb::NodeProto::kOutputFieldNumber);
     for (const Value* v : n.outputs) w_.field_string(pb::NodeProto::kOutputFieldNumber, v ? m_.str(v->name) : std::string_view());
-    ec.before(pb::NodeProto::kNameFieldNumber);
-    str(pb::NodeProto::kNameFieldNumber, n.name);
-    ec.before(pb::NodeProto::kOpTypeFieldNumber);
-    str(pb::NodeProto::kOpTypeFieldNumber, n.op_type);
+    str(ec, pb::NodeProto::kNameFieldNumber, n.name);
+    str(ec, pb::NodeProto::kOpTypeFieldNumber, n.op_type);
     ec.before(pb::NodeProto::kAttributeFieldNumber);
     for (const Attribute& a : n.attributes) w_.message(pb::NodeProto::kAttributeFieldNumber, [&] { attribute(a); });
-    ec.before(pb::NodeProto::kDocStringFieldNumber);
-    str(pb::NodeProto::kDocStringFieldNumber, n.doc_string);
-    ec.before(pb::NodeProto::kDomainFieldNumber);
-    str(pb::NodeProto::kDomainFieldNumber, n.domain);
+    str(ec, pb::NodeProto::kDocStringFieldNumber, n.doc_string);
+    str(ec, pb::NodeProto::kDomainFieldNumber, n.domain);
     ec.rest();
   }
 
   void attribute(const Attribute& a) {
     using A = pb::AttributeProto;
     ExtrasCursor ec(w_, a.extra);
-    ec.before(A::kNameFieldNumber);
-    str(A::kNameFieldNumber, a.name);
+    str(ec, A::kNameFieldNumber, a.name);
     ec.before(A::kFFieldNumber);
     if (a.present & Attribute::kF) {
       uint32_t bits;
@@ -237,12 +225,10 @@ class Saver {
     for (const Tensor* t : a.tensors) w_.message(A::kTensorsFieldNumber, [&] { tensor(*t, t->name); });
     ec.before(A::kGraphsFieldNumber);
     for (const Graph* g : a.graphs) w_.message(A::kGraphsFieldNumber, [&] { graph(*g); });
-    ec.before(A::kDocStringFieldNumber);
-    str(A::kDocStringFieldNumber, a.doc_string);
+    str(ec, A::kDocStringFieldNumber, a.doc_string);
     ec.before(A::kTypeFieldNumber);
     if (a.has_type) w_.field_int64(A::kTypeFieldNumber, a.type);
-    ec.before(A::kRefAttrNameFieldNumber);
-    str(A::kRefAttrNameFieldNumber, a.ref_attr_name);
+    str(ec, A::kRefAttrNameFieldNumber, a.ref_attr_name);
     ec.rest();
   }
 
@@ -264,12 +250,10 @@ class Saver {
     if (t.has_data_type) w_.field_int64(T::kDataTypeFieldNumber, t.data_type);
     ec.before(T::kStringDataFieldNumber);
     for (Bytes s : t.strings) w_.field_bytes(T::kStringDataFieldNumber, s);
-    ec.before(T::kNameFieldNumber);
-    str(T::kNameFieldNumber, name);
+    str(ec, T::kNameFieldNumber, name);
     ec.before(T::kRawDataFieldNumber);
     if (t.data_type != kString && !to_external) w_.field_tensor_bytes(T::kRawDataFieldNumber, t);
-    ec.before(T::kDocStringFieldNumber);
-    str(T::kDocStringFieldNumber, t.doc_string);
+    str(ec, T::kDocStringFieldNumber, t.doc_string);
     if (to_external) {
       uint64_t offset = ext_->place(&t);
       ec.before(T::kExternalDataFieldNumber);
@@ -291,8 +275,7 @@ class Saver {
   void function(const Function& f) {
     using F = pb::FunctionProto;
     ExtrasCursor ec(w_, f.extra);
-    ec.before(F::kNameFieldNumber);
-    str(F::kNameFieldNumber, f.name);
+    str(ec, F::kNameFieldNumber, f.name);
     ec.before(F::kInputFieldNumber);
     for (const ValueInfo& vi : f.body->inputs) str(F::kInputFieldNumber, vi.value->name);
     ec.before(F::kOutputFieldNumber);
@@ -301,12 +284,10 @@ class Saver {
     for (StrId a : f.attribute_names) str(F::kAttributeFieldNumber, a);
     ec.before(F::kNodeFieldNumber);
     for (const Node* n = f.body->first; n; n = n->next) w_.message(F::kNodeFieldNumber, [&] { node(*n); });
-    ec.before(F::kDocStringFieldNumber);
-    str(F::kDocStringFieldNumber, f.doc_string);
+    str(ec, F::kDocStringFieldNumber, f.doc_string);
     ec.before(F::kOpsetImportFieldNumber);
     for (const OpsetId& o : f.opsets) w_.message(F::kOpsetImportFieldNumber, [&] { opset(o); });
-    ec.before(F::kDomainFieldNumber);
-    str(F::kDomainFieldNumber, f.domain);
+    str(ec, F::kDomainFieldNumber, f.domain);
     ec.rest();
   }
 

@@ -565,15 +565,16 @@ int main(int argc, char** argv) {
     CHECK(ofg_options_create(&o) == OFG_OK);
     CHECK(ofg_options_set(o, "verify.samples", "two") == OFG_ERR_INVALID_ARGUMENT);
     CHECK(strstr(ofg_last_error(), "verify.samples") != NULL);
-    CHECK(ofg_options_set(o, "verify.samples", "0") == OFG_ERR_INVALID_ARGUMENT);
-    CHECK(ofg_options_set(o, "verify.samples", "2.5") == OFG_ERR_INVALID_ARGUMENT);
-    CHECK(ofg_options_set(o, "verify.atol", "abc") == OFG_ERR_INVALID_ARGUMENT);
-    CHECK(ofg_options_set(o, "verify.rtol", "-1") == OFG_ERR_INVALID_ARGUMENT);
-    CHECK(ofg_options_set(o, "verify.dim.batch", "-2") == OFG_ERR_INVALID_ARGUMENT);
-    CHECK(ofg_options_set(o, "optimize.verify_each_pass", "yes") == OFG_ERR_INVALID_ARGUMENT);
-    CHECK(ofg_options_set(o, "optimize.max_iterations", "0") == OFG_ERR_INVALID_ARGUMENT);
-    CHECK(ofg_options_set(o, "optimize.passes", "no_such_pass") == OFG_ERR_INVALID_ARGUMENT);
-    CHECK(ofg_options_set(o, "optimize.input_shapes", "image=1,x") == OFG_ERR_INVALID_ARGUMENT);
+    /* Values each option refuses: not a number, out of its range, an unknown pass or shape. */
+    static const char* const refused[][2] = {
+        {"verify.samples", "0"},          {"verify.samples", "2.5"},
+        {"verify.atol", "abc"},           {"verify.rtol", "-1"},
+        {"verify.dim.batch", "-2"},       {"optimize.verify_each_pass", "yes"},
+        {"optimize.max_iterations", "0"}, {"optimize.passes", "no_such_pass"},
+        {"optimize.input_shapes", "image=1,x"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i)
+      CHECK(ofg_options_set(o, refused[i][0], refused[i][1]) == OFG_ERR_INVALID_ARGUMENT);
     CHECK(ofg_options_set(o, "verify.samples", "2") == OFG_OK);
     CHECK(ofg_options_set(o, "verify.atol", "1e-4") == OFG_OK);
     CHECK(ofg_options_set(o, "verify.dim.batch", "1") == OFG_OK);

@@ -5,15 +5,9 @@ unused. Usage: cli_saved_model_test.py ONNXFORGE_CLI   (needs Debian's python3-o
 import os
 import sys
 
-try:
-    import numpy as np
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-except ImportError as e:  # pragma: no cover
-    print("SKIP: python3-onnx / python3-numpy missing (%s)" % e)
-    sys.exit(77)
+from clitest import TMP, main, require_onnx, run, save
 
-from clitest import TMP, main, run, save  # noqa: E402
+np, onnx, TensorProto, helper, numpy_helper = require_onnx()
 
 
 def model():

@@ -19,15 +19,9 @@ import os
 import shutil
 import sys
 
-try:
-    import numpy as np
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-except ImportError as e:  # pragma: no cover
-    print("SKIP: python3-onnx / python3-numpy missing (%s)" % e)
-    sys.exit(77)
+from clitest import TMP, main, require_onnx, read, run, save
 
-from clitest import TMP, main, read, run, save  # noqa: E402
+np, onnx, TensorProto, helper, numpy_helper = require_onnx()
 
 
 def conv_bn_model():

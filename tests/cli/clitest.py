@@ -12,6 +12,19 @@ CLI = os.path.abspath(sys.argv[1])
 TMP = tempfile.mkdtemp(prefix="ofg_cli_")
 
 
+def require_onnx():
+    """numpy, onnx, TensorProto, helper and numpy_helper; exit 77 (ctest's skip) when the
+    python3-onnx / python3-numpy packages are missing."""
+    try:
+        import numpy
+        import onnx
+        from onnx import TensorProto, helper, numpy_helper
+    except ImportError as e:  # pragma: no cover
+        print("SKIP: python3-onnx / python3-numpy missing (%s)" % e)
+        sys.exit(77)
+    return numpy, onnx, TensorProto, helper, numpy_helper
+
+
 def run(*args, ok=(0,)):
     """Runs `onnxforge ARGS`; fails unless the exit code is one of `ok`."""
     p = subprocess.run([CLI, *map(str, args)], capture_output=True, text=True)

@@ -17,4 +17,18 @@ class ModelTest : public ::testing::Test {
   GraphBuilder b{*m};
 };
 
+// The first two inputs of a Loop body (iteration number, condition), which the tests' bodies
+// never read but for the condition; returns the condition.
+inline Value* loop_inputs(GraphBuilder& body) {
+  body.input("i", kInt64, {});
+  return body.input("c", kBool, {});
+}
+
+// An If on a constant true condition choosing between the two branch graphs.
+inline Node* if_true(GraphBuilder& b, Graph* then_g, Graph* else_g, uint32_t outputs = 1) {
+  uint8_t one = 1;
+  Value* c = b.initializer("cond", kBool, {}, &one, 1);
+  return b.node("If", {c}, outputs, {b.g("then_branch", then_g), b.g("else_branch", else_g)});
+}
+
 }  // namespace ofg::test

@@ -94,116 +94,97 @@ void op_variadic(OpCtx& c) {
   c.set(0, acc);
 }
 
-void op_mod(OpCtx& c) {
+// Ops of two inputs of one element type, broadcast: y[i] = f(x, z) for each pair of elements, y
+// of the inputs' type, or bool when kBoolOut. f is a generic lambda, called with the values of
+// every numeric type.
+template <bool kBoolOut, class F>
+void same_type_binary(OpCtx& c, F&& f) {
   const RTensor &a = c.t(0), &b = c.t(1);
   if (a.dtype != b.dtype) c.error("input types differ");
-  bool fmod = c.attr_i("fmod", 0) != 0;
   Shape out = broadcast_shapes(c, {a.shape, b.shape});
-  RTensor y = RTensor::alloc(a.dtype, out);
+  RTensor y = RTensor::alloc(kBoolOut ? kBool : a.dtype, out);
   visit_numeric(a.dtype, [&](auto tag) {
     using T = decltype(tag);
+    using Out = std::conditional_t<kBoolOut, bool, T>;
     const T* pa = a.data<T>();
     const T* pb = b.data<T>();
-    T* py = y.data<T>();
-    broadcast_each(out, {a.shape, b.shape}, [&](int64_t i, const int64_t* o) {
-      T x = pa[o[0]], d = pb[o[1]];
-      if constexpr (std::is_floating_point_v<T>) {
-        T r = std::fmod(x, d);
-        if (!fmod && r != 0 && ((r < 0) != (d < 0))) r += d;
-        py[i] = r;
-      } else if constexpr (std::is_same_v<T, bool>) {
-        py[i] = x;
-      } else {
-        // x % -1 is 0, and computing it overflows for the minimum of the type.
-        if (d == 0 || (std::is_signed_v<T> && d == static_cast<T>(-1))) { py[i] = 0; return; }
-        T r = x % d;
-        if constexpr (std::is_signed_v<T>) if (!fmod && r != 0 && ((r < 0) != (d < 0))) r += d;
-        py[i] = r;
-      }
-    });
+    Out* py = y.data<Out>();
+    broadcast_each(out, {a.shape, b.shape}, [&](int64_t i, const int64_t* o) { py[i] = f(pa[o[0]], pb[o[1]]); });
   });
   c.set(0, y);
+}
+
+void op_mod(OpCtx& c) {
+  bool fmod = c.attr_i("fmod", 0) != 0;
+  same_type_binary<false>(c, [fmod](auto x, auto d) {
+    using T = decltype(x);
+    if constexpr (std::is_floating_point_v<T>) {
+      T r = std::fmod(x, d);
+      if (!fmod && r != 0 && ((r < 0) != (d < 0))) r += d;
+      return r;
+    } else {
+      // x % -1 is 0, and computing it overflows for the minimum of the type.
+      if (d == 0 || (std::is_signed_v<T> && d == static_cast<T>(-1))) return T(0);
+      T r = static_cast<T>(x % d);
+      if constexpr (std::is_signed_v<T>) if (!fmod && r != 0 && ((r < 0) != (d < 0))) r = static_cast<T>(r + d);
+      return r;
+    }
+  });
 }
 
 enum class Cmp { Eq, Lt, Gt, Le, Ge };
 template <Cmp K>
 void op_compare(OpCtx& c) {
-  const RTensor &a = c.t(0), &b = c.t(1);
-  if (a.dtype != b.dtype) c.error("input types differ");
-  Shape out = broadcast_shapes(c, {a.shape, b.shape});
-  RTensor y = RTensor::alloc(kBool, out);
-  bool* py = y.data<bool>();
-  visit_numeric(a.dtype, [&](auto tag) {
-    using T = decltype(tag);
-    const T* pa = a.data<T>();
-    const T* pb = b.data<T>();
-    broadcast_each(out, {a.shape, b.shape}, [&](int64_t i, const int64_t* o) {
-      T x = pa[o[0]], z = pb[o[1]];
-      bool r = false;
-      switch (K) {
-        case Cmp::Eq: r = x == z; break;
-        case Cmp::Lt: r = x < z; break;
-        case Cmp::Gt: r = x > z; break;
-        case Cmp::Le: r = x <= z; break;
-        case Cmp::Ge: r = x >= z; break;
-      }
-      py[i] = r;
-    });
+  same_type_binary<true>(c, [](auto x, auto z) {
+    switch (K) {
+      case Cmp::Eq: return x == z;
+      case Cmp::Lt: return x < z;
+      case Cmp::Gt: return x > z;
+      case Cmp::Le: return x <= z;
+      case Cmp::Ge: return x >= z;
+    }
+    return false;
   });
-  c.set(0, y);
 }
 
 enum class Logic { And, Or, Xor };
 template <Logic K>
 void op_logic(OpCtx& c) {
-  const RTensor &a = c.t(0), &b = c.t(1);
-  if (a.dtype != kBool || b.dtype != kBool) c.error("inputs must be bool");
-  Shape out = broadcast_shapes(c, {a.shape, b.shape});
-  RTensor y = RTensor::alloc(kBool, out);
-  const bool* pa = a.data<bool>();
-  const bool* pb = b.data<bool>();
-  bool* py = y.data<bool>();
-  broadcast_each(out, {a.shape, b.shape}, [&](int64_t i, const int64_t* o) {
-    bool x = pa[o[0]], z = pb[o[1]];
-    py[i] = K == Logic::And ? (x && z) : K == Logic::Or ? (x || z) : (x != z);
+  if (c.t(0).dtype != kBool || c.t(1).dtype != kBool) c.error("inputs must be bool");
+  same_type_binary<true>(c, [](auto x, auto z) {
+    return K == Logic::And ? (x && z) : K == Logic::Or ? (x || z) : (x != z);
   });
-  c.set(0, y);
 }
 
 enum class Bitwise { And, Or, Xor, ShiftL, ShiftR };
 template <Bitwise K>
 void op_bitwise(OpCtx& c) {
-  const RTensor &a = c.t(0), &b = c.t(1);
-  if (a.dtype != b.dtype) c.error("input types differ");
-  Shape out = broadcast_shapes(c, {a.shape, b.shape});
-  RTensor y = RTensor::alloc(a.dtype, out);
-  bool left = c.attr_s("direction", "LEFT") == "LEFT";
-  visit_numeric(a.dtype, [&](auto tag) {
+  bool integral = false;
+  visit_numeric(c.t(0).dtype, [&](auto tag) {
     using T = decltype(tag);
+    integral = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+  });
+  if (!integral) c.error("bitwise ops need integer inputs");
+  bool left = c.attr_s("direction", "LEFT") == "LEFT";
+  same_type_binary<false>(c, [left](auto x, auto z) {
+    using T = decltype(x);
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      const T* pa = a.data<T>();
-      const T* pb = b.data<T>();
-      T* py = y.data<T>();
-      broadcast_each(out, {a.shape, b.shape}, [&](int64_t i, const int64_t* o) {
-        T x = pa[o[0]], z = pb[o[1]];
-        using U = std::make_unsigned_t<T>;
-        switch (K) {
-          case Bitwise::And: py[i] = x & z; break;
-          case Bitwise::Or: py[i] = x | z; break;
-          case Bitwise::Xor: py[i] = x ^ z; break;
-          default: {
-            U s = static_cast<U>(z);
-            U ux = static_cast<U>(x);
-            if (s >= sizeof(T) * 8) py[i] = 0;
-            else py[i] = static_cast<T>(left ? static_cast<U>(ux << s) : static_cast<U>(ux >> s));
-          }
+      using U = std::make_unsigned_t<T>;
+      switch (K) {
+        case Bitwise::And: return static_cast<T>(x & z);
+        case Bitwise::Or: return static_cast<T>(x | z);
+        case Bitwise::Xor: return static_cast<T>(x ^ z);
+        default: {
+          U s = static_cast<U>(z);
+          U ux = static_cast<U>(x);
+          if (s >= sizeof(T) * 8) return T(0);
+          return static_cast<T>(left ? static_cast<U>(ux << s) : static_cast<U>(ux >> s));
         }
-      });
+      }
     } else {
-      c.error("bitwise ops need integer inputs");
+      return x;  // not reached: refused above
     }
   });
-  c.set(0, y);
 }
 void op_bitshift(OpCtx& c) { op_bitwise<Bitwise::ShiftL>(c); }
 

@@ -423,59 +423,61 @@ void op_hardmax(OpCtx& c) {
   c.set(0, like_input(y, c.t(0).dtype));
 }
 
-void op_layernorm(OpCtx& c) {
-  RTensor x = as_float(c.t(0)), sc = as_float(c.t(1));
-  int64_t r = x.rank();
-  int64_t axis = norm_axis(c, c.attr_i("axis", -1), r);
-  float eps = c.attr_f("epsilon", 1e-5f);
-  int64_t rows = 1, D = 1;
-  for (int64_t i = 0; i < axis; ++i) rows *= x.shape[i];
-  for (int64_t i = axis; i < r; ++i) D *= x.shape[i];
-  RTensor y = RTensor::alloc(kFloat, x.shape);
-  Shape ms = x.shape;
-  for (int64_t i = axis; i < r; ++i) ms[i] = 1;
-  RTensor mean = RTensor::alloc(kFloat, ms), inv = RTensor::alloc(kFloat, ms);
-  // Scale / bias that do not cover the whole normalised block are broadcast first.
-  RTensor scale_full = sc, bias_full;
-  Shape dshape(x.shape.begin() + axis, x.shape.end());
-  auto expand_to = [&](const RTensor& t) {
+// LayerNormalization and RMSNormalization: x in float as `rows` rows of the D elements from `axis`
+// on; scale and bias are broadcast to one row (shape `dshape`).
+struct NormRows {
+  RTensor x;
+  int64_t axis = 0, rows = 1, D = 1;
+  float eps = 0;
+  Shape dshape;
+
+  explicit NormRows(OpCtx& c) : x(as_float(c.t(0))) {
+    int64_t r = x.rank();
+    axis = norm_axis(c, c.attr_i("axis", -1), r);
+    eps = c.attr_f("epsilon", 1e-5f);
+    for (int64_t i = 0; i < axis; ++i) rows *= x.shape[i];
+    for (int64_t i = axis; i < r; ++i) D *= x.shape[i];
+    dshape.assign(x.shape.begin() + axis, x.shape.end());
+  }
+  // t as one row of D floats (t itself when it already is one).
+  RTensor row(const OpCtx& c, const RTensor& t, const char* what) const {
     if (broadcast_shapes(c, {t.shape, dshape}) != dshape)
-      c.error("scale / bias " + shape_str(t.shape) + " does not broadcast to " + shape_str(dshape));
+      c.error(std::string(what) + " " + shape_str(t.shape) + " does not broadcast to " + shape_str(dshape));
     if (t.numel() == D) return t;
     RTensor e = RTensor::alloc(kFloat, dshape);
     broadcast_each(dshape, {t.shape}, [&](int64_t i, const int64_t* o) { e.data<float>()[i] = t.data<float>()[o[0]]; });
     return e;
-  };
-  scale_full = expand_to(sc);
-  if (c.has(2)) bias_full = expand_to(as_float(c.t(2)));
-  if (rows && D)
-    kernels::layer_norm(x.data<float>(), scale_full.data<float>(), c.has(2) ? bias_full.data<float>() : nullptr, y.data<float>(), rows,
-                        D, eps, mean.data<float>(), inv.data<float>());
+  }
+};
+
+void op_layernorm(OpCtx& c) {
+  NormRows n(c);
+  RTensor sc = as_float(c.t(1));
+  RTensor y = RTensor::alloc(kFloat, n.x.shape);
+  Shape ms = n.x.shape;
+  for (size_t i = static_cast<size_t>(n.axis); i < ms.size(); ++i) ms[i] = 1;
+  RTensor mean = RTensor::alloc(kFloat, ms), inv = RTensor::alloc(kFloat, ms);
+  RTensor scale_full = n.row(c, sc, "scale / bias"), bias_full;
+  if (c.has(2)) bias_full = n.row(c, as_float(c.t(2)), "scale / bias");
+  if (n.rows && n.D)
+    kernels::layer_norm(n.x.data<float>(), scale_full.data<float>(), c.has(2) ? bias_full.data<float>() : nullptr,
+                        y.data<float>(), n.rows, n.D, n.eps, mean.data<float>(), inv.data<float>());
   c.set(0, y);
   if (c.n_out() > 1) c.set(1, mean);
   if (c.n_out() > 2) c.set(2, inv);
 }
 
 void op_rmsnorm(OpCtx& c) {
-  RTensor x = as_float(c.t(0)), sc = as_float(c.t(1));
-  int64_t r = x.rank();
-  int64_t axis = norm_axis(c, c.attr_i("axis", -1), r);
-  float eps = c.attr_f("epsilon", 1e-5f);
-  int64_t rows = 1, D = 1;
-  for (int64_t i = 0; i < axis; ++i) rows *= x.shape[i];
-  for (int64_t i = axis; i < r; ++i) D *= x.shape[i];
-  Shape dshape(x.shape.begin() + axis, x.shape.end());
-  if (broadcast_shapes(c, {sc.shape, dshape}) != dshape)
-    c.error("scale " + shape_str(sc.shape) + " does not broadcast to " + shape_str(dshape));
-  RTensor y = RTensor::alloc(kFloat, x.shape);
-  std::vector<float> s(D);
-  broadcast_each(dshape, {sc.shape}, [&](int64_t i, const int64_t* o) { s[i] = sc.data<float>()[o[0]]; });
-  for (int64_t rr = 0; rr < rows; ++rr) {
-    const float* px = x.data<float>() + rr * D;
+  NormRows n(c);
+  RTensor s = n.row(c, as_float(c.t(1)), "scale");
+  RTensor y = RTensor::alloc(kFloat, n.x.shape);
+  const float* ps = s.data<float>();
+  for (int64_t rr = 0; rr < n.rows; ++rr) {
+    const float* px = n.x.data<float>() + rr * n.D;
     double ss = 0;
-    for (int64_t i = 0; i < D; ++i) ss += static_cast<double>(px[i]) * px[i];
-    float inv = static_cast<float>(1.0 / std::sqrt(ss / D + eps));
-    for (int64_t i = 0; i < D; ++i) y.data<float>()[rr * D + i] = px[i] * inv * s[i];
+    for (int64_t i = 0; i < n.D; ++i) ss += static_cast<double>(px[i]) * px[i];
+    float inv = static_cast<float>(1.0 / std::sqrt(ss / n.D + n.eps));
+    for (int64_t i = 0; i < n.D; ++i) y.data<float>()[rr * n.D + i] = px[i] * inv * ps[i];
   }
   c.set(0, y);
 }

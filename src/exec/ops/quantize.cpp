@@ -132,7 +132,7 @@ void op_dynamic_quantize(OpCtx& c) {
 
 // Broadcast batched matmul of (a - za) and (b - zb) in int64 / double; zero points per tensor,
 // per row of a (length M) or per column of b (length N).
-std::vector<double> int_matmul(const OpCtx& c, const RTensor& a, const RTensor* za, const RTensor& b, const RTensor* zb,
+std::vector<double> int_matmul(OpCtx& c, const RTensor& a, const RTensor* za, const RTensor& b, const RTensor* zb,
                                Shape& out_shape) {
   if (a.rank() < 1 || b.rank() < 1) c.error("A and B must have rank >= 1");
   Shape as = a.shape, bs = b.shape;
@@ -168,13 +168,19 @@ std::vector<double> int_matmul(const OpCtx& c, const RTensor& a, const RTensor* 
   return out;
 }
 
-void op_matmul_integer(OpCtx& c) {
+// MatMulInteger / ConvInteger: inputs (a, b, a_zero_point, b_zero_point), the exact sums of
+// `compute` saturated to int32.
+using IntAccumulate = std::vector<double> (*)(OpCtx&, const RTensor&, const RTensor*, const RTensor&, const RTensor*,
+                                              Shape&);
+void int32_output(OpCtx& c, IntAccumulate compute) {
   Shape os;
-  std::vector<double> v = int_matmul(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os);
+  std::vector<double> v = compute(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os);
   RTensor y = RTensor::alloc(kInt32, os);
   for (size_t i = 0; i < v.size(); ++i) y.data<int32_t>()[i] = saturate_cast<int32_t>(v[i]);
   c.set(0, y);
 }
+
+void op_matmul_integer(OpCtx& c) { int32_output(c, int_matmul); }
 
 double requant(double acc, double mult, double zp, double lo, double hi) {
   double v = std::nearbyint(static_cast<float>(acc * mult)) + zp;
@@ -254,13 +260,7 @@ std::vector<double> int_conv(OpCtx& c, const RTensor& x, const RTensor* xz, cons
   return y;
 }
 
-void op_conv_integer(OpCtx& c) {
-  Shape os;
-  std::vector<double> v = int_conv(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os);
-  RTensor y = RTensor::alloc(kInt32, os);
-  for (size_t i = 0; i < v.size(); ++i) y.data<int32_t>()[i] = saturate_cast<int32_t>(v[i]);
-  c.set(0, y);
-}
+void op_conv_integer(OpCtx& c) { int32_output(c, int_conv); }
 
 void op_qlinear_conv(OpCtx& c) {
   Shape os;
