@@ -14,28 +14,26 @@ bool is_reshape_like(const Model& m, const Node* n) {
 
 void run_collapse_reshape_chains(PassContext& ctx) {
   Model& m = ctx.m;
-  for (Graph* g : all_graphs(m)) {
-    g->for_each_node([&](Node* n) {
-      if (!is_op(m, n, "Reshape") || n->inputs.size != 2 || !n->inputs[0] || !n->inputs[1]) return;
-      std::vector<int64_t> shape;
-      if (!read_ints(const_tensor(m, n->inputs[1]), shape)) return;
-      // A 0 copies a dim of the input (unless allowzero), so the input's shape would matter.
-      for (int64_t d : shape)
-        if (d == 0) return;
-      // Skip every reshape-like producer read only by this chain.
-      bool changed = false;
-      for (;;) {
-        Value* in = n->inputs[0];
-        Node* p = in->producer;
-        if (!p || p->graph != g || in->initializer || in->is_graph_input || !is_reshape_like(m, p) || !single_use(in)) break;
-        if (p->inputs.size == 0 || !p->inputs[0]) break;  // a malformed node without its data input
-        set_input(n, 0, p->inputs[0]);
-        drop(ctx, p);
-        changed = true;
-      }
-      if (changed) ++ctx.changes;
-    });
-  }
+  for_each_op(m, "Reshape", [&](Graph* g, Node* n) {
+    if (n->inputs.size != 2 || !n->inputs[0] || !n->inputs[1]) return;
+    std::vector<int64_t> shape;
+    if (!read_ints(const_tensor(m, n->inputs[1]), shape)) return;
+    // A 0 copies a dim of the input (unless allowzero), so the input's shape would matter.
+    for (int64_t d : shape)
+      if (d == 0) return;
+    // Skip every reshape-like producer read only by this chain.
+    bool changed = false;
+    for (;;) {
+      Value* in = n->inputs[0];
+      Node* p = in->producer;
+      if (!p || p->graph != g || in->initializer || in->is_graph_input || !is_reshape_like(m, p) || !single_use(in)) break;
+      if (p->inputs.size == 0 || !p->inputs[0]) break;  // a malformed node without its data input
+      set_input(n, 0, p->inputs[0]);
+      drop(ctx, p);
+      changed = true;
+    }
+    if (changed) ++ctx.changes;
+  });
 }
 
 }  // namespace ofg::passes

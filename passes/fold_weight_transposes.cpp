@@ -7,24 +7,22 @@ namespace ofg::passes {
 
 void run_fold_weight_transposes(PassContext& ctx) {
   Model& m = ctx.m;
-  for (Graph* g : all_graphs(m)) {
-    g->for_each_node([&](Node* n) {
-      if (!is_op(m, n, "Gemm") || n->inputs.size < 2) return;
-      for (int k = 0; k < 2; ++k) {
-        Value* in = n->inputs[k];
-        Node* t = producer_if(m, in, "Transpose", g);
-        if (!t || !single_use(in) || !t->inputs[0]) continue;
-        std::vector<int64_t> perm;
-        // Gemm inputs are 2-D, so a Transpose without perm is [1, 0] too.
-        if (attr_ints(m, t, "perm", perm) && !(perm.size() == 2 && perm[0] == 1 && perm[1] == 0)) continue;
-        const char* flag = k == 0 ? "transA" : "transB";
-        set_attr_i(m, n, flag, attr_i(m, n, flag, 0) ? 0 : 1);
-        set_input(n, k, t->inputs[0]);
-        drop(ctx, t);
-        ++ctx.changes;
-      }
-    });
-  }
+  for_each_op(m, "Gemm", [&](Graph* g, Node* n) {
+    if (n->inputs.size < 2) return;
+    for (int k = 0; k < 2; ++k) {
+      Value* in = n->inputs[k];
+      Node* t = producer_if(m, in, "Transpose", g);
+      if (!t || !single_use(in) || !t->inputs[0]) continue;
+      std::vector<int64_t> perm;
+      // Gemm inputs are 2-D, so a Transpose without perm is [1, 0] too.
+      if (attr_ints(m, t, "perm", perm) && !(perm.size() == 2 && perm[0] == 1 && perm[1] == 0)) continue;
+      const char* flag = k == 0 ? "transA" : "transB";
+      set_attr_i(m, n, flag, attr_i(m, n, flag, 0) ? 0 : 1);
+      set_input(n, k, t->inputs[0]);
+      drop(ctx, t);
+      ++ctx.changes;
+    }
+  });
 }
 
 }  // namespace ofg::passes

@@ -87,82 +87,80 @@ class ScaleRecipe final : public TensorRecipe {
 
 void run_fuse_conv_batchnorm(PassContext& ctx) {
   Model& m = ctx.m;
-  for (Graph* g : all_graphs(m)) {
-    g->for_each_node([&](Node* bn) {
-      if (!is_op(m, bn, "BatchNormalization") || bn->inputs.size != 5 || !bn->outputs[0]) return;
-      // Training-mode BN (extra outputs used, or training_mode=1) computes batch statistics.
-      for (uint32_t i = 1; i < bn->outputs.size; ++i)
-        if (bn->outputs[i] && (bn->outputs[i]->uses.size || bn->outputs[i]->is_graph_output())) return;
-      if (attr_i(m, bn, "training_mode", 0) != 0) return;
-      if (attr_i(m, bn, "spatial", 1) != 1) return;  // opset < 9 per-activation BN
-      if (opset(m) < 7 && attr_i(m, bn, "is_test", 0) == 0) return;
-      Value* y = bn->inputs[0];
-      Node* conv = producer_if(m, y, "Conv", g);
-      bool transpose = false;
-      if (!conv) {
-        conv = producer_if(m, y, "ConvTranspose", g);
-        transpose = conv != nullptr;
-      }
-      if (!conv || !single_use(y) || conv->inputs.size < 2 || read_by_custom(m, bn->outputs[0])) return;
-      const Tensor* wt = const_tensor(m, conv->inputs[1]);
-      if (!wt || !is_float_type(wt->data_type) || wt->dims.size < 3) return;
-      const Tensor* bt = conv->inputs.size > 2 && conv->inputs[2] ? const_tensor(m, conv->inputs[2]) : nullptr;
-      if (conv->inputs.size > 2 && conv->inputs[2] && !bt) return;  // bias computed at run time
-      int64_t group = attr_i(m, conv, "group", 1);
-      if (group <= 0) return;
-      int64_t cout = transpose ? wt->dims[1] * group : wt->dims[0];
-      if (transpose && wt->dims[0] % group) return;
-      if (!dense(wt, dtype_size(wt->data_type))) return;
-      std::vector<double> w, b, scale, beta, mean, var;
-      const Tensor* params[4];
-      std::vector<double>* dst[4] = {&scale, &beta, &mean, &var};
-      for (int k = 0; k < 4; ++k) {
-        params[k] = const_tensor(m, bn->inputs[1 + k]);
-        if (!params[k] || !read_doubles(params[k], *dst[k]) || static_cast<int64_t>(dst[k]->size()) != cout) return;
-      }
-      if (bt) {
-        if (bt->data_type != wt->data_type || !read_doubles(bt, b) || static_cast<int64_t>(b.size()) != cout) return;
-      } else {
-        b.assign(static_cast<size_t>(cout), 0.0);
-      }
-      double eps = attr_f(m, bn, "epsilon", 1e-5f);
-      std::vector<double> s(static_cast<size_t>(cout));
-      for (int64_t c = 0; c < cout; ++c) {
-        s[c] = scale[c] / std::sqrt(var[c] + eps);
-        b[c] = (b[c] - mean[c]) * s[c] + beta[c];
-      }
-      Tensor* fused;
-      ScaleRecipe* recipe = nullptr;
-      if (wt->data_type == kFloat) {
-        // A weight made by an earlier fusion (Conv -> BN -> BN) is read through its own recipe.
-        recipe = m.arena.make<ScaleRecipe>(m, wt, transpose, group, s);
-        std::vector<int64_t> wdims(wt->dims.begin(), wt->dims.end());
-        fused = make_computed_tensor(m, kFloat, wdims.data(), wdims.size(), wt->data.size, recipe);
-      } else {
-        if (!read_doubles(wt, w)) return;
-        scale_weight(w, wt, transpose, group, s);
-        std::vector<int64_t> wdims(wt->dims.begin(), wt->dims.end());
-        fused = tensor_from_doubles(m, wt->data_type, wdims, w);
-      }
-      Value* old_weight = conv->inputs[1];
-      std::string base = std::string(m.str(old_weight->name));
-      Value* nw = add_initializer(g, base + "_bn", fused);
-      Value* nb = add_initializer(g, base + "_bn_bias", tensor_from_doubles(m, wt->data_type, {cout}, b));
-      if (conv->inputs.size < 3) resize_inputs(conv, 3);
-      set_input(conv, 1, nw);
-      set_input(conv, 2, nb);
-      // The old weight is dead unless shared: let its pages of the mapped file go (peak RSS).
-      if (old_weight->uses.size == 0 && !old_weight->is_graph_output()) {
-        if (recipe) recipe->set_source_dead();  // once the recipe has read it
-        else release_loaded_bytes(m, wt->data);
-      }
-      // The Conv now writes the BN's output value, so its readers and name are unchanged.
-      Value* out = bn->outputs[0];
-      drop(ctx, bn);
-      take_output(conv, 0, out);
-      ++ctx.changes;
-    });
-  }
+  for_each_op(m, "BatchNormalization", [&](Graph* g, Node* bn) {
+    if (bn->inputs.size != 5 || !bn->outputs[0]) return;
+    // Training-mode BN (extra outputs used, or training_mode=1) computes batch statistics.
+    for (uint32_t i = 1; i < bn->outputs.size; ++i)
+      if (bn->outputs[i] && (bn->outputs[i]->uses.size || bn->outputs[i]->is_graph_output())) return;
+    if (attr_i(m, bn, "training_mode", 0) != 0) return;
+    if (attr_i(m, bn, "spatial", 1) != 1) return;  // opset < 9 per-activation BN
+    if (opset(m) < 7 && attr_i(m, bn, "is_test", 0) == 0) return;
+    Value* y = bn->inputs[0];
+    Node* conv = producer_if(m, y, "Conv", g);
+    bool transpose = false;
+    if (!conv) {
+      conv = producer_if(m, y, "ConvTranspose", g);
+      transpose = conv != nullptr;
+    }
+    if (!conv || !single_use(y) || conv->inputs.size < 2 || read_by_custom(m, bn->outputs[0])) return;
+    const Tensor* wt = const_tensor(m, conv->inputs[1]);
+    if (!wt || !is_float_type(wt->data_type) || wt->dims.size < 3) return;
+    const Tensor* bt = conv->inputs.size > 2 && conv->inputs[2] ? const_tensor(m, conv->inputs[2]) : nullptr;
+    if (conv->inputs.size > 2 && conv->inputs[2] && !bt) return;  // bias computed at run time
+    int64_t group = attr_i(m, conv, "group", 1);
+    if (group <= 0) return;
+    int64_t cout = transpose ? wt->dims[1] * group : wt->dims[0];
+    if (transpose && wt->dims[0] % group) return;
+    if (!dense(wt, dtype_size(wt->data_type))) return;
+    std::vector<double> w, b, scale, beta, mean, var;
+    const Tensor* params[4];
+    std::vector<double>* dst[4] = {&scale, &beta, &mean, &var};
+    for (int k = 0; k < 4; ++k) {
+      params[k] = const_tensor(m, bn->inputs[1 + k]);
+      if (!params[k] || !read_doubles(params[k], *dst[k]) || static_cast<int64_t>(dst[k]->size()) != cout) return;
+    }
+    if (bt) {
+      if (bt->data_type != wt->data_type || !read_doubles(bt, b) || static_cast<int64_t>(b.size()) != cout) return;
+    } else {
+      b.assign(static_cast<size_t>(cout), 0.0);
+    }
+    double eps = attr_f(m, bn, "epsilon", 1e-5f);
+    std::vector<double> s(static_cast<size_t>(cout));
+    for (int64_t c = 0; c < cout; ++c) {
+      s[c] = scale[c] / std::sqrt(var[c] + eps);
+      b[c] = (b[c] - mean[c]) * s[c] + beta[c];
+    }
+    Tensor* fused;
+    ScaleRecipe* recipe = nullptr;
+    if (wt->data_type == kFloat) {
+      // A weight made by an earlier fusion (Conv -> BN -> BN) is read through its own recipe.
+      recipe = m.arena.make<ScaleRecipe>(m, wt, transpose, group, s);
+      std::vector<int64_t> wdims(wt->dims.begin(), wt->dims.end());
+      fused = make_computed_tensor(m, kFloat, wdims.data(), wdims.size(), wt->data.size, recipe);
+    } else {
+      if (!read_doubles(wt, w)) return;
+      scale_weight(w, wt, transpose, group, s);
+      std::vector<int64_t> wdims(wt->dims.begin(), wt->dims.end());
+      fused = tensor_from_doubles(m, wt->data_type, wdims, w);
+    }
+    Value* old_weight = conv->inputs[1];
+    std::string base = std::string(m.str(old_weight->name));
+    Value* nw = add_initializer(g, base + "_bn", fused);
+    Value* nb = add_initializer(g, base + "_bn_bias", tensor_from_doubles(m, wt->data_type, {cout}, b));
+    if (conv->inputs.size < 3) resize_inputs(conv, 3);
+    set_input(conv, 1, nw);
+    set_input(conv, 2, nb);
+    // The old weight is dead unless shared: let its pages of the mapped file go (peak RSS).
+    if (old_weight->uses.size == 0 && !old_weight->is_graph_output()) {
+      if (recipe) recipe->set_source_dead();  // once the recipe has read it
+      else release_loaded_bytes(m, wt->data);
+    }
+    // The Conv now writes the BN's output value, so its readers and name are unchanged.
+    Value* out = bn->outputs[0];
+    drop(ctx, bn);
+    take_output(conv, 0, out);
+    ++ctx.changes;
+  });
 }
 
 }  // namespace ofg::passes

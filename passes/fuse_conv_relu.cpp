@@ -31,24 +31,22 @@ void set_attr_s(Model& m, Node* n, const char* name, const std::string& v) {
 void run_fuse_conv_relu(PassContext& ctx) {
   Model& m = ctx.m;
   const exec::TypeInference& ti = ctx.inferred_types();
-  for (Graph* g : all_graphs(m)) {
-    g->for_each_node([&](Node* relu) {
-      if (!is_op(m, relu, "Relu") || relu->inputs.size != 1 || !relu->outputs[0]) return;
-      Value* mid = relu->inputs[0];
-      Node* conv = producer_if(m, mid, "Conv", g);
-      if (!conv || !single_use(mid) || conv->graph != relu->graph) return;
-      const exec::IType* t = ti.type_of(conv->inputs[0]);
-      if (!t || t->elem != kFloat) return;  // the fused kernel computes float32
-      conv->op_type = m.intern("FusedConv");
-      conv->domain = m.intern(kDomain);
-      set_attr_s(m, conv, "activation", "Relu");
-      Value* out = relu->outputs[0];
-      drop(ctx, relu);
-      take_output(conv, 0, out);
-      import_domain(m);
-      ++ctx.changes;
-    });
-  }
+  for_each_op(m, "Relu", [&](Graph* g, Node* relu) {
+    if (relu->inputs.size != 1 || !relu->outputs[0]) return;
+    Value* mid = relu->inputs[0];
+    Node* conv = producer_if(m, mid, "Conv", g);
+    if (!conv || !single_use(mid) || conv->graph != relu->graph) return;
+    const exec::IType* t = ti.type_of(conv->inputs[0]);
+    if (!t || t->elem != kFloat) return;  // the fused kernel computes float32
+    conv->op_type = m.intern("FusedConv");
+    conv->domain = m.intern(kDomain);
+    set_attr_s(m, conv, "activation", "Relu");
+    Value* out = relu->outputs[0];
+    drop(ctx, relu);
+    take_output(conv, 0, out);
+    import_domain(m);
+    ++ctx.changes;
+  });
 }
 
 }  // namespace ofg::passes

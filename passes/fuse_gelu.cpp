@@ -24,51 +24,49 @@ void run_fuse_gelu(PassContext& ctx) {
   Model& m = ctx.m;
   if (opset(m) < 20) return;
   const double r2 = std::sqrt(2.0);
-  for (Graph* g : all_graphs(m)) {
-    g->for_each_node([&](Node* erf) {
-      if (!is_op(m, erf, "Erf") || !erf->inputs[0]) return;
-      Node* scale = erf->inputs[0]->producer;
-      if (!scale || !scale->alive || scale->graph != g || !single_use(erf->inputs[0])) return;
-      Value* x = nullptr;
-      if (is_op(m, scale, "Div") && scalar_is(m, scale->inputs[1], r2)) x = scale->inputs[0];
-      else if (is_op(m, scale, "Mul") && scalar_is(m, scale->inputs[1], 1 / r2)) x = scale->inputs[0];
-      else if (is_op(m, scale, "Mul") && scalar_is(m, scale->inputs[0], 1 / r2)) x = scale->inputs[1];
-      if (!x) return;
-      Node* plus = only_user(erf->outputs[0]);
-      if (!is_op(m, plus, "Add") || !scalar_is(m, other(plus, erf->outputs[0]), 1.0)) return;
-      Node* mul = only_user(plus->outputs[0]);
-      if (!is_op(m, mul, "Mul")) return;
-      Value* xs = other(mul, plus->outputs[0]);
-      std::vector<Node*> pattern{scale, erf, plus, mul};
-      Node* last = nullptr;
-      if (xs == x) {
-        // (x * (erf + 1)) * 0.5
-        Node* half = only_user(mul->outputs[0]);
-        if (!is_op(m, half, "Mul") || !scalar_is(m, other(half, mul->outputs[0]), 0.5)) return;
-        pattern.push_back(half);
-        last = half;
-      } else {
-        // (x * 0.5) * (erf + 1), the 0.5 product read by this Mul only
-        Node* half = xs->producer;
-        if (!is_op(m, half, "Mul") || half->graph != g || !single_use(xs) || other(half, x) == nullptr) return;
-        if (!((half->inputs[0] == x && scalar_is(m, half->inputs[1], 0.5)) ||
-              (half->inputs[1] == x && scalar_is(m, half->inputs[0], 0.5))))
-          return;
-        pattern.push_back(half);
-        last = mul;
-      }
-      Node* gelu = new_node(g, m.intern("Gelu"), kNoStr, 1, 1);
-      gelu->name = node_name(m, erf, "/Gelu");
-      set_input(gelu, 0, x);
-      insert_before(last, gelu);
-      ++ctx.added;
-      Value* out = last->outputs[0];
-      for (Node* n : pattern) drop(ctx, n);
-      last->outputs[0] = nullptr;
-      set_output(gelu, 0, out);
-      ++ctx.changes;
-    });
-  }
+  for_each_op(m, "Erf", [&](Graph* g, Node* erf) {
+    if (!erf->inputs[0]) return;
+    Node* scale = erf->inputs[0]->producer;
+    if (!scale || !scale->alive || scale->graph != g || !single_use(erf->inputs[0])) return;
+    Value* x = nullptr;
+    if (is_op(m, scale, "Div") && scalar_is(m, scale->inputs[1], r2)) x = scale->inputs[0];
+    else if (is_op(m, scale, "Mul") && scalar_is(m, scale->inputs[1], 1 / r2)) x = scale->inputs[0];
+    else if (is_op(m, scale, "Mul") && scalar_is(m, scale->inputs[0], 1 / r2)) x = scale->inputs[1];
+    if (!x) return;
+    Node* plus = only_user(erf->outputs[0]);
+    if (!is_op(m, plus, "Add") || !scalar_is(m, other(plus, erf->outputs[0]), 1.0)) return;
+    Node* mul = only_user(plus->outputs[0]);
+    if (!is_op(m, mul, "Mul")) return;
+    Value* xs = other(mul, plus->outputs[0]);
+    std::vector<Node*> pattern{scale, erf, plus, mul};
+    Node* last = nullptr;
+    if (xs == x) {
+      // (x * (erf + 1)) * 0.5
+      Node* half = only_user(mul->outputs[0]);
+      if (!is_op(m, half, "Mul") || !scalar_is(m, other(half, mul->outputs[0]), 0.5)) return;
+      pattern.push_back(half);
+      last = half;
+    } else {
+      // (x * 0.5) * (erf + 1), the 0.5 product read by this Mul only
+      Node* half = xs->producer;
+      if (!is_op(m, half, "Mul") || half->graph != g || !single_use(xs) || other(half, x) == nullptr) return;
+      if (!((half->inputs[0] == x && scalar_is(m, half->inputs[1], 0.5)) ||
+            (half->inputs[1] == x && scalar_is(m, half->inputs[0], 0.5))))
+        return;
+      pattern.push_back(half);
+      last = mul;
+    }
+    Node* gelu = new_node(g, m.intern("Gelu"), kNoStr, 1, 1);
+    gelu->name = node_name(m, erf, "/Gelu");
+    set_input(gelu, 0, x);
+    insert_before(last, gelu);
+    ++ctx.added;
+    Value* out = last->outputs[0];
+    for (Node* n : pattern) drop(ctx, n);
+    last->outputs[0] = nullptr;
+    set_output(gelu, 0, out);
+    ++ctx.changes;
+  });
 }
 
 }  // namespace ofg::passes

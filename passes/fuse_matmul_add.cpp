@@ -11,41 +11,39 @@ namespace ofg::passes {
 void run_fuse_matmul_add(PassContext& ctx) {
   Model& m = ctx.m;
   if (opset(m) < 7) return;  // unidirectional broadcast of C needs Gemm-7
-  for (Graph* g : all_graphs(m)) {
-    g->for_each_node([&](Node* add) {
-      if (!is_op(m, add, "Add") || add->inputs.size != 2 || !add->outputs[0]) return;
-      if (read_by_custom(m, add->outputs[0])) return;
-      for (int k = 0; k < 2; ++k) {
-        Value* y = add->inputs[k];
-        Node* mm = producer_if(m, y, "MatMul", g);
-        const Tensor* c = const_tensor(m, add->inputs[1 - k]);
-        if (!mm || !c || !single_use(y) || mm->inputs.size != 2) continue;
-        if (inferred_rank(ctx, mm->inputs[0]) != 2 || inferred_rank(ctx, mm->inputs[1]) != 2) continue;
-        const Tensor* bt = const_tensor(m, mm->inputs[1]);
-        int64_t n = -1;
-        if (bt) n = bt->dims[1];
-        else if (mm->inputs[1]->type && mm->inputs[1]->type->dims.size == 2 && mm->inputs[1]->type->dims[1].has_value)
-          n = mm->inputs[1]->type->dims[1].value;
-        if (!is_float_type(c->data_type) && c->data_type != kInt32 && c->data_type != kInt64) continue;
-        bool ok = c->numel() == 1 && c->dims.size <= 2;
-        if (!ok && n > 0) ok = (c->dims.size == 1 && c->dims[0] == n) || (c->dims.size == 2 && c->dims[0] == 1 && c->dims[1] == n);
-        if (!ok) continue;
-        Node* gemm = new_node(g, m.intern("Gemm"), kNoStr, 3, 1);
-        gemm->name = node_name(m, mm, "_gemm");
-        insert_before(add, gemm);
-        ++ctx.added;
-        set_input(gemm, 0, mm->inputs[0]);
-        set_input(gemm, 1, mm->inputs[1]);
-        set_input(gemm, 2, add->inputs[1 - k]);
-        Value* out = add->outputs[0];
-        drop(ctx, add);
-        drop(ctx, mm);
-        take_output(gemm, 0, out);
-        ++ctx.changes;
-        return;
-      }
-    });
-  }
+  for_each_op(m, "Add", [&](Graph* g, Node* add) {
+    if (add->inputs.size != 2 || !add->outputs[0]) return;
+    if (read_by_custom(m, add->outputs[0])) return;
+    for (int k = 0; k < 2; ++k) {
+      Value* y = add->inputs[k];
+      Node* mm = producer_if(m, y, "MatMul", g);
+      const Tensor* c = const_tensor(m, add->inputs[1 - k]);
+      if (!mm || !c || !single_use(y) || mm->inputs.size != 2) continue;
+      if (inferred_rank(ctx, mm->inputs[0]) != 2 || inferred_rank(ctx, mm->inputs[1]) != 2) continue;
+      const Tensor* bt = const_tensor(m, mm->inputs[1]);
+      int64_t n = -1;
+      if (bt) n = bt->dims[1];
+      else if (mm->inputs[1]->type && mm->inputs[1]->type->dims.size == 2 && mm->inputs[1]->type->dims[1].has_value)
+        n = mm->inputs[1]->type->dims[1].value;
+      if (!is_float_type(c->data_type) && c->data_type != kInt32 && c->data_type != kInt64) continue;
+      bool ok = c->numel() == 1 && c->dims.size <= 2;
+      if (!ok && n > 0) ok = (c->dims.size == 1 && c->dims[0] == n) || (c->dims.size == 2 && c->dims[0] == 1 && c->dims[1] == n);
+      if (!ok) continue;
+      Node* gemm = new_node(g, m.intern("Gemm"), kNoStr, 3, 1);
+      gemm->name = node_name(m, mm, "_gemm");
+      insert_before(add, gemm);
+      ++ctx.added;
+      set_input(gemm, 0, mm->inputs[0]);
+      set_input(gemm, 1, mm->inputs[1]);
+      set_input(gemm, 2, add->inputs[1 - k]);
+      Value* out = add->outputs[0];
+      drop(ctx, add);
+      drop(ctx, mm);
+      take_output(gemm, 0, out);
+      ++ctx.changes;
+      return;
+    }
+  });
 }
 
 }  // namespace ofg::passes

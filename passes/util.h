@@ -23,6 +23,15 @@ bool is_default(const Model& m, const Node* n);
 // node of the enclosing graph: the fused node and the constants it needs would be in one scope
 // while the value it writes or reads is in the other).
 Node* producer_if(const Model& m, const Value* v, std::string_view op, const Graph* graph = nullptr);
+// Calls f(g, n) for every live default-domain node n of type `op` in every graph g (the graphs are
+// collected first and each graph's walk allows edits: f may rewrite around n).
+template <class F>
+void for_each_op(Model& m, std::string_view op, F&& f) {
+  for (Graph* g : all_graphs(m))
+    g->for_each_node([&](Node* n) {
+      if (is_op(m, n, op)) f(g, n);
+    });
+}
 // True when v is read by exactly one node input and is no graph output.
 bool single_use(const Value* v);
 // True when a custom-domain node reads v (such values and their producers are left alone).

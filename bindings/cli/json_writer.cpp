@@ -35,28 +35,21 @@ void JsonWriter::key(const char* k) {
   if (k) out_ += json_quote(k) + ":";
 }
 
-JsonWriter& JsonWriter::begin_object(const char* k) {
+JsonWriter& JsonWriter::open(const char* k, char bracket) {
   key(k);
-  out_ += '{';
+  out_ += bracket;
   first_.push_back(true);
   return *this;
 }
-JsonWriter& JsonWriter::end_object() {
-  out_ += '}';
+JsonWriter& JsonWriter::close(char bracket) {
+  out_ += bracket;
   first_.pop_back();
   return *this;
 }
-JsonWriter& JsonWriter::begin_array(const char* k) {
-  key(k);
-  out_ += '[';
-  first_.push_back(true);
-  return *this;
-}
-JsonWriter& JsonWriter::end_array() {
-  out_ += ']';
-  first_.pop_back();
-  return *this;
-}
+JsonWriter& JsonWriter::begin_object(const char* k) { return open(k, '{'); }
+JsonWriter& JsonWriter::end_object() { return close('}'); }
+JsonWriter& JsonWriter::begin_array(const char* k) { return open(k, '['); }
+JsonWriter& JsonWriter::end_array() { return close(']'); }
 JsonWriter& JsonWriter::str(const char* k, const std::string& v) {
   key(k);
   out_ += json_quote(v);

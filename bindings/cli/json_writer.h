@@ -24,6 +24,8 @@ class JsonWriter {
   const std::string& text() const { return out_; }
 
  private:
+  JsonWriter& open(const char* key, char bracket);  // an object or array, in its parent
+  JsonWriter& close(char bracket);
   void key(const char* k);
   std::string out_;
   std::vector<bool> first_;  // per open container: nothing written in it yet

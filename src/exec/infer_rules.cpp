@@ -84,6 +84,26 @@ bool broadcast(const std::vector<const IType*>& ts, std::vector<IDim>& out) {
 
 int64_t norm(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
 
+bool mark_axes(const std::vector<int64_t>& axes, int64_t rank, std::vector<bool>& mask) {
+  for (int64_t a : axes) {
+    a = norm(a, rank);
+    if (a < 0 || a >= rank) return false;
+    mask[static_cast<size_t>(a)] = true;
+  }
+  return true;
+}
+
+bool unknown_output(InferCtx& c) {
+  c.out[0] = IType{elem0(c), false, {}};
+  return true;
+}
+
+IType shape_from_untracked(const InferCtx& c, size_t i, int32_t elem) {
+  const IType* t = c.t(i);
+  if (t && t->ranked && t->dims.size() == 1 && t->dims[0].is_static()) return unknown_dims(elem, t->dims[0].value);
+  return IType{elem, false, {}};
+}
+
 int32_t elem0(const InferCtx& c, size_t i) { return c.t(i) ? c.t(i)->elem : 0; }
 
 // -------------------------------------------------------------- contents arithmetic

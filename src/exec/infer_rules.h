@@ -50,6 +50,15 @@ IType ranked(int32_t elem, std::vector<IDim> dims);
 // Multidirectional broadcast of the shapes; false when a rank is unknown.
 bool broadcast(const std::vector<const IType*>& ts, std::vector<IDim>& out);
 int64_t norm(int64_t axis, int64_t rank);
+// Marks the axes (negative counts from the end) in a mask of `rank` entries; false when one is
+// outside [-rank, rank).
+bool mark_axes(const std::vector<int64_t>& axes, int64_t rank, std::vector<bool>& mask);
+// Output 0 of input 0's element type and unknown shape; returns true (what a rule says when the
+// input's rank is unknown).
+bool unknown_output(InferCtx& c);
+// A tensor whose shape is the contents of input i, when they are not tracked: as many unknown
+// dims as input i's static length, else an unknown rank.
+IType shape_from_untracked(const InferCtx& c, size_t i, int32_t elem);
 int32_t elem0(const InferCtx& c, size_t i = 0);  // element type of input i, 0 when unknown
 // Contents of Add/Sub/Mul/Div/Equal (op) on two tracked integer inputs.
 bool binary_contents(InferCtx& c, std::string_view op);

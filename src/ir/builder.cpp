@@ -86,10 +86,18 @@ Attribute GraphBuilder::attribute(const char* name, int32_t kind) {
   return a;
 }
 
+namespace {
+// An attribute's list field holding a copy of v in the model's arena.
+template <class T, class List>
+void copy_list(Model& m, const std::vector<T>& v, List& out) {
+  out.data = m.arena.copy_array(v.data(), v.size());
+  out.size = static_cast<uint32_t>(v.size());
+}
+}  // namespace
+
 Attribute GraphBuilder::ints(const char* name, std::vector<int64_t> v) {
   Attribute a = attribute(name, Attribute::kInts);
-  a.ints.data = m_.arena.copy_array(v.data(), v.size());
-  a.ints.size = static_cast<uint32_t>(v.size());
+  copy_list(m_, v, a.ints);
   return a;
 }
 
@@ -109,8 +117,7 @@ Attribute GraphBuilder::f(const char* name, float v) {
 
 Attribute GraphBuilder::floats(const char* name, std::vector<float> v) {
   Attribute a = attribute(name, Attribute::kFloats);
-  a.floats.data = m_.arena.copy_array(v.data(), v.size());
-  a.floats.size = static_cast<uint32_t>(v.size());
+  copy_list(m_, v, a.floats);
   return a;
 }
 

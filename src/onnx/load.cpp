@@ -16,31 +16,23 @@ void Loader::model(Bytes bytes) {
   while (r.next(f, wt)) {
     switch (f) {
       case pb::ModelProto::kIrVersionFieldNumber:
-        if (wt != kVarint) break;
-        m_.ir_version = static_cast<int64_t>(r.varint());
-        m_.has_ir_version = true;
-        continue;
+        if (int_field(r, wt, m_.ir_version, m_.has_ir_version)) continue;
+        break;
       case pb::ModelProto::kProducerNameFieldNumber:
-        if (wt != kLengthDelimited) break;
-        m_.producer_name = str(r);
-        continue;
+        if (str_field(r, wt, m_.producer_name)) continue;
+        break;
       case pb::ModelProto::kProducerVersionFieldNumber:
-        if (wt != kLengthDelimited) break;
-        m_.producer_version = str(r);
-        continue;
+        if (str_field(r, wt, m_.producer_version)) continue;
+        break;
       case pb::ModelProto::kDomainFieldNumber:
-        if (wt != kLengthDelimited) break;
-        m_.domain = str(r);
-        continue;
+        if (str_field(r, wt, m_.domain)) continue;
+        break;
       case pb::ModelProto::kModelVersionFieldNumber:
-        if (wt != kVarint) break;
-        m_.model_version = static_cast<int64_t>(r.varint());
-        m_.has_model_version = true;
-        continue;
+        if (int_field(r, wt, m_.model_version, m_.has_model_version)) continue;
+        break;
       case pb::ModelProto::kDocStringFieldNumber:
-        if (wt != kLengthDelimited) break;
-        m_.doc_string = str(r);
-        continue;
+        if (str_field(r, wt, m_.doc_string)) continue;
+        break;
       case pb::ModelProto::kGraphFieldNumber:
         if (wt != kLengthDelimited) break;
         if (has_graph) fail(Status::kInvalidModel, ctx_ + ": the model has more than one graph field");

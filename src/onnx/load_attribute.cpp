@@ -17,9 +17,8 @@ Attribute Loader::attribute(Bytes b, Node* owner, Scope& scope, int depth) {
   while (r.next(f, wt)) {
     switch (f) {
       case pb::AttributeProto::kNameFieldNumber:
-        if (wt != kLengthDelimited) break;
-        at.name = str(r);
-        continue;
+        if (str_field(r, wt, at.name)) continue;
+        break;
       case pb::AttributeProto::kFFieldNumber: {
         if (wt != kFixed32) break;
         uint32_t bits = r.fixed32();
@@ -81,18 +80,16 @@ Attribute Loader::attribute(Bytes b, Node* owner, Scope& scope, int depth) {
         graphs.push(a_, graph(r.length_delimited(), &scope, owner, depth + 1));
         continue;
       case pb::AttributeProto::kDocStringFieldNumber:
-        if (wt != kLengthDelimited) break;
-        at.doc_string = str(r);
-        continue;
+        if (str_field(r, wt, at.doc_string)) continue;
+        break;
       case pb::AttributeProto::kTypeFieldNumber:
         if (wt != kVarint) break;
         at.type = static_cast<int32_t>(r.varint());
         at.has_type = true;
         continue;
       case pb::AttributeProto::kRefAttrNameFieldNumber:
-        if (wt != kLengthDelimited) break;
-        at.ref_attr_name = str(r);
-        continue;
+        if (str_field(r, wt, at.ref_attr_name)) continue;
+        break;
       default:
         break;
     }

@@ -46,13 +46,11 @@ void TensorReader::read_fields(Bytes b, Tensor* t, TensorFields& fields) {
         t->has_data_type = true;
         continue;
       case pb::TensorProto::kNameFieldNumber:
-        if (wt != kLengthDelimited) break;
-        t->name = str(r);
-        continue;
+        if (str_field(r, wt, t->name)) continue;
+        break;
       case pb::TensorProto::kDocStringFieldNumber:
-        if (wt != kLengthDelimited) break;
-        t->doc_string = str(r);
-        continue;
+        if (str_field(r, wt, t->doc_string)) continue;
+        break;
       case pb::TensorProto::kRawDataFieldNumber:
         if (wt != kLengthDelimited) break;
         t->data = r.length_delimited();

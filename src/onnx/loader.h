@@ -41,6 +41,20 @@ class TensorReader {
 
  protected:
   StrId str(Reader& r) { return m_.intern(r.length_delimited().view()); }
+  // A string field into `out`; false, reading nothing, when its wire type is not length-delimited
+  // (the caller then keeps the field as it came).
+  bool str_field(Reader& r, uint32_t wt, StrId& out) {
+    if (wt != kLengthDelimited) return false;
+    out = str(r);
+    return true;
+  }
+  // The same for an int64 varint field, which also sets `has`.
+  static bool int_field(Reader& r, uint32_t wt, int64_t& out, bool& has) {
+    if (wt != wire::kVarint) return false;
+    out = static_cast<int64_t>(r.varint());
+    has = true;
+    return true;
+  }
   void keep(Extras& extras, Reader& r, uint32_t field, uint32_t wt) {
     r.skip(wt);
     extras.push(a_, r.raw_field(field));

@@ -24,17 +24,22 @@ def _shape_arg(text: str) -> Dict[str, List[int]]:
         raise argparse.ArgumentTypeError(f"'{text}': dims must be integers") from None
 
 
+def _int_at_least(text: str, value: str, least: int, what: str) -> int:
+    """`value` as an integer >= least, else the argparse error naming `text` and `what`."""
+    try:
+        v = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}': {what} must be an integer") from None
+    if v < least:
+        raise argparse.ArgumentTypeError(f"'{text}': {what} must be >= {least}")
+    return v
+
+
 def _dim_arg(text: str) -> Dict[str, int]:
     name, sep, value = text.partition("=")
     if not sep or not name:
         raise argparse.ArgumentTypeError(f"'{text}' is not NAME=SIZE")
-    try:
-        size = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}': SIZE must be an integer") from None
-    if size < 0:
-        raise argparse.ArgumentTypeError(f"'{text}': SIZE must be >= 0")
-    return {name: size}
+    return {name: _int_at_least(text, value, 0, "SIZE")}
 
 
 def _input_arg(text: str) -> Dict[str, str]:
@@ -45,13 +50,7 @@ def _input_arg(text: str) -> Dict[str, str]:
 
 
 def _positive(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"'{text}' must be >= 1")
-    return v
+    return _int_at_least(text, text, 1, "the value")
 
 
 def _tolerance(text: str) -> float:
@@ -107,10 +106,11 @@ def _parser() -> argparse.ArgumentParser:
     o.add_argument("--skip", help="comma-separated passes not to run")
     o.add_argument("--input-shape", type=_shape_arg, action="append", metavar="NAME=1,3,224,224",
                    help="fix a graph input's shape first")
-    o.add_argument("--verify", action="store_true", help="run the original and the result and compare them")
-    o.add_argument("--verify-each-pass", action="store_true", help="verify each inexact pass; roll back drifts")
-    o.add_argument("--external-data", action="store_true", help="large tensors to OUT.data beside OUT")
-    o.add_argument("--json", action="store_true", help="print the report as JSON")
+    for flag, text in (("--verify", "run the original and the result and compare them"),
+                       ("--verify-each-pass", "verify each inexact pass; roll back drifts"),
+                       ("--external-data", "large tensors to OUT.data beside OUT"),
+                       ("--json", "print the report as JSON")):
+        o.add_argument(flag, action="store_true", help=text)
     _add_verify_options(o)
 
     v = sub.add_parser("verify", help="run A and B on the same inputs and compare their outputs",

@@ -28,13 +28,7 @@ Heads to_heads(const OpCtx& c, const RTensor& t, int64_t heads_attr) {
   r.B = t.shape[0]; r.S = t.shape[1]; r.H = heads_attr;
   if (t.shape[2] % heads_attr != 0) c.error("hidden size is not a multiple of the number of heads");
   r.D = t.shape[2] / heads_attr;
-  r.v.resize(raw.size());
-  // (B, S, H*D) -> (B, H, S, D)
-  for (int64_t b = 0; b < r.B; ++b)
-    for (int64_t s = 0; s < r.S; ++s)
-      for (int64_t h = 0; h < r.H; ++h)
-        for (int64_t d = 0; d < r.D; ++d)
-          r.v[((b * r.H + h) * r.S + s) * r.D + d] = raw[(b * r.S + s) * r.H * r.D + h * r.D + d];
+  r.v = permute_f64(raw, {r.B, r.S, r.H, r.D}, {0, 2, 1, 3});  // (B, S, H*D) -> (B, H, S, D)
   return r;
 }
 
@@ -159,12 +153,7 @@ void op_attention(OpCtx& c) {
     }
   }
   if (three_d) {
-    std::vector<double> y3(Y.size());
-    for (int64_t b = 0; b < B; ++b)
-      for (int64_t h = 0; h < H; ++h)
-        for (int64_t i = 0; i < Sq; ++i)
-          for (int64_t d = 0; d < Dv; ++d)
-            y3[static_cast<size_t>((b * Sq + i) * H * Dv + h * Dv + d)] = Y[static_cast<size_t>(((b * H + h) * Sq + i) * Dv + d)];
+    std::vector<double> y3 = permute_f64(Y, {B, H, Sq, Dv}, {0, 2, 1, 3});  // (B, H, S, Dv) -> (B, S, H*Dv)
     c.set(0, tensor_of(y3, odt, {B, Sq, H * Dv}));
   } else {
     c.set(0, tensor_of(Y, odt, {B, H, Sq, Dv}));

@@ -130,10 +130,7 @@ bool rule_constant_of_shape(InferCtx& c) {
   int32_t elem = v && v->t ? v->t->data_type : kFloat;
   const std::vector<SymVal>* s = c.data(0);
   if (!s) {
-    const IType* t = c.t(0);
-    if (t && t->ranked && t->dims.size() == 1 && t->dims[0].is_static())
-      c.out[0] = unknown_dims(elem, t->dims[0].value);
-    else c.out[0] = IType{elem, false, {}};
+    c.out[0] = shape_from_untracked(c, 0, elem);
     return true;
   }
   std::vector<IDim> dims;

@@ -186,7 +186,7 @@ namespace rules {
 bool rule_gather(InferCtx& c) {
   const IType* x = c.t(0);
   const IType* idx = c.t(1);
-  if (!x || !x->ranked || !idx || !idx->ranked) { c.out[0] = IType{elem0(c), false, {}}; return true; }
+  if (!x || !x->ranked || !idx || !idx->ranked) return unknown_output(c);
   int64_t r = static_cast<int64_t>(x->dims.size());
   int64_t axis = norm(c.attr_i("axis", 0), r);
   if (axis < 0 || axis >= r) return false;

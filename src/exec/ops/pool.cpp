@@ -16,33 +16,18 @@ void op_lp_pool(OpCtx& c) {
   std::vector<int64_t> pads = axis_attr(c, "pads", 2 * r, 0, 0, 1 << 30);
   double p = static_cast<double>(c.attr_i("p", 2));
   bool ceil_mode = c.attr_i("ceil_mode", 0) != 0;
-  kernels::AutoPad ap = kernels::parse_auto_pad(c.attr_s("auto_pad", "NOTSET"));
-  Shape in(xt.shape.begin() + 2, xt.shape.end()), out(r);
-  for (int a = 0; a < r; ++a) {
-    if (kernels::is_same(ap)) {
-      out[a] = kernels::same_pads(in[a], k[a], s[a], d[a], ap, pads[a], pads[a + r]);
-    } else {
-      if (ap == kernels::AutoPad::kValid) pads[a] = pads[a + r] = 0;
-      out[a] = kernels::pool_out_dim(in[a], k[a], s[a], pads[a], pads[a + r], d[a], ceil_mode);
-    }
-  }
+  Shape in(xt.shape.begin() + 2, xt.shape.end());
+  Shape out = spatial_out_dims(c, in, k, s, d, pads, ceil_mode);
   int64_t NC = xt.shape[0] * xt.shape[1], in_n = shape_numel(in), out_n = shape_numel(out);
   std::vector<double> x = f64_of(xt), y(scratch_elems(checked_mul(NC, out_n)), 0.0);
-  auto ist = strides_of(in), ost = strides_of(out), kst = strides_of(k);
+  WindowReader window(in, out, k, s, d, pads);
   int64_t kn = shape_numel(k);
   for (int64_t nc = 0; nc < NC; ++nc)
     for (int64_t o = 0; o < out_n; ++o) {
       double acc = 0;
       for (int64_t q = 0; q < kn; ++q) {
-        int64_t off = 0;
-        bool ok = true;
-        for (int a = 0; a < r && ok; ++a) {
-          int64_t oa = (o / ost[a]) % out[a], qa = (q / kst[a]) % k[a];
-          int64_t ia = oa * s[a] - pads[a] + qa * d[a];
-          if (ia < 0 || ia >= in[a]) ok = false;
-          off += ia * ist[a];
-        }
-        if (ok) acc += std::pow(std::fabs(x[static_cast<size_t>(nc * in_n + off)]), p);
+        int64_t off;
+        if (window.at(o, q, off)) acc += std::pow(std::fabs(x[static_cast<size_t>(nc * in_n + off)]), p);
       }
       y[static_cast<size_t>(nc * out_n + o)] = std::pow(acc, 1.0 / p);
     }
@@ -105,19 +90,13 @@ void op_col2im(OpCtx& c) {
   std::vector<double> x = f64_of(xt);
   int64_t in_n = shape_numel(img);
   std::vector<double> y(scratch_elems(checked_mul(checked_mul(N, C), in_n)), 0.0);
-  auto kst = strides_of(blk), bst = strides_of(nb), ist = strides_of(img);
+  WindowReader window(img, nb, blk, s, d, pads);  // block l is the window's output position
   for (int64_t n = 0; n < N; ++n)
     for (int64_t ch = 0; ch < C; ++ch)
       for (int64_t q = 0; q < kn; ++q)
         for (int64_t l = 0; l < L; ++l) {
-          int64_t off = 0;
-          bool ok = true;
-          for (int a = 0; a < r && ok; ++a) {
-            int64_t ia = ((l / bst[a]) % nb[a]) * s[a] - pads[a] + ((q / kst[a]) % blk[a]) * d[a];
-            if (ia < 0 || ia >= img[a]) ok = false;
-            off += ia * ist[a];
-          }
-          if (ok) y[static_cast<size_t>((n * C + ch) * in_n + off)] += x[static_cast<size_t>(((n * C + ch) * kn + q) * L + l)];
+          int64_t off;
+          if (window.at(l, q, off)) y[static_cast<size_t>((n * C + ch) * in_n + off)] += x[static_cast<size_t>(((n * C + ch) * kn + q) * L + l)];
         }
   Shape os{N, C};
   for (int64_t v : img) os.push_back(v);

@@ -216,21 +216,13 @@ std::vector<double> int_conv(OpCtx& c, const RTensor& x, const RTensor* xz, cons
   for (int64_t v : k) c.require(v >= 1, "W has an empty kernel dim");
   if (xz && xz->numel() < 1) c.error("x_zero_point is empty");
   if (wz && wz->numel() != 1 && wz->numel() != w.shape[0]) c.error("w_zero_point must have 1 or one per output channel values");
-  kernels::AutoPad ap = kernels::parse_auto_pad(c.attr_s("auto_pad", "NOTSET"));
-  Shape in(x.shape.begin() + 2, x.shape.end()), out(r);
-  for (int a = 0; a < r; ++a) {
-    if (kernels::is_same(ap)) {
-      out[a] = kernels::same_pads(in[a], k[a], s[a], d[a], ap, pads[a], pads[a + r]);
-    } else {
-      if (ap == kernels::AutoPad::kValid) pads[a] = pads[a + r] = 0;
-      out[a] = kernels::pool_out_dim(in[a], k[a], s[a], pads[a], pads[a + r], d[a], false);
-    }
-  }
+  Shape in(x.shape.begin() + 2, x.shape.end());
+  Shape out = spatial_out_dims(c, in, k, s, d, pads, false);
   int64_t N = x.shape[0], C = x.shape[1], OC = w.shape[0], Cg = C / group, OCg = OC / group;
   os = {N, OC};
   for (int64_t v : out) os.push_back(v);
   int64_t in_n = shape_numel(in), out_n = shape_numel(out), kn = shape_numel(k);
-  auto ist = strides_of(in), ost = strides_of(out), kst = strides_of(k);
+  WindowReader window(in, out, k, s, d, pads);
   double xzv = xz ? get_f64(*xz, 0) : 0.0;
   std::vector<double> y(scratch_elems(shape_numel({N, OC, out_n})), 0.0);
   for (int64_t n = 0; n < N; ++n)
@@ -241,15 +233,9 @@ std::vector<double> int_conv(OpCtx& c, const RTensor& x, const RTensor* xz, cons
         double acc = 0;
         for (int64_t ci = 0; ci < Cg; ++ci)
           for (int64_t q = 0; q < kn; ++q) {
-            int64_t off = 0;
-            bool ok = true;
-            for (int a = 0; a < r && ok; ++a) {
-              int64_t ia = ((o / ost[a]) % out[a]) * s[a] - pads[a] + ((q / kst[a]) % k[a]) * d[a];
-              if (ia < 0 || ia >= in[a]) ok = false;
-              off += ia * ist[a];
-            }
+            int64_t off;
             // Padding holds the zero point, i.e. contributes nothing after the shift.
-            if (!ok) continue;
+            if (!window.at(o, q, off)) continue;
             double xv = get_f64(x, (n * C + g * Cg + ci) * in_n + off) - xzv;
             double wv = get_f64(w, (oc * Cg + ci) * kn + q) - wzv;
             acc += xv * wv;

@@ -165,11 +165,7 @@ bool rule_reduce(InferCtx& c) {
     }
   }
   std::vector<bool> red(r, all);
-  for (int64_t a : axes) {
-    a = norm(a, r);
-    if (a < 0 || a >= r) return false;
-    red[a] = true;
-  }
+  if (!mark_axes(axes, r, red)) return false;
   std::vector<IDim> dims;
   for (int64_t i = 0; i < r; ++i) {
     if (!red[i]) dims.push_back(x->dims[i]);

@@ -182,31 +182,12 @@ void run_rnn(OpCtx& c, int kind) {
     }
   }
   int32_t dt = xt.dtype;
-  auto mk = [&](const std::vector<double>& v, Shape s) {
-    RTensor t = RTensor::alloc(dt, std::move(s));
-    for (size_t i = 0; i < v.size(); ++i) set_f64(t, static_cast<int64_t>(i), v[i]);
-    return t;
-  };
-  if (c.wants(0)) {
-    if (layout) {
-      std::vector<double> t(Y.size());
-      for (int64_t s = 0; s < S; ++s)
-        for (int d = 0; d < dirs; ++d)
-          for (int64_t b = 0; b < B; ++b)
-            for (int64_t k = 0; k < Hs; ++k)
-              t[static_cast<size_t>(((b * S + s) * dirs + d) * Hs + k)] = Y[static_cast<size_t>(((s * dirs + d) * B + b) * Hs + k)];
-      c.set(0, mk(t, {B, S, dirs, Hs}));
-    } else {
-      c.set(0, mk(Y, {S, dirs, B, Hs}));
-    }
-  }
+  // Results are computed [S, dirs, B, H] and [dirs, B, H]; layout 1 puts the batch first.
+  if (c.wants(0))
+    c.set(0, layout ? tensor_of(permute_f64(Y, {S, dirs, B, Hs}, {2, 0, 1, 3}), dt, {B, S, dirs, Hs})
+                    : tensor_of(Y, dt, {S, dirs, B, Hs}));
   auto state = [&](const std::vector<double>& v) {
-    if (!layout) return mk(v, {dirs, B, Hs});
-    std::vector<double> t(v.size());
-    for (int d = 0; d < dirs; ++d)
-      for (int64_t b = 0; b < B; ++b)
-        for (int64_t k = 0; k < Hs; ++k) t[static_cast<size_t>((b * dirs + d) * Hs + k)] = v[static_cast<size_t>((d * B + b) * Hs + k)];
-    return mk(t, {B, dirs, Hs});
+    return layout ? tensor_of(permute_f64(v, {dirs, B, Hs}, {1, 0, 2}), dt, {B, dirs, Hs}) : tensor_of(v, dt, {dirs, B, Hs});
   };
   if (c.wants(1)) c.set(1, state(Yh));
   if (kind == 2 && c.wants(2)) c.set(2, state(Yc));

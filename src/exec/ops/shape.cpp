@@ -116,10 +116,7 @@ bool rule_reshape(InferCtx& c) {
   int32_t elem = elem0(c);
   if (c.op() == "Reshape" && c.opset() < 5) return false;
   if (!s) {
-    const IType* st1 = c.t(1);
-    if (st1 && st1->ranked && st1->dims.size() == 1 && st1->dims[0].is_static())
-      c.out[0] = unknown_dims(elem, st1->dims[0].value);
-    else c.out[0] = IType{elem, false, {}};
+    c.out[0] = shape_from_untracked(c, 1, elem);
     return true;
   }
   bool allowzero = c.attr_i("allowzero", 0) != 0;
@@ -197,14 +194,10 @@ bool rule_unsqueeze(InferCtx& c) {
   const IType* x = c.t(0);
   std::vector<int64_t> axes;
   bool given;
-  if (!x || !x->ranked || !axes_of(c, axes, given) || !given) { c.out[0] = IType{elem0(c), false, {}}; return true; }
+  if (!x || !x->ranked || !axes_of(c, axes, given) || !given) return unknown_output(c);
   int64_t r = static_cast<int64_t>(x->dims.size() + axes.size());
   std::vector<bool> ins(r, false);
-  for (int64_t a : axes) {
-    a = norm(a, r);
-    if (a < 0 || a >= r) return false;
-    ins[a] = true;
-  }
+  if (!mark_axes(axes, r, ins)) return false;
   std::vector<IDim> dims;
   size_t j = 0;
   for (int64_t i = 0; i < r; ++i) dims.push_back(ins[i] ? st(1) : x->dims[j++]);
@@ -217,15 +210,11 @@ bool rule_squeeze(InferCtx& c) {
   const IType* x = c.t(0);
   std::vector<int64_t> axes;
   bool given;
-  if (!x || !x->ranked || !axes_of(c, axes, given)) { c.out[0] = IType{elem0(c), false, {}}; return true; }
+  if (!x || !x->ranked || !axes_of(c, axes, given)) return unknown_output(c);
   int64_t r = static_cast<int64_t>(x->dims.size());
   std::vector<bool> drop(r, false);
   if (given) {
-    for (int64_t a : axes) {
-      a = norm(a, r);
-      if (a < 0 || a >= r) return false;
-      drop[a] = true;
-    }
+    if (!mark_axes(axes, r, drop)) return false;
   } else {
     for (int64_t i = 0; i < r; ++i) {
       if (!x->dims[i].is_static()) { c.out[0] = IType{x->elem, false, {}}; return true; }

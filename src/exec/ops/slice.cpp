@@ -241,7 +241,7 @@ void slice_range(int64_t n, int64_t start, int64_t end, int64_t step, int64_t& f
 bool rule_slice(InferCtx& c) {
   const IType* x = c.t(0);
   std::vector<int64_t> starts, ends, axes, steps;
-  if (!x || !x->ranked) { c.out[0] = IType{elem0(c), false, {}}; return true; }
+  if (!x || !x->ranked) return unknown_output(c);
   int64_t r = static_cast<int64_t>(x->dims.size());
   std::vector<IDim> dims = x->dims;
   if (!slice_params(c, starts, ends, axes, steps)) {
@@ -335,7 +335,7 @@ bool rule_split(InferCtx& c) {
 bool rule_tile(InferCtx& c) {
   const IType* x = c.t(0);
   std::vector<int64_t> rep;
-  if (!x || !x->ranked) { c.out[0] = IType{elem0(c), false, {}}; return true; }
+  if (!x || !x->ranked) return unknown_output(c);
   std::vector<IDim> dims(x->dims.size(), IDim{});
   if (c.const_ints(1, rep) && rep.size() == dims.size())
     for (size_t i = 0; i < dims.size(); ++i)
@@ -347,7 +347,7 @@ bool rule_tile(InferCtx& c) {
 bool rule_pad(InferCtx& c) {
   const IType* x = c.t(0);
   std::vector<int64_t> pads;
-  if (!x || !x->ranked) { c.out[0] = IType{elem0(c), false, {}}; return true; }
+  if (!x || !x->ranked) return unknown_output(c);
   std::vector<IDim> dims(x->dims.size(), IDim{});
   bool have = c.opset() < 11 ? c.attr_ints("pads", pads) : c.const_ints(1, pads);
   bool axes_given = c.in.size() > 3 && c.in_values[3];

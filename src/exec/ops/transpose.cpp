@@ -72,7 +72,7 @@ namespace rules {
 
 bool rule_transpose(InferCtx& c) {
   const IType* x = c.t(0);
-  if (!x || !x->ranked) { c.out[0] = IType{elem0(c), false, {}}; return true; }
+  if (!x || !x->ranked) return unknown_output(c);
   std::vector<int64_t> perm;
   size_t r = x->dims.size();
   if (!c.attr_ints("perm", perm)) for (size_t i = 0; i < r; ++i) perm.push_back(static_cast<int64_t>(r - 1 - i));

@@ -126,6 +126,51 @@ void for_each_index(const Shape& shape, F&& f) {
   }
 }
 
+// Output extents of the spatial axes of a convolution or pooling with explicit `pads` (begins,
+// then ends) under the node's auto_pad: SAME_* sets the pads, VALID clears them.
+inline Shape spatial_out_dims(const OpCtx& c, const Shape& in, const std::vector<int64_t>& k,
+                              const std::vector<int64_t>& s, const std::vector<int64_t>& d,
+                              std::vector<int64_t>& pads, bool ceil_mode) {
+  kernels::AutoPad ap = kernels::parse_auto_pad(c.attr_s("auto_pad", "NOTSET"));
+  size_t r = in.size();
+  Shape out(r);
+  for (size_t a = 0; a < r; ++a) {
+    if (kernels::is_same(ap)) {
+      out[a] = kernels::same_pads(in[a], k[a], s[a], d[a], ap, pads[a], pads[a + r]);
+    } else {
+      if (ap == kernels::AutoPad::kValid) pads[a] = pads[a + r] = 0;
+      out[a] = kernels::pool_out_dim(in[a], k[a], s[a], pads[a], pads[a + r], d[a], ceil_mode);
+    }
+  }
+  return out;
+}
+
+// Where a sliding window (convolution, pooling, Col2Im) reads on the spatial axes: for output
+// position o (row-major over `out`) and kernel position q (row-major over `k`), the element of a
+// row-major input of dims `in`, with strides s, dilations d and begin pads.
+class WindowReader {
+ public:
+  WindowReader(const Shape& in, const Shape& out, const std::vector<int64_t>& k, const std::vector<int64_t>& s,
+               const std::vector<int64_t>& d, const std::vector<int64_t>& pads)
+      : in_(in), out_(out), k_(k), s_(s), d_(d), pads_(pads), ist_(strides_of(in)), ost_(strides_of(out)),
+        kst_(strides_of(k)) {}
+  // The input element's offset in `off`; false when it lies in the padding.
+  bool at(int64_t o, int64_t q, int64_t& off) const {
+    off = 0;
+    for (size_t a = 0; a < in_.size(); ++a) {
+      int64_t ia = ((o / ost_[a]) % out_[a]) * s_[a] - pads_[a] + ((q / kst_[a]) % k_[a]) * d_[a];
+      if (ia < 0 || ia >= in_[a]) return false;
+      off += ia * ist_[a];
+    }
+    return true;
+  }
+
+ private:
+  const Shape &in_, &out_;
+  const std::vector<int64_t>&k_, &s_, &d_, &pads_;
+  std::vector<int64_t> ist_, ost_, kst_;
+};
+
 constexpr double kPi = 3.14159265358979323846;
 
 // A tensor's elements as doubles, and back (the slow exact paths of rare ops compute in double).
@@ -133,6 +178,13 @@ inline std::vector<double> f64_of(const RTensor& t) {
   std::vector<double> v(static_cast<size_t>(t.numel()));
   for (size_t i = 0; i < v.size(); ++i) v[i] = get_f64(t, static_cast<int64_t>(i));
   return v;
+}
+// v, a dense row-major tensor of `dims`, with its axes permuted (output axis i is input axis
+// perm[i]); the rare ops that compute in double reorder their results with it.
+inline std::vector<double> permute_f64(const std::vector<double>& v, const Shape& dims, const std::vector<size_t>& perm) {
+  std::vector<double> out(v.size());
+  if (!v.empty()) kernels::transpose(v.data(), out.data(), sizeof(double), dims.data(), perm.data(), perm.size());
+  return out;
 }
 inline RTensor tensor_of(const std::vector<double>& v, int32_t dt, Shape s) {
   RTensor t = RTensor::alloc(dt, std::move(s));
