@@ -93,18 +93,19 @@ void BM_FmaPeak(benchmark::State& state) {
 }
 BENCHMARK(BM_FmaPeak);
 
-const k::KernelTable* table_arg(int64_t which) {
-  return which == 0 ? &k::scalar_table() : k::simd_table();
+// The table a benchmark argument names (0 scalar, 1 SIMD), labelled on the state; null, with the
+// benchmark marked skipped, when this CPU has no SIMD table.
+const k::KernelTable* table_arg(benchmark::State& state, int64_t which) {
+  const k::KernelTable* t = which == 0 ? &k::scalar_table() : k::simd_table();
+  if (!t) state.SkipWithError("no SIMD table on this CPU");
+  else state.SetLabel(t->isa);
+  return t;
 }
 
 void BM_Sgemm(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));
-  const k::KernelTable* t = table_arg(state.range(1));
-  if (!t) {
-    state.SkipWithError("no SIMD table on this CPU");
-    return;
-  }
-  state.SetLabel(t->isa);
+  const k::KernelTable* t = table_arg(state, state.range(1));
+  if (!t) return;
   auto A = random_vec(n * n, -1, 1, 1), B = random_vec(n * n, -1, 1, 2);
   std::vector<float> C(n * n);
   for (auto _ : state) {
@@ -127,11 +128,8 @@ BENCHMARK(BM_Sgemm)->Args({256, 0})->Unit(benchmark::kMillisecond);
 
 void BM_Unary(benchmark::State& state) {
   const auto op = static_cast<k::UnaryOp>(state.range(0));
-  const k::KernelTable* t = table_arg(state.range(1));
-  if (!t) {
-    state.SkipWithError("no SIMD table on this CPU");
-    return;
-  }
+  const k::KernelTable* t = table_arg(state, state.range(1));
+  if (!t) return;
   const size_t n = 1 << 16;
   auto x = random_vec(n, -5.f, 5.f);
   std::vector<float> y(n);
@@ -139,7 +137,6 @@ void BM_Unary(benchmark::State& state) {
     t->unary(op, x.data(), y.data(), n, 0.1f, 6.f);
     benchmark::DoNotOptimize(y.data());
   }
-  state.SetLabel(t->isa);
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * n));
 }
 BENCHMARK(BM_Unary)->ArgsProduct({{static_cast<int64_t>(k::UnaryOp::Relu),
@@ -151,11 +148,8 @@ BENCHMARK(BM_Unary)->ArgsProduct({{static_cast<int64_t>(k::UnaryOp::Relu),
                                   {0, 1}});
 
 void BM_BinaryAdd(benchmark::State& state) {
-  const k::KernelTable* t = table_arg(state.range(0));
-  if (!t) {
-    state.SkipWithError("no SIMD table on this CPU");
-    return;
-  }
+  const k::KernelTable* t = table_arg(state, state.range(0));
+  if (!t) return;
   const int64_t da[4] = {8, 64, 32, 32}, db[3] = {64, 1, 1};
   auto a = random_vec(8 * 64 * 32 * 32), b = random_vec(64);
   std::vector<float> y(a.size());
@@ -163,17 +157,13 @@ void BM_BinaryAdd(benchmark::State& state) {
     k::binary_f32_with(*t, k::BinaryOp::Add, a.data(), da, 4, b.data(), db, 3, y.data());
     benchmark::DoNotOptimize(y.data());
   }
-  state.SetLabel(t->isa);
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * a.size()));
 }
 BENCHMARK(BM_BinaryAdd)->Arg(0)->Arg(1);
 
 void BM_Softmax(benchmark::State& state) {
-  const k::KernelTable* t = table_arg(state.range(0));
-  if (!t) {
-    state.SkipWithError("no SIMD table on this CPU");
-    return;
-  }
+  const k::KernelTable* t = table_arg(state, state.range(0));
+  if (!t) return;
   const size_t rows = 256, len = 1000;
   auto x = random_vec(rows * len, -5.f, 5.f);
   std::vector<float> y(x.size());
@@ -181,17 +171,13 @@ void BM_Softmax(benchmark::State& state) {
     t->softmax(x.data(), y.data(), rows, len, 1, false);
     benchmark::DoNotOptimize(y.data());
   }
-  state.SetLabel(t->isa);
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * x.size()));
 }
 BENCHMARK(BM_Softmax)->Arg(0)->Arg(1);
 
 void BM_Conv3x3(benchmark::State& state) {
-  const k::KernelTable* t = table_arg(state.range(0));
-  if (!t) {
-    state.SkipWithError("no SIMD table on this CPU");
-    return;
-  }
+  const k::KernelTable* t = table_arg(state, state.range(0));
+  if (!t) return;
   k::Conv2DParams p;
   p.N = 1; p.C_in = 64; p.H = 56; p.W = 56; p.C_out = 64; p.kH = 3; p.kW = 3;
   p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
@@ -204,7 +190,6 @@ void BM_Conv3x3(benchmark::State& state) {
   }
   const double flops = 2.0 * p.C_out * p.H_out * p.W_out * p.C_in * 9;
   state.counters["GFLOPS"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  state.SetLabel(t->isa);
 }
 BENCHMARK(BM_Conv3x3)->Arg(1)->Unit(benchmark::kMillisecond);
 

@@ -78,6 +78,12 @@ void hand_out(const std::string& bytes, void** data, size_t* size) {
   *size = bytes.size();
 }
 
+void hand_out_pb(const char* fn, const verify::Value& v, const char* name, void** data, size_t* size) {
+  require(data, fn, "data");
+  require(size, fn, "size");
+  hand_out(verify::write_value_pb(v, name ? name : ""), data, size);
+}
+
 std::vector<verify::GivenInputs> given_inputs(const ofg_options* options, const Model& reference, const char* caller) {
   if (!options) return {};
   std::vector<std::pair<std::string, std::string>> files;  // verify.input.NAME -> (NAME, path)
@@ -165,12 +171,9 @@ ofg_status ofg_tensor_load_pb(const void* data, size_t size, ofg_tensor** out) {
 ofg_status ofg_tensor_save_pb(const ofg_tensor* tensor, const char* name, void** data, size_t* size) {
   return api_call([&] {
     require(tensor, "ofg_tensor_save_pb", "tensor");
-    require(data, "ofg_tensor_save_pb", "data");
-    require(size, "ofg_tensor_save_pb", "size");
     verify::Value v;
     v.tensor = tensor->t;
-    std::string b = verify::write_value_pb(v, name ? name : "");
-    hand_out(b, data, size);
+    hand_out_pb("ofg_tensor_save_pb", v, name, data, size);
   });
 }
 

@@ -195,10 +195,7 @@ ofg_status ofg_value_load_pb(const ofg_model* model, int32_t io_kind, size_t ind
 ofg_status ofg_value_save_pb(const ofg_value* value, const char* name, void** data, size_t* size) {
   return api_call([&] {
     require(value, "ofg_value_save_pb", "value");
-    require(data, "ofg_value_save_pb", "data");
-    require(size, "ofg_value_save_pb", "size");
-    std::string b = verify::write_value_pb(value->v, name ? name : "");
-    hand_out(b, data, size);
+    hand_out_pb("ofg_value_save_pb", value->v, name, data, size);
   });
 }
 

@@ -50,6 +50,10 @@ struct ofg_report {
   std::string json;  // made on first request
 };
 
+namespace ofg::verify {
+struct Value;
+}  // namespace ofg::verify
+
 namespace ofg::api {
 
 // Frees an array of handles made by the library (ofg_tensors_free, ofg_values_free).
@@ -61,6 +65,8 @@ void delete_handles(Handle** handles, size_t count) {
 }
 // A malloc'd copy of `bytes` into *data and *size (the caller frees it with ofg_buffer_free).
 void hand_out(const std::string& bytes, void** data, size_t* size);
+// ofg_tensor_save_pb / ofg_value_save_pb: v as its .pb message, handed out (checks data and size).
+void hand_out_pb(const char* fn, const verify::Value& v, const char* name, void** data, size_t* size);
 // A new handle owning a copy of `t` (views of model weights must not outlive the model).
 ofg_tensor* wrap_tensor(const exec::RTensor& t, const std::string& name);
 

@@ -73,6 +73,17 @@ class Copier {
     auto it = m.find(k);
     return it == m.end() ? nullptr : it->second;
   }
+  // The copy of t: the one made before (`fresh` false), or a new member-wise copy in the
+  // destination arena, recorded in `m`, whose pointers the caller then replaces.
+  template <class T>
+  T* copy_once(std::unordered_map<const T*, T*>& m, const T* t, bool& fresh) {
+    fresh = false;
+    if (T* done = mapped(m, t)) return done;
+    T* c = dst_.arena.make<T>(*t);
+    m[t] = c;
+    fresh = true;
+    return c;
+  }
 
   template <class T, class F>
   ArenaVec<T> vec(const ArenaVec<T>& from, F&& each) {
@@ -108,9 +119,9 @@ class Copier {
 
   Type* type(const Type* t) {
     if (!t) return nullptr;
-    if (Type* done = mapped(types_, t)) return done;
-    Type* c = dst_.arena.make<Type>(*t);
-    types_[t] = c;
+    bool fresh;
+    Type* c = copy_once(types_, t, fresh);
+    if (!fresh) return c;
     c->dims = span(t->dims, [&](Dim d) {
       d.extra = extras(d.extra);
       return d;
@@ -125,9 +136,9 @@ class Copier {
 
   Tensor* tensor(const Tensor* t) {
     if (!t) return nullptr;
-    if (Tensor* done = mapped(tensors_, t)) return done;
-    Tensor* c = dst_.arena.make<Tensor>(*t);
-    tensors_[t] = c;
+    bool fresh;
+    Tensor* c = copy_once(tensors_, t, fresh);
+    if (!fresh) return c;
     c->dims = span(t->dims, [](int64_t d) { return d; });
     if (t->recipe && independent_) {
       // Computed into the copy, without materialising the original's tensor.

@@ -642,15 +642,18 @@ class Gen {
     return out;
   }
 
+  // True when the symbolic dim N, if t has it, is t's dim 0 only (a 0 in a Reshape target copies it).
+  static bool n_leads_only(const TV& t) {
+    for (size_t k = 1; k < t.s.size(); ++k)
+      if (t.s[k] == kN) return false;
+    return true;
+  }
+
   // Reshape / Flatten / Squeeze / Unsqueeze chains ending in a Reshape. N, if any, stays dim 0
   // (copied with a 0 in the shape).
   bool r_reshape_chain() {
     TV x;
-    if (!pick([](const TV& t) {
-          for (size_t k = 1; k < t.s.size(); ++k) if (t.s[k] == kN) return false;
-          return t.rank() >= 1;
-        }, x))
-      return false;
+    if (!pick([](const TV& t) { return n_leads_only(t) && t.rank() >= 1; }, x)) return false;
     bool n0 = x.s[0] == kN;
     Value* v = x.v;
     Shape s = x.s;
@@ -700,11 +703,7 @@ class Gen {
   // without the symbolic dim.
   bool r_shape_chain() {
     TV x;
-    if (!pick([](const TV& t) {
-          for (size_t k = 1; k < t.s.size(); ++k) if (t.s[k] == kN) return false;
-          return t.rank() >= 2;
-        }, x))
-      return false;
+    if (!pick([](const TV& t) { return n_leads_only(t) && t.rank() >= 2; }, x)) return false;
     Value* shp;
     int64_t off = 0;
     int kind = static_cast<int>(r_.uni(0, 2));

@@ -29,6 +29,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "fuzz/modelgen.h"
 #include "onnx/serialize.h"
@@ -40,6 +41,14 @@ int usage() {
                "usage: ofg_modelgen [--seeds A B | --seed S | --seconds T [--start A]] [--blame] [-v] [--dump] [--stats] [--trace]\n"
                "                    [--save-failing DIR] [--write FILE] [--load FILE] [--max-steps K]\n");
   return 2;
+}
+
+// The target an option's name selects in a table of (name, target), or null.
+template <class T, size_t N>
+T* named(const std::pair<const char*, T*> (&table)[N], const std::string& name) {
+  for (const auto& e : table)
+    if (name == e.first) return e.second;
+  return nullptr;
 }
 
 bool write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
@@ -59,6 +68,11 @@ int main(int argc, char** argv) {
   std::string save_dir, write_path, load_path;
   ofg::modelgen::GenOptions gen;
   ofg::modelgen::CheckOptions check;
+  // The options that set a flag and those that take a path.
+  const std::pair<const char*, bool*> flags[] = {
+      {"--blame", &check.blame}, {"-v", &verbose}, {"--trace", &trace}, {"--stats", &stats}, {"--dump", &dump}};
+  const std::pair<const char*, std::string*> paths[] = {
+      {"--save-failing", &save_dir}, {"--load", &load_path}, {"--write", &write_path}};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
@@ -80,25 +94,11 @@ int main(int argc, char** argv) {
     } else if (a == "--start") {
       if (!(v = next())) return usage();
       first = std::strtoull(v, nullptr, 10);
-    } else if (a == "--blame") {
-      check.blame = true;
-    } else if (a == "-v") {
-      verbose = true;
-    } else if (a == "--trace") {
-      trace = true;
-    } else if (a == "--stats") {
-      stats = true;
-    } else if (a == "--dump") {
-      dump = true;
-    } else if (a == "--save-failing") {
+    } else if (bool* flag = named(flags, a)) {
+      *flag = true;
+    } else if (std::string* path = named(paths, a)) {
       if (!(v = next())) return usage();
-      save_dir = v;
-    } else if (a == "--load") {
-      if (!(v = next())) return usage();
-      load_path = v;
-    } else if (a == "--write") {
-      if (!(v = next())) return usage();
-      write_path = v;
+      *path = v;
     } else if (a == "--max-steps") {
       if (!(v = next())) return usage();
       gen.max_steps = std::atoi(v);

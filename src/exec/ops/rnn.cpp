@@ -56,8 +56,9 @@ std::vector<Act> activations(const OpCtx& c, int dirs, const std::vector<std::st
   return out;
 }
 
-// kind: 0 RNN, 1 GRU, 2 LSTM.
-void run_rnn(OpCtx& c, int kind) {
+// Kind: 0 RNN, 1 GRU, 2 LSTM.
+template <int kind>
+void run_rnn(OpCtx& c) {
   const RTensor& xt = c.t_rank(0, 3);
   int64_t layout = c.attr_i("layout", 0);
   int64_t S = layout ? xt.shape[1] : xt.shape[0], B = layout ? xt.shape[0] : xt.shape[1], I = xt.shape[2];
@@ -193,16 +194,13 @@ void run_rnn(OpCtx& c, int kind) {
   if (kind == 2 && c.wants(2)) c.set(2, state(Yc));
 }
 
-void op_rnn(OpCtx& c) { run_rnn(c, 0); }
-void op_gru(OpCtx& c) { run_rnn(c, 1); }
-void op_lstm(OpCtx& c) { run_rnn(c, 2); }
 
 }  // namespace
 
 void register_rnn_ops(Registry& r) {
-  r.add("RNN", op_rnn, 7);
-  r.add("GRU", op_gru, 7);
-  r.add("LSTM", op_lstm, 7);
+  r.add("RNN", run_rnn<0>, 7);
+  r.add("GRU", run_rnn<1>, 7);
+  r.add("LSTM", run_rnn<2>, 7);
 }
 
 }  // namespace ofg::exec

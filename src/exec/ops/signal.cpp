@@ -106,7 +106,8 @@ void op_stft(OpCtx& c) {
   c.set(0, y);
 }
 
-void window(OpCtx& c, int kind) {
+template <int kind>  // 0 Hann, 1 Hamming, 2 Blackman
+void window(OpCtx& c) {
   int64_t n = c.size_value(get_i64(c.t_numel(0, 1), 0), "size");
   bool periodic = c.attr_i("periodic", 1) != 0;
   int32_t dt = static_cast<int32_t>(c.attr_i("output_datatype", kFloat));
@@ -122,16 +123,13 @@ void window(OpCtx& c, int kind) {
   }
   c.set(0, tensor_of(y, dt, {n}));
 }
-void op_hann(OpCtx& c) { window(c, 0); }
-void op_hamming(OpCtx& c) { window(c, 1); }
-void op_blackman(OpCtx& c) { window(c, 2); }
 
 }  // namespace
 
 void register_signal_ops(Registry& r) {
-  r.add("HannWindow", op_hann, 17);
-  r.add("HammingWindow", op_hamming, 17);
-  r.add("BlackmanWindow", op_blackman, 17);
+  r.add("HannWindow", window<0>, 17);
+  r.add("HammingWindow", window<1>, 17);
+  r.add("BlackmanWindow", window<2>, 17);
   r.add("DFT", op_dft, 17);
   r.add("STFT", op_stft, 17);
 }
