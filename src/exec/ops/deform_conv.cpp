@@ -45,8 +45,9 @@ DeformGeom deform_geometry(const OpCtx& c) {
   g.pad = axis_attr(c, "pads", 2 * g.n, 0, 0, INT32_MAX);
   for (int a = 0; a < g.n; ++a) {
     c.require(g.kernel[a] >= 1, "the kernel has an empty axis: W " + shape_str(w.shape));
-    int64_t span = (g.kernel[a] - 1) * g.dil[a] + 1;  // kernel < 2^31 elements: fits
-    int64_t room = g.in[a] + g.pad[a] + g.pad[a + g.n];
+    // An empty weight or input may declare any dims: the sums are checked.
+    int64_t span = checked_add(checked_mul(g.kernel[a] - 1, g.dil[a]), 1);
+    int64_t room = checked_add(checked_add(g.in[a], g.pad[a]), g.pad[a + g.n]);
     c.require(room >= span, "the kernel (span " + std::to_string(span) + ") does not fit axis " + std::to_string(a) +
                                 " of the padded input (" + std::to_string(room) + ")");
     g.out.push_back((room - span) / g.stride[a] + 1);

@@ -44,20 +44,23 @@ void op_flex_attention(OpCtx& c) {
             "softmax_precision " + std::to_string(prec) + " is not a floating type");
 
   std::vector<double> q = f64_of(qt), k = f64_of(kt), v = f64_of(vt);
+  // Calls f(row, kv) for each query row (b, h, i) with kv the first K/V row of its head.
+  auto for_rows = [&](auto&& f) {
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < Hq; ++h)
+        for (int64_t i = 0; i < L; ++i) f((b * Hq + h) * L + i, (b * Hkv + h / group) * S);
+  };
   Shape sshape{B, Hq, L, S};
   std::vector<double> p(scratch_elems(shape_numel(sshape)));
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t h = 0; h < Hq; ++h)
-      for (int64_t i = 0; i < L; ++i) {
-        const double* qr = q.data() + ((b * Hq + h) * L + i) * E;
-        double* pr = p.data() + ((b * Hq + h) * L + i) * S;
-        for (int64_t j = 0; j < S; ++j) {
-          const double* kr = k.data() + ((b * Hkv + h / group) * S + j) * E;
-          double s = 0;
-          for (int64_t d = 0; d < E; ++d) s += qr[d] * kr[d];
-          pr[j] = s * scale;
-        }
-      }
+  for_rows([&](int64_t row, int64_t kv) {
+    const double* qr = q.data() + row * E;
+    for (int64_t j = 0; j < S; ++j) {
+      const double* kr = k.data() + (kv + j) * E;
+      double s = 0;
+      for (int64_t d = 0; d < E; ++d) s += qr[d] * kr[d];
+      p[static_cast<size_t>(row * S + j)] = s * scale;
+    }
+  });
   apply_mod(c, "score_mod", prec, sshape, p);
   const double kNegInf = -std::numeric_limits<double>::infinity();
   for (size_t r = 0; r + static_cast<size_t>(S) <= p.size() && S > 0; r += static_cast<size_t>(S)) {
@@ -74,16 +77,14 @@ void op_flex_attention(OpCtx& c) {
   apply_mod(c, "prob_mod", prec, sshape, p);
   Shape yshape{B, Hq, L, Ev};
   std::vector<double> y(scratch_elems(shape_numel(yshape)), 0.0);
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t h = 0; h < Hq; ++h)
-      for (int64_t i = 0; i < L; ++i) {
-        const double* pr = p.data() + ((b * Hq + h) * L + i) * S;
-        double* yr = y.data() + ((b * Hq + h) * L + i) * Ev;
-        for (int64_t j = 0; j < S; ++j) {
-          const double* vr = v.data() + ((b * Hkv + h / group) * S + j) * Ev;
-          for (int64_t d = 0; d < Ev; ++d) yr[d] += pr[j] * vr[d];
-        }
-      }
+  for_rows([&](int64_t row, int64_t kv) {
+    double* yr = y.data() + row * Ev;
+    for (int64_t j = 0; j < S; ++j) {
+      double pj = p[static_cast<size_t>(row * S + j)];
+      const double* vr = v.data() + (kv + j) * Ev;
+      for (int64_t d = 0; d < Ev; ++d) yr[d] += pj * vr[d];
+    }
+  });
   c.set(0, tensor_of(y, vt.dtype, yshape));
 }
 

@@ -239,7 +239,7 @@ bool rule_tree_ensemble(InferCtx& c) {
 void register_ml_ops(Registry& r) {
   r.add("Binarizer", op_binarizer, 1, 1 << 30, true, kMl).infer(rules::same_type);
   r.add("ArrayFeatureExtractor", op_array_feature_extractor, 1, 1 << 30, false, kMl).infer(rule_array_feature_extractor);
-  r.add("TreeEnsemble", op_tree_ensemble, 5, 1 << 30, false, kMl).infer(rule_tree_ensemble);
+  r.add("TreeEnsemble", op_tree_ensemble, 5, 1 << 30, false, kMl).infer(rule_tree_ensemble).traits(kMayGrow);
 }
 
 }  // namespace ofg::exec

@@ -68,7 +68,7 @@ bool rule_mel_weight_matrix(InferCtx& c) {
 }  // namespace
 
 void register_signal_mel_ops(Registry& r) {
-  r.add("MelWeightMatrix", op_mel_weight_matrix, 17, 1 << 30, false).infer(rule_mel_weight_matrix);
+  r.add("MelWeightMatrix", op_mel_weight_matrix, 17, 1 << 30, false).infer(rule_mel_weight_matrix).traits(kMayGrow);
 }
 
 }  // namespace ofg::exec

@@ -122,7 +122,7 @@ bool rule_tfidf(InferCtx& c) {
 }  // namespace
 
 void register_text_ops(Registry& r) {
-  r.add("TfIdfVectorizer", op_tfidf, 9, 1 << 30, false).infer(rule_tfidf);
+  r.add("TfIdfVectorizer", op_tfidf, 9, 1 << 30, false).infer(rule_tfidf).traits(kMayGrow);
 }
 
 }  // namespace ofg::exec
