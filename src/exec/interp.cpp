@@ -121,6 +121,16 @@ Registry& Registry::instance() {
     register_quantize_ops(*reg);
     register_rnn_ops(*reg);
     register_signal_ops(*reg);
+    register_signal_mel_ops(*reg);
+    register_swiglu_ops(*reg);
+    register_scatter_tensor_ops(*reg);
+    register_causal_conv_ops(*reg);
+    register_linear_attention_ops(*reg);
+    register_deform_conv_ops(*reg);
+    register_text_ops(*reg);
+    register_image_ops(*reg);
+    register_flex_attention_ops(*reg);
+    register_ml_ops(*reg);
     register_random_ops(*reg);
     reg->build_index();
     return reg;
