@@ -476,6 +476,18 @@ bool equal(InferCtx& c) { return broadcasting(c, true, true); }
 }  // namespace rules
 
 
+// The unary ops of UnaryOp computed by run_unary: name (the enum member too) and type rule.
+#define OFG_UNARY_OPS(X) \
+  X(Relu, rules::same_type) X(Exp, rules::same_type) X(Log, rules::same_type) \
+  X(Tanh, rules::same_type) X(Sigmoid, rules::same_type) X(Erf, rules::same_type) \
+  X(HardSwish, rules::same_type) X(Softplus, rules::same_type) X(Sqrt, rules::same_type) \
+  X(Reciprocal, rules::same_type) X(Abs, rules::same_type) X(Neg, rules::neg) \
+  X(Floor, rules::same_type) X(Ceil, rules::same_type) X(Round, rules::same_type) \
+  X(Sin, rules::same_type) X(Cos, rules::same_type) X(Tan, nullptr) X(Asin, nullptr) \
+  X(Acos, nullptr) X(Atan, nullptr) X(Sinh, nullptr) X(Cosh, nullptr) X(Asinh, nullptr) \
+  X(Acosh, nullptr) X(Atanh, nullptr) X(Sign, rules::same_type) X(Softsign, rules::same_type) \
+  X(Mish, rules::same_type)
+
 void register_elementwise_ops(Registry& r) {
   r.add("Shrink", op_shrink, 9);
   r.add("Swish", op_swish, 1);
@@ -504,35 +516,9 @@ void register_elementwise_ops(Registry& r) {
   r.add("BitShift", op_bitshift).infer(rules::elementwise);
   r.add("Not", op_not).infer(rules::same_type);
   r.add("Where", op_where).infer(rules::rule_where);
-  r.add("Relu", op_unary<U::Relu>).infer(rules::same_type);
-  r.add("Exp", op_unary<U::Exp>).infer(rules::same_type);
-  r.add("Log", op_unary<U::Log>).infer(rules::same_type);
-  r.add("Tanh", op_unary<U::Tanh>).infer(rules::same_type);
-  r.add("Sigmoid", op_unary<U::Sigmoid>).infer(rules::same_type);
-  r.add("Erf", op_unary<U::Erf>).infer(rules::same_type);
-  r.add("HardSwish", op_unary<U::HardSwish>).infer(rules::same_type);
-  r.add("Softplus", op_unary<U::Softplus>).infer(rules::same_type);
-  r.add("Sqrt", op_unary<U::Sqrt>).infer(rules::same_type);
-  r.add("Reciprocal", op_unary<U::Reciprocal>).infer(rules::same_type);
-  r.add("Abs", op_unary<U::Abs>).infer(rules::same_type);
-  r.add("Neg", op_unary<U::Neg>).infer(rules::neg);
-  r.add("Floor", op_unary<U::Floor>).infer(rules::same_type);
-  r.add("Ceil", op_unary<U::Ceil>).infer(rules::same_type);
-  r.add("Round", op_unary<U::Round>).infer(rules::same_type);
-  r.add("Sin", op_unary<U::Sin>).infer(rules::same_type);
-  r.add("Cos", op_unary<U::Cos>).infer(rules::same_type);
-  r.add("Tan", op_unary<U::Tan>);
-  r.add("Asin", op_unary<U::Asin>);
-  r.add("Acos", op_unary<U::Acos>);
-  r.add("Atan", op_unary<U::Atan>);
-  r.add("Sinh", op_unary<U::Sinh>);
-  r.add("Cosh", op_unary<U::Cosh>);
-  r.add("Asinh", op_unary<U::Asinh>);
-  r.add("Acosh", op_unary<U::Acosh>);
-  r.add("Atanh", op_unary<U::Atanh>);
-  r.add("Sign", op_unary<U::Sign>).infer(rules::same_type);
-  r.add("Softsign", op_unary<U::Softsign>).infer(rules::same_type);
-  r.add("Mish", op_unary<U::Mish>).infer(rules::same_type);
+#define OFG_ADD_UNARY(name, rule) r.add(#name, op_unary<U::name>).infer(rule);
+  OFG_UNARY_OPS(OFG_ADD_UNARY)
+#undef OFG_ADD_UNARY
   r.add("LeakyRelu", op_leaky_relu).infer(rules::same_type);
   r.add("HardSigmoid", op_hard_sigmoid).infer(rules::same_type);
   r.add("Elu", op_elu).infer(rules::same_type);

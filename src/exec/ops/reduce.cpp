@@ -178,17 +178,16 @@ bool rule_reduce(InferCtx& c) {
 }  // namespace rules
 
 
+// The Reduce* ops: the ReduceOp member after "Reduce", and the type rule.
+#define OFG_REDUCE_OPS(X) \
+  X(Sum, rules::rule_reduce) X(Mean, rules::rule_reduce) X(Max, rules::rule_reduce) \
+  X(Min, rules::rule_reduce) X(Prod, rules::rule_reduce) X(L1, nullptr) X(L2, nullptr) \
+  X(LogSum, rules::rule_reduce) X(LogSumExp, rules::rule_reduce) X(SumSquare, rules::rule_reduce)
+
 void register_reduce_ops(Registry& r) {
-  r.add("ReduceSum", op_reduce<R::Sum>).infer(rules::rule_reduce);
-  r.add("ReduceMean", op_reduce<R::Mean>).infer(rules::rule_reduce);
-  r.add("ReduceMax", op_reduce<R::Max>).infer(rules::rule_reduce);
-  r.add("ReduceMin", op_reduce<R::Min>).infer(rules::rule_reduce);
-  r.add("ReduceProd", op_reduce<R::Prod>).infer(rules::rule_reduce);
-  r.add("ReduceL1", op_reduce<R::L1>);
-  r.add("ReduceL2", op_reduce<R::L2>);
-  r.add("ReduceLogSum", op_reduce<R::LogSum>).infer(rules::rule_reduce);
-  r.add("ReduceLogSumExp", op_reduce<R::LogSumExp>).infer(rules::rule_reduce);
-  r.add("ReduceSumSquare", op_reduce<R::SumSquare>).infer(rules::rule_reduce);
+#define OFG_ADD_REDUCE(name, rule) r.add("Reduce" #name, op_reduce<R::name>).infer(rule);
+  OFG_REDUCE_OPS(OFG_ADD_REDUCE)
+#undef OFG_ADD_REDUCE
   r.add("ArgMax", op_arg<true>).infer(rules::rule_reduce);
   r.add("ArgMin", op_arg<false>).infer(rules::rule_reduce);
   r.add("TopK", op_topk);
