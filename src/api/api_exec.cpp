@@ -235,19 +235,13 @@ ofg_status ofg_report_passed(const ofg_report* report, int32_t* passed) {
 }
 
 ofg_status ofg_report_output_count(const ofg_report* report, size_t* count) {
-  return api_call([&] {
-    require(report, "ofg_report_output_count", "report");
-    require(count, "ofg_report_output_count", "count");
-    *count = report->report.outputs.size();
-  });
+  return count_call("ofg_report_output_count", report, "report", count, "count",
+                    [](const ofg_report& x) { return x.report.outputs.size(); });
 }
 
 ofg_status ofg_report_input_count(const ofg_report* report, size_t* count) {
-  return api_call([&] {
-    require(report, "ofg_report_input_count", "report");
-    require(count, "ofg_report_input_count", "count");
-    *count = report->report.inputs.size();
-  });
+  return count_call("ofg_report_input_count", report, "report", count, "count",
+                    [](const ofg_report& x) { return x.report.inputs.size(); });
 }
 
 ofg_status ofg_report_input(const ofg_report* report, size_t index, ofg_input_info* out) {

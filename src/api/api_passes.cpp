@@ -97,11 +97,8 @@ int32_t ofg_pass_in_default_pipeline(size_t i) {
 void ofg_pass_report_free(ofg_pass_report* report) { delete report; }
 
 ofg_status ofg_pass_report_count(const ofg_pass_report* report, size_t* out) {
-  return api_call([&] {
-    require(report, "ofg_pass_report_count", "report");
-    require(out, "ofg_pass_report_count", "out");
-    *out = report->report.records.size();
-  });
+  return count_call("ofg_pass_report_count", report, "report", out, "out",
+                    [](const ofg_pass_report& x) { return x.report.records.size(); });
 }
 
 ofg_status ofg_pass_report_entry(const ofg_pass_report* report, size_t index, ofg_pass_entry* out) {

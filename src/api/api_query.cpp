@@ -60,11 +60,8 @@ ofg_status ofg_model_producer(const ofg_model* model, const char** name, const c
 }
 
 ofg_status ofg_model_opset_count(const ofg_model* model, size_t* out) {
-  return api_call([&] {
-    require(model, "ofg_model_opset_count", "model");
-    require(out, "ofg_model_opset_count", "out");
-    *out = model->model->opsets.size;
-  });
+  return count_call("ofg_model_opset_count", model, "model", out, "out",
+                    [](const ofg_model& x) { return x.model->opsets.size; });
 }
 
 ofg_status ofg_model_opset(const ofg_model* model, size_t index, const char** domain, int64_t* version) {

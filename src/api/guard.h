@@ -37,4 +37,16 @@ inline void require(const void* p, const char* function, const char* parameter) 
   if (p == nullptr) fail(Status::kInvalidArgument, std::string(function) + ": " + parameter + " is NULL");
 }
 
+// The ofg_*_count functions: checks the handle and the output (named as in onnxforge.h), then
+// stores size_of(*handle).
+template <class Handle, class SizeOf>
+ofg_status count_call(const char* function, const Handle* handle, const char* handle_name, size_t* out,
+                      const char* out_name, SizeOf size_of) {
+  return api_call([&] {
+    require(handle, function, handle_name);
+    require(out, function, out_name);
+    *out = size_of(*handle);
+  });
+}
+
 }  // namespace ofg::api

@@ -332,33 +332,36 @@ bool rule_split(InferCtx& c) {
   return true;
 }
 
-bool rule_tile(InferCtx& c) {
+// Tile and Pad: output dim i is dim(x_i, v_i) of the constant integers v (empty when unknown,
+// then every dim is unknown); `per_axis` of them per axis.
+template <class Dim>
+bool resized_dims(InferCtx& c, const std::vector<int64_t>& v, size_t per_axis, Dim dim) {
   const IType* x = c.t(0);
-  std::vector<int64_t> rep;
   if (!x || !x->ranked) return unknown_output(c);
   std::vector<IDim> dims(x->dims.size(), IDim{});
-  if (c.const_ints(1, rep) && rep.size() == dims.size())
-    for (size_t i = 0; i < dims.size(); ++i)
-      dims[i] = rep[i] == 1 ? x->dims[i] : (x->dims[i].is_static() ? st_mul(x->dims[i].value, rep[i]) : IDim{});
+  if (v.size() == per_axis * dims.size() && !dims.empty())
+    for (size_t i = 0; i < dims.size(); ++i) dims[i] = dim(x->dims[i], i, dims.size());
   c.out[0] = ranked(x->elem, dims);
   return true;
 }
 
+bool rule_tile(InferCtx& c) {
+  std::vector<int64_t> rep;
+  if (!c.const_ints(1, rep)) rep.clear();
+  return resized_dims(c, rep, 1, [&](const IDim& d, size_t i, size_t) {
+    return rep[i] == 1 ? d : (d.is_static() ? st_mul(d.value, rep[i]) : IDim{});
+  });
+}
+
 bool rule_pad(InferCtx& c) {
-  const IType* x = c.t(0);
   std::vector<int64_t> pads;
-  if (!x || !x->ranked) return unknown_output(c);
-  std::vector<IDim> dims(x->dims.size(), IDim{});
   bool have = c.opset() < 11 ? c.attr_ints("pads", pads) : c.const_ints(1, pads);
   bool axes_given = c.in.size() > 3 && c.in_values[3];
-  if (have && !axes_given && pads.size() == 2 * dims.size())
-    for (size_t i = 0; i < dims.size(); ++i) {
-      IDim p = st_add(pads[i], pads[i + dims.size()]);
-      dims[i] = p.is_static() && p.value == 0 ? x->dims[i]
-                : (x->dims[i].is_static() && p.is_static() ? st_add(x->dims[i].value, p.value) : IDim{});
-    }
-  c.out[0] = ranked(x->elem, dims);
-  return true;
+  if (!have || axes_given) pads.clear();
+  return resized_dims(c, pads, 2, [&](const IDim& d, size_t i, size_t r) {
+    IDim p = st_add(pads[i], pads[i + r]);
+    return p.is_static() && p.value == 0 ? d : (d.is_static() && p.is_static() ? st_add(d.value, p.value) : IDim{});
+  });
 }
 
 }  // namespace rules
