@@ -46,6 +46,25 @@ TEST_F(ExecOps, BroadcastArithmeticAndUnary) {
   EXPECT_EQ(values(out[0]), (std::vector<float>{0, 0, 1, 0, 2, 4}));
 }
 
+// The broadcast kernels hold 8 dims: a higher rank takes the generic loop (float and int64),
+// with the same numpy broadcasting.
+TEST_F(ExecOps, BinaryOpsAboveKernelRank) {
+  std::vector<DimSpec> dims(9, 1);
+  dims.back() = 2;
+  Value* x = b.input("x", kFloat, dims);
+  Value* y = b.op("Add", {x, b.initializer("c", {2}, {10, 20})});
+  Value* n = b.op("Mul", {b.op("Cast", {x}, {b.i("to", kInt64)}), b.initializer_i64("k", {2, 1}, {3, -1})});
+  b.output(y);
+  b.output(n);
+  Interpreter in(*m);
+  auto out = in.run({{"x", tensor_f({1, 1, 1, 1, 1, 1, 1, 1, 2}, {1, 2})}});
+  EXPECT_EQ(out[0].t.shape, (Shape{1, 1, 1, 1, 1, 1, 1, 1, 2}));
+  EXPECT_EQ(values(out[0]), (std::vector<float>{11, 22}));
+  EXPECT_EQ(out[1].t.shape, (Shape{1, 1, 1, 1, 1, 1, 1, 2, 2}));
+  const int64_t* p = out[1].t.data<int64_t>();
+  EXPECT_EQ(std::vector<int64_t>(p, p + 4), (std::vector<int64_t>{3, 6, -1, -2}));
+}
+
 TEST_F(ExecOps, MatMulGemmAndSoftmax) {
   Value* a = b.input("a", kFloat, {2, 3});
   Value* w = b.initializer("w", {3, 2}, {1, 0, 0, 1, 1, 1});
