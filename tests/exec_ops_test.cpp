@@ -46,6 +46,29 @@ TEST_F(ExecOps, BroadcastArithmeticAndUnary) {
   EXPECT_EQ(values(out[0]), (std::vector<float>{0, 0, 1, 0, 2, 4}));
 }
 
+// The registry's index: entries of one op in registration order with their opset ranges, the
+// default domain under both of its names, other domains apart, rules and traits per op.
+TEST(ExecRegistry, FindsEntriesByDomainOpAndOpset) {
+  const Registry& r = Registry::instance();
+  const OpEntry* clip9 = r.find("", "Clip", 9);
+  const OpEntry* clip13 = r.find("ai.onnx", "Clip", 13);
+  ASSERT_NE(clip9, nullptr);
+  ASSERT_NE(clip13, nullptr);
+  EXPECT_EQ(clip9->until, 10);
+  EXPECT_EQ(clip13->since, 11);
+  EXPECT_EQ(r.find("", "Scatter", 11), nullptr);  // Scatter is registered for opsets 9 and 10 only
+  EXPECT_NE(r.find("", "Scatter", 10), nullptr);
+  EXPECT_EQ(r.find("com.example", "Relu", 13), nullptr);
+  EXPECT_NE(r.find("ai.onnxforge", "FusedConv", 1), nullptr);
+  EXPECT_EQ(r.find("", "FusedConv", 13), nullptr);
+  EXPECT_EQ(r.find("", "NoSuchOp", 13), nullptr);
+  EXPECT_NE(r.rule("", "Reshape"), nullptr);
+  EXPECT_EQ(r.rule("", "Tan"), nullptr);
+  EXPECT_TRUE(r.traits("", "RandomNormal") & kRandom);
+  EXPECT_TRUE(r.traits("", "Expand") & kMayGrow);
+  EXPECT_EQ(r.traits("", "Relu"), 0u);
+}
+
 // The broadcast kernels hold 8 dims: a higher rank takes the generic loop (float and int64),
 // with the same numpy broadcasting.
 TEST_F(ExecOps, BinaryOpsAboveKernelRank) {
