@@ -107,6 +107,7 @@ Registry& Registry::instance() {
     register_gather_ops(*reg);
     register_transpose_ops(*reg);
     register_constant_ops(*reg);
+    register_cast_ops(*reg);
     register_reduce_ops(*reg);
     register_control_ops(*reg);
     register_fused_ops(*reg);

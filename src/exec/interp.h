@@ -261,7 +261,8 @@ void register_shape_ops(Registry& r);      // Reshape, Squeeze, Expand, Shape, .
 void register_slice_ops(Registry& r);      // Concat, Split, Slice, Tile, Pad
 void register_gather_ops(Registry& r);     // Gather*, Scatter*, OneHot, NonZero
 void register_transpose_ops(Registry& r);  // Transpose, DepthToSpace, SpaceToDepth
-void register_constant_ops(Registry& r);   // Constant, ConstantOfShape, Range, EyeLike, Cast
+void register_constant_ops(Registry& r);   // Constant, ConstantOfShape, Range, EyeLike
+void register_cast_ops(Registry& r);       // Cast, CastLike
 void register_reduce_ops(Registry& r);
 // Ops known by their traits only (random number generators, which have no kernel).
 void register_random_ops(Registry& r);

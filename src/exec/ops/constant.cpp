@@ -1,18 +1,9 @@
-// Tensors made from attributes and scalars: Constant, ConstantOfShape, Range, EyeLike; and the
-// element type conversions Cast and CastLike.
+// Tensors made from attributes and scalars: Constant, ConstantOfShape, Range, EyeLike.
 #include "exec/infer_rules.h"
 #include "exec/ops/util.h"
 
 namespace ofg::exec {
 namespace {
-
-void op_cast(OpCtx& c) {
-  int32_t to = static_cast<int32_t>(c.attr_i("to", 0));
-  if (!is_supported_type(to)) fail(Status::kUnsupported, c.where() + ": cast to " + dtype_name(to) + " is not supported");
-  c.set(0, cast_tensor(c.t(0), to));
-}
-
-void op_cast_like(OpCtx& c) { c.set(0, cast_tensor(c.t(0), c.t(1).dtype)); }
 
 void op_constant(OpCtx& c) {
   for (const Attribute& a : c.node.attributes) {
@@ -162,21 +153,9 @@ bool rule_range(InferCtx& c) {
   return true;
 }
 
-bool cast_to(InferCtx& c, int32_t to) {
-  same_type(c);
-  c.out[0].elem = to;
-  if (c.data(0) && (to == kInt64 || to == kInt32)) c.out_contents[0] = *c.data(0);
-  return true;
-}
-
-bool cast(InferCtx& c) { return cast_to(c, static_cast<int32_t>(c.attr_i("to", 0))); }
-bool cast_like(InferCtx& c) { return cast_to(c, elem0(c, 1)); }
-
 }  // namespace rules
 
 void register_constant_ops(Registry& r) {
-  r.add("Cast", op_cast, 1, 1 << 30, false).infer(rules::cast);
-  r.add("CastLike", op_cast_like, 1, 1 << 30, false).infer(rules::cast_like);
   r.add("Constant", op_constant, 1, 1 << 30, false).infer(rules::rule_constant);
   r.add("ConstantOfShape", op_constant_of_shape, 1, 1 << 30, false).infer(rules::rule_constant_of_shape).traits(kMayGrow);
   r.add("Range", op_range).infer(rules::rule_range).traits(kMayGrow);

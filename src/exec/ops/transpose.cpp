@@ -32,7 +32,8 @@ void op_transpose(OpCtx& c) {
   c.set(0, transpose(x, perm));
 }
 
-void op_depth_space(OpCtx& c, bool to_space) {
+template <bool to_space>  // DepthToSpace, else SpaceToDepth
+void op_depth_space(OpCtx& c) {
   const RTensor& x = c.t(0);
   int64_t b = c.attr_i("blocksize", 1);
   if (x.rank() != 4) c.error("input must have rank 4, got shape " + shape_str(x.shape));
@@ -61,8 +62,6 @@ void op_depth_space(OpCtx& c, bool to_space) {
     c.set(0, y.reshaped({N, C * b * b, H / b, W / b}));
   }
 }
-void op_d2s(OpCtx& c) { op_depth_space(c, true); }
-void op_s2d(OpCtx& c) { op_depth_space(c, false); }
 
 }  // namespace
 
@@ -90,8 +89,8 @@ bool rule_transpose(InferCtx& c) {
 
 void register_transpose_ops(Registry& r) {
   r.add("Transpose", op_transpose, 1, 1 << 30, false).infer(rules::rule_transpose);
-  r.add("DepthToSpace", op_d2s, 1, 1 << 30, false);
-  r.add("SpaceToDepth", op_s2d, 1, 1 << 30, false);
+  r.add("DepthToSpace", op_depth_space<true>, 1, 1 << 30, false);
+  r.add("SpaceToDepth", op_depth_space<false>, 1, 1 << 30, false);
 }
 
 }  // namespace ofg::exec
