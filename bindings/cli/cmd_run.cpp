@@ -457,48 +457,10 @@ int cmd_run(const Args& args) {
     free_all(inputs);
     free_all(expected);
     rc = print(target, lines, ok, json);
-  } else if (values) {
-    rc = run_named_values(m, named, out_dir);
   } else {
-    std::vector<ofg_tensor*> inputs;
-    std::vector<const char*> names;
-    for (auto& kv : named) {
-      ofg_tensor* t = nullptr;
-      if (ofg_status s = load_pb(kv.second, &t)) {
-        free_all(inputs);
-        ofg_model_free(m);
-        return report(kv.second.c_str(), s);
-      }
-      inputs.push_back(t);
-      names.push_back(kv.first.c_str());
-    }
-    size_t n_out = 0;
-    ofg_tensor** outs = nullptr;
-    ofg_status s = ofg_run(m, nullptr, inputs.size(), names.data(), inputs.data(), &n_out, &outs);
-    free_all(inputs);
-    if (s != OFG_OK) {
-      ofg_model_free(m);
-      return report("run", s);
-    }
-    for (size_t i = 0; i < n_out; ++i) {
-      std::printf("%s: %s [", ofg_tensor_name(outs[i]), ofg_elem_type_name(ofg_tensor_elem_type(outs[i])));
-      for (size_t k = 0; k < ofg_tensor_rank(outs[i]); ++k)
-        std::printf("%s%lld", k ? "," : "", (long long)ofg_tensor_dims(outs[i])[k]);
-      std::printf("]\n");
-      if (!out_dir.empty()) {
-        void* data = nullptr;
-        size_t size = 0;
-        if (ofg_tensor_save_pb(outs[i], ofg_tensor_name(outs[i]), &data, &size) == OFG_OK) {
-          std::string p = out_dir + "/output_" + std::to_string(i) + ".pb";
-          FILE* f = std::fopen(p.c_str(), "wb");
-          if (!f || std::fwrite(data, 1, size, f) != size) rc = kUsage;
-          if (f) std::fclose(f);
-          ofg_buffer_free(data);
-          if (rc != kOk) std::fprintf(stderr, "onnxforge: cannot write %s\n", p.c_str());
-        }
-      }
-    }
-    ofg_tensors_free(outs, n_out);
+    // Named input files are read per the declared type of their input (tensor, sequence or
+    // optional), so one path serves every model.
+    rc = run_named_values(m, named, out_dir);
   }
   ofg_model_free(m);
   return rc;

@@ -65,5 +65,26 @@ def test_a_subset_of_passes_removes_the_weights_it_made_unused():
     assert len(onnx.load(out).graph.initializer) > len(m.graph.initializer)
 
 
+def test_run_with_named_input_files_writes_the_outputs():
+    """`run MODEL --input NAME=FILE.pb --output-dir D`: each output as a TensorProto in D, the
+    values the model computes; an unknown input name is a usage error."""
+    src = save(model(), "run.onnx")
+    x = np.random.default_rng(5).standard_normal((1, 3, 4, 4)).astype(np.float32)
+    xp = os.path.join(TMP, "run_x.pb")
+    with open(xp, "wb") as f:
+        f.write(numpy_helper.from_array(x, "x").SerializeToString())
+    out_dir = os.path.join(TMP, "run_out")
+    os.makedirs(out_dir, exist_ok=True)
+    p = run("run", src, "--input", "x=" + xp, "--output-dir", out_dir)
+    assert "y: float32 [1,4,4,4]" in p.stdout, p.stdout
+    y = onnx.TensorProto()
+    with open(os.path.join(out_dir, "output_0.pb"), "rb") as f:
+        y.ParseFromString(f.read())
+    assert y.name == "y" and numpy_helper.to_array(y).shape == (1, 4, 4, 4)
+    assert np.all(numpy_helper.to_array(y) >= 0)  # the graph ends in Relu
+    p = run("run", src, "--input", "nosuch=" + xp, ok=(2,))
+    assert "no input named 'nosuch'" in p.stderr, p.stderr
+
+
 if __name__ == "__main__":
     sys.exit(main(globals()))
