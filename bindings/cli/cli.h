@@ -19,10 +19,15 @@ using Args = std::vector<std::string>;
 int report(const char* what, ofg_status s);
 // Prints "onnxforge COMMAND: <what> (see onnxforge help COMMAND)" to stderr and returns kUsage.
 int usage_error(const char* command, const std::string& what);
-// Parses `args` for `command`; on --help prints the command's help page (usage lines, what it
-// does, its options) on stdout. -1 when the command goes on, else the exit code to return.
-int parse_command(const char* command, const Args& args, const std::vector<OptionSpec>& specs, const char* usage,
-                  const char* description, ParsedArgs& p);
+// What `onnxforge help COMMAND` and `COMMAND --help` show besides the options.
+struct CommandHelp {
+  const char* name;
+  const char* usage;  // the usage lines
+  const char* about;  // what the command does
+};
+// Parses `args` for a command; on --help prints its help page (usage lines, what it does, its
+// options) on stdout. -1 when the command goes on, else the exit code to return.
+int parse_command(const CommandHelp& help, const Args& args, const std::vector<OptionSpec>& specs, ParsedArgs& p);
 // Loads `path`; with `demo` (only from an explicit --demo) the built-in demo model instead.
 ofg_status load_model(const std::string& path, bool demo, ofg_model** out);
 // Size of a file on disk, -1 when it cannot be read.

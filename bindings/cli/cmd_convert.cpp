@@ -6,18 +6,21 @@
 
 namespace cli {
 
+const CommandHelp kHelp = {
+    "convert",
+    "usage: onnxforge convert IN OUT [--external-data [--threshold BYTES]]\n",
+    "Loads IN and saves it as OUT (atomically: OUT is replaced only when complete).\n"};
+
 int cmd_convert(const Args& args) {
   const std::vector<OptionSpec> specs = {
       {"--external-data", OptionSpec::kFlag, "", "put tensors of at least --threshold bytes in OUT.data"},
       {"--threshold", OptionSpec::kCount, "BYTES", "with --external-data: smallest tensor moved out (default 1024)"},
   };
   ParsedArgs p;
-  const char* usage = "usage: onnxforge convert IN OUT [--external-data [--threshold BYTES]]\n";
-  const char* about = "Loads IN and saves it as OUT (atomically: OUT is replaced only when complete).\n";
-  if (int rc = parse_command("convert", args, specs, usage, about, p); rc >= 0) return rc;
-  if (p.positional.size() != 2) return usage_error("convert", "give IN and OUT");
+  if (int rc = parse_command(kHelp, args, specs, p); rc >= 0) return rc;
+  if (p.positional.size() != 2) return usage_error(kHelp.name, "give IN and OUT");
   if (p.has("--threshold") && !p.has("--external-data"))
-    return usage_error("convert", "--threshold goes with --external-data");
+    return usage_error(kHelp.name, "--threshold goes with --external-data");
   const std::string &in = p.positional[0], &out = p.positional[1];
   ofg_options* opts = nullptr;
   ofg_status st = ofg_options_create(&opts);

@@ -126,19 +126,22 @@ void print_json(const std::string& source, const Summary& s) {
 
 }  // namespace
 
+const CommandHelp kHelp = {
+    "inspect",
+    "usage: onnxforge inspect MODEL [--json]\n       onnxforge inspect --demo [--json]\n",
+    "Prints a model's IR version, producer, opsets, inputs and outputs (with symbolic dims),\n"
+    "node count, op histogram and initializer size.\n"};
+
 int cmd_inspect(const Args& args) {
   const std::vector<OptionSpec> specs = {
       {"--json", OptionSpec::kFlag, "", "print one JSON object instead of the table"},
       {"--demo", OptionSpec::kFlag, "", "the built-in demo model instead of MODEL"},
   };
   ParsedArgs p;
-  const char* usage = "usage: onnxforge inspect MODEL [--json]\n       onnxforge inspect --demo [--json]\n";
-  const char* about = "Prints a model's IR version, producer, opsets, inputs and outputs (with symbolic dims),\n"
-                      "node count, op histogram and initializer size.\n";
-  if (int rc = parse_command("inspect", args, specs, usage, about, p); rc >= 0) return rc;
+  if (int rc = parse_command(kHelp, args, specs, p); rc >= 0) return rc;
   bool demo = p.has("--demo");
   if (p.positional.size() != (demo ? 0u : 1u))
-    return usage_error("inspect", demo ? "--demo takes no MODEL" : "give one MODEL (or --demo for the built-in one)");
+    return usage_error(kHelp.name, demo ? "--demo takes no MODEL" : "give one MODEL (or --demo for the built-in one)");
   std::string path = demo ? "" : p.positional[0];
   ofg_model* m = nullptr;
   ofg_status st = load_model(path, demo, &m);

@@ -121,7 +121,7 @@ void snapshot_json(JsonWriter& j, const char* key, const Snapshot& s, long long 
 int cmd_optimize(const Args& args) {
   const std::vector<OptionSpec> spec_list = specs();
   ParsedArgs p;
-  if (int rc = parse_command("optimize", args, spec_list, kUsageText, kDescription, p); rc >= 0) return rc;
+  if (int rc = parse_command({"optimize", kUsageText, kDescription}, args, spec_list, p); rc >= 0) return rc;
   const bool demo = p.has("--demo"), verify = p.has("--verify"), verify_each = p.has("--verify-each-pass");
   // The demo model only when asked for: a lone path is never taken as OUT (that would write the
   // demo over the user's model).

@@ -5,14 +5,17 @@
 
 namespace cli {
 
+const CommandHelp kHelp = {
+    "passes",
+    "usage: onnxforge passes [--json]\n",
+    "Lists the optimization passes. Class 0 is exact, 1 bounded float rounding, 2 pattern\n"
+    "rewrites verified on real models; [opt-in] passes are not in the default pipeline.\n"};
+
 int cmd_passes(const Args& args) {
   const std::vector<OptionSpec> specs = {{"--json", OptionSpec::kFlag, "", "print the list as JSON"}};
   ParsedArgs p;
-  const char* usage = "usage: onnxforge passes [--json]\n";
-  const char* about = "Lists the optimization passes. Class 0 is exact, 1 bounded float rounding, 2 pattern\n"
-                      "rewrites verified on real models; [opt-in] passes are not in the default pipeline.\n";
-  if (int rc = parse_command("passes", args, specs, usage, about, p); rc >= 0) return rc;
-  if (!p.positional.empty()) return usage_error("passes", "unexpected argument '" + p.positional[0] + "'");
+  if (int rc = parse_command(kHelp, args, specs, p); rc >= 0) return rc;
+  if (!p.positional.empty()) return usage_error(kHelp.name, "unexpected argument '" + p.positional[0] + "'");
   size_t n = ofg_pass_count();
   if (p.has("--json")) {
     JsonWriter j;

@@ -322,24 +322,27 @@ const std::vector<OptionSpec> kRunSpecs = {
 
 }  // namespace
 
+const CommandHelp kHelp = {
+    "run",
+    "usage: onnxforge run DIR [--rtol X] [--atol Y] [--json]\n"
+    "       onnxforge run MODEL.onnx --light [--rtol X] [--atol Y] [--json]\n"
+    "       onnxforge run MODEL --input NAME=FILE.pb ... [--output-dir D]\n",
+    "DIR holds model.onnx and test_data_set_N/{input_K,output_K}.pb (K-th graph input/output).\n"
+    "A .pb is read as a TensorProto, SequenceProto or OptionalProto per the declared type of its\n"
+    "input/output; sequences are compared element by element, optionals by presence then value.\n"
+    "Exit 0 when every output matches, 1 otherwise, 2 on usage or input errors.\n"};
+
 int cmd_run(const Args& args) {
   ParsedArgs p;
-  const char* usage = "usage: onnxforge run DIR [--rtol X] [--atol Y] [--json]\n"
-                      "       onnxforge run MODEL.onnx --light [--rtol X] [--atol Y] [--json]\n"
-                      "       onnxforge run MODEL --input NAME=FILE.pb ... [--output-dir D]\n";
-  const char* about = "DIR holds model.onnx and test_data_set_N/{input_K,output_K}.pb (K-th graph input/output).\n"
-                      "A .pb is read as a TensorProto, SequenceProto or OptionalProto per the declared type of its\n"
-                      "input/output; sequences are compared element by element, optionals by presence then value.\n"
-                      "Exit 0 when every output matches, 1 otherwise, 2 on usage or input errors.\n";
-  if (int rc = parse_command("run", args, kRunSpecs, usage, about, p); rc >= 0) return rc;
-  if (p.positional.size() != 1) return usage_error("run", "give one DIR or MODEL");
+  if (int rc = parse_command(kHelp, args, kRunSpecs, p); rc >= 0) return rc;
+  if (p.positional.size() != 1) return usage_error(kHelp.name, "give one DIR or MODEL");
   std::string target = p.positional[0], out_dir = p.text("--output-dir");
   double rtol = p.number("--rtol", 1e-3), atol = p.number("--atol", 1e-5);
   bool json = p.has("--json"), light = p.has("--light");
   std::vector<std::pair<std::string, std::string>> named;
   for (const std::string& v : p.all("--input")) {
     size_t eq = v.find('=');
-    if (eq == std::string::npos || eq == 0) return usage_error("run", "--input takes NAME=FILE.pb, got '" + v + "'");
+    if (eq == std::string::npos || eq == 0) return usage_error(kHelp.name, "--input takes NAME=FILE.pb, got '" + v + "'");
     named.emplace_back(v.substr(0, eq), v.substr(eq + 1));
   }
 
@@ -350,11 +353,11 @@ int cmd_run(const Args& args) {
   }
   bool is_dir = S_ISDIR(st.st_mode);
   if (is_dir && (light || !named.empty() || !out_dir.empty()))
-    return usage_error("run", "--light, --input and --output-dir go with MODEL, not with a test folder");
+    return usage_error(kHelp.name, "--light, --input and --output-dir go with MODEL, not with a test folder");
   if (!is_dir && !light && named.empty() && (json || p.has("--rtol") || p.has("--atol")))
-    return usage_error("run", "--json, --rtol and --atol compare with expected outputs: give DIR or --light");
+    return usage_error(kHelp.name, "--json, --rtol and --atol compare with expected outputs: give DIR or --light");
   if (light && (!named.empty() || !out_dir.empty()))
-    return usage_error("run", "--light takes no --input or --output-dir");
+    return usage_error(kHelp.name, "--light takes no --input or --output-dir");
   std::string model_path = is_dir ? target + "/model.onnx" : target;
   ofg_model* m = nullptr;
   if (ofg_status s = ofg_load(model_path.c_str(), nullptr, &m)) return report("load", s);

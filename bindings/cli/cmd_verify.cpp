@@ -7,17 +7,20 @@
 
 namespace cli {
 
+const CommandHelp kHelp = {
+    "verify",
+    "usage: onnxforge verify A B [options]\n",
+    "Runs reference A and candidate B on the same inputs (real data first, else seeded inputs\n"
+    "that A accepts) and compares B's outputs with A's by name. Exit 0 when they match, 1 when\n"
+    "they differ, 2 on usage or load errors (or an invalid model), 3 when no input set model A\n"
+    "accepts could be built.\n"};
+
 int cmd_verify(const Args& args) {
   std::vector<OptionSpec> specs = {{"--json", OptionSpec::kFlag, "", "print the report as one JSON object"}};
   specs.insert(specs.end(), kVerifySpecs.begin(), kVerifySpecs.end());
   ParsedArgs p;
-  const char* usage = "usage: onnxforge verify A B [options]\n";
-  const char* about = "Runs reference A and candidate B on the same inputs (real data first, else seeded inputs\n"
-                      "that A accepts) and compares B's outputs with A's by name. Exit 0 when they match, 1 when\n"
-                      "they differ, 2 on usage or load errors (or an invalid model), 3 when no input set model A\n"
-                      "accepts could be built.\n";
-  if (int rc = parse_command("verify", args, specs, usage, about, p); rc >= 0) return rc;
-  if (p.positional.size() != 2) return usage_error("verify", "give two models, A (reference) and B (candidate)");
+  if (int rc = parse_command(kHelp, args, specs, p); rc >= 0) return rc;
+  if (p.positional.size() != 2) return usage_error(kHelp.name, "give two models, A (reference) and B (candidate)");
   const std::string &a = p.positional[0], &b = p.positional[1];
   ofg_options* o = nullptr;
   if (ofg_options_create(&o) != OFG_OK) return report("options", OFG_ERR_NO_MEMORY);

@@ -16,11 +16,10 @@ int usage_error(const char* command, const std::string& what) {
   return kUsage;
 }
 
-int parse_command(const char* command, const Args& args, const std::vector<OptionSpec>& specs, const char* usage,
-                  const char* description, ParsedArgs& p) {
-  if (!parse_args(command, args, specs, p)) return kUsage;
+int parse_command(const CommandHelp& help, const Args& args, const std::vector<OptionSpec>& specs, ParsedArgs& p) {
+  if (!parse_args(help.name, args, specs, p)) return kUsage;
   if (!p.help) return -1;
-  std::printf("%s\n%s\noptions:\n", usage, description);
+  std::printf("%s\n%s\noptions:\n", help.usage, help.about);
   print_options(stdout, specs);
   return kOk;
 }
