@@ -4,7 +4,9 @@
 
 #include <csignal>
 #include <cstring>
+#include <initializer_list>
 #include <random>
+#include <utility>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +21,14 @@ namespace pb = ofg_onnx;
 using ofg::test::read_file;
 using ofg::test::temp_dir;
 using ofg::test::write_file;
+
+// Options holding the given values (each must be accepted); the caller frees them.
+ofg_options* options_with(std::initializer_list<std::pair<const char*, const char*>> values) {
+  ofg_options* o = nullptr;
+  EXPECT_EQ(ofg_options_create(&o), OFG_OK);
+  for (const auto& kv : values) EXPECT_EQ(ofg_options_set(o, kv.first, kv.second), OFG_OK) << kv.first;
+  return o;
+}
 
 // A small valid model: y = Relu(x + w).
 pb::ModelProto valid_model() {
@@ -357,9 +367,7 @@ TEST(ExternalData, MemoryLoadNeedsAFolder) {
   LoadResult r = load_model(c.model);
   EXPECT_EQ(r.status, OFG_ERR_INVALID_MODEL);
   EXPECT_NE(r.message.find("external"), std::string::npos) << r.message;
-  ofg_options* o = nullptr;
-  ASSERT_EQ(ofg_options_create(&o), OFG_OK);
-  ASSERT_EQ(ofg_options_set(o, "load.external_data_dir", c.dir.c_str()), OFG_OK);
+  ofg_options* o = options_with({{"load.external_data_dir", c.dir.c_str()}});
   std::string bytes = c.model.SerializeAsString();
   ofg_model* m = nullptr;
   EXPECT_EQ(ofg_load_from_memory(bytes.data(), bytes.size(), o, &m), OFG_OK);
@@ -438,9 +446,7 @@ TEST(Save, DurableSaveGivesTheSameBytes) {
   ofg_model* m = nullptr;
   ASSERT_EQ(ofg_model_create_demo(&m), OFG_OK);
   std::string dir = temp_dir();
-  ofg_options* o = nullptr;
-  ASSERT_EQ(ofg_options_create(&o), OFG_OK);
-  ASSERT_EQ(ofg_options_set(o, "save.durable", "1"), OFG_OK);
+  ofg_options* o = options_with({{"save.durable", "1"}});
   EXPECT_EQ(ofg_options_set(o, "save.durable", "2"), OFG_ERR_INVALID_ARGUMENT);
   ASSERT_EQ(ofg_save(m, (dir + "/a.onnx").c_str(), o), OFG_OK);
   ASSERT_EQ(ofg_save(m, (dir + "/b.onnx").c_str(), nullptr), OFG_OK);
@@ -469,9 +475,7 @@ TEST(Save, LargeWeightsCopiedFromTheLoadedFileKeepTheBytes) {
   ASSERT_EQ(ofg_load((dir + "/in.onnx").c_str(), nullptr, &m), OFG_OK);
   ASSERT_EQ(ofg_save(m, (dir + "/out.onnx").c_str(), nullptr), OFG_OK);
   EXPECT_EQ(read_file(dir + "/out.onnx"), read_file(dir + "/in.onnx"));
-  ofg_options* o = nullptr;
-  ASSERT_EQ(ofg_options_create(&o), OFG_OK);
-  ASSERT_EQ(ofg_options_set(o, "save.external_data", "1"), OFG_OK);
+  ofg_options* o = options_with({{"save.external_data", "1"}});
   ASSERT_EQ(ofg_save(m, (dir + "/ext.onnx").c_str(), o), OFG_OK);
   std::vector<uint8_t> data = read_file(dir + "/ext.onnx.data");
   ASSERT_EQ(data.size(), bytes.size());
@@ -494,10 +498,7 @@ TEST(Save, ExternalDataRoundTripsAndKeepsSmallTensorsInline) {
   ofg_model* m = nullptr;
   ASSERT_EQ(ofg_model_create_demo(&m), OFG_OK);
   std::string dir = temp_dir();
-  ofg_options* o = nullptr;
-  ASSERT_EQ(ofg_options_create(&o), OFG_OK);
-  ASSERT_EQ(ofg_options_set(o, "save.external_data", "1"), OFG_OK);
-  ASSERT_EQ(ofg_options_set(o, "save.external_threshold", "256"), OFG_OK);
+  ofg_options* o = options_with({{"save.external_data", "1"}, {"save.external_threshold", "256"}});
   ASSERT_EQ(ofg_save(m, (dir + "/ext.onnx").c_str(), o), OFG_OK);
   EXPECT_TRUE(ofg::test::file_exists(dir + "/ext.onnx.data"));
   pb::ModelProto saved;
@@ -540,9 +541,7 @@ TEST(Load, CopyBufferOptionDetachesFromTheCallersBytes) {
   size_t size = 0;
   ASSERT_EQ(ofg_save_to_memory(demo, nullptr, &bytes, &size), OFG_OK);
   std::vector<uint8_t> copy(static_cast<uint8_t*>(bytes), static_cast<uint8_t*>(bytes) + size);
-  ofg_options* o = nullptr;
-  ASSERT_EQ(ofg_options_create(&o), OFG_OK);
-  ASSERT_EQ(ofg_options_set(o, "load.copy_buffer", "1"), OFG_OK);
+  ofg_options* o = options_with({{"load.copy_buffer", "1"}});
   ofg_model* m = nullptr;
   ASSERT_EQ(ofg_load_from_memory(bytes, size, o, &m), OFG_OK);
   std::memset(bytes, 0, size);  // the caller reuses its buffer
