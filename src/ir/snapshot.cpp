@@ -73,15 +73,16 @@ class Copier {
     auto it = m.find(k);
     return it == m.end() ? nullptr : it->second;
   }
-  // The copy of t: the one made before (`fresh` false), or a new member-wise copy in the
-  // destination arena, recorded in `m`, whose pointers the caller then replaces.
-  template <class T>
-  T* copy_once(std::unordered_map<const T*, T*>& m, const T* t, bool& fresh) {
-    fresh = false;
+  // The copy of t (null for null): the one made before, or a new member-wise copy in the
+  // destination arena, recorded in `m` first (so that cycles find it) and then completed by
+  // fill(copy), which replaces the pointers that still lead into the source.
+  template <class T, class Fill>
+  T* copy_once(std::unordered_map<const T*, T*>& m, const T* t, Fill fill) {
+    if (!t) return nullptr;
     if (T* done = mapped(m, t)) return done;
     T* c = dst_.arena.make<T>(*t);
     m[t] = c;
-    fresh = true;
+    fill(c);
     return c;
   }
 
@@ -118,43 +119,37 @@ class Copier {
   }
 
   Type* type(const Type* t) {
-    if (!t) return nullptr;
-    bool fresh;
-    Type* c = copy_once(types_, t, fresh);
-    if (!fresh) return c;
-    c->dims = span(t->dims, [&](Dim d) {
-      d.extra = extras(d.extra);
-      return d;
+    return copy_once(types_, t, [&](Type* c) {
+      c->dims = span(t->dims, [&](Dim d) {
+        d.extra = extras(d.extra);
+        return d;
+      });
+      c->shape_extra = extras(t->shape_extra);
+      c->elem = type(t->elem);
+      c->inner_extra = extras(t->inner_extra);
+      c->extra = extras(t->extra);
+      c->source = bytes(t->source);
     });
-    c->shape_extra = extras(t->shape_extra);
-    c->elem = type(t->elem);
-    c->inner_extra = extras(t->inner_extra);
-    c->extra = extras(t->extra);
-    c->source = bytes(t->source);
-    return c;
   }
 
   Tensor* tensor(const Tensor* t) {
-    if (!t) return nullptr;
-    bool fresh;
-    Tensor* c = copy_once(tensors_, t, fresh);
-    if (!fresh) return c;
-    c->dims = span(t->dims, [](int64_t d) { return d; });
-    if (t->recipe && independent_) {
-      // Computed into the copy, without materialising the original's tensor.
-      auto* p = static_cast<uint8_t*>(dst_.arena.allocate(t->data.size ? t->data.size : 1, 64));
-      t->read(0, t->data.size, p);
-      c->data = Bytes{p, t->data.size};
-      c->recipe = nullptr;
-    } else if (t->recipe) {
-      c->recipe = dst_.arena.make<ForwardedRecipe>(&dst_.arena, t->recipe);
-    } else {
-      c->data = bytes(t->data);
-    }
-    c->strings = span(t->strings, [&](Bytes b) { return bytes(b); });
-    c->source = bytes(t->source);
-    c->extra = extras(t->extra);
-    return c;
+    return copy_once(tensors_, t, [&](Tensor* c) {
+      c->dims = span(t->dims, [](int64_t d) { return d; });
+      if (t->recipe && independent_) {
+        // Computed into the copy, without materialising the original's tensor.
+        auto* p = static_cast<uint8_t*>(dst_.arena.allocate(t->data.size ? t->data.size : 1, 64));
+        t->read(0, t->data.size, p);
+        c->data = Bytes{p, t->data.size};
+        c->recipe = nullptr;
+      } else if (t->recipe) {
+        c->recipe = dst_.arena.make<ForwardedRecipe>(&dst_.arena, t->recipe);
+      } else {
+        c->data = bytes(t->data);
+      }
+      c->strings = span(t->strings, [&](Bytes b) { return bytes(b); });
+      c->source = bytes(t->source);
+      c->extra = extras(t->extra);
+    });
   }
 
   Value* value(const Value* v) {
