@@ -102,6 +102,17 @@ const k::KernelTable* table_arg(benchmark::State& state, int64_t which) {
   return t;
 }
 
+// Runs `body` every iteration (its output y kept from being optimised away) and reports `items`
+// processed per iteration.
+template <class Body>
+void timed(benchmark::State& state, std::vector<float>& y, size_t items, Body body) {
+  for (auto _ : state) {
+    body();
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * items));
+}
+
 void BM_Sgemm(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));
   const k::KernelTable* t = table_arg(state, state.range(1));
@@ -133,11 +144,7 @@ void BM_Unary(benchmark::State& state) {
   const size_t n = 1 << 16;
   auto x = random_vec(n, -5.f, 5.f);
   std::vector<float> y(n);
-  for (auto _ : state) {
-    t->unary(op, x.data(), y.data(), n, 0.1f, 6.f);
-    benchmark::DoNotOptimize(y.data());
-  }
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * n));
+  timed(state, y, n, [&] { t->unary(op, x.data(), y.data(), n, 0.1f, 6.f); });
 }
 BENCHMARK(BM_Unary)->ArgsProduct({{static_cast<int64_t>(k::UnaryOp::Relu),
                                    static_cast<int64_t>(k::UnaryOp::Exp),
@@ -153,11 +160,8 @@ void BM_BinaryAdd(benchmark::State& state) {
   const int64_t da[4] = {8, 64, 32, 32}, db[3] = {64, 1, 1};
   auto a = random_vec(8 * 64 * 32 * 32), b = random_vec(64);
   std::vector<float> y(a.size());
-  for (auto _ : state) {
-    k::binary_f32_with(*t, k::BinaryOp::Add, a.data(), da, 4, b.data(), db, 3, y.data());
-    benchmark::DoNotOptimize(y.data());
-  }
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * a.size()));
+  timed(state, y, a.size(),
+        [&] { k::binary_f32_with(*t, k::BinaryOp::Add, a.data(), da, 4, b.data(), db, 3, y.data()); });
 }
 BENCHMARK(BM_BinaryAdd)->Arg(0)->Arg(1);
 
@@ -167,11 +171,7 @@ void BM_Softmax(benchmark::State& state) {
   const size_t rows = 256, len = 1000;
   auto x = random_vec(rows * len, -5.f, 5.f);
   std::vector<float> y(x.size());
-  for (auto _ : state) {
-    t->softmax(x.data(), y.data(), rows, len, 1, false);
-    benchmark::DoNotOptimize(y.data());
-  }
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * x.size()));
+  timed(state, y, x.size(), [&] { t->softmax(x.data(), y.data(), rows, len, 1, false); });
 }
 BENCHMARK(BM_Softmax)->Arg(0)->Arg(1);
 
