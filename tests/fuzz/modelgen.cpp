@@ -923,10 +923,10 @@ class Gen {
     return true;
   }
 
-  // A value with an axis of a known size of at least 2, and one such axis.
-  bool pick_long_axis(TV& x, int64_t& axis) {
+  // A value with an axis of a known size of at least 2, one such axis and its size d.
+  bool pick_long_axis(TV& x, int64_t& axis, int64_t& d) {
     if (!pick([](const TV& t) {
-          for (int64_t d : t.s) if (d != kN && d >= 2) return true;
+          for (int64_t n : t.s) if (n != kN && n >= 2) return true;
           return false;
         }, x))
       return false;
@@ -934,14 +934,14 @@ class Gen {
     for (int k = 0; k < x.rank(); ++k)
       if (x.s[static_cast<size_t>(k)] != kN && x.s[static_cast<size_t>(k)] >= 2) cand.push_back(k);
     axis = r_.pick(cand);
+    d = x.s[static_cast<size_t>(axis)];
     return true;
   }
 
   bool r_split() {
     TV x;
-    int64_t axis;
-    if (!pick_long_axis(x, axis)) return false;
-    int64_t d = x.s[static_cast<size_t>(axis)];
+    int64_t axis, d;
+    if (!pick_long_axis(x, axis, d)) return false;
     int64_t first = r_.uni(1, d - 1);
     std::vector<int64_t> sizes{first, d - first};
     Node* n = b_->node("Split", {x.v, ivec(sizes)}, 2, {b_->i("axis", axis)});
@@ -955,9 +955,8 @@ class Gen {
 
   bool r_gather() {
     TV x;
-    int64_t axis;
-    if (!pick_long_axis(x, axis)) return false;
-    int64_t d = x.s[static_cast<size_t>(axis)];
+    int64_t axis, d;
+    if (!pick_long_axis(x, axis, d)) return false;
     Shape s;
     Value* idx;
     if (r_.coin(0.4)) {
