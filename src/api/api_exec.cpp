@@ -246,11 +246,8 @@ ofg_status ofg_report_input_count(const ofg_report* report, size_t* count) {
 
 ofg_status ofg_report_input(const ofg_report* report, size_t index, ofg_input_info* out) {
   return api_call([&] {
-    require(report, "ofg_report_input", "report");
-    require(out, "ofg_report_input", "out");
-    if (index >= report->report.inputs.size()) fail(Status::kInvalidArgument, "ofg_report_input: index out of range");
-    if (out->struct_size < offsetof(ofg_input_info, source) + sizeof(out->source))
-      fail(Status::kInvalidArgument, "ofg_report_input: out->struct_size is too small");
+    require_entry("ofg_report_input", report, "report", index, [&] { return report->report.inputs.size(); }, out,
+                  offsetof(ofg_input_info, source) + sizeof(out->source));
     const verify::InputInfo& in = report->report.inputs[index];
     ofg_input_info r{};
     r.struct_size = out->struct_size;
@@ -278,11 +275,8 @@ const char* ofg_report_json(const ofg_report* report) {
 
 ofg_status ofg_report_output(const ofg_report* report, size_t index, ofg_diff* out) {
   return api_call([&] {
-    require(report, "ofg_report_output", "report");
-    require(out, "ofg_report_output", "out");
-    if (index >= report->report.outputs.size()) fail(Status::kInvalidArgument, "ofg_report_output: index out of range");
-    if (out->struct_size < offsetof(ofg_diff, passed) + sizeof(int32_t))
-      fail(Status::kInvalidArgument, "ofg_report_output: out->struct_size is too small");
+    require_entry("ofg_report_output", report, "report", index, [&] { return report->report.outputs.size(); }, out,
+                  offsetof(ofg_diff, passed) + sizeof(int32_t));
     fill_diff(report->report.outputs[index], out);
   });
 }

@@ -103,12 +103,8 @@ ofg_status ofg_pass_report_count(const ofg_pass_report* report, size_t* out) {
 
 ofg_status ofg_pass_report_entry(const ofg_pass_report* report, size_t index, ofg_pass_entry* out) {
   return api_call([&] {
-    require(report, "ofg_pass_report_entry", "report");
-    require(out, "ofg_pass_report_entry", "out");
-    if (index >= report->report.records.size())
-      fail(Status::kInvalidArgument, "ofg_pass_report_entry: index " + std::to_string(index) + " out of range");
-    if (out->struct_size < sizeof(ofg_pass_entry))
-      fail(Status::kInvalidArgument, "ofg_pass_report_entry: struct_size is smaller than this version's ofg_pass_entry");
+    require_entry("ofg_pass_report_entry", report, "report", index, [&] { return report->report.records.size(); }, out,
+                  sizeof(ofg_pass_entry));
     const passes::PassRecord& r = report->report.records[index];
     ofg_pass_entry e;
     e.struct_size = out->struct_size;

@@ -37,6 +37,19 @@ inline void require(const void* p, const char* function, const char* parameter) 
   if (p == nullptr) fail(Status::kInvalidArgument, std::string(function) + ": " + parameter + " is NULL");
 }
 
+// The checks of the ofg_*_entry-like functions that fill a caller's struct: the handle and `out`
+// are not NULL, index is below count() (asked only once the handle is known), and out's
+// struct_size reaches `min_size` (the fields this function writes).
+template <class Out, class Count>
+void require_entry(const char* function, const void* handle, const char* handle_name, size_t index, Count count,
+                   const Out* out, size_t min_size) {
+  require(handle, function, handle_name);
+  require(out, function, "out");
+  if (index >= count())
+    fail(Status::kInvalidArgument, std::string(function) + ": index " + std::to_string(index) + " out of range");
+  if (out->struct_size < min_size) fail(Status::kInvalidArgument, std::string(function) + ": out->struct_size is too small");
+}
+
 // The ofg_*_count functions: checks the handle and the output (named as in onnxforge.h), then
 // stores size_of(*handle).
 template <class Handle, class SizeOf>
