@@ -11,13 +11,14 @@ const CommandHelp kHelp = {
     "usage: onnxforge convert IN OUT [--external-data [--threshold BYTES]]\n",
     "Loads IN and saves it as OUT (atomically: OUT is replaced only when complete).\n"};
 
+const std::vector<OptionSpec> kSpecs = {
+    {"--external-data", OptionSpec::kFlag, "", "put tensors of at least --threshold bytes in OUT.data"},
+    {"--threshold", OptionSpec::kCount, "BYTES", "with --external-data: smallest tensor moved out (default 1024)"},
+};
+
 int cmd_convert(const Args& args) {
-  const std::vector<OptionSpec> specs = {
-      {"--external-data", OptionSpec::kFlag, "", "put tensors of at least --threshold bytes in OUT.data"},
-      {"--threshold", OptionSpec::kCount, "BYTES", "with --external-data: smallest tensor moved out (default 1024)"},
-  };
   ParsedArgs p;
-  if (int rc = parse_command(kHelp, args, specs, p); rc >= 0) return rc;
+  if (int rc = parse_command(kHelp, args, kSpecs, p); rc >= 0) return rc;
   if (p.positional.size() != 2) return usage_error(kHelp.name, "give IN and OUT");
   if (p.has("--threshold") && !p.has("--external-data"))
     return usage_error(kHelp.name, "--threshold goes with --external-data");

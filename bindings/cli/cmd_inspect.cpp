@@ -132,13 +132,14 @@ const CommandHelp kHelp = {
     "Prints a model's IR version, producer, opsets, inputs and outputs (with symbolic dims),\n"
     "node count, op histogram and initializer size.\n"};
 
+const std::vector<OptionSpec> kSpecs = {
+    {"--json", OptionSpec::kFlag, "", "print one JSON object instead of the table"},
+    {"--demo", OptionSpec::kFlag, "", "the built-in demo model instead of MODEL"},
+};
+
 int cmd_inspect(const Args& args) {
-  const std::vector<OptionSpec> specs = {
-      {"--json", OptionSpec::kFlag, "", "print one JSON object instead of the table"},
-      {"--demo", OptionSpec::kFlag, "", "the built-in demo model instead of MODEL"},
-  };
   ParsedArgs p;
-  if (int rc = parse_command(kHelp, args, specs, p); rc >= 0) return rc;
+  if (int rc = parse_command(kHelp, args, kSpecs, p); rc >= 0) return rc;
   bool demo = p.has("--demo");
   if (p.positional.size() != (demo ? 0u : 1u))
     return usage_error(kHelp.name, demo ? "--demo takes no MODEL" : "give one MODEL (or --demo for the built-in one)");

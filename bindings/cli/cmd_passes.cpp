@@ -11,10 +11,11 @@ const CommandHelp kHelp = {
     "Lists the optimization passes. Class 0 is exact, 1 bounded float rounding, 2 pattern\n"
     "rewrites verified on real models; [opt-in] passes are not in the default pipeline.\n"};
 
+const std::vector<OptionSpec> kSpecs = {{"--json", OptionSpec::kFlag, "", "print the list as JSON"}};
+
 int cmd_passes(const Args& args) {
-  const std::vector<OptionSpec> specs = {{"--json", OptionSpec::kFlag, "", "print the list as JSON"}};
   ParsedArgs p;
-  if (int rc = parse_command(kHelp, args, specs, p); rc >= 0) return rc;
+  if (int rc = parse_command(kHelp, args, kSpecs, p); rc >= 0) return rc;
   if (!p.positional.empty()) return usage_error(kHelp.name, "unexpected argument '" + p.positional[0] + "'");
   size_t n = ofg_pass_count();
   if (p.has("--json")) {
