@@ -1,6 +1,8 @@
-// The NEON table: scalar table plus NEON elementwise Add/Sub/Mul/Div and Relu. Not run on the
-// x86 development machine (compile-checked only); everything else falls back to scalar.
-#if defined(__aarch64__)
+// The NEON table: scalar table plus NEON elementwise Add/Sub/Mul/Div and Relu; everything else
+// falls back to scalar. Built for aarch64 and for 32-bit ARM with NEON (-mfpu=neon), where Div
+// stays scalar (ARMv7 NEON has no vector divide; its reciprocal estimate is not exact division).
+// Tested under qemu-user (tests/cross/run_cross.sh).
+#if defined(__aarch64__) || defined(__ARM_NEON)
 #include "kernels/internal.h"
 
 #include <arm_neon.h>
@@ -17,11 +19,18 @@ inline float32x4_t neon_bin(BinaryOp op, float32x4_t a, float32x4_t b) {
     case BinaryOp::Add: return vaddq_f32(a, b);
     case BinaryOp::Sub: return vsubq_f32(a, b);
     case BinaryOp::Mul: return vmulq_f32(a, b);
+#if defined(__aarch64__)
     default: return vdivq_f32(a, b);
+#else
+    default: return a;  // not reached: Div is not supported on 32-bit ARM (neon_supported)
+#endif
   }
 }
 bool neon_supported(BinaryOp op) {
-  return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div;
+#if defined(__aarch64__)
+  if (op == BinaryOp::Div) return true;
+#endif
+  return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul;
 }
 }  // namespace
 
