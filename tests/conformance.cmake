@@ -5,14 +5,14 @@ if(Python3_Interpreter_FOUND)
   foreach(suite node pytorch-converted pytorch-operator simple light models)
     add_test(NAME conformance_${suite}
       COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/conformance.py
-        --cli $<TARGET_FILE:onnxforge_cli> --data ${OFG_DATA_DIR} --suite ${suite}
+        --cli ${OFG_TEST_CLI} --data ${OFG_DATA_DIR} --suite ${suite}
         --expected ${CMAKE_CURRENT_SOURCE_DIR}/conformance_expected.txt --outdir ${CMAKE_BINARY_DIR} --jobs 1)
     set_tests_properties(conformance_${suite} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 3600)
   endforeach()
   # The real models must also match PyTorch on the scalar kernels.
   add_test(NAME conformance_models_scalar
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/conformance.py
-      --cli $<TARGET_FILE:onnxforge_cli> --data ${OFG_DATA_DIR} --suite models --scalar
+      --cli ${OFG_TEST_CLI} --data ${OFG_DATA_DIR} --suite models --scalar
       --expected ${CMAKE_CURRENT_SOURCE_DIR}/conformance_expected.txt --outdir ${CMAKE_BINARY_DIR} --jobs 1)
   set_tests_properties(conformance_models_scalar PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 3600)
 endif()

@@ -1,0 +1,14 @@
+# Tests only a cross build has (tests/CMakeLists.txt includes this file when CMAKE_CROSSCOMPILING):
+# the C program that calls every exported function, run under the emulator, and a C consumer
+# cross-built against the installed prefix through pkg-config and run under the emulator.
+add_executable(ofg_c_api_test ${CMAKE_SOURCE_DIR}/tests/c_api/c_api_test.c)
+set_source_files_properties(${CMAKE_SOURCE_DIR}/tests/c_api/c_api_test.c PROPERTIES LANGUAGE C)
+target_link_libraries(ofg_c_api_test PRIVATE onnxforge)
+add_test(NAME c_api_every_function COMMAND ofg_c_api_test ${CMAKE_BINARY_DIR})
+set_tests_properties(c_api_every_function PROPERTIES LABELS capi)
+
+string(REPLACE ";" " " _ofg_emu "${CMAKE_CROSSCOMPILING_EMULATOR}")
+add_test(NAME cross_pkgconfig_consumer
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/consume_cross.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR}
+          ${CMAKE_C_COMPILER} "${CMAKE_C_FLAGS}" "${_ofg_emu}" "${CMAKE_TOOLCHAIN_FILE}")
+set_tests_properties(cross_pkgconfig_consumer PROPERTIES LABELS capi TIMEOUT 600)
