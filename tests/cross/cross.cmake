@@ -12,3 +12,8 @@ add_test(NAME cross_pkgconfig_consumer
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/consume_cross.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR}
           ${CMAKE_C_COMPILER} "${CMAKE_C_FLAGS}" "${_ofg_emu}" "${CMAKE_TOOLCHAIN_FILE}")
 set_tests_properties(cross_pkgconfig_consumer PROPERTIES LABELS capi TIMEOUT 600)
+
+# Android (Bionic) guards, checked without an NDK: see android_guards.sh.
+add_test(NAME android_api_guards
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/android_guards.sh ${CMAKE_CXX_COMPILER} ${CMAKE_SOURCE_DIR} ${OFG_PROTO_INCLUDE_DIR})
+set_tests_properties(android_api_guards PROPERTIES LABELS capi TIMEOUT 600)
