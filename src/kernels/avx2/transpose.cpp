@@ -1,7 +1,8 @@
-// 8x8 float tiles transposed in registers (unpack, shuffle, 128-bit permute); 4-byte elements
-// only, other sizes and the ragged edges use the scalar tiles.
+// 8x8 float tiles transposed in registers (unpack, shuffle, 128-bit permute) for the shared
+// driver of kernels/simd/transpose.h; 4-byte elements only, other sizes use the scalar tiles.
 #include "kernels/avx2/avx2.h"
 #include "kernels/avx2/vmath.h"
+#include "kernels/simd/transpose.h"
 
 namespace ofg::kernels::avx2 {
 
@@ -30,31 +31,14 @@ inline void tile8x8(const float* s, size_t sld, float* d, size_t dld) {
 }
 }  // namespace
 
-// Tiles are visited in blocks of `br` source rows: for each group of 8 source columns, the tiles
-// of the block's rows are done one after another, so each of the 8 destination rows receives a
-// contiguous run of br elements. Which br is fastest depends on the two strides: when the
-// destination stride is the larger one (a tall matrix such as a [1024, 256] weight), short runs
-// touch a new page and cache set per 32 bytes written, so runs of 128 are 5x faster; when the
-// source stride is the larger one, br source rows are read at once and long blocks evict
-// each other's lines before their second half is used, so blocks of 16 are 2-3x faster than 128.
 void transpose2d(size_t elem_size, const void* src, size_t src_ld, void* dst, size_t dst_ld,
                  size_t rows, size_t cols) {
   if (elem_size != 4) {
     scalar::transpose2d(elem_size, src, src_ld, dst, dst_ld, rows, cols);
     return;
   }
-  const auto* s = static_cast<const float*>(src);
-  auto* d = static_cast<float*>(dst);
-  const size_t r8 = rows / 8 * 8, c8 = cols / 8 * 8;
-  const size_t br = dst_ld >= 2 * src_ld ? 128 : src_ld >= 2 * dst_ld ? 16 : 32;
-  for (size_t r0 = 0; r0 < r8; r0 += br) {
-    const size_t r1 = r0 + br < r8 ? r0 + br : r8;
-    for (size_t c = 0; c < c8; c += 8)
-      for (size_t r = r0; r < r1; r += 8) tile8x8(s + r * src_ld + c, src_ld, d + c * dst_ld + r, dst_ld);
-  }
-  // Right strip (all rows, cols c8..) and bottom strip (rows r8.., first c8 cols).
-  if (c8 < cols) scalar::transpose2d(4, s + c8, src_ld, d + c8 * dst_ld, dst_ld, rows, cols - c8);
-  if (r8 < rows) scalar::transpose2d(4, s + r8 * src_ld, src_ld, d + r8, dst_ld, rows - r8, c8);
+  simd::transpose_f32<8>(static_cast<const float*>(src), src_ld, static_cast<float*>(dst), dst_ld, rows, cols,
+                         tile8x8);
 }
 
 }  // namespace ofg::kernels::avx2

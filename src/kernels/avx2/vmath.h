@@ -1,112 +1,94 @@
-// AVX2+FMA vector math shared by the files of this folder. Everything is static: these
-// functions contain AVX instructions and must never be emitted as shared (COMDAT) symbols that a
-// baseline translation unit could pick up.
+// The AVX2+FMA vector type of the shared SIMD kernels (kernels/simd/): 8 float lanes, masks as
+// all-ones float lanes. Only the lane operations are here; the algorithms are in kernels/simd/.
+// Compiled only into the files of this folder, which run after the cpuid check.
 #pragma once
 
 #include <immintrin.h>
 
-#include <cstdint>
+#include <cstddef>
 
 namespace ofg::kernels::avx2 {
 
-static inline __m256 v_abs(__m256 x) { return _mm256_andnot_ps(_mm256_set1_ps(-0.f), x); }
-static inline __m256 v_isnan(__m256 x) { return _mm256_cmp_ps(x, x, _CMP_UNORD_Q); }
+struct Vec {
+  using F = __m256;
+  using I = __m256i;
+  using M = __m256;
+  static constexpr size_t kLanes = 8;
+  static constexpr bool kExactDiv = true, kExactSqrt = true;
 
-// exp(x). Cody-Waite reduction x = n ln2 + r (|r| <= ln2/2), Taylor polynomial of degree 7
-// (truncation < 6e-9), 2^n applied in two steps so subnormal results are produced correctly.
-// Measured against libm in double (tests/kernels_math_test.cpp): relative error < 3e-7 for
-// x in [-87.33, 88.72]; absolute error < 2e-38 below (subnormal results); x > 88.7228 -> +inf,
-// -inf -> 0, NaN -> NaN.
-static inline __m256 v_exp(__m256 x) {
-  const __m256 xc = _mm256_max_ps(_mm256_min_ps(x, _mm256_set1_ps(88.7228394f)), _mm256_set1_ps(-104.f));
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(1.44269504088896341f)),
-                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145751953125f), xc);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(1.428606820309417232e-6f), r);
-  __m256 p = _mm256_set1_ps(1.f / 5040.f);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f / 720.f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f / 120.f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f / 24.f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f / 6.f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f));
-  const __m256i ni = _mm256_cvtps_epi32(n);
-  const __m256i n1 = _mm256_srai_epi32(ni, 1), n2 = _mm256_sub_epi32(ni, n1);
-  const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, _mm256_set1_epi32(127)), 23));
-  const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, _mm256_set1_epi32(127)), 23));
-  __m256 y = _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
-  y = _mm256_blendv_ps(y, _mm256_set1_ps(__builtin_inff()), _mm256_cmp_ps(x, _mm256_set1_ps(88.7228394f), _CMP_GT_OQ));
-  y = _mm256_blendv_ps(y, _mm256_setzero_ps(), _mm256_cmp_ps(x, _mm256_set1_ps(-104.f), _CMP_LT_OQ));
-  return _mm256_blendv_ps(y, x, v_isnan(x));
-}
+  static F load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, F v) { _mm256_storeu_ps(p, v); }
+  static F set1(float v) { return _mm256_set1_ps(v); }
+  static F zero() { return _mm256_setzero_ps(); }
+  static F add(F a, F b) { return _mm256_add_ps(a, b); }
+  static F sub(F a, F b) { return _mm256_sub_ps(a, b); }
+  static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
+  static F div(F a, F b) { return _mm256_div_ps(a, b); }
+  static F fma(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }    // a * b + c
+  static F fnma(F a, F b, F c) { return _mm256_fnmadd_ps(a, b, c); }  // c - a * b
+  // vmaxps / vminps: the second operand when either is NaN.
+  static F max(F a, F b) { return _mm256_max_ps(a, b); }
+  static F min(F a, F b) { return _mm256_min_ps(a, b); }
+  static F sqrt(F x) { return _mm256_sqrt_ps(x); }
+  static F abs(F x) { return _mm256_andnot_ps(_mm256_set1_ps(-0.f), x); }
+  static F neg(F x) { return _mm256_xor_ps(x, _mm256_set1_ps(-0.f)); }
+  static F sign_bit(F x) { return _mm256_and_ps(x, _mm256_set1_ps(-0.f)); }
+  static F bit_or(F a, F b) { return _mm256_or_ps(a, b); }
+  static F round_even(F x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static F floor(F x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
+  static F ceil(F x) { return _mm256_round_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
+  static float hsum(F v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+  }
 
-// tanh(x): odd Taylor series to x^15 for |x| < 0.5 (truncation < 1e-8 relative), else
-// 1 - 2/(exp(2|x|)+1) with |x| clamped at 10 (tanh rounds to 1 from 9.02 on). Measured: absolute error
-// < 3e-7 and relative error < 5e-7 on [-12, 12]; keeps -0; +-inf -> +-1; NaN -> NaN.
-static inline __m256 v_tanh(__m256 x) {
-  const __m256 ax = v_abs(x), sign = _mm256_and_ps(x, _mm256_set1_ps(-0.f));
-  const __m256 x2 = _mm256_mul_ps(x, x);
-  __m256 p = _mm256_set1_ps(-929569.f / 638512875.f);
-  p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(21844.f / 6081075.f));
-  p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(-1382.f / 155925.f));
-  p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(62.f / 2835.f));
-  p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(-17.f / 315.f));
-  p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(2.f / 15.f));
-  p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(-1.f / 3.f));
-  const __m256 small = _mm256_fmadd_ps(_mm256_mul_ps(p, x2), x, x);
-  const __m256 e = v_exp(_mm256_add_ps(_mm256_min_ps(ax, _mm256_set1_ps(10.f)), _mm256_min_ps(ax, _mm256_set1_ps(10.f))));
-  const __m256 large = _mm256_sub_ps(_mm256_set1_ps(1.f),
-                                     _mm256_div_ps(_mm256_set1_ps(2.f), _mm256_add_ps(e, _mm256_set1_ps(1.f))));
-  // OR-ing the sign also fixes -0, which the polynomial turns into +0.
-  __m256 y = _mm256_or_ps(_mm256_blendv_ps(large, small, _mm256_cmp_ps(ax, _mm256_set1_ps(0.5f), _CMP_LT_OQ)), sign);
-  return _mm256_blendv_ps(y, x, v_isnan(x));
-}
+  static M lt(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+  static M gt(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
+  static M eq(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
+  static M unord(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_UNORD_Q); }
+  static M mask_or(M a, M b) { return _mm256_or_ps(a, b); }
+  static bool any(M m) { return _mm256_movemask_ps(m) != 0; }
+  static F select(M m, F a, F b) { return _mm256_blendv_ps(b, a, m); }  // m ? a : b
 
-// 1 / (1 + exp(-x)): relative error < 5e-7 for x >= -87 (exp bound + one division), absolute
-// error < 2e-38 below; +-inf -> 1 / 0; NaN -> NaN.
-static inline __m256 v_sigmoid(__m256 x) {
-  const __m256 e = v_exp(_mm256_sub_ps(_mm256_setzero_ps(), x));
-  return _mm256_div_ps(_mm256_set1_ps(1.f), _mm256_add_ps(_mm256_set1_ps(1.f), e));
-}
+  static I as_int(F x) { return _mm256_castps_si256(x); }
+  static F as_float(I x) { return _mm256_castsi256_ps(x); }
+  static I iset1(int v) { return _mm256_set1_epi32(v); }
+  static I iand(I a, I b) { return _mm256_and_si256(a, b); }
+  static I ior(I a, I b) { return _mm256_or_si256(a, b); }
+  static I isub(I a, I b) { return _mm256_sub_epi32(a, b); }
+  static M int_eq(I a, I b) { return _mm256_castsi256_ps(_mm256_cmpeq_epi32(a, b)); }
+  static M int_lt(I a, I b) { return _mm256_castsi256_ps(_mm256_cmpgt_epi32(b, a)); }
+  static I to_int(F x) { return _mm256_cvtps_epi32(x); }  // x integral
+  static F int_to_float(I x) { return _mm256_cvtepi32_ps(x); }
+  static I half_int(I n) { return _mm256_srai_epi32(n, 1); }  // floor(n / 2)
+  static F pow2(I n) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n, _mm256_set1_epi32(127)), 23)); }
+  static I exponent_field(I bits) { return _mm256_srli_epi32(bits, 23); }  // sign bit clear
+};
 
-// log(x): x = 2^e m with m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s), s = (m-1)/(m+1),
-// |s| < 0.1716, series to s^11 (truncation < 4e-9). Subnormal inputs are scaled by 2^23 first.
-// Measured: |error| < 3e-7 * max(1, |log x|) over [1e-44, 3e38]; 0 -> -inf, x < 0 -> NaN,
-// +inf -> +inf, NaN -> NaN.
-static inline __m256 v_log(__m256 x) {
-  const __m256 sub = _mm256_cmp_ps(x, _mm256_set1_ps(1.17549435e-38f), _CMP_LT_OQ);
-  const __m256 xs = _mm256_blendv_ps(x, _mm256_mul_ps(x, _mm256_set1_ps(8388608.f)), sub);
-  const __m256i bits = _mm256_castps_si256(xs);
-  __m256i ei = _mm256_sub_epi32(_mm256_srli_epi32(bits, 23), _mm256_set1_epi32(127));
-  __m256 m = _mm256_castsi256_ps(_mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi32(0x7FFFFF)),
-                                                 _mm256_set1_epi32(0x3F800000)));
-  const __m256 big = _mm256_cmp_ps(m, _mm256_set1_ps(1.41421356f), _CMP_GT_OQ);
-  m = _mm256_blendv_ps(m, _mm256_mul_ps(m, _mm256_set1_ps(0.5f)), big);
-  ei = _mm256_sub_epi32(ei, _mm256_castps_si256(big));  // mask is -1 where m was halved
-  __m256 e = _mm256_cvtepi32_ps(ei);
-  e = _mm256_blendv_ps(e, _mm256_sub_ps(e, _mm256_set1_ps(23.f)), sub);
-  const __m256 f = _mm256_sub_ps(m, _mm256_set1_ps(1.f));
-  const __m256 s = _mm256_div_ps(f, _mm256_add_ps(m, _mm256_set1_ps(1.f)));
-  const __m256 s2 = _mm256_mul_ps(s, s);
-  __m256 p = _mm256_set1_ps(2.f / 11.f);
-  p = _mm256_fmadd_ps(p, s2, _mm256_set1_ps(2.f / 9.f));
-  p = _mm256_fmadd_ps(p, s2, _mm256_set1_ps(2.f / 7.f));
-  p = _mm256_fmadd_ps(p, s2, _mm256_set1_ps(2.f / 5.f));
-  p = _mm256_fmadd_ps(p, s2, _mm256_set1_ps(2.f / 3.f));
-  const __m256 lm = _mm256_fmadd_ps(_mm256_mul_ps(p, s2), s, _mm256_add_ps(s, s));
-  __m256 y = _mm256_fmadd_ps(e, _mm256_set1_ps(0.693145751953125f),
-                             _mm256_fmadd_ps(e, _mm256_set1_ps(1.428606820309417232e-6f), lm));
-  y = _mm256_blendv_ps(y, _mm256_set1_ps(-__builtin_inff()), _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_EQ_OQ));
-  y = _mm256_blendv_ps(y, _mm256_set1_ps(__builtin_nanf("")), _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ));
-  y = _mm256_blendv_ps(y, x, _mm256_cmp_ps(x, _mm256_set1_ps(__builtin_inff()), _CMP_EQ_OQ));
-  return _mm256_blendv_ps(y, x, v_isnan(x));
-}
-
-// Masks for the last n < 8 lanes of a loop.
-static inline __m256i v_tail_mask(size_t n) {
-  const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), idx);
-}
+// 4 double lanes, for diff_f32 (kernels/simd/diff.h).
+struct VecD {
+  using D = __m256d;
+  using M = __m256d;
+  static constexpr size_t kLanes = 4;
+  static D load_f32(const float* p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
+  static void store(double* p, D v) { _mm256_storeu_pd(p, v); }
+  static D set1(double v) { return _mm256_set1_pd(v); }
+  static D iota() { return _mm256_setr_pd(0, 1, 2, 3); }
+  static D add(D a, D b) { return _mm256_add_pd(a, b); }
+  static D sub(D a, D b) { return _mm256_sub_pd(a, b); }
+  static D mul(D a, D b) { return _mm256_mul_pd(a, b); }
+  static D div(D a, D b) { return _mm256_div_pd(a, b); }
+  static D max(D a, D b) { return _mm256_max_pd(a, b); }
+  static D abs(D x) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), x); }
+  static M eq(D a, D b) { return _mm256_cmp_pd(a, b, _CMP_EQ_OQ); }
+  static M gt(D a, D b) { return _mm256_cmp_pd(a, b, _CMP_GT_OQ); }
+  static M unord(D a, D b) { return _mm256_cmp_pd(a, b, _CMP_UNORD_Q); }
+  static M mask_or(M a, M b) { return _mm256_or_pd(a, b); }
+  static M mask_and(M a, M b) { return _mm256_and_pd(a, b); }
+  static D select(M m, D a, D b) { return _mm256_blendv_pd(b, a, m); }  // m ? a : b
+  static size_t count(M m) { return static_cast<size_t>(__builtin_popcount(static_cast<unsigned>(_mm256_movemask_pd(m)))); }
+};
 
 }  // namespace ofg::kernels::avx2
