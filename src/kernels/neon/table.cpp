@@ -1,6 +1,7 @@
-// The NEON table: scalar table plus NEON elementwise Add/Sub/Mul/Div and Relu; everything else
-// falls back to scalar. Built for aarch64 and for 32-bit ARM with NEON (-mfpu=neon), where Div
-// stays scalar (ARMv7 NEON has no vector divide; its reciprocal estimate is not exact division).
+// The NEON table: scalar table plus NEON elementwise Add/Sub/Mul/Div and Relu, SGEMM, Conv2D
+// (packed, Winograd, depthwise) and pooling; everything else falls back to scalar. Built for
+// aarch64 and for 32-bit ARM with NEON (-mfpu=neon), where Div stays scalar (ARMv7 NEON has no
+// vector divide; its reciprocal estimate is not exact division).
 // Tested under qemu-user (tests/cross/run_cross.sh).
 #if defined(__aarch64__) || defined(__ARM_NEON)
 #include "kernels/internal.h"
@@ -13,6 +14,10 @@
 namespace ofg::kernels {
 
 namespace neon {
+// sgemm, conv2d and its packed forms, max_pool2d, avg_pool2d from the shared templates of
+// kernels/simd/ (blocked.cpp).
+void set_blocked_entries(KernelTable& t);
+
 namespace {
 inline float32x4_t neon_bin(BinaryOp op, float32x4_t a, float32x4_t b) {
   switch (op) {
@@ -72,6 +77,7 @@ void fill_neon_table(KernelTable& t) {
 #define OFG_SET_KERNEL(name) t.name = neon::name;
   OFG_NEON_KERNELS(OFG_SET_KERNEL)
 #undef OFG_SET_KERNEL
+  neon::set_blocked_entries(t);
 }
 
 }  // namespace ofg::kernels
