@@ -31,9 +31,6 @@ struct Isa {
   static V set1(float v) { return vdupq_n_f32(v); }
   static V load(const float* p) { return vld1q_f32(p); }
   static void store(float* p, V v) { vst1q_f32(p, v); }
-  static V add(V a, V b) { return vaddq_f32(a, b); }
-  static V sub(V a, V b) { return vsubq_f32(a, b); }
-  static V mul(V a, V b) { return vmulq_f32(a, b); }
   static V fma(V a, V b, V c) {
 #if defined(__aarch64__) || defined(__ARM_FEATURE_FMA)
     return vfmaq_f32(c, a, b);

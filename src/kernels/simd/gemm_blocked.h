@@ -3,8 +3,9 @@
 //   V, W               a float vector type and its lane count
 //   MR, NR             the register tile (MR rows of A x NR columns of B, NR a multiple of W)
 //   KC, MC, NC         the cache blocking (MC a multiple of MR)
-//   zero, set1, load, store (unaligned), add, sub, mul, fma(a, b, c) = a * b + c, min, max
-//                      (max(a, b) and min(a, b) are NaN when b is NaN)
+//   zero, set1, load, store (unaligned), fma(a, b, c) = a * b + c, min, max
+//                      (max(a, b) and min(a, b) are NaN when b is NaN); + - * are the
+//                      compiler's lane-wise operators on V (GCC and Clang vector types)
 //   gemm_acc(kc, a, b, acc)  acc[i * NR / W + h] = sum over kc of the packed A panel's row i
 //                      times the packed B panel's columns [h * W, h * W + W)
 // Everything in these headers is a template on Isa or static, so the code lives only in that
@@ -23,66 +24,63 @@
 
 namespace ofg::kernels::simd {
 
-template <class Isa>
-void pack_a(bool trans, const float* A, size_t lda, size_t i0, size_t mc, size_t p0, size_t kc,
-            float alpha, float* dst) {
-  constexpr size_t MR = Isa::MR;
-  for (size_t ib = 0; ib < mc; ib += MR) {
-    const size_t mr = std::min(MR, mc - ib);
-    float* d = dst + ib * kc;
-    if (!trans) {
-      for (size_t i = 0; i < mr; ++i) {
-        const float* src = A + (i0 + ib + i) * lda + p0;
-        for (size_t p = 0; p < kc; ++p) d[p * MR + i] = alpha * src[p];
-      }
-      for (size_t i = mr; i < MR; ++i)
-        for (size_t p = 0; p < kc; ++p) d[p * MR + i] = 0.f;
-    } else {
-      for (size_t p = 0; p < kc; ++p) {
-        const float* src = A + (p0 + p) * lda + i0 + ib;
-        size_t i = 0;
-        for (; i < mr; ++i) d[p * MR + i] = alpha * src[i];
-        for (; i < MR; ++i) d[p * MR + i] = 0.f;
-      }
-    }
-  }
-}
-
 // Copies one full panel row (NR floats) with vector moves.
 template <class Isa>
 inline void copy_panel_row(float* d, const float* src) {
   for (size_t h = 0; h < Isa::NR; h += Isa::W) Isa::store(d + h, Isa::load(src + h));
 }
 
-template <class Isa>
-void pack_b(bool trans, const float* B, size_t ldb, size_t p0, size_t kc, size_t j0, size_t nc,
-            float* dst) {
-  constexpr size_t NR = Isa::NR;
-  for (size_t jb = 0; jb < nc; jb += NR) {
-    const size_t nr = std::min(NR, nc - jb);
-    float* d = dst + jb * kc;
-    if (!trans) {
-      for (size_t p = 0; p < kc; ++p) {
-        const float* src = B + (p0 + p) * ldb + j0 + jb;
-        if (nr == NR) {
-          copy_panel_row<Isa>(d + p * NR, src);
-          continue;
+// Packs the kc x nx block (k from k0, x from x0) of a matrix S into panels R wide along x:
+// panel q holds kc rows of R floats, d[q * R * kc + k * R + x] = alpha * S(k0 + k, x0 + q R + x),
+// zero past nx. S(k, x) is at S[k * ld + x] when k_major, else at S[x * ld + k]. Both GEMM
+// operands are packed by this: A (x = the rows of op(A), R = MR, scaled by alpha) and B (x = the
+// columns of op(B), R = NR).
+template <class Isa, size_t R>
+void pack_panels(bool k_major, const float* S, size_t ld, size_t k0, size_t kc, size_t x0, size_t nx,
+                 float alpha, float* dst) {
+  for (size_t q = 0; q < nx; q += R) {
+    const size_t r = std::min(R, nx - q);
+    float* d = dst + q * kc;
+    if (k_major) {
+      for (size_t k = 0; k < kc; ++k) {
+        const float* src = S + (k0 + k) * ld + x0 + q;
+        float* row = d + k * R;
+        if constexpr (R % Isa::W == 0) {
+          if (r == R) {
+            const typename Isa::V va = Isa::set1(alpha);
+            for (size_t h = 0; h < R; h += Isa::W) Isa::store(row + h, va * Isa::load(src + h));
+            continue;
+          }
         }
-        size_t j = 0;
-        for (; j < nr; ++j) d[p * NR + j] = src[j];
-        for (; j < NR; ++j) d[p * NR + j] = 0.f;
+        size_t x = 0;
+        for (; x < r; ++x) row[x] = alpha * src[x];
+        for (; x < R; ++x) row[x] = 0.f;
       }
     } else {
-      for (size_t j = 0; j < NR; ++j) {
-        if (j < nr) {
-          const float* src = B + (j0 + jb + j) * ldb + p0;
-          for (size_t p = 0; p < kc; ++p) d[p * NR + j] = src[p];
+      for (size_t x = 0; x < R; ++x) {
+        if (x < r) {
+          const float* src = S + (x0 + q + x) * ld + k0;
+          for (size_t k = 0; k < kc; ++k) d[k * R + x] = alpha * src[k];
         } else {
-          for (size_t p = 0; p < kc; ++p) d[p * NR + j] = 0.f;
+          for (size_t k = 0; k < kc; ++k) d[k * R + x] = 0.f;
         }
       }
     }
   }
+}
+
+// Rows [i0, i0 + mc) x columns [p0, p0 + kc) of op(A), times alpha, in MR-row panels.
+template <class Isa>
+void pack_a(bool trans, const float* A, size_t lda, size_t i0, size_t mc, size_t p0, size_t kc,
+            float alpha, float* dst) {
+  pack_panels<Isa, Isa::MR>(trans, A, lda, p0, kc, i0, mc, alpha, dst);
+}
+
+// Rows [p0, p0 + kc) x columns [j0, j0 + nc) of op(B) in NR-column panels.
+template <class Isa>
+void pack_b(bool trans, const float* B, size_t ldb, size_t p0, size_t kc, size_t j0, size_t nc,
+            float* dst) {
+  pack_panels<Isa, Isa::NR>(!trans, B, ldb, p0, kc, j0, nc, 1.f, dst);
 }
 
 // What the last k-block of a tile does after accumulating: add a per-row bias (row i of the tile
@@ -135,9 +133,9 @@ inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size
       for (size_t h = 0; h < NV; ++h) {
         float* c = row + h * Isa::W;
         V v = acc[i * NV + h];
-        if (!first) v = Isa::add(v, Isa::load(c));
+        if (!first) v = v + Isa::load(c);
         else if (beta != 0.f) v = Isa::fma(vb, Isa::load(c), v);
-        if (bias) v = Isa::add(v, vbias);
+        if (bias) v = v + vbias;
         if (clamp) v = Isa::min(vhi, Isa::max(vlo, v));
         Isa::store(c, v);
       }
