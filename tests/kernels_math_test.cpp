@@ -211,7 +211,7 @@ TEST(KernelsUnary, ApproximationTailsMatchBody) {
 }
 
 // Subnormal operands and results. SIMD equals scalar, except that 32-bit ARM NEON flushes
-// subnormal operands and results of float arithmetic to zero (kernels/neon/vec.h): there a result
+// subnormal operands and results of float arithmetic to zero (kernels/neon/isa.h): there a result
 // may instead be the scalar result of the flushed operands, flushed.
 namespace {
 #if defined(__arm__)

@@ -7,7 +7,9 @@
 #   kernels      the kernel tests (NEON table against the scalar reference, odd sizes and tails)
 #   interp       the interpreter tests (gtest Exec*, InferTypes, op validation)
 #   gtest        the whole gtest suite
-#   conformance  the ONNX backend-test suites (tests/conformance.py, every test, not sampled)
+#   conformance  the ONNX backend-test suites node, simple, pytorch-converted, pytorch-operator
+#                (every test of each); not the light suite (nine full-size models such as VGG-19
+#                and ResNet-50: several exceed the 120 s a test may take under qemu)
 #   models       the shared-model checks (conformance on ../shared/models, the pass pipeline on them)
 #   scalar       interp + conformance node suite + models again with ONNXFORGE_FORCE_SCALAR=1
 #   capi         the C program calling every exported function; the pkg-config/find_package
@@ -69,7 +71,7 @@ for s in "${sets[@]}"; do
     kernels)     run_set kernels -- -R '^Kernels' ;;
     interp)      run_set interp -- -R "$interp_re" ;;
     gtest)       run_set gtest -- -E '^(conformance_|passes_real_models|realworld_models|c_api_|cross_|library_size)' ;;
-    conformance) run_set conformance -- -R '^conformance_' -E 'conformance_models' ;;
+    conformance) run_set conformance -- -R '^conformance_' -E 'conformance_(models|light)' ;;
     models)      run_set models -- -R '^(conformance_models|passes_real_models)' ;;
     scalar)      run_set scalar ONNXFORGE_FORCE_SCALAR=1 -- -R "$interp_re|^conformance_node\$|^conformance_models\$|^passes_real_models\$" ;;
     capi)        run_set capi -- -R '^(c_api_every_function|cross_pkgconfig_consumer|android_api_guards)$' ;;

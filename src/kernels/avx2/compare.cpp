@@ -1,6 +1,6 @@
 // AVX2 hash and float comparison; both reproduce the scalar results bit for bit.
 #include "kernels/avx2/avx2.h"
-#include "kernels/avx2/vmath.h"
+#include "kernels/avx2/isa.h"
 #include "kernels/simd/diff.h"
 
 namespace ofg::kernels::avx2 {
@@ -25,7 +25,7 @@ uint64_t hash_bytes(const void* data, size_t n) {
 }
 
 DiffStats diff_f32(const float* a, const float* b, size_t n, double atol, double rtol) {
-  return simd::diff_f32<VecD>(a, b, n, atol, rtol);
+  return simd::diff_f32<IsaF64>(a, b, n, atol, rtol);
 }
 
 }  // namespace ofg::kernels::avx2

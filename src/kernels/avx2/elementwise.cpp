@@ -1,22 +1,22 @@
 // AVX2 binary and unary elementwise kernels: the shared kernels of kernels/simd/ on 8-lane AVX2
 // vectors.
 #include "kernels/avx2/avx2.h"
-#include "kernels/avx2/vmath.h"
+#include "kernels/avx2/isa.h"
 #include "kernels/simd/elementwise.h"
 
 namespace ofg::kernels::avx2 {
 
 void binary_vv(BinaryOp op, const float* a, const float* b, float* y, size_t n) {
-  simd::binary<Vec, simd::Operands::VV>(op, a, b, y, n);
+  simd::binary<Isa, simd::Operands::VV>(op, a, b, y, n);
 }
 void binary_vs(BinaryOp op, const float* a, float b, float* y, size_t n) {
-  simd::binary<Vec, simd::Operands::VS>(op, a, &b, y, n);
+  simd::binary<Isa, simd::Operands::VS>(op, a, &b, y, n);
 }
 void binary_sv(BinaryOp op, float a, const float* b, float* y, size_t n) {
-  simd::binary<Vec, simd::Operands::SV>(op, &a, b, y, n);
+  simd::binary<Isa, simd::Operands::SV>(op, &a, b, y, n);
 }
 void unary(UnaryOp op, const float* x, float* y, size_t n, float alpha, float beta) {
-  simd::unary<Vec>(op, x, y, n, alpha, beta);
+  simd::unary<Isa>(op, x, y, n, alpha, beta);
 }
 
 }  // namespace ofg::kernels::avx2

@@ -1,7 +1,7 @@
 // 8x8 float tiles transposed in registers (unpack, shuffle, 128-bit permute) for the shared
 // driver of kernels/simd/transpose.h; 4-byte elements only, other sizes use the scalar tiles.
 #include "kernels/avx2/avx2.h"
-#include "kernels/avx2/vmath.h"
+#include "kernels/avx2/isa.h"
 #include "kernels/simd/transpose.h"
 
 namespace ofg::kernels::avx2 {

@@ -2,7 +2,7 @@
 // (scalar/compare.cpp) bit for bit.
 #if defined(__aarch64__) || defined(__ARM_NEON)
 #include "kernels/neon/neon.h"
-#include "kernels/neon/vec.h"
+#include "kernels/neon/isa.h"
 #include "kernels/simd/diff.h"
 
 #include <arm_neon.h>
@@ -51,7 +51,7 @@ bool bytes_equal(const void* a, const void* b, size_t n) {
 
 DiffStats diff_f32(const float* a, const float* b, size_t n, double atol, double rtol) {
 #if defined(__aarch64__)
-  return simd::diff_f32<VecD>(a, b, n, atol, rtol);
+  return simd::diff_f32<IsaF64>(a, b, n, atol, rtol);
 #else
   return scalar::diff_f32(a, b, n, atol, rtol);  // no double vectors on 32-bit ARM NEON
 #endif

@@ -1,23 +1,23 @@
 // NEON binary and unary elementwise kernels: the shared kernels of kernels/simd/ on 4-lane NEON
-// vectors (32-bit ARM: Div, Reciprocal and Sqrt stay scalar, see vec.h).
+// vectors (32-bit ARM: Div, Reciprocal and Sqrt stay scalar, see isa.h).
 #if defined(__aarch64__) || defined(__ARM_NEON)
 #include "kernels/neon/neon.h"
-#include "kernels/neon/vec.h"
+#include "kernels/neon/isa.h"
 #include "kernels/simd/elementwise.h"
 
 namespace ofg::kernels::neon {
 
 void binary_vv(BinaryOp op, const float* a, const float* b, float* y, size_t n) {
-  simd::binary<Vec, simd::Operands::VV>(op, a, b, y, n);
+  simd::binary<Isa, simd::Operands::VV>(op, a, b, y, n);
 }
 void binary_vs(BinaryOp op, const float* a, float b, float* y, size_t n) {
-  simd::binary<Vec, simd::Operands::VS>(op, a, &b, y, n);
+  simd::binary<Isa, simd::Operands::VS>(op, a, &b, y, n);
 }
 void binary_sv(BinaryOp op, float a, const float* b, float* y, size_t n) {
-  simd::binary<Vec, simd::Operands::SV>(op, &a, b, y, n);
+  simd::binary<Isa, simd::Operands::SV>(op, &a, b, y, n);
 }
 void unary(UnaryOp op, const float* x, float* y, size_t n, float alpha, float beta) {
-  simd::unary<Vec>(op, x, y, n, alpha, beta);
+  simd::unary<Isa>(op, x, y, n, alpha, beta);
 }
 
 }  // namespace ofg::kernels::neon

@@ -1,8 +1,11 @@
 // The entries of the kernel table that the NEON table overrides (the others stay scalar): the
-// names are declared here with their types from kernels/kernel_list.h and set by table.cpp.
+// names are declared here with their types from kernels/kernel_list.h and set by table.cpp,
+// which also sets the GEMM, convolution and pooling entries from the shared templates of
+// kernels/simd/ (set_blocked_entries: sgemm, conv2d, conv2d_packed_size, conv2d_pack,
+// conv2d_prepacked, max_pool2d, avg_pool2d).
 // The files of this folder are compiled for aarch64 and for 32-bit ARM with NEON (each is empty
 // without __ARM_NEON); entries that 32-bit ARM cannot do exactly fall back to the scalar
-// reference inside the NEON function (see vec.h).
+// reference inside the NEON function (see isa.h).
 #pragma once
 
 #include "kernels/internal.h"
@@ -16,4 +19,5 @@ namespace ofg::kernels::neon {
 #define OFG_DECLARE_KERNEL(name) fn::name name;
 OFG_NEON_KERNELS(OFG_DECLARE_KERNEL)
 #undef OFG_DECLARE_KERNEL
+void set_blocked_entries(KernelTable& t);  // blocked.cpp
 }  // namespace ofg::kernels::neon

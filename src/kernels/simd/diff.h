@@ -1,5 +1,5 @@
-// diff_f32 written once over an ISA's double vector type VD (VecD in kernels/avx2/vmath.h,
-// kernels/neon/vec.h): the operations of the scalar version (scalar/compare.cpp) in double,
+// diff_f32 written once over an ISA's double vector struct VD (IsaF64 in kernels/avx2/isa.h,
+// kernels/neon/isa.h): the operations of the scalar version (scalar/compare.cpp) in double,
 // VD::kLanes lanes at a time, so the statistics are identical. Ties on max_abs keep the lowest
 // index (per lane only strictly greater values replace, across lanes the lowest index wins).
 #pragma once

@@ -1,7 +1,7 @@
-// Binary and unary elementwise kernels written once over an ISA's vector type V (see vmath.h).
-// Tails go through a V::kLanes-float stack buffer so the tail lanes get exactly the same
+// Binary and unary elementwise kernels written once over an ISA's struct S (see vmath.h).
+// Tails go through an S::W-float stack buffer so the tail lanes get exactly the same
 // arithmetic as the vector body. An ISA without an exact vector division or square root
-// (V::kExactDiv / V::kExactSqrt false: 32-bit ARM NEON) leaves Div, Reciprocal and Sqrt to the
+// (S::kExactDiv / S::kExactSqrt false: 32-bit ARM NEON) leaves Div, Reciprocal and Sqrt to the
 // scalar reference, so those keep their correctly rounded results.
 #pragma once
 
@@ -15,55 +15,55 @@ namespace ofg::kernels::simd {
 
 enum class Operands { VV, VS, SV };  // vector op vector, vector op scalar, scalar op vector
 
-template <class V, BinaryOp OP>
-inline typename V::F bin(typename V::F a, typename V::F b) {
-  if constexpr (OP == BinaryOp::Add) return V::add(a, b);
-  if constexpr (OP == BinaryOp::Sub) return V::sub(a, b);
-  if constexpr (OP == BinaryOp::Mul) return V::mul(a, b);
-  if constexpr (OP == BinaryOp::Div) return V::div(a, b);
+template <class S, BinaryOp OP>
+inline typename S::V bin(typename S::V a, typename S::V b) {
+  if constexpr (OP == BinaryOp::Add) return S::add(a, b);
+  if constexpr (OP == BinaryOp::Sub) return S::sub(a, b);
+  if constexpr (OP == BinaryOp::Mul) return S::mul(a, b);
+  if constexpr (OP == BinaryOp::Div) return S::div(a, b);
   if constexpr (OP == BinaryOp::Max || OP == BinaryOp::Min) {
     // The vector max/min instructions differ per ISA on NaN operands; patch NaN lanes to
     // propagate (a + b is the NaN), as the scalar reference does.
-    const typename V::F r = OP == BinaryOp::Max ? V::max(a, b) : V::min(a, b);
-    return V::select(V::unord(a, b), V::add(a, b), r);
+    const typename S::V r = OP == BinaryOp::Max ? S::max(a, b) : S::min(a, b);
+    return S::select(S::unord(a, b), S::add(a, b), r);
   }
   return a;
 }
 
-template <class V, BinaryOp OP, Operands MODE>
+template <class S, BinaryOp OP, Operands MODE>
 void bin_loop(const float* a, const float* b, float* y, size_t n) {
-  using F = typename V::F;
-  constexpr size_t L = V::kLanes;
-  const F as = MODE == Operands::SV ? V::set1(*a) : V::zero();
-  const F bs = MODE == Operands::VS ? V::set1(*b) : V::zero();
+  using F = typename S::V;
+  constexpr size_t L = S::W;
+  const F as = MODE == Operands::SV ? S::set1(*a) : S::zero();
+  const F bs = MODE == Operands::VS ? S::set1(*b) : S::zero();
   size_t i = 0;
   for (; i + L <= n; i += L) {
-    const F va = MODE == Operands::SV ? as : V::load(a + i);
-    const F vb = MODE == Operands::VS ? bs : V::load(b + i);
-    V::store(y + i, bin<V, OP>(va, vb));
+    const F va = MODE == Operands::SV ? as : S::load(a + i);
+    const F vb = MODE == Operands::VS ? bs : S::load(b + i);
+    S::store(y + i, bin<S, OP>(va, vb));
   }
   if (i < n) {
     float ta[L] = {}, tb[L] = {}, ty[L];
     if (MODE != Operands::SV) std::memcpy(ta, a + i, (n - i) * 4);
     if (MODE != Operands::VS) std::memcpy(tb, b + i, (n - i) * 4);
-    const F va = MODE == Operands::SV ? as : V::load(ta);
-    const F vb = MODE == Operands::VS ? bs : V::load(tb);
-    V::store(ty, bin<V, OP>(va, vb));
+    const F va = MODE == Operands::SV ? as : S::load(ta);
+    const F vb = MODE == Operands::VS ? bs : S::load(tb);
+    S::store(ty, bin<S, OP>(va, vb));
     std::memcpy(y + i, ty, (n - i) * 4);
   }
 }
 
 // Elementwise a[i] op b[i] with a or b read as one scalar by MODE.
-template <class V, Operands MODE>
+template <class S, Operands MODE>
 void binary(BinaryOp op, const float* a, const float* b, float* y, size_t n) {
   switch (op) {
-    case BinaryOp::Add: return bin_loop<V, BinaryOp::Add, MODE>(a, b, y, n);
-    case BinaryOp::Sub: return bin_loop<V, BinaryOp::Sub, MODE>(a, b, y, n);
-    case BinaryOp::Mul: return bin_loop<V, BinaryOp::Mul, MODE>(a, b, y, n);
-    case BinaryOp::Max: return bin_loop<V, BinaryOp::Max, MODE>(a, b, y, n);
-    case BinaryOp::Min: return bin_loop<V, BinaryOp::Min, MODE>(a, b, y, n);
+    case BinaryOp::Add: return bin_loop<S, BinaryOp::Add, MODE>(a, b, y, n);
+    case BinaryOp::Sub: return bin_loop<S, BinaryOp::Sub, MODE>(a, b, y, n);
+    case BinaryOp::Mul: return bin_loop<S, BinaryOp::Mul, MODE>(a, b, y, n);
+    case BinaryOp::Max: return bin_loop<S, BinaryOp::Max, MODE>(a, b, y, n);
+    case BinaryOp::Min: return bin_loop<S, BinaryOp::Min, MODE>(a, b, y, n);
     case BinaryOp::Div:
-      if constexpr (V::kExactDiv) return bin_loop<V, BinaryOp::Div, MODE>(a, b, y, n);
+      if constexpr (S::kExactDiv) return bin_loop<S, BinaryOp::Div, MODE>(a, b, y, n);
       [[fallthrough]];
     case BinaryOp::Pow:
       // No vector pow (the libm call per element is the reference behaviour anyway), and no
@@ -74,88 +74,88 @@ void binary(BinaryOp op, const float* a, const float* b, float* y, size_t n) {
   }
 }
 
-template <class V>
-inline typename V::F clamp01(typename V::F v) {
-  return V::min(V::set1(1.f), V::max(V::zero(), v));
+template <class S>
+inline typename S::V clamp01(typename S::V v) {
+  return S::min(S::set1(1.f), S::max(S::zero(), v));
 }
 
-template <class V, UnaryOp OP>
-inline typename V::F un(typename V::F x, typename V::F alpha, typename V::F beta) {
-  using F = typename V::F;
-  if constexpr (OP == UnaryOp::Relu) return V::select(V::lt(x, V::zero()), V::zero(), x);  // NaN stays
-  if constexpr (OP == UnaryOp::LeakyRelu) return V::select(V::lt(x, V::zero()), V::mul(alpha, x), x);
+template <class S, UnaryOp OP>
+inline typename S::V un(typename S::V x, typename S::V alpha, typename S::V beta) {
+  using F = typename S::V;
+  if constexpr (OP == UnaryOp::Relu) return S::select(S::lt(x, S::zero()), S::zero(), x);  // NaN stays
+  if constexpr (OP == UnaryOp::LeakyRelu) return S::select(S::lt(x, S::zero()), S::mul(alpha, x), x);
   if constexpr (OP == UnaryOp::Clip) {
     // min(max(x, lo), hi) with NaN kept, whatever the ISA's min/max do with NaN operands.
-    const F y = V::select(V::lt(x, alpha), alpha, x);
-    return V::select(V::gt(y, beta), beta, y);
+    const F y = S::select(S::lt(x, alpha), alpha, x);
+    return S::select(S::gt(y, beta), beta, y);
   }
-  if constexpr (OP == UnaryOp::Exp) return v_exp<V>(x);
-  if constexpr (OP == UnaryOp::Log) return v_log<V>(x);
-  if constexpr (OP == UnaryOp::Tanh) return v_tanh<V>(x);
-  if constexpr (OP == UnaryOp::Sigmoid) return v_sigmoid<V>(x);
+  if constexpr (OP == UnaryOp::Exp) return v_exp<S>(x);
+  if constexpr (OP == UnaryOp::Log) return v_log<S>(x);
+  if constexpr (OP == UnaryOp::Tanh) return v_tanh<S>(x);
+  if constexpr (OP == UnaryOp::Sigmoid) return v_sigmoid<S>(x);
   if constexpr (OP == UnaryOp::GeluTanh) {
     // 0.5 x (1 + tanh(u)) == x * sigmoid(2u): no cancellation for negative x.
-    const F xl = V::max(V::set1(kLowest), x);
-    const F x3 = V::mul(V::mul(xl, xl), xl);
-    const F u2 = V::mul(V::set1(2.f * 0.7978845608028654f), V::fma(V::set1(0.044715f), x3, xl));
-    return V::mul(xl, v_sigmoid<V>(u2));
+    const F xl = S::max(S::set1(kLowest), x);
+    const F x3 = S::mul(S::mul(xl, xl), xl);
+    const F u2 = S::mul(S::set1(2.f * 0.7978845608028654f), S::fma(S::set1(0.044715f), x3, xl));
+    return S::mul(xl, v_sigmoid<S>(u2));
   }
-  if constexpr (OP == UnaryOp::HardSigmoid) return clamp01<V>(V::add(V::mul(alpha, x), beta));
+  if constexpr (OP == UnaryOp::HardSigmoid) return clamp01<S>(S::add(S::mul(alpha, x), beta));
   if constexpr (OP == UnaryOp::HardSwish)
-    return V::mul(x, clamp01<V>(V::add(V::mul(x, V::set1(1.f / 6.f)), V::set1(0.5f))));
+    return S::mul(x, clamp01<S>(S::add(S::mul(x, S::set1(1.f / 6.f)), S::set1(0.5f))));
   if constexpr (OP == UnaryOp::Softplus) {
     // max(x, 0) + log1p(exp(-|x|)), log1p(t) = log(u) * t / (u - 1) with u = 1 + t, exact
     // enough when u rounds (t / (u - 1) corrects the rounding), t itself when u == 1.
-    const F t = v_exp<V>(V::neg(V::abs(x)));
-    const F u = V::add(V::set1(1.f), t);
-    const F um1 = V::sub(u, V::set1(1.f));
-    F l = V::mul(v_log<V>(u), V::div(t, um1));
-    l = V::select(V::eq(um1, V::zero()), t, l);
-    const F y = V::add(V::max(x, V::zero()), l);
-    return V::select(v_isnan<V>(x), x, y);
+    const F t = v_exp<S>(S::neg(S::abs(x)));
+    const F u = S::add(S::set1(1.f), t);
+    const F um1 = S::sub(u, S::set1(1.f));
+    F l = S::mul(v_log<S>(u), S::div(t, um1));
+    l = S::select(S::eq(um1, S::zero()), t, l);
+    const F y = S::add(S::max(x, S::zero()), l);
+    return S::select(S::nan_mask(x), x, y);
   }
   if constexpr (OP == UnaryOp::Silu) {
-    const F xl = V::max(V::set1(kLowest), x);
-    return V::mul(xl, v_sigmoid<V>(xl));
+    const F xl = S::max(S::set1(kLowest), x);
+    return S::mul(xl, v_sigmoid<S>(xl));
   }
-  if constexpr (OP == UnaryOp::Sqrt) return V::sqrt(x);
-  if constexpr (OP == UnaryOp::Reciprocal) return V::div(V::set1(1.f), x);
-  if constexpr (OP == UnaryOp::Abs) return V::abs(x);
-  if constexpr (OP == UnaryOp::Neg) return V::neg(x);
-  if constexpr (OP == UnaryOp::Floor) return V::floor(x);
-  if constexpr (OP == UnaryOp::Ceil) return V::ceil(x);
-  if constexpr (OP == UnaryOp::Round) return V::round_even(x);
+  if constexpr (OP == UnaryOp::Sqrt) return S::sqrt(x);
+  if constexpr (OP == UnaryOp::Reciprocal) return S::div(S::set1(1.f), x);
+  if constexpr (OP == UnaryOp::Abs) return S::abs(x);
+  if constexpr (OP == UnaryOp::Neg) return S::neg(x);
+  if constexpr (OP == UnaryOp::Floor) return S::floor(x);
+  if constexpr (OP == UnaryOp::Ceil) return S::ceil(x);
+  if constexpr (OP == UnaryOp::Round) return S::round_even(x);
   return x;
 }
 
-template <class V, UnaryOp OP>
+template <class S, UnaryOp OP>
 void un_loop(const float* x, float* y, size_t n, float alpha, float beta) {
-  constexpr size_t L = V::kLanes;
-  const typename V::F va = V::set1(alpha), vb = V::set1(beta);
+  constexpr size_t L = S::W;
+  const typename S::V va = S::set1(alpha), vb = S::set1(beta);
   size_t i = 0;
-  for (; i + L <= n; i += L) V::store(y + i, un<V, OP>(V::load(x + i), va, vb));
+  for (; i + L <= n; i += L) S::store(y + i, un<S, OP>(S::load(x + i), va, vb));
   if (i < n) {
     float t[L] = {};
     std::memcpy(t, x + i, (n - i) * 4);
-    V::store(t, un<V, OP>(V::load(t), va, vb));
+    S::store(t, un<S, OP>(S::load(t), va, vb));
     std::memcpy(y + i, t, (n - i) * 4);
   }
 }
 
-template <class V>
+template <class S>
 void unary(UnaryOp op, const float* x, float* y, size_t n, float alpha, float beta) {
   switch (op) {
-#define OFG_CASE(name) case UnaryOp::name: return un_loop<V, UnaryOp::name>(x, y, n, alpha, beta);
+#define OFG_CASE(name) case UnaryOp::name: return un_loop<S, UnaryOp::name>(x, y, n, alpha, beta);
     OFG_CASE(Relu) OFG_CASE(LeakyRelu) OFG_CASE(Clip) OFG_CASE(Exp) OFG_CASE(Log) OFG_CASE(Tanh)
     OFG_CASE(Sigmoid) OFG_CASE(GeluTanh) OFG_CASE(HardSigmoid) OFG_CASE(HardSwish)
     OFG_CASE(Softplus) OFG_CASE(Silu) OFG_CASE(Abs) OFG_CASE(Neg) OFG_CASE(Floor) OFG_CASE(Ceil)
     OFG_CASE(Round)
 #undef OFG_CASE
     case UnaryOp::Sqrt:
-      if constexpr (V::kExactSqrt) return un_loop<V, UnaryOp::Sqrt>(x, y, n, alpha, beta);
+      if constexpr (S::kExactSqrt) return un_loop<S, UnaryOp::Sqrt>(x, y, n, alpha, beta);
       break;
     case UnaryOp::Reciprocal:
-      if constexpr (V::kExactDiv) return un_loop<V, UnaryOp::Reciprocal>(x, y, n, alpha, beta);
+      if constexpr (S::kExactDiv) return un_loop<S, UnaryOp::Reciprocal>(x, y, n, alpha, beta);
       break;
     case UnaryOp::Erf:
     case UnaryOp::GeluErf:
