@@ -1,7 +1,6 @@
-// AVX2 hash and float comparison; both reproduce the scalar results bit for bit.
+// AVX2 hash; reproduces the scalar result bit for bit.
 #include "kernels/avx2/avx2.h"
 #include "kernels/avx2/isa.h"
-#include "kernels/simd/diff.h"
 
 namespace ofg::kernels::avx2 {
 
@@ -22,10 +21,6 @@ uint64_t hash_bytes(const void* data, size_t n) {
   uint64_t a[4];
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(a), acc);
   return hashc::finish(a, p + stripes * 32, n - stripes * 32, n);
-}
-
-DiffStats diff_f32(const float* a, const float* b, size_t n, double atol, double rtol) {
-  return simd::diff_f32<IsaF64>(a, b, n, atol, rtol);
 }
 
 }  // namespace ofg::kernels::avx2

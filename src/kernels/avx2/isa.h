@@ -4,13 +4,16 @@
 // compiled with AVX2/FMA flags.
 #pragma once
 
+#include "kernels/simd/lanes.h"
+
 #include <immintrin.h>
 
 #include <cstddef>
 
 namespace ofg::kernels::avx2 {
 
-struct Isa {
+// __v8sf is __m256 without may_alias, which a template argument would drop with a warning.
+struct Isa : simd::Lanes<__v8sf> {
   using V = __m256;
   static constexpr size_t W = 8;
   static constexpr size_t MR = 6, NR = 16;
@@ -30,45 +33,49 @@ struct Isa {
   static V or_mask(V a, V b) { return _mm256_or_ps(a, b); }
   static V select(V mask, V yes, V no) { return _mm256_blendv_ps(no, yes, mask); }
 
-  // Elementwise arithmetic, comparisons and the integer lanes of the vector math.
-  using I = __m256i;
-  static constexpr bool kExactDiv = true, kExactSqrt = true;
-  static V add(V a, V b) { return _mm256_add_ps(a, b); }
-  static V sub(V a, V b) { return _mm256_sub_ps(a, b); }
-  static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+  // Elementwise: what the common lane operations (simd::Lanes, the base) lack.
+  static constexpr bool kExactDiv = true, kExactSqrt = true, kHasF64 = true;
+  using F64 = __m256d;  // diff_f32 (kernels/simd/diff.h)
+  static F64 widen(const float* p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
   static V div(V a, V b) { return _mm256_div_ps(a, b); }
   static V fnma(V a, V b, V c) { return _mm256_fnmadd_ps(a, b, c); }  // c - a * b
   static V sqrt(V x) { return _mm256_sqrt_ps(x); }
-  static V abs(V x) { return _mm256_andnot_ps(_mm256_set1_ps(-0.f), x); }
-  static V neg(V x) { return _mm256_xor_ps(x, _mm256_set1_ps(-0.f)); }
-  static V sign_bit(V x) { return _mm256_and_ps(x, _mm256_set1_ps(-0.f)); }
   static V round_even(V x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
   static V floor(V x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
   static V ceil(V x) { return _mm256_round_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
+  static bool any(V mask) { return _mm256_movemask_ps(mask) != 0; }
   static float hsum(V v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
     s = _mm_add_ss(s, _mm_movehdup_ps(s));
     return _mm_cvtss_f32(s);
   }
-  static V lt(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
-  static V gt(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
-  static V eq(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
-  static V unord(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_UNORD_Q); }
-  static bool any(V mask) { return _mm256_movemask_ps(mask) != 0; }
-  static I as_int(V x) { return _mm256_castps_si256(x); }
-  static V as_float(I x) { return _mm256_castsi256_ps(x); }
-  static I iset1(int v) { return _mm256_set1_epi32(v); }
-  static I iand(I a, I b) { return _mm256_and_si256(a, b); }
-  static I ior(I a, I b) { return _mm256_or_si256(a, b); }
-  static I isub(I a, I b) { return _mm256_sub_epi32(a, b); }
-  static V int_eq(I a, I b) { return _mm256_castsi256_ps(_mm256_cmpeq_epi32(a, b)); }
-  static V int_lt(I a, I b) { return _mm256_castsi256_ps(_mm256_cmpgt_epi32(b, a)); }
-  static I to_int(V x) { return _mm256_cvtps_epi32(x); }  // x integral
-  static V int_to_float(I x) { return _mm256_cvtepi32_ps(x); }
-  static I half_int(I n) { return _mm256_srai_epi32(n, 1); }  // floor(n / 2)
-  static V pow2(I n) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n, _mm256_set1_epi32(127)), 23)); }
-  static I exponent_field(I bits) { return _mm256_srli_epi32(bits, 23); }  // sign bit clear
+
+  // transpose2d (kernels/simd/transpose.h): 8x8 float tiles transposed in registers (unpack,
+  // shuffle, 128-bit permute).
+  static constexpr size_t kTile = 8;
+  static void transpose_tile(const float* s, size_t sld, float* d, size_t dld) {
+    __m256 r0 = _mm256_loadu_ps(s + 0 * sld), r1 = _mm256_loadu_ps(s + 1 * sld);
+    __m256 r2 = _mm256_loadu_ps(s + 2 * sld), r3 = _mm256_loadu_ps(s + 3 * sld);
+    __m256 r4 = _mm256_loadu_ps(s + 4 * sld), r5 = _mm256_loadu_ps(s + 5 * sld);
+    __m256 r6 = _mm256_loadu_ps(s + 6 * sld), r7 = _mm256_loadu_ps(s + 7 * sld);
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    const __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+    const __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+    const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    _mm256_storeu_ps(d + 0 * dld, _mm256_permute2f128_ps(u0, u4, 0x20));
+    _mm256_storeu_ps(d + 1 * dld, _mm256_permute2f128_ps(u1, u5, 0x20));
+    _mm256_storeu_ps(d + 2 * dld, _mm256_permute2f128_ps(u2, u6, 0x20));
+    _mm256_storeu_ps(d + 3 * dld, _mm256_permute2f128_ps(u3, u7, 0x20));
+    _mm256_storeu_ps(d + 4 * dld, _mm256_permute2f128_ps(u0, u4, 0x31));
+    _mm256_storeu_ps(d + 5 * dld, _mm256_permute2f128_ps(u1, u5, 0x31));
+    _mm256_storeu_ps(d + 6 * dld, _mm256_permute2f128_ps(u2, u6, 0x31));
+    _mm256_storeu_ps(d + 7 * dld, _mm256_permute2f128_ps(u3, u7, 0x31));
+  }
 
   // d[t] = v[from + t] for t < n: lanes moved down by `from`, then a masked store.
   static void store_lanes(float* d, V v, size_t from, size_t n) {
@@ -114,30 +121,6 @@ struct Isa {
     acc[0] = c00; acc[1] = c01; acc[2] = c10; acc[3] = c11; acc[4] = c20; acc[5] = c21;
     acc[6] = c30; acc[7] = c31; acc[8] = c40; acc[9] = c41; acc[10] = c50; acc[11] = c51;
   }
-};
-
-// 4 double lanes, for diff_f32 (kernels/simd/diff.h).
-struct IsaF64 {
-  using D = __m256d;
-  using M = __m256d;
-  static constexpr size_t kLanes = 4;
-  static D load_f32(const float* p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
-  static void store(double* p, D v) { _mm256_storeu_pd(p, v); }
-  static D set1(double v) { return _mm256_set1_pd(v); }
-  static D iota() { return _mm256_setr_pd(0, 1, 2, 3); }
-  static D add(D a, D b) { return _mm256_add_pd(a, b); }
-  static D sub(D a, D b) { return _mm256_sub_pd(a, b); }
-  static D mul(D a, D b) { return _mm256_mul_pd(a, b); }
-  static D div(D a, D b) { return _mm256_div_pd(a, b); }
-  static D max(D a, D b) { return _mm256_max_pd(a, b); }
-  static D abs(D x) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), x); }
-  static M eq(D a, D b) { return _mm256_cmp_pd(a, b, _CMP_EQ_OQ); }
-  static M gt(D a, D b) { return _mm256_cmp_pd(a, b, _CMP_GT_OQ); }
-  static M unord(D a, D b) { return _mm256_cmp_pd(a, b, _CMP_UNORD_Q); }
-  static M mask_or(M a, M b) { return _mm256_or_pd(a, b); }
-  static M mask_and(M a, M b) { return _mm256_and_pd(a, b); }
-  static D select(M m, D a, D b) { return _mm256_blendv_pd(b, a, m); }  // m ? a : b
-  static size_t count(M m) { return static_cast<size_t>(__builtin_popcount(static_cast<unsigned>(_mm256_movemask_pd(m)))); }
 };
 
 }  // namespace ofg::kernels::avx2

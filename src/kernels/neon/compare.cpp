@@ -1,9 +1,7 @@
-// NEON hash, byte equality and float comparison statistics; all reproduce the scalar results
-// (scalar/compare.cpp) bit for bit.
+// NEON hash and byte equality; both reproduce the scalar results (scalar/compare.cpp) bit for
+// bit.
 #if defined(__aarch64__) || defined(__ARM_NEON)
 #include "kernels/neon/neon.h"
-#include "kernels/neon/isa.h"
-#include "kernels/simd/diff.h"
 
 #include <arm_neon.h>
 
@@ -47,14 +45,6 @@ bool bytes_equal(const void* a, const void* b, size_t n) {
     if ((vgetq_lane_u64(d64, 0) | vgetq_lane_u64(d64, 1)) != 0) return false;
   }
   return i == n || std::memcmp(pa + i, pb + i, n - i) == 0;
-}
-
-DiffStats diff_f32(const float* a, const float* b, size_t n, double atol, double rtol) {
-#if defined(__aarch64__)
-  return simd::diff_f32<IsaF64>(a, b, n, atol, rtol);
-#else
-  return scalar::diff_f32(a, b, n, atol, rtol);  // no double vectors on 32-bit ARM NEON
-#endif
 }
 
 }  // namespace ofg::kernels::neon

@@ -20,15 +20,16 @@
 // operations (abs, neg, sign, log's exponent split) are done on integers and are exact.
 #pragma once
 
+#include "kernels/simd/lanes.h"
+
 #include <arm_neon.h>
 
 #include <cstddef>
-#include <cstdint>
 #include <utility>
 
 namespace ofg::kernels::neon {
 
-struct Isa {
+struct Isa : simd::Lanes<float32x4_t> {
   using V = float32x4_t;
   static constexpr size_t W = 4;
 #if defined(__aarch64__)
@@ -61,25 +62,51 @@ struct Isa {
   }
   static V select(V mask, V yes, V no) { return vbslq_f32(vreinterpretq_u32_f32(mask), yes, no); }
 
-  // Elementwise arithmetic, comparisons and the integer lanes of the vector math.
-  using I = int32x4_t;
+  // Elementwise: what the common lane operations (simd::Lanes, the base) lack.
 #if defined(__aarch64__)
-  static constexpr bool kExactDiv = true, kExactSqrt = true;
-#else
-  static constexpr bool kExactDiv = false, kExactSqrt = false;
-#endif
-  static V add(V a, V b) { return vaddq_f32(a, b); }
-  static V sub(V a, V b) { return vsubq_f32(a, b); }
-  static V mul(V a, V b) { return vmulq_f32(a, b); }
-#if defined(__aarch64__)
+  static constexpr bool kExactDiv = true, kExactSqrt = true, kHasF64 = true;
+  using F64 = float64x2_t;  // diff_f32 (kernels/simd/diff.h)
+  static F64 widen(const float* p) { return vcvt_f64_f32(vld1_f32(p)); }
   static V div(V a, V b) { return vdivq_f32(a, b); }
   static V sqrt(V x) { return vsqrtq_f32(x); }
+  static V round_even(V x) { return vrndnq_f32(x); }
+  static V floor(V x) { return vrndmq_f32(x); }
+  static V ceil(V x) { return vrndpq_f32(x); }
+  static bool any(V mask) { return vmaxvq_u32(vreinterpretq_u32_f32(mask)) != 0; }
+  static float hsum(V v) { return vaddvq_f32(v); }
 #else
+  static constexpr bool kExactDiv = false, kExactSqrt = false;
+  static constexpr bool kHasF64 = false;  // no double vectors: diff_f32 stays scalar
   static V div(V a, V b) {
     V r = vrecpeq_f32(b);
     r = vmulq_f32(vrecpsq_f32(b, r), r);  // vrecps: 2 - b r
     r = vmulq_f32(vrecpsq_f32(b, r), r);
     return vmulq_f32(a, r);
+  }
+  static V round_even(V x) {
+    // |x| + 2^23 - 2^23 rounds |x| < 2^23 to an integer (ties to even); larger |x|, inf and NaN
+    // are integral or kept. The sign is put back so that -0.3 gives -0.
+    const V two23 = vdupq_n_f32(8388608.f), ax = abs(x);
+    const V r = or_mask(vsubq_f32(vaddq_f32(ax, two23), two23), sign_bit(x));
+    return select(lt(ax, two23), r, x);
+  }
+  // round_even(x) -+ 1 where it went past x; the sign of x keeps floor(-0) and ceil(-0.5) -0.
+  static V floor(V x) {
+    const V r = round_even(x);
+    return or_mask(vsubq_f32(r, select(gt(r, x), vdupq_n_f32(1.f), zero())), sign_bit(x));
+  }
+  static V ceil(V x) {
+    const V r = round_even(x);
+    return or_mask(vaddq_f32(r, select(lt(r, x), vdupq_n_f32(1.f), zero())), sign_bit(x));
+  }
+  static bool any(V mask) {
+    const uint32x4_t m = vreinterpretq_u32_f32(mask);
+    const uint32x2_t t = vorr_u32(vget_low_u32(m), vget_high_u32(m));
+    return (vget_lane_u32(t, 0) | vget_lane_u32(t, 1)) != 0;
+  }
+  static float hsum(V v) {
+    const float32x2_t s = vadd_f32(vget_low_f32(v), vget_high_f32(v));
+    return vget_lane_f32(vpadd_f32(s, s), 0);
   }
 #endif
   static V fnma(V a, V b, V c) {  // c - a * b
@@ -89,62 +116,19 @@ struct Isa {
     return vmlsq_f32(c, a, b);
 #endif
   }
-  static V abs(V x) { return bits(vandq_u32(ubits(x), vdupq_n_u32(0x7FFFFFFFu))); }
-  static V neg(V x) { return bits(veorq_u32(ubits(x), vdupq_n_u32(0x80000000u))); }
-  static V sign_bit(V x) { return bits(vandq_u32(ubits(x), vdupq_n_u32(0x80000000u))); }
-#if defined(__aarch64__)
-  static V round_even(V x) { return vrndnq_f32(x); }
-  static V floor(V x) { return vrndmq_f32(x); }
-  static V ceil(V x) { return vrndpq_f32(x); }
-  static float hsum(V v) { return vaddvq_f32(v); }
-  static bool any(V mask) { return vmaxvq_u32(ubits(mask)) != 0; }
-#else
-  static V round_even(V x) {
-    // |x| + 2^23 - 2^23 rounds |x| < 2^23 to an integer (ties to even); larger |x|, inf and NaN
-    // are integral or kept. The sign is put back so that -0.3 gives -0.
-    const V two23 = vdupq_n_f32(8388608.f), ax = abs(x);
-    const V r = or_mask(vsubq_f32(vaddq_f32(ax, two23), two23), sign_bit(x));
-    return vbslq_f32(vcltq_f32(ax, two23), r, x);
+
+  // transpose2d (kernels/simd/transpose.h): 4x4 float tiles transposed in registers (vtrn, then
+  // the halves recombined). Only permutes: bits move unchanged, subnormals on 32-bit ARM too.
+  static constexpr size_t kTile = 4;
+  static void transpose_tile(const float* s, size_t sld, float* d, size_t dld) {
+    // Rows a, b, c, d: t01 = {a0 b0 a2 b2}, {a1 b1 a3 b3}; t23 likewise for c, d.
+    const float32x4x2_t t01 = vtrnq_f32(vld1q_f32(s), vld1q_f32(s + sld));
+    const float32x4x2_t t23 = vtrnq_f32(vld1q_f32(s + 2 * sld), vld1q_f32(s + 3 * sld));
+    vst1q_f32(d, vcombine_f32(vget_low_f32(t01.val[0]), vget_low_f32(t23.val[0])));
+    vst1q_f32(d + dld, vcombine_f32(vget_low_f32(t01.val[1]), vget_low_f32(t23.val[1])));
+    vst1q_f32(d + 2 * dld, vcombine_f32(vget_high_f32(t01.val[0]), vget_high_f32(t23.val[0])));
+    vst1q_f32(d + 3 * dld, vcombine_f32(vget_high_f32(t01.val[1]), vget_high_f32(t23.val[1])));
   }
-  // round_even(x) -+ 1 where it went past x; the sign of x keeps floor(-0) and ceil(-0.5) -0.
-  static V floor(V x) {
-    const V r = round_even(x);
-    const V one = bits(vandq_u32(vcgtq_f32(r, x), ubits(vdupq_n_f32(1.f))));
-    return or_mask(vsubq_f32(r, one), sign_bit(x));
-  }
-  static V ceil(V x) {
-    const V r = round_even(x);
-    const V one = bits(vandq_u32(vcltq_f32(r, x), ubits(vdupq_n_f32(1.f))));
-    return or_mask(vaddq_f32(r, one), sign_bit(x));
-  }
-  static float hsum(V v) {
-    const float32x2_t s = vadd_f32(vget_low_f32(v), vget_high_f32(v));
-    return vget_lane_f32(vpadd_f32(s, s), 0);
-  }
-  static bool any(V mask) {
-    const uint32x2_t t = vorr_u32(vget_low_u32(ubits(mask)), vget_high_u32(ubits(mask)));
-    return (vget_lane_u32(t, 0) | vget_lane_u32(t, 1)) != 0;
-  }
-#endif
-  static V lt(V a, V b) { return bits(vcltq_f32(a, b)); }
-  static V gt(V a, V b) { return bits(vcgtq_f32(a, b)); }
-  static V eq(V a, V b) { return bits(vceqq_f32(a, b)); }
-  static V unord(V a, V b) { return bits(vmvnq_u32(vandq_u32(vceqq_f32(a, a), vceqq_f32(b, b)))); }
-  static I as_int(V x) { return vreinterpretq_s32_f32(x); }
-  static V as_float(I x) { return vreinterpretq_f32_s32(x); }
-  static I iset1(int v) { return vdupq_n_s32(v); }
-  static I iand(I a, I b) { return vandq_s32(a, b); }
-  static I ior(I a, I b) { return vorrq_s32(a, b); }
-  static I isub(I a, I b) { return vsubq_s32(a, b); }
-  static V int_eq(I a, I b) { return bits(vceqq_s32(a, b)); }
-  static V int_lt(I a, I b) { return bits(vcltq_s32(a, b)); }
-  static I to_int(V x) { return vcvtq_s32_f32(x); }  // x integral
-  static V int_to_float(I x) { return vcvtq_f32_s32(x); }
-  static I half_int(I n) { return vshrq_n_s32(n, 1); }  // floor(n / 2)
-  static V pow2(I n) { return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(n, vdupq_n_s32(127)), 23)); }
-  static I exponent_field(I b) { return vreinterpretq_s32_u32(vshrq_n_u32(vreinterpretq_u32_s32(b), 23)); }
-  static uint32x4_t ubits(V x) { return vreinterpretq_u32_f32(x); }
-  static V bits(uint32x4_t u) { return vreinterpretq_f32_u32(u); }
 
   // d[t] = v[from + t] for t < n (the Winograd transform's panel edges: rare enough for a copy).
   static void store_lanes(float* d, V v, size_t from, size_t n) {
@@ -195,33 +179,5 @@ struct Isa {
     ((acc[K] = c[K]), ...);
   }
 };
-
-#if defined(__aarch64__)
-// 2 double lanes, for diff_f32 (kernels/simd/diff.h); 32-bit ARM NEON has no double vectors.
-struct IsaF64 {
-  using D = float64x2_t;
-  using M = uint64x2_t;
-  static constexpr size_t kLanes = 2;
-  static D load_f32(const float* p) { return vcvt_f64_f32(vld1_f32(p)); }
-  static void store(double* p, D v) { vst1q_f64(p, v); }
-  static D set1(double v) { return vdupq_n_f64(v); }
-  static D iota() { return vcombine_f64(vdup_n_f64(0.0), vdup_n_f64(1.0)); }
-  static D add(D a, D b) { return vaddq_f64(a, b); }
-  static D sub(D a, D b) { return vsubq_f64(a, b); }
-  static D mul(D a, D b) { return vmulq_f64(a, b); }
-  static D div(D a, D b) { return vdivq_f64(a, b); }
-  static D max(D a, D b) { return vmaxq_f64(a, b); }
-  static D abs(D x) { return vabsq_f64(x); }
-  static M eq(D a, D b) { return vceqq_f64(a, b); }
-  static M gt(D a, D b) { return vcgtq_f64(a, b); }
-  static M unord(D a, D b) {
-    return vreinterpretq_u64_u32(vmvnq_u32(vreinterpretq_u32_u64(vandq_u64(vceqq_f64(a, a), vceqq_f64(b, b)))));
-  }
-  static M mask_or(M a, M b) { return vorrq_u64(a, b); }
-  static M mask_and(M a, M b) { return vandq_u64(a, b); }
-  static D select(M m, D a, D b) { return vbslq_f64(m, a, b); }  // m ? a : b
-  static size_t count(M m) { return static_cast<size_t>((vgetq_lane_u64(m, 0) & 1u) + (vgetq_lane_u64(m, 1) & 1u)); }
-};
-#endif
 
 }  // namespace ofg::kernels::neon

@@ -14,6 +14,7 @@ void fill_neon_table(KernelTable& t) {
   OFG_NEON_KERNELS(OFG_SET_KERNEL)
 #undef OFG_SET_KERNEL
   neon::set_blocked_entries(t);
+  neon::set_vector_entries(t);
 }
 
 }  // namespace ofg::kernels

@@ -1,7 +1,7 @@
-// diff_f32 written once over an ISA's double vector struct VD (IsaF64 in kernels/avx2/isa.h,
-// kernels/neon/isa.h): the operations of the scalar version (scalar/compare.cpp) in double,
-// VD::kLanes lanes at a time, so the statistics are identical. Ties on max_abs keep the lowest
-// index (per lane only strictly greater values replace, across lanes the lowest index wins).
+// diff_f32 for the SIMD ISAs: the operations of the scalar version (scalar/compare.cpp) in
+// double, on the ISA's double vector S::F64 (S::widen loads and converts that many floats), so
+// the statistics are identical. Ties on max_abs keep the lowest index (per lane only strictly
+// greater values replace, across lanes the lowest index wins).
 #pragma once
 
 #include "kernels/internal.h"
@@ -10,48 +10,48 @@
 
 namespace ofg::kernels::simd {
 
-template <class VD>
+template <class S>
 DiffStats diff_f32(const float* a, const float* b, size_t n, double atol, double rtol) {
-  using D = typename VD::D;
-  using M = typename VD::M;
-  constexpr size_t L = VD::kLanes;
-  const D inf = VD::set1(std::numeric_limits<double>::infinity()), zero = VD::set1(0.0);
-  const D vatol = VD::set1(atol), vrtol = VD::set1(rtol), step = VD::set1(static_cast<double>(L));
-  D best = zero, best_idx = zero, best_rel = zero, idx = VD::iota();
+  using D = typename S::F64;
+  using M = decltype(D{} < D{});  // all-ones / zero 64-bit lanes
+  constexpr size_t L = sizeof(D) / sizeof(double);
+  const auto sel = [](M m, D yes, D no) { return (D)((m & (M)yes) | (~m & (M)no)); };
+  const D inf = D{} + std::numeric_limits<double>::infinity(), zero = D{};
+  const D vatol = D{} + atol, vrtol = D{} + rtol;
+  D best = zero, best_idx = zero, best_rel = zero, idx = zero;
+  for (size_t l = 0; l < L; ++l) idx[l] = static_cast<double>(l);
   size_t mism = 0, i = 0;
   for (; i + L <= n; i += L) {
-    const D x = VD::load_f32(a + i), e = VD::load_f32(b + i);
-    const M nx = VD::unord(x, x), ne = VD::unord(e, e);
-    D d = VD::abs(VD::sub(x, e));
-    d = VD::select(VD::eq(x, e), zero, d);
-    d = VD::select(VD::mask_or(nx, ne), inf, d);
-    d = VD::select(VD::mask_and(nx, ne), zero, d);
-    const D ae = VD::abs(e);
-    const M dinf = VD::eq(d, inf);
-    D rel = VD::div(d, ae);
-    rel = VD::select(VD::mask_or(dinf, VD::eq(ae, zero)), inf, rel);
-    rel = VD::select(VD::eq(d, zero), zero, rel);
-    const D tol = VD::add(vatol, VD::mul(vrtol, ae));
-    mism += VD::count(VD::mask_or(dinf, VD::gt(d, tol)));
-    const M gt = VD::gt(d, best);
-    best = VD::select(gt, d, best);
-    best_idx = VD::select(gt, idx, best_idx);
-    best_rel = VD::max(best_rel, rel);
-    idx = VD::add(idx, step);
+    const D x = S::widen(a + i), e = S::widen(b + i);
+    const M nx = x != x, ne = e != e;
+    const M abs_bits = (M{} + 1) << 63;
+    D d = (D)((M)(x - e) & ~abs_bits);
+    d = sel(x == e, zero, d);
+    d = sel(nx | ne, inf, d);
+    d = sel(nx & ne, zero, d);
+    const D ae = (D)((M)e & ~abs_bits);
+    const M dinf = d == inf;
+    D rel = d / ae;
+    rel = sel(dinf | (ae == zero), inf, rel);
+    rel = sel(d == zero, zero, rel);
+    const D tol = vatol + vrtol * ae;
+    const M bad = dinf | (d > tol);
+    for (size_t l = 0; l < L; ++l) mism += bad[l] != 0;
+    const M gt = d > best;
+    best = sel(gt, d, best);
+    best_idx = sel(gt, idx, best_idx);
+    best_rel = sel(rel > best_rel, rel, best_rel);
+    idx += static_cast<double>(L);
   }
-  double bv[L], bi[L], br[L];
-  VD::store(bv, best);
-  VD::store(bi, best_idx);
-  VD::store(br, best_rel);
   DiffStats st;
   st.mismatches = mism;
   for (size_t l = 0; l < L; ++l) {
-    const size_t li = static_cast<size_t>(bi[l]);
-    if (bv[l] > st.max_abs || (bv[l] == st.max_abs && bv[l] > 0 && li < st.worst_index)) {
-      st.max_abs = bv[l];
+    const size_t li = static_cast<size_t>(best_idx[l]);
+    if (best[l] > st.max_abs || (best[l] == st.max_abs && best[l] > 0 && li < st.worst_index)) {
+      st.max_abs = best[l];
       st.worst_index = li;
     }
-    if (br[l] > st.max_rel) st.max_rel = br[l];
+    if (best_rel[l] > st.max_rel) st.max_rel = best_rel[l];
   }
   if (i < n) {
     const DiffStats t = scalar::diff_f32(a + i, b + i, n - i, atol, rtol);

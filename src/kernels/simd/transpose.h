@@ -1,5 +1,6 @@
-// The float transpose driver shared by the SIMD ISAs: square T x T tiles transposed in registers
-// by the ISA's tile function, visited in the order below; ragged edges use the scalar tiles.
+// transpose2d for the SIMD ISAs: 4-byte elements in square S::kTile tiles transposed in
+// registers by S::transpose_tile, visited in the order below; ragged edges and other element
+// sizes use the scalar tiles.
 #pragma once
 
 #include "kernels/internal.h"
@@ -14,16 +15,23 @@ namespace ofg::kernels::simd {
 // source stride is the larger one, br source rows are read at once and long blocks evict
 // each other's lines before their second half is used, so blocks of 16 are 2-3x faster than 128
 // (measured with 8x8 AVX2 tiles).
-// tile(s, src_ld, d, dst_ld) transposes the T x T tile at s into d.
-template <size_t T, class Tile>
-void transpose_f32(const float* s, size_t src_ld, float* d, size_t dst_ld, size_t rows, size_t cols, Tile tile) {
+template <class S>
+void transpose2d(size_t elem_size, const void* src, size_t src_ld, void* dst, size_t dst_ld, size_t rows,
+                 size_t cols) {
+  if (elem_size != 4) {
+    scalar::transpose2d(elem_size, src, src_ld, dst, dst_ld, rows, cols);
+    return;
+  }
+  constexpr size_t T = S::kTile;
   static_assert(16 % T == 0, "block heights are multiples of 16");
+  const auto* s = static_cast<const float*>(src);
+  auto* d = static_cast<float*>(dst);
   const size_t rT = rows / T * T, cT = cols / T * T;
   const size_t br = dst_ld >= 2 * src_ld ? 128 : src_ld >= 2 * dst_ld ? 16 : 32;
   for (size_t r0 = 0; r0 < rT; r0 += br) {
     const size_t r1 = r0 + br < rT ? r0 + br : rT;
     for (size_t c = 0; c < cT; c += T)
-      for (size_t r = r0; r < r1; r += T) tile(s + r * src_ld + c, src_ld, d + c * dst_ld + r, dst_ld);
+      for (size_t r = r0; r < r1; r += T) S::transpose_tile(s + r * src_ld + c, src_ld, d + c * dst_ld + r, dst_ld);
   }
   // Right strip (all rows, cols cT..) and bottom strip (rows rT.., first cT cols).
   if (cT < cols) scalar::transpose2d(4, s + cT, src_ld, d + cT * dst_ld, dst_ld, rows, cols - cT);
