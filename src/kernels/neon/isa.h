@@ -77,6 +77,20 @@ struct Isa : simd::Lanes<float32x4_t> {
 #else
   static constexpr bool kExactDiv = false, kExactSqrt = false;
   static constexpr bool kHasF64 = false;  // no double vectors: diff_f32 stays scalar
+  // GCC lowers float vector-extension operators to scalar VFP code on 32-bit ARM (NEON is not
+  // IEEE there), so the float arithmetic and comparisons of simd::Lanes are NEON instructions
+  // here. GCC 12's vcgtq_f32 / vcltq_f32 are such operators too, hence the VCGT in asm.
+  static V add(V a, V b) { return vaddq_f32(a, b); }
+  static V sub(V a, V b) { return vsubq_f32(a, b); }
+  static V mul(V a, V b) { return vmulq_f32(a, b); }
+  static V gt(V a, V b) {
+    uint32x4_t r;
+    __asm__("vcgt.f32 %q0, %q1, %q2" : "=w"(r) : "w"(a), "w"(b));
+    return vreinterpretq_f32_u32(r);
+  }
+  static V lt(V a, V b) { return gt(b, a); }
+  static V eq(V a, V b) { return vreinterpretq_f32_u32(vceqq_f32(a, b)); }
+  static V unord(V a, V b) { return vreinterpretq_f32_u32(vmvnq_u32(vandq_u32(vceqq_f32(a, a), vceqq_f32(b, b)))); }
   static V div(V a, V b) {
     V r = vrecpeq_f32(b);
     r = vmulq_f32(vrecpsq_f32(b, r), r);  // vrecps: 2 - b r

@@ -82,8 +82,12 @@ inline typename S::V clamp01(typename S::V v) {
 template <class S, UnaryOp OP>
 inline typename S::V un(typename S::V x, typename S::V alpha, typename S::V beta) {
   using F = typename S::V;
-  if constexpr (OP == UnaryOp::Relu) return S::select(S::lt(x, S::zero()), S::zero(), x);  // NaN stays
-  if constexpr (OP == UnaryOp::LeakyRelu) return S::select(S::lt(x, S::zero()), S::mul(alpha, x), x);
+  // max(0, x) keeps NaN on every ISA (AVX2 returns the second operand for NaN, NEON NaN). Both
+  // are arithmetic rather than a compare-and-select, so that an ISA which flushes subnormals
+  // (32-bit NEON) flushes -1e-40 to 0 instead of passing its bits through.
+  if constexpr (OP == UnaryOp::Relu) return S::max(S::zero(), x);
+  // max(0, x) + alpha min(0, x): one of the two terms is zero, so the result is exact.
+  if constexpr (OP == UnaryOp::LeakyRelu) return S::fma(alpha, S::min(S::zero(), x), S::max(S::zero(), x));
   if constexpr (OP == UnaryOp::Clip) {
     // min(max(x, lo), hi) with NaN kept, whatever the ISA's min/max do with NaN operands.
     const F y = S::select(S::lt(x, alpha), alpha, x);

@@ -3,7 +3,8 @@
 // of the vector math. An ISA's struct (avx2/isa.h, neon/isa.h) derives from Lanes<its float
 // vector type> and adds only what needs its own instructions (fma, min/max with their NaN rules,
 // division, rounding, horizontal sums, blends). Masks are float vectors whose lanes are all ones
-// or all zeros, as the ISA structs' select() expects.
+// or all zeros, as the ISA structs' select() expects. (An ISA whose compiler lowers float vector
+// operators to scalar code hides the float ones with intrinsics: 32-bit ARM, neon/isa.h.)
 #pragma once
 
 namespace ofg::kernels::simd {
