@@ -16,7 +16,8 @@
 // - rounding to integral: the 2^23 trick (NEON rounds to nearest even whatever FPSCR says);
 // - across-lane sums and tests: pairwise operations.
 // ARMv7 NEON also flushes subnormal operands and results to zero (the "standard FPSCR value",
-// not configurable), so on 32-bit ARM the float kernels treat subnormals as zero. The bit
+// not configurable), so on 32-bit ARM the float kernels treat subnormals as zero (results differ
+// from the scalar reference by less than the smallest normal float). The bit
 // operations (abs, neg, sign, log's exponent split) are done on integers and are exact.
 #pragma once
 
