@@ -2,7 +2,7 @@
 // Where the compiler has them (64-bit targets) these are __int128 / unsigned __int128; on 32-bit
 // targets (ARMv7) a small two's-complement emulation with the operations the library uses:
 // + - * / (truncating), unary -, ++/--, comparisons, << on the unsigned type (+ * / <<), and explicit
-// conversion to integer types (the low bits) and double (ofg::int128_emul, tested against __int128 on 64-bit).
+// conversion to integer types (the low bits) and double (exact within 64 bits, else within one ulp) (ofg::int128_emul, tested against __int128 on 64-bit).
 #pragma once
 
 #include <cstdint>
