@@ -5,13 +5,17 @@
 # TARGET: aarch64 (build-aarch64) or armv7 (build-armv7, ARMv7-A + NEON, hard float).
 # SET (default for aarch64: kernels interp conformance models scalar size capi; for armv7: kernels capi size):
 #   kernels      the kernel tests (NEON table against the scalar reference, odd sizes and tails)
+#                and the 128-bit integer emulation 32-bit targets use
 #   interp       the interpreter tests (gtest Exec*, InferTypes, op validation)
 #   gtest        the whole gtest suite
 #   conformance  the ONNX backend-test suites node, simple, pytorch-converted, pytorch-operator
 #                (every test of each); not the light suite (nine full-size models such as VGG-19
 #                and ResNet-50: several exceed the 120 s a test may take under qemu)
-#   models       the shared-model checks (conformance on ../shared/models, the pass pipeline on them)
-#   scalar       interp + conformance node suite + models again with ONNXFORGE_FORCE_SCALAR=1
+#   models       the shared-model checks: ../shared/models against PyTorch's outputs, on the
+#                default table and on forced scalar kernels (conformance_models[_scalar])
+#   passes       the pass pipeline with --verify on the shared models (about 17 min emulated;
+#                not in the default sets)
+#   scalar       interp + the conformance node suite with ONNXFORGE_FORCE_SCALAR=1
 #   capi         the C program calling every exported function; the pkg-config/find_package
 #                cross consumers of the installed prefix
 #   size         the stripped-library size budget
@@ -68,12 +72,13 @@ run_set() {  # run_set NAME [env assignments --] ctest args...
 }
 for s in "${sets[@]}"; do
   case "$s" in
-    kernels)     run_set kernels -- -R '^Kernels' ;;
+    kernels)     run_set kernels -- -R '^(Kernels|Int128)' ;;
     interp)      run_set interp -- -R "$interp_re" ;;
     gtest)       run_set gtest -- -E '^(conformance_|passes_real_models|realworld_models|c_api_|cross_|library_size)' ;;
     conformance) run_set conformance -- -R '^conformance_' -E 'conformance_(models|light)' ;;
-    models)      run_set models -- -R '^(conformance_models|passes_real_models)' ;;
-    scalar)      run_set scalar ONNXFORGE_FORCE_SCALAR=1 -- -R "$interp_re|^conformance_node\$|^conformance_models\$|^passes_real_models\$" ;;
+    models)      run_set models -- -R '^conformance_models' ;;
+    passes)      run_set passes -- -R '^passes_real_models$' ;;
+    scalar)      run_set scalar ONNXFORGE_FORCE_SCALAR=1 -- -R "$interp_re|^conformance_node\$" ;;
     capi)        run_set capi -- -R '^(c_api_every_function|cross_pkgconfig_consumer|android_api_guards)$' ;;
     size)        run_set size -- -R '^library_size_budget$' ;;
     *) echo "unknown set $s" >&2; status=1 ;;
