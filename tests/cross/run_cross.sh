@@ -40,10 +40,17 @@ data_arg=()
 [ -n "${ONNXFORGE_DATA:-}" ] && data_arg=(-DOFG_DATA_DIR="$ONNXFORGE_DATA")
 
 t0=$(date +%s)
+build_failed() {  # the caller (.ci/dev) counts a failed build as one failed test
+  tail -40 "$1"
+  echo "cross $target: 0 tests passed, 1 tests failed out of 1 (the cross build failed)"
+  exit 1
+}
+mkdir -p "$build"
 cmake -S "$root" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DCMAKE_BUILD_TYPE=Release \
-  -DOFG_BUILD_BENCH=OFF "${data_arg[@]}" >/dev/null || exit 1
+  -DOFG_BUILD_BENCH=OFF "${data_arg[@]}" >"$build/cross-configure.log" 2>&1 || build_failed "$build/cross-configure.log"
 # Only what the sets run (the gtest suite, the command, the C test, the library).
-cmake --build "$build" -j"$jobs" --target ofg_tests onnxforge_cli ofg_c_api_test onnxforge onnxforge_static >/dev/null || exit 1
+cmake --build "$build" -j"$jobs" --target ofg_tests onnxforge_cli ofg_c_api_test onnxforge onnxforge_static \
+  >"$build/cross-build.log" 2>&1 || build_failed "$build/cross-build.log"
 echo "cross $target: built in $(( $(date +%s) - t0 )) s"
 [ "$build_only" -eq 0 ] || exit 0
 
