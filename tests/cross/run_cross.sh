@@ -3,7 +3,7 @@
 # (CMAKE_CROSSCOMPILING_EMULATOR from the toolchain file: qemu-aarch64 / qemu-arm -L /usr/<triple>).
 #   tests/cross/run_cross.sh TARGET [--build-only] [SET...]
 # TARGET: aarch64 (build-aarch64) or armv7 (build-armv7, ARMv7-A + NEON, hard float).
-# SET (default for aarch64: kernels interp conformance models scalar size capi; for armv7: kernels capi size):
+# SET (default for aarch64: kernels interp conformance models scalar capi size; for armv7: kernels interp capi size):
 #   kernels      the kernel tests (NEON table against the scalar reference, odd sizes and tails)
 #                and the 128-bit integer emulation 32-bit targets use
 #   interp       the interpreter tests (gtest Exec*, InferTypes, op validation)
@@ -17,7 +17,7 @@
 #                not in the default sets)
 #   scalar       interp + the conformance node suite with ONNXFORGE_FORCE_SCALAR=1
 #   capi         the C program calling every exported function; the pkg-config/find_package
-#                cross consumers of the installed prefix
+#                cross consumers of the installed prefix; the Android API guard check
 #   size         the stripped-library size budget
 # Prints the time each set took and a last line "cross TARGET: N tests passed, M tests failed out of T".
 # Environment: OFG_CROSS_JOBS (parallel ctest jobs and build jobs, default nproc), ONNXFORGE_DATA.
@@ -27,7 +27,7 @@ target="${1:?usage: run_cross.sh aarch64|armv7 [SET...]}"
 shift
 case "$target" in
   aarch64) toolchain="$root/cmake/toolchains/aarch64-linux-gnu.cmake"; default_sets=(kernels interp conformance models scalar capi size) ;;
-  armv7)   toolchain="$root/cmake/toolchains/armv7-linux-gnueabihf.cmake"; default_sets=(kernels capi size) ;;
+  armv7)   toolchain="$root/cmake/toolchains/armv7-linux-gnueabihf.cmake"; default_sets=(kernels interp capi size) ;;
   *) echo "unknown target $target (aarch64, armv7)" >&2; exit 2 ;;
 esac
 build_only=0
