@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """Inference time of onnxforge against ONNX Runtime, side by side in one run, on every model of the
-shared data that has a test_data_set_0 (DATA/models and DATA/realworld/models).
+shared data that has a test_data_set_0 (DATA/models and DATA/realworld/models) and on the models
+bench/models/make_models.py builds into BUILD/bench-models for what the shared data lacks (LSTM,
+GRU, encoder-decoder with KV cache, dynamically and statically quantized CNNs).
 
 onnxforge: bench/bench_run (a C++ program over the public C ABI: load once, ofg_run timed per call,
 median of N after warm-up; the interpreter runs on one thread).
@@ -11,8 +13,13 @@ first use (`npm install onnxruntime-node@1.30.0 --ignore-scripts`: the CPU libra
 package; its install script only fetches GPU libraries) and is never a dependency of the library or
 of the tests.
 
+Every model's outputs are checked as well: ONNX Runtime's outputs (optimizations disabled) are
+written beside the inputs as output_K.pb where the model has none, and `onnxforge run DIR` compares
+onnxforge's outputs with them (column "match": the largest absolute difference, or "FAIL").
+
 Prints one row per model: milliseconds and the ratios onnxforge / ORT (lower is better).
     /usr/bin/python3 bench/ort_bench.py BUILD_DIR [DATA_DIR] [--runs N] [--models a,b] [--json]
+                                        [--seg-size N]   (image size of the segmentation model, default 256)
 """
 import json
 import os
@@ -27,11 +34,13 @@ DTYPES = {1: "float32", 11: "float64", 7: "int64", 6: "int32", 3: "int8", 2: "ui
 
 
 def parse_args(argv):
-    pos, runs, models, as_json = [], 20, None, False
+    pos, runs, models, as_json, seg = [], 20, None, False, 256
     i = 0
     while i < len(argv):
         a = argv[i]
-        if a == "--runs":
+        if a == "--seg-size":
+            seg, i = int(argv[i + 1]), i + 2
+        elif a == "--runs":
             runs, i = int(argv[i + 1]), i + 2
         elif a == "--models":
             models, i = argv[i + 1].split(","), i + 2
@@ -44,7 +53,7 @@ def parse_args(argv):
         sys.exit(__doc__)
     here = os.path.dirname(os.path.abspath(__file__))
     data = pos[1] if len(pos) > 1 else os.environ.get("ONNXFORGE_DATA", os.path.join(here, "..", "..", "shared"))
-    return os.path.abspath(pos[0]), os.path.abspath(data), runs, models, as_json
+    return os.path.abspath(pos[0]), os.path.abspath(data), runs, models, as_json, seg
 
 
 def ensure_ort(build):
@@ -57,10 +66,19 @@ def ensure_ort(build):
     return module
 
 
-def model_dirs(data, only):
+def built_models(build, seg):
+    """BUILD/bench-models, made by bench/models/make_models.py the first time (or for a new --seg-size)."""
+    folder = os.path.join(build, "bench-models")
+    if not os.path.isdir(os.path.join(folder, "qdyn_seg_%d" % seg)):
+        here = os.path.dirname(os.path.abspath(__file__))
+        subprocess.run([sys.executable, os.path.join(here, "models", "make_models.py"), folder, "--seg-size", str(seg)],
+                       check=True, stdout=subprocess.DEVNULL)
+    return folder
+
+
+def model_dirs(roots, only):
     out = []
-    for suite in ("models", "realworld/models"):
-        root = os.path.join(data, suite)
+    for root in roots:
         if not os.path.isdir(root):
             continue
         for name in sorted(os.listdir(root)):
@@ -111,6 +129,42 @@ def time_ort(module, ort_run, model, inputs, threads, level, runs, work):
     return statistics.median(json.loads(p.stdout.strip().splitlines()[-1])["run_ms"][1:])
 
 
+def record_ort_outputs(module, ort_run, model_dir, inputs, work):
+    """Writes ONNX Runtime's outputs as test_data_set_0/output_K.pb where the model has none."""
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+    target = os.path.join(model_dir, "test_data_set_0")
+    if os.path.exists(os.path.join(target, "output_0.pb")):
+        return
+    job = {"model": os.path.join(model_dir, "model.onnx"), "threads": 1, "level": "disabled", "inputs": inputs,
+           "outdir": os.path.join(work, "ref"), "repeat": 1}
+    path = os.path.join(work, "ref_job.json")
+    with open(path, "w") as f:
+        json.dump(job, f)
+    if subprocess.run(["node", ort_run, path], capture_output=True, env=dict(os.environ, ORT_NODE=module)).returncode:
+        return
+    with open(os.path.join(work, "ref", "outputs.json")) as f:
+        outs = json.load(f)["outputs"]
+    for k, o in enumerate(outs):
+        a = np.fromfile(o["file"], dtype=o["dtype"]).reshape(o["dims"])
+        with open(os.path.join(target, "output_%d.pb" % k), "wb") as f:
+            f.write(numpy_helper.from_array(a, o["name"]).SerializeToString())
+
+
+def check_onnxforge(build, model_dir):
+    """Largest absolute difference of onnxforge's outputs from the recorded ones, or None on failure."""
+    p = subprocess.run([os.path.join(build, "onnxforge"), "run", model_dir, "--json", "--rtol", "1e-2", "--atol",
+                        "1e-3"], capture_output=True, text=True)
+    try:
+        report = json.loads(p.stdout)
+    except ValueError:
+        return None
+    diffs = [o.get("max_abs") for o in report.get("outputs", [])]
+    diffs = [d for d in diffs if isinstance(d, (int, float))]
+    return (max(diffs) if diffs else 0.0, p.returncode == 0)
+
+
 def time_onnxforge(build, model, pbs, runs):
     p = subprocess.run([os.path.join(build, "bench", "bench_run"), model, *pbs, "--runs", str(runs), "--json"],
                        capture_output=True, text=True)
@@ -120,18 +174,21 @@ def time_onnxforge(build, model, pbs, runs):
 
 
 def main():
-    build, data, runs, only, as_json = parse_args(sys.argv[1:])
+    build, data, runs, only, as_json, seg = parse_args(sys.argv[1:])
     module = ensure_ort(build)
     ort_run = os.path.join(data, "realworld", "ort_run.js")
     cores = os.cpu_count() or 1
     rows = []
-    for d in model_dirs(data, only):
+    roots = [os.path.join(data, "models"), os.path.join(data, "realworld", "models"), built_models(build, seg)]
+    for d in model_dirs(roots, only):
         name = os.path.basename(d)
         work = tempfile.mkdtemp(prefix="ofg_ort_")
         try:
             inputs, pbs = ort_inputs(d, work)
             model = os.path.join(d, "model.onnx")
-            row = {"model": name, "onnxforge_ms": time_onnxforge(build, model, pbs, runs)}
+            record_ort_outputs(module, ort_run, d, inputs, work)
+            row = {"model": name, "match": check_onnxforge(build, d),
+                   "onnxforge_ms": time_onnxforge(build, model, pbs, runs)}
             for threads in (1, cores):
                 for level in ("all", "disabled"):
                     row["ort_%s_t%d_ms" % (level, threads)] = time_ort(module, ort_run, model, inputs, threads, level,
@@ -148,13 +205,14 @@ def main():
 
     print("CPU: %s, %d cores; onnxforge on 1 thread; ORT %s, CPU provider; medians of %d runs (ms)"
           % (cpu_name(), cores, ORT_VERSION, runs))
-    print("%-26s %10s %10s %10s %10s | %8s %8s %8s" % ("model", "onnxforge", "ORT all", "ORT none", "ORT all*",
-                                                       "/all", "/none", "/all*"))
+    print("%-26s %10s %10s %10s %10s | %8s %8s %8s | %s" % ("model", "onnxforge", "ORT all", "ORT none", "ORT all*",
+                                                            "/all", "/none", "/all*", "match (max abs)"))
     for r in rows:
         o, a, n, am = (r["onnxforge_ms"], r["ort_all_t1_ms"], r["ort_disabled_t1_ms"], r["ort_all_t%d_ms" % cores])
         fmt = lambda v: "%10.3f" % v if v else "%10s" % "failed"  # noqa: E731
-        print("%-26s %s %s %s %s | %s %s %s" % (r["model"], fmt(o), fmt(a), fmt(n), fmt(am), ratio(o, a), ratio(o, n),
-                                                 ratio(o, am)))
+        match = "-" if r["match"] is None else ("%.2g" % r["match"][0]) + ("" if r["match"][1] else " FAIL")
+        print("%-26s %s %s %s %s | %s %s %s | %s" % (r["model"], fmt(o), fmt(a), fmt(n), fmt(am), ratio(o, a),
+                                                      ratio(o, n), ratio(o, am), match))
     ok = [r for r in rows if r["onnxforge_ms"] and r["ort_all_t1_ms"]]
     if ok:
         print("median onnxforge / ORT all (1 thread): %.2f" % statistics.median(

@@ -8,27 +8,15 @@
 #include "exec/interp.h"
 #include "ir/builder.h"
 #include "ir/error.h"
+#include "support/exec_expect.h"
 #include "support/exec_support.h"
 
 using namespace ofg;
 using namespace ofg::exec;
 
-namespace {
-
+using ofg::test::expect_near;
 using ofg::test::tensor_f;
-
-std::vector<double> values(const RValue& v) {
-  std::vector<double> out;
-  for (int64_t i = 0; i < v.t.numel(); ++i) out.push_back(get_f64(v.t, i));
-  return out;
-}
-
-void expect_near(const std::vector<double>& got, const std::vector<double>& want, double tol = 1e-5) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
-}
-
-}  // namespace
+using ofg::test::values;
 
 TEST(ExecOpsMore, ResizeAlignCornersUsesUnroundedLength) {
   // 2x4 scaled by 0.6 gives 1x2; align_corners maps x=1 to 1 * 3 / (4 * 0.6 - 1) = 2.142857.

@@ -116,6 +116,32 @@ TEST(KernelsSgemm, SimdMatchesScalarBlockedAlphaBeta) {
   check_gemm(*simd, true, true, 250, 33, 260, 1.f, 1.f, 5);
 }
 
+// y = alpha A x + beta y against the definition in double, for a table; lda > K and beta both
+// zero (y not read: starts as NaN) and not.
+void check_gemv(const k::KernelTable& t, size_t M, size_t K, float alpha, float beta) {
+  const size_t lda = K + 3;
+  auto A = rnd(M * lda, -1.f, 1.f, 11), x = rnd(K, -1.f, 1.f, 12), y0 = rnd(M, -1.f, 1.f, 13);
+  std::vector<float> y = beta == 0.f ? std::vector<float>(M, std::nanf("")) : y0;
+  t.sgemv(M, K, alpha, A.data(), lda, x.data(), beta, y.data());
+  for (size_t i = 0; i < M; ++i) {
+    double s = 0;
+    for (size_t p = 0; p < K; ++p) s += double(A[i * lda + p]) * x[p];
+    const double want = alpha * s + (beta == 0.f ? 0.0 : double(beta) * y0[i]);
+    ASSERT_NEAR(y[i], want, 1e-5 * (1 + K)) << t.isa << " M=" << M << " K=" << K << " row " << i;
+  }
+}
+
+TEST(KernelsSgemv, ScalarAndSimdMatchDefinitionOnOddSizes) {
+  std::vector<const k::KernelTable*> tables = {&k::scalar_table()};
+  if (k::simd_table()) tables.push_back(k::simd_table());
+  for (const k::KernelTable* t : tables)
+    for (size_t M : {1, 3, 4, 5, 9, 64, 67})
+      for (size_t K : {0, 1, 7, 8, 9, 31, 130}) {
+        check_gemv(*t, M, K, 1.f, 0.f);
+        check_gemv(*t, M, K, -0.5f, 2.f);
+      }
+}
+
 // ------------------------------------------------------------------ conv
 
 namespace {

@@ -124,6 +124,20 @@ Registry& Registry::instance() {
 #endif
 #ifndef OFG_OMIT_OPS_SIGNAL
     register_signal_ops(*reg);
+    register_signal_mel_ops(*reg);
+#endif
+    register_swiglu_ops(*reg);
+    register_scatter_tensor_ops(*reg);
+    register_causal_conv_ops(*reg);
+    register_linear_attention_ops(*reg);
+    register_deform_conv_ops(*reg);
+#ifndef OFG_OMIT_OPS_TEXT
+    register_text_ops(*reg);
+#endif
+    register_image_ops(*reg);
+    register_flex_attention_ops(*reg);
+#ifndef OFG_OMIT_OPS_ML
+    register_ml_ops(*reg);
 #endif
     register_random_ops(*reg);
     reg->sort();

@@ -226,5 +226,15 @@ void register_detection_ops(Registry& r);  // NonMaxSuppression, RoiAlign
 void register_quantize_ops(Registry& r);
 void register_rnn_ops(Registry& r);
 void register_signal_ops(Registry& r);
+void register_signal_mel_ops(Registry& r);       // MelWeightMatrix
+void register_swiglu_ops(Registry& r);           // SwiGLU
+void register_scatter_tensor_ops(Registry& r);   // TensorScatter
+void register_causal_conv_ops(Registry& r);      // CausalConvWithState
+void register_linear_attention_ops(Registry& r); // LinearAttention
+void register_deform_conv_ops(Registry& r);      // DeformConv
+void register_text_ops(Registry& r);             // TfIdfVectorizer
+void register_image_ops(Registry& r);            // ImageDecoder (refused: no image codecs)
+void register_flex_attention_ops(Registry& r);   // ai.onnx.preview FlexAttention
+void register_ml_ops(Registry& r);               // ai.onnx.ml Binarizer, ArrayFeatureExtractor, TreeEnsemble
 
 }  // namespace ofg::exec

@@ -122,6 +122,18 @@ Attribute GraphBuilder::s(const char* name, const std::string& v) {
   return a;
 }
 
+Attribute GraphBuilder::strings(const char* name, const std::vector<std::string>& v) {
+  Attribute a = attribute(name, Attribute::kStrings);
+  std::vector<Bytes> items;
+  for (const std::string& x : v) {
+    std::string_view stored = m_.str(m_.intern(x));
+    items.push_back(Bytes{reinterpret_cast<const uint8_t*>(stored.data()), stored.size()});
+  }
+  a.strings.data = m_.arena.copy_array(items.data(), items.size());
+  a.strings.size = static_cast<uint32_t>(items.size());
+  return a;
+}
+
 Attribute GraphBuilder::t(const char* name, Tensor* v) {
   Attribute a = attribute(name, Attribute::kTensor);
   a.t = v;

@@ -51,6 +51,7 @@ class GraphBuilder {
   Attribute f(const char* name, float v);
   Attribute floats(const char* name, std::vector<float> v);
   Attribute s(const char* name, const std::string& v);
+  Attribute strings(const char* name, const std::vector<std::string>& v);
   Attribute t(const char* name, Tensor* v);
   Attribute g(const char* name, Graph* v);
 

@@ -2,7 +2,7 @@
 // Where the compiler has them (64-bit targets) these are __int128 / unsigned __int128; on 32-bit
 // targets (ARMv7) a small two's-complement emulation with the operations the library uses:
 // + - * / (truncating), unary -, ++/--, comparisons, << on the unsigned type (+ * / <<), and explicit
-// conversion to integer types (the low bits) and double (ofg::int128_emul, tested against __int128 on 64-bit).
+// conversion to integer types (the low bits) and double (exact within 64 bits, else within one ulp) (ofg::int128_emul, tested against __int128 on 64-bit).
 #pragma once
 
 #include <cstdint>
@@ -37,6 +37,21 @@ inline void divmod(uint64_t nhi, uint64_t nlo, uint64_t dhi, uint64_t dlo, uint6
     }
   }
 }
+// a + b and a * b on the limbs: the same bits for the signed and the unsigned type
+// (two's complement).
+template <class T>
+T limbs_add(const T& a, const T& b) {
+  T r;
+  r.lo = a.lo + b.lo;
+  r.hi = a.hi + b.hi + (r.lo < a.lo);
+  return r;
+}
+template <class T>
+T limbs_mul(const T& a, const T& b) {
+  T r;
+  mul(a.hi, a.lo, b.hi, b.lo, r.hi, r.lo);
+  return r;
+}
 }  // namespace detail
 
 class uint128 {
@@ -47,17 +62,8 @@ class uint128 {
   constexpr uint128(T v) : hi(std::is_signed_v<T> && v < 0 ? ~uint64_t{0} : 0), lo(static_cast<uint64_t>(v)) {}
   template <class T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
   explicit operator T() const { return static_cast<T>(lo); }
-  friend uint128 operator*(uint128 a, uint128 b) {
-    uint128 r;
-    detail::mul(a.hi, a.lo, b.hi, b.lo, r.hi, r.lo);
-    return r;
-  }
-  friend uint128 operator+(uint128 a, uint128 b) {
-    uint128 r;
-    r.lo = a.lo + b.lo;
-    r.hi = a.hi + b.hi + (r.lo < a.lo);
-    return r;
-  }
+  friend uint128 operator*(uint128 a, uint128 b) { return detail::limbs_mul(a, b); }
+  friend uint128 operator+(uint128 a, uint128 b) { return detail::limbs_add(a, b); }
   friend uint128 operator/(uint128 a, uint128 b) {
     uint128 q;
     detail::divmod(a.hi, a.lo, b.hi, b.lo, q.hi, q.lo);
@@ -97,18 +103,9 @@ class int128 {
     r.hi = ~hi + (r.lo == 0);
     return r;
   }
-  friend int128 operator+(int128 a, int128 b) {
-    int128 r;
-    r.lo = a.lo + b.lo;
-    r.hi = a.hi + b.hi + (r.lo < a.lo);
-    return r;
-  }
+  friend int128 operator+(int128 a, int128 b) { return detail::limbs_add(a, b); }
   friend int128 operator-(int128 a, int128 b) { return a + -b; }
-  friend int128 operator*(int128 a, int128 b) {
-    int128 r;
-    detail::mul(a.hi, a.lo, b.hi, b.lo, r.hi, r.lo);
-    return r;
-  }
+  friend int128 operator*(int128 a, int128 b) { return detail::limbs_mul(a, b); }
   friend int128 operator/(int128 a, int128 b) {  // truncates toward zero, as the built-in type
     const bool neg = a.negative() != b.negative();
     const int128 ua = a.negative() ? -a : a, ub = b.negative() ? -b : b;

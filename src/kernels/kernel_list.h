@@ -13,6 +13,11 @@
 OFG_KERNEL(void, sgemm, (bool trans_a, bool trans_b, size_t M, size_t N, size_t K, float alpha, const float* A,
                          size_t lda, const float* B, size_t ldb, float beta, float* C, size_t ldc))
 
+// y = alpha * A x + beta * y; A is MxK with row stride lda. beta == 0: y not read. The
+// matrix-vector case of sgemm (recurrent steps with batch 1), without sgemm's packing.
+OFG_KERNEL(void, sgemv, (size_t M, size_t K, float alpha, const float* A, size_t lda, const float* x, float beta,
+                         float* y))
+
 OFG_KERNEL(void, conv2d, (const Conv2DParams& p, const float* x, const float* w, float* y))
 // Weights rearranged once for repeated conv2d calls with the same weights (the interpreter
 // keeps them per model). conv2d_packed_size gives the floats needed for p's C_out, C_in,

@@ -1,11 +1,7 @@
 # Tests only a cross build has (tests/CMakeLists.txt includes this file when CMAKE_CROSSCOMPILING):
 # the C program that calls every exported function, run under the emulator, and a C consumer
 # cross-built against the installed prefix through pkg-config and run under the emulator.
-add_executable(ofg_c_api_test ${CMAKE_SOURCE_DIR}/tests/c_api/c_api_test.c)
-set_source_files_properties(${CMAKE_SOURCE_DIR}/tests/c_api/c_api_test.c PROPERTIES LANGUAGE C)
-target_link_libraries(ofg_c_api_test PRIVATE onnxforge)
-add_test(NAME c_api_every_function COMMAND ofg_c_api_test ${CMAKE_BINARY_DIR})
-set_tests_properties(c_api_every_function PROPERTIES LABELS capi)
+include(${CMAKE_SOURCE_DIR}/tests/c_api/c_api_test.cmake)
 
 string(REPLACE ";" " " _ofg_emu "${CMAKE_CROSSCOMPILING_EMULATOR}")
 add_test(NAME cross_pkgconfig_consumer

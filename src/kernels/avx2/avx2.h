@@ -9,7 +9,7 @@
 #include "kernels/internal.h"
 
 #define OFG_AVX2_KERNELS(X)                                                                      \
-  X(hash_bytes) X(f16_to_f32) X(f32_to_f16) X(bf16_to_f32) X(f32_to_bf16)
+  X(sgemv) X(hash_bytes) X(f16_to_f32) X(f32_to_f16) X(bf16_to_f32) X(f32_to_bf16)
 
 namespace ofg::kernels::avx2 {
 OFG_DECLARE_ISA_KERNELS(OFG_AVX2_KERNELS)

@@ -12,7 +12,7 @@
 #include "kernels/internal.h"
 
 #define OFG_NEON_KERNELS(X)                                                                      \
-  X(hash_bytes) X(bytes_equal) X(f16_to_f32) X(f32_to_f16) X(bf16_to_f32) X(f32_to_bf16)
+  X(sgemv) X(hash_bytes) X(bytes_equal) X(f16_to_f32) X(f32_to_f16) X(bf16_to_f32) X(f32_to_bf16)
 
 namespace ofg::kernels::neon {
 OFG_DECLARE_ISA_KERNELS(OFG_NEON_KERNELS)

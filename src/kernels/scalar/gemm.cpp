@@ -21,4 +21,13 @@ void sgemm(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, float alpha
   }
 }
 
+void sgemv(size_t M, size_t K, float alpha, const float* A, size_t lda, const float* x, float beta, float* y) {
+  for (size_t i = 0; i < M; ++i) {
+    const float* a = A + i * lda;
+    float s = 0.f;
+    for (size_t p = 0; p < K; ++p) s += a[p] * x[p];
+    y[i] = alpha * s + (beta == 0.f ? 0.f : beta * y[i]);
+  }
+}
+
 }  // namespace ofg::kernels::scalar

@@ -1,0 +1,333 @@
+#!/usr/bin/python3
+"""Builds the benchmark models that the shared data does not have, in the backend-test layout
+(NAME/model.onnx, NAME/test_data_set_0/input_K.pb), with seeded random weights and inputs:
+
+  lstm2           a 2-layer LSTM over 100 steps and a classifier (the shape of a keyword spotter)
+  gru_bidir       a bidirectional GRU over 100 steps
+  encdec_kv       a Whisper-like encoder and one decoder step with self-attention over a KV cache
+                  (past keys and values in, present ones out) and cross-attention to the encoder
+  qdyn_cnn        a CNN quantized dynamically: DynamicQuantizeLinear + ConvInteger per conv and
+                  DynamicQuantizeLinear + MatMulInteger for the head (ONNX Runtime's quantize_dynamic shape)
+  qlinear_cnn     a CNN quantized statically in operator form: QLinearConv chain, QLinearMatMul head
+  qdq_cnn         the same network in QDQ form: QuantizeLinear/DequantizeLinear around float Conv/MatMul
+  qdyn_seg_NNN    a dynamically quantized encoder-decoder segmentation network on an NNNxNNN image
+                  (--seg-size, default 256; the issue's reference size is 1024)
+
+Expected outputs are not written here: bench/ort_bench.py records ONNX Runtime's outputs beside
+the inputs (output_K.pb) so `onnxforge run DIR` can check onnxforge against them.
+
+    /usr/bin/python3 bench/models/make_models.py OUT_DIR [--seg-size N] [--only a,b]
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = [helper.make_opsetid("", 17)]
+
+
+class Graph:
+    """Collects nodes and initializers; names are generated so building code reads like the model."""
+
+    def __init__(self, seed):
+        self.nodes, self.inits, self.rng, self.count = [], [], np.random.default_rng(seed), 0
+
+    def name(self, hint):
+        self.count += 1
+        return "%s_%d" % (hint, self.count)
+
+    def const(self, array, hint="w"):
+        n = self.name(hint)
+        self.inits.append(numpy_helper.from_array(np.asarray(array), n))
+        return n
+
+    def weight(self, shape, scale=None, hint="w"):
+        fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else shape[0]
+        scale = scale if scale is not None else 1.0 / np.sqrt(max(fan_in, 1))
+        return self.const((self.rng.standard_normal(shape) * scale).astype(np.float32), hint)
+
+    def op(self, op_type, inputs, outputs=1, out=None, **attrs):
+        """Adds a node; `out` names its outputs (a string or a list), else they are generated."""
+        outs = [out] if isinstance(out, str) else out or [self.name(op_type.lower()) for _ in range(outputs)]
+        self.nodes.append(helper.make_node(op_type, inputs, outs, name=self.name(op_type), **attrs))
+        return outs[0] if outputs == 1 else outs
+
+    def model(self, inputs, outputs, name):
+        g = helper.make_graph(self.nodes, name, inputs, outputs, self.inits)
+        m = helper.make_model(g, opset_imports=OPSET, producer_name="onnxforge-bench")
+        m.ir_version = 8
+        onnx.checker.check_model(m)
+        return m
+
+
+def value(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+# ---------------------------------------------------------------- recurrent
+
+
+def lstm2():
+    g = Graph(1)
+    T, I, H, C = 100, 80, 128, 12
+    x = "features"
+    for layer, width in enumerate((I, H)):
+        w, r = g.weight([1, 4 * H, width]), g.weight([1, 4 * H, H])
+        b = g.const(np.zeros([1, 8 * H], np.float32), "b")
+        y = g.op("LSTM", [x, w, r, b], hidden_size=H)  # Y: [T, 1, 1, H]
+        x = g.op("Squeeze", [y, g.const(np.array([1], np.int64), "axes")])  # [T, 1, H]
+    last = g.op("Gather", [x, g.const(np.array(T - 1, np.int64), "idx")], axis=0)  # [1, H]
+    g.op("Add", [g.op("MatMul", [last, g.weight([H, C])]), g.weight([C], 0.1)], out="logits")
+    return g.model([value("features", TensorProto.FLOAT, [T, 1, I])], [value("logits", TensorProto.FLOAT, [1, C])],
+                   "lstm2"), {"features": g.rng.standard_normal([T, 1, I]).astype(np.float32)}
+
+
+def gru_bidir():
+    g = Graph(2)
+    T, I, H = 100, 64, 96
+    w, r = g.weight([2, 3 * H, I]), g.weight([2, 3 * H, H])
+    b = g.weight([2, 6 * H], 0.1)
+    g.op("GRU", ["x", w, r, b], out=["y", "y_h"], hidden_size=H, direction="bidirectional", linear_before_reset=1)
+    outs = [value("y", TensorProto.FLOAT, [T, 2, 1, H]), value("y_h", TensorProto.FLOAT, [2, 1, H])]
+    return g.model([value("x", TensorProto.FLOAT, [T, 1, I])], outs, "gru_bidir"), {
+        "x": g.rng.standard_normal([T, 1, I]).astype(np.float32)}
+
+
+# ---------------------------------------------------------------- transformer
+
+D, HEADS, FF = 192, 4, 768
+DH = D // HEADS
+
+
+def layer_norm(g, x):
+    return g.op("LayerNormalization", [x, g.const(np.ones(D, np.float32), "ln_s"), g.const(np.zeros(D, np.float32),
+                                                                                          "ln_b")], axis=-1)
+
+
+def linear(g, x, n_in, n_out):
+    return g.op("Add", [g.op("MatMul", [x, g.weight([n_in, n_out])]), g.weight([n_out], 0.02)])
+
+
+def heads(g, x):
+    """[1, S, D] -> [1, HEADS, S, DH]"""
+    r = g.op("Reshape", [x, g.const(np.array([1, -1, HEADS, DH], np.int64), "shape")])
+    return g.op("Transpose", [r], perm=[0, 2, 1, 3])
+
+
+def merge_heads(g, x):
+    t = g.op("Transpose", [x], perm=[0, 2, 1, 3])
+    return g.op("Reshape", [t, g.const(np.array([1, -1, D], np.int64), "shape")])
+
+
+def attend(g, q, k, v):
+    """q [1,H,Sq,DH], k and v [1,H,Sk,DH] -> [1,H,Sq,DH]"""
+    kt = g.op("Transpose", [k], perm=[0, 1, 3, 2])
+    s = g.op("Mul", [g.op("MatMul", [q, kt]), g.const(np.array(1 / np.sqrt(DH), np.float32), "scale")])
+    return g.op("MatMul", [g.op("Softmax", [s], axis=-1), v])
+
+
+def gelu(g, x):
+    e = g.op("Erf", [g.op("Div", [x, g.const(np.array(np.sqrt(2), np.float32), "c")])])
+    return g.op("Mul", [g.op("Mul", [x, g.op("Add", [e, g.const(np.array(1, np.float32), "c")])]),
+                        g.const(np.array(0.5, np.float32), "c")])
+
+
+def feed_forward(g, x):
+    return linear(g, gelu(g, linear(g, layer_norm(g, x), D, FF)), FF, D)
+
+
+def encdec_kv():
+    g = Graph(3)
+    S, P, V, LAYERS = 150, 32, 1000, 2
+    # Encoder over precomputed frames [1, S, D].
+    x = g.op("Add", ["frames", g.weight([S, D], 0.02)])
+    for _ in range(LAYERS):
+        h = layer_norm(g, x)
+        a = attend(g, heads(g, linear(g, h, D, D)), heads(g, linear(g, h, D, D)), heads(g, linear(g, h, D, D)))
+        x = g.op("Add", [x, linear(g, merge_heads(g, a), D, D)])
+        x = g.op("Add", [x, feed_forward(g, x)])
+    enc = layer_norm(g, x)
+    # One decoder step: token embedding [1, 1, D], KV cache per layer.
+    y = g.op("Gather", [g.weight([V, D], 0.02), "token"])  # [1, 1, D]
+    inputs = [value("frames", TensorProto.FLOAT, [1, S, D]), value("token", TensorProto.INT64, [1, 1])]
+    outputs, feeds = [], {}
+    for layer in range(LAYERS):
+        h = layer_norm(g, y)
+        past_k, past_v = "past_key_%d" % layer, "past_value_%d" % layer
+        k = g.op("Concat", [past_k, heads(g, linear(g, h, D, D))], out="present_key_%d" % layer, axis=2)
+        v = g.op("Concat", [past_v, heads(g, linear(g, h, D, D))], out="present_value_%d" % layer, axis=2)
+        y = g.op("Add", [y, linear(g, merge_heads(g, attend(g, heads(g, linear(g, h, D, D)), k, v)), D, D)])
+        # Cross-attention to the encoder output.
+        h = layer_norm(g, y)
+        ck, cv = heads(g, linear(g, enc, D, D)), heads(g, linear(g, enc, D, D))
+        y = g.op("Add", [y, linear(g, merge_heads(g, attend(g, heads(g, linear(g, h, D, D)), ck, cv)), D, D)])
+        y = g.op("Add", [y, feed_forward(g, y)])
+        for n in (past_k, past_v):
+            inputs.append(value(n, TensorProto.FLOAT, [1, HEADS, P, DH]))
+            feeds[n] = g.rng.standard_normal([1, HEADS, P, DH]).astype(np.float32)
+        outputs += [value("present_key_%d" % layer, TensorProto.FLOAT, [1, HEADS, P + 1, DH]),
+                    value("present_value_%d" % layer, TensorProto.FLOAT, [1, HEADS, P + 1, DH])]
+    g.op("MatMul", [layer_norm(g, y), g.weight([D, V])], out="logits")
+    outputs.insert(0, value("logits", TensorProto.FLOAT, [1, 1, V]))
+    feeds["frames"] = g.rng.standard_normal([1, S, D]).astype(np.float32)
+    feeds["token"] = np.array([[7]], np.int64)
+    return g.model(inputs, outputs, "encdec_kv"), feeds
+
+
+# ---------------------------------------------------------------- quantized CNNs
+
+# (out channels, stride, group) per conv; group 0 = depthwise. The same network in every form.
+CNN = [(16, 2, 1), (16, 1, 0), (32, 1, 1), (32, 2, 0), (64, 1, 1), (64, 1, 0), (64, 1, 1), (128, 2, 1)]
+CLASSES = 10
+
+
+def quant_weight(g, shape):
+    """Symmetric int8 weights with a per-tensor scale; returns (int8 array, scale)."""
+    w = g.rng.standard_normal(shape).astype(np.float32) / np.sqrt(np.prod(shape[1:]))
+    scale = float(np.abs(w).max() / 127)
+    return np.clip(np.round(w / scale), -127, 127).astype(np.int8), scale
+
+
+def conv_shape(c_in, c_out, group):
+    g_count = c_in if group == 0 else 1
+    return [c_out, c_in // g_count, 3, 3], g_count
+
+
+def qdyn_conv(g, x, c_in, c_out, stride, group):
+    shape, groups = conv_shape(c_in, c_out, group)
+    wq, ws = quant_weight(g, shape)
+    xq, xs, xz = g.op("DynamicQuantizeLinear", [x], outputs=3)
+    # uint8 weights with zero point 128: the form every ConvInteger implementation accepts.
+    w_u8 = g.const((wq.astype(np.int16) + 128).astype(np.uint8), "wq")
+    acc = g.op("ConvInteger", [xq, w_u8, xz, g.const(np.array(128, np.uint8), "wz")], pads=[1, 1, 1, 1],
+               strides=[stride, stride], group=groups)
+    scale = g.op("Mul", [xs, g.const(np.array(ws, np.float32), "ws")])
+    y = g.op("Mul", [g.op("Cast", [acc], to=TensorProto.FLOAT), scale])
+    y = g.op("Add", [y, g.const((g.rng.standard_normal([1, c_out, 1, 1]) * 0.1).astype(np.float32), "b")])
+    return g.op("Relu", [y])
+
+
+def qdyn_head(g, x, c_in):
+    pooled = g.op("Flatten", [g.op("GlobalAveragePool", [x])])
+    wq, ws = quant_weight(g, [CLASSES, c_in])
+    xq, xs, xz = g.op("DynamicQuantizeLinear", [pooled], outputs=3)
+    acc = g.op("MatMulInteger", [xq, g.const((wq.T.astype(np.int16) + 128).astype(np.uint8), "wq"), xz,
+                                 g.const(np.array(128, np.uint8), "wz")])
+    scale = g.op("Mul", [xs, g.const(np.array(ws, np.float32), "ws")])
+    return g.op("Mul", [g.op("Cast", [acc], to=TensorProto.FLOAT), scale])
+
+
+def qdyn_cnn(size=96):
+    g = Graph(4)
+    x, c = "image", 3
+    for c_out, stride, group in CNN:
+        x, c = qdyn_conv(g, x, c, c_out if group else c, stride, group), (c_out if group else c)
+    g.op("Identity", [qdyn_head(g, x, c)], out="logits")
+    return g.model([value("image", TensorProto.FLOAT, [1, 3, size, size])],
+                   [value("logits", TensorProto.FLOAT, [1, CLASSES])], "qdyn_cnn"), {
+        "image": g.rng.standard_normal([1, 3, size, size]).astype(np.float32)}
+
+
+def qlinear_cnn(size=96):
+    g = Graph(5)
+    act_scale, act_zp = 0.05, 128
+    s = lambda v: g.const(np.array(v, np.float32), "s")  # noqa: E731
+    z = lambda v: g.const(np.array(v, np.uint8), "z")  # noqa: E731
+    x = g.op("QuantizeLinear", ["image", s(act_scale), z(act_zp)])
+    c = 3
+    for c_out, stride, group in CNN:
+        c_out = c_out if group else c
+        shape, groups = conv_shape(c, c_out, group)
+        wq, ws = quant_weight(g, shape)
+        bias = np.round(g.rng.standard_normal(c_out) * 0.1 / (act_scale * ws)).astype(np.int32)
+        x = g.op("QLinearConv", [x, s(act_scale), z(act_zp), g.const(wq, "wq"), s(ws),
+                                 g.const(np.array(0, np.int8), "wz"), s(act_scale), z(act_zp), g.const(bias, "b")],
+                 pads=[1, 1, 1, 1], strides=[stride, stride], group=groups)
+        c = c_out
+    pooled = g.op("Flatten", [g.op("GlobalAveragePool", [g.op("DequantizeLinear", [x, s(act_scale), z(act_zp)])])])
+    pq = g.op("QuantizeLinear", [pooled, s(act_scale), z(act_zp)])
+    wq, ws = quant_weight(g, [CLASSES, c])
+    out = g.op("QLinearMatMul", [pq, s(act_scale), z(act_zp), g.const(wq.T.copy(), "wq"), s(ws),
+                                 g.const(np.array(0, np.int8), "wz"), s(0.1), z(act_zp)])
+    g.op("DequantizeLinear", [out, s(0.1), z(act_zp)], out="logits")
+    return g.model([value("image", TensorProto.FLOAT, [1, 3, size, size])],
+                   [value("logits", TensorProto.FLOAT, [1, CLASSES])], "qlinear_cnn"), {
+        "image": g.rng.standard_normal([1, 3, size, size]).astype(np.float32)}
+
+
+def qdq_cnn(size=96):
+    g = Graph(6)
+    act_scale = 0.05
+    s = lambda v: g.const(np.array(v, np.float32), "s")  # noqa: E731
+    qdq = lambda t: g.op("DequantizeLinear", [g.op("QuantizeLinear", [t, s(act_scale), g.const(  # noqa: E731
+        np.array(0, np.int8), "z")]), s(act_scale), g.const(np.array(0, np.int8), "z")])
+    x, c = qdq("image"), 3
+    for c_out, stride, group in CNN:
+        c_out = c_out if group else c
+        shape, groups = conv_shape(c, c_out, group)
+        wq, ws = quant_weight(g, shape)
+        w = g.op("DequantizeLinear", [g.const(wq, "wq"), s(ws), g.const(np.array(0, np.int8), "wz")])
+        y = g.op("Conv", [x, w, g.weight([c_out], 0.1)], pads=[1, 1, 1, 1], strides=[stride, stride], group=groups)
+        x, c = qdq(g.op("Relu", [y])), c_out
+    pooled = qdq(g.op("Flatten", [g.op("GlobalAveragePool", [x])]))
+    wq, ws = quant_weight(g, [CLASSES, c])
+    w = g.op("DequantizeLinear", [g.const(wq.T.copy(), "wq"), s(ws), g.const(np.array(0, np.int8), "wz")])
+    g.op("MatMul", [pooled, w], out="logits")
+    return g.model([value("image", TensorProto.FLOAT, [1, 3, size, size])],
+                   [value("logits", TensorProto.FLOAT, [1, CLASSES])], "qdq_cnn"), {
+        "image": g.rng.standard_normal([1, 3, size, size]).astype(np.float32)}
+
+
+def qdyn_seg(size):
+    """Encoder (four stride-2 stages) and decoder (Resize x2 + conv per stage) to a per-pixel class map."""
+    g = Graph(7)
+    x, c = "image", 3
+    widths = [16, 32, 64, 96]
+    for w in widths:
+        x, c = qdyn_conv(g, qdyn_conv(g, x, c, w, 2, 1), w, w, 1, 1), w
+    for w in reversed(widths[:-1]):
+        up = g.op("Resize", [x, "", g.const(np.array([1, 1, 2, 2], np.float32), "scales")], mode="nearest")
+        x, c = qdyn_conv(g, up, c, w, 1, 1), w
+    up = g.op("Resize", [x, "", g.const(np.array([1, 1, 2, 2], np.float32), "scales")], mode="nearest")
+    g.op("Conv", [up, g.weight([4, c, 1, 1])], out="mask")
+    return g.model([value("image", TensorProto.FLOAT, [1, 3, size, size])],
+                   [value("mask", TensorProto.FLOAT, [1, 4, size, size])], "qdyn_seg"), {
+        "image": g.rng.standard_normal([1, 3, size, size]).astype(np.float32)}
+
+
+def write(out_dir, name, model, feeds):
+    d = os.path.join(out_dir, name)
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    onnx.save(model, os.path.join(d, "model.onnx"))
+    for k, inp in enumerate(model.graph.input):
+        t = numpy_helper.from_array(feeds[inp.name], inp.name)
+        with open(os.path.join(d, "test_data_set_0", "input_%d.pb" % k), "wb") as f:
+            f.write(t.SerializeToString())
+
+
+def main(argv):
+    args, seg, only = [], 256, None
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--seg-size":
+            seg, i = int(argv[i + 1]), i + 2
+        elif argv[i] == "--only":
+            only, i = argv[i + 1].split(","), i + 2
+        else:
+            args.append(argv[i])
+            i += 1
+    if len(args) != 1:
+        sys.exit(__doc__)
+    builders = {"lstm2": lstm2, "gru_bidir": gru_bidir, "encdec_kv": encdec_kv, "qdyn_cnn": qdyn_cnn,
+                "qlinear_cnn": qlinear_cnn, "qdq_cnn": qdq_cnn, "qdyn_seg_%d" % seg: lambda: qdyn_seg(seg)}
+    for name, build in builders.items():
+        if only is None or name in only:
+            model, feeds = build()
+            write(args[0], name, model, feeds)
+            print(name)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
