@@ -88,7 +88,10 @@ TEST(CheckedArithmetic, OverflowIsALimitError) {
 
 TEST(TensorBudget, AllocationsOverTheLimitFail) {
   EXPECT_EQ(max_tensor_bytes(), default_max_tensor_bytes());
-  EXPECT_LE(default_max_tensor_bytes(), size_t{4} << 30);
+  // In 64 bits: 4 GiB is 0 in a 32-bit size_t. There the default is also at most half the
+  // address space.
+  EXPECT_LE(uint64_t{default_max_tensor_bytes()}, uint64_t{4} << 30);
+  EXPECT_LE(default_max_tensor_bytes(), SIZE_MAX / 2);
   EXPECT_GT(default_max_tensor_bytes(), size_t{0});
   {
     TensorBudgetScope budget(1024);

@@ -1,7 +1,8 @@
-// The AVX2 convolution (implicit GEMM with packed weights and a fused bias/activation store)
-// against the scalar reference: sizes that cross every blocking boundary (k-blocks of 256, row
-// blocks of 120, column blocks of 1536, partial 6x16 tiles), odd shapes, strides, padding,
-// groups, every activation, and NaN propagation through the fused clamp.
+// The SIMD convolution (implicit GEMM with packed weights and a fused bias/activation store,
+// Winograd, depthwise) against the scalar reference: sizes that cross every blocking boundary
+// (k-blocks of 256, row blocks of 120/128, column blocks of 1536/960/512, partial register
+// tiles), odd shapes, strides, padding, groups, every activation, and NaN propagation through
+// the fused clamp.
 #include "kernels/kernels.h"
 #include "support/kernel_support.h"
 
@@ -78,6 +79,8 @@ void check(k::Conv2DParams p, unsigned seed, bool with_nan = false) {
 TEST(KernelsConvGemm, SeveralKBlocksAndRowBlocks) {
   // K = 31 * 9 = 279 (two k-blocks), C_out = 127 (row blocks of 120 + 7, partial 6-row tile).
   check(make(1, 31, 9, 10, 127, 3, 3, 1, 1, 1), 1);
+  // C_out = 131: row blocks of 128 + 3 (NEON), partial 8- and 4-row tiles; K = 261.
+  check(make(1, 29, 7, 6, 131, 3, 3, 1, 1, 1), 11);
 }
 
 TEST(KernelsConvGemm, SeveralColumnBlocks) {
@@ -105,20 +108,40 @@ TEST(KernelsConvGemm, NaNPassesThroughTheFusedClamp) {
   check(make(1, 4, 6, 7, 7, 3, 3, 1, 1, 1), 10, true);
 }
 
+// ---------------------------------------------------------------- depthwise
+// One filter per channel: the SIMD tables run W output columns per vector on the interior of
+// stride-1 rows (8 AVX2, 4 NEON) and the per-pixel loop on the borders and other strides. Widths
+// around the vector width and its multiples leave every kind of tail; kernel widths 1..5,
+// dilation and padding move the interior's ends.
+
+TEST(KernelsConvDepthwise, OddWidthsStridesDilations) {
+  unsigned seed = 50;
+  for (size_t W : {1, 3, 4, 5, 8, 9, 13, 17})
+    for (size_t kk : {1, 3, 5})
+      for (size_t s : {1, 2}) check(make(2, 6, 5, W, 6, kk, kk, s, kk / 2, 6), seed++);
+  k::Conv2DParams p = make(1, 5, 9, 14, 5, 3, 2, 1, 0, 5);  // rectangular, dilated, no padding
+  p.dil_h = 2;
+  p.dil_w = 3;
+  k::conv2d_fill_output_size(p);
+  check(p, seed++);
+  check(make(1, 3, 6, 11, 3, 3, 3, 1, 1, 3), seed++, true);  // NaN through the vector interior
+}
+
 // ---------------------------------------------------------------- Winograd F(m x m, 3x3)
 // 3x3 stride-1 ungrouped convs with >= 16 channels on both sides take the Winograd path of the
-// AVX2 table (conv2d and conv2d_prepacked). These shapes cover: output sizes that are not a
+// SIMD tables (conv2d and conv2d_prepacked). These shapes cover: output sizes that are not a
 // multiple of the tile (partial tiles at the right and bottom), no padding, asymmetric and
-// wide padding, channel counts that are not multiples of 6/16 and that cross the 256-deep
-// k-block and the 120-row block, batches whose tile rows span several column blocks, and
-// outputs smaller than one tile.
+// wide padding, channel counts that are not multiples of the register tile (6x16 AVX2, 8x12
+// NEON aarch64, 4x8 ARMv7) and that cross the 256-deep k-block and the 120/128-row block,
+// batches whose tile rows span several column blocks, and outputs smaller than one tile.
 
 namespace {
+// Every SIMD table (AVX2, NEON) has the Winograd path. Its packed form holds 16 transformed 3x3
+// filters (C_out rounded up to the ISA's register tile) per input channel; the GEMM form holds
+// the 9 taps for C_out rounded up to the same tile, which stays below 16 * C_out * C_in for the
+// >= 16 output channels Winograd needs (the tile is at most 8 rows).
 bool takes_winograd(const k::Conv2DParams& p) {
-  const k::KernelTable* simd = k::simd_table();
-  const size_t mpad = (p.C_out + 5) / 6 * 6;
-  const size_t n = simd->conv2d_packed_size(p);
-  return n == 16 * mpad * p.C_in || n == 36 * mpad * p.C_in;
+  return k::simd_table()->conv2d_packed_size(p) >= 16 * p.C_out * p.C_in;
 }
 }  // namespace
 
@@ -141,7 +164,7 @@ TEST(KernelsConvWinograd, OddSizesAndBatches) {
 
 TEST(KernelsConvWinograd, ManyChannelsCrossBlocks) {
   if (!k::simd_table()) GTEST_SKIP() << "no SIMD table on this CPU";
-  // C_in 300: two k-blocks of the GEMM; C_out 130: two row blocks and a partial 6-row tile.
+  // C_in 300: two k-blocks of the GEMM; C_out 130: two row blocks and a partial register tile.
   const k::Conv2DParams p = make(2, 300, 6, 11, 130, 3, 3, 1, 1, 1);
   ASSERT_TRUE(takes_winograd(p));
   check(p, 30);
@@ -199,6 +222,6 @@ TEST(KernelsConvWinograd, ErrorVsDirectConv) {
         max_out = std::max(max_out, std::fabs(exact));
       }
   std::printf("winograd max abs err %.3g, direct float conv %.3g, max |y| %.3g\n", max_got, max_ref, max_out);
-  // Measured (F(2x2,3x3)): see the comment at kWinoM in src/kernels/avx2/winograd.cpp.
+  // Measured (F(2x2,3x3)): see the comment at kM in src/kernels/simd/winograd_f2.h.
   EXPECT_LT(max_got, 2e-5 * max_out);
 }

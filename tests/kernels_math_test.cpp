@@ -185,6 +185,94 @@ TEST(KernelsUnary, ExactOpsMatchScalarOnTails) {
   }
 }
 
+// The vector approximations give every lane the same arithmetic: an element's result does not
+// depend on whether it falls in the vector body or the tail, nor on n; and they stay close to
+// the scalar reference on every odd size.
+TEST(KernelsUnary, ApproximationTailsMatchBody) {
+  SIMD_OR_SKIP();
+  const k::UnaryOp ops[] = {k::UnaryOp::Exp,      k::UnaryOp::Log,      k::UnaryOp::Tanh,
+                            k::UnaryOp::Sigmoid,  k::UnaryOp::GeluTanh, k::UnaryOp::Softplus,
+                            k::UnaryOp::Silu,     k::UnaryOp::HardSwish};
+  for (auto op : ops) {
+    auto x = rnd(67, op == k::UnaryOp::Log ? 0.01f : -10.f, 10.f, 11);
+    std::vector<float> full(x.size()), want(x.size());
+    simd->unary(op, x.data(), full.data(), x.size(), 0.2f, 0.5f);
+    k::scalar_table().unary(op, x.data(), want.data(), x.size(), 0.2f, 0.5f);
+    for (size_t i = 0; i < x.size(); ++i)
+      EXPECT_NEAR(full[i], want[i], 1e-6f * std::max(1.f, std::fabs(want[i]))) << int(op) << " x=" << x[i];
+    for (size_t n = 1; n < x.size(); ++n) {
+      for (size_t start : {size_t(0), x.size() - n}) {
+        std::vector<float> y(n);
+        simd->unary(op, x.data() + start, y.data(), n, 0.2f, 0.5f);
+        ASSERT_EQ(0, std::memcmp(y.data(), full.data() + start, n * 4)) << int(op) << " n=" << n << " start=" << start;
+      }
+    }
+  }
+}
+
+// Subnormal operands and results. SIMD equals scalar, except that 32-bit ARM NEON flushes
+// subnormal operands and results of float arithmetic to zero (kernels/neon/isa.h): there a result
+// may instead be the scalar result of the flushed operands, flushed.
+namespace {
+#if defined(__arm__)
+constexpr bool kSimdMayFlush = true;
+#else
+constexpr bool kSimdMayFlush = false;
+#endif
+float flush(float v) { return std::fpclassify(v) == FP_SUBNORMAL ? std::copysign(0.f, v) : v; }
+std::vector<float> flushed(std::vector<float> v) {
+  for (float& f : v) f = flush(f);
+  return v;
+}
+void expect_same_or_flushed(const std::vector<float>& got, const std::vector<float>& exact,
+                            const std::vector<float>& of_flushed, const char* what) {
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(exact[i]) && std::isnan(got[i])) continue;
+    if (got[i] == exact[i]) continue;
+    if (kSimdMayFlush && (got[i] == flush(of_flushed[i]) || (std::isnan(got[i]) && std::isnan(of_flushed[i]))))
+      continue;
+    ADD_FAILURE() << what << " at " << i << ": got " << got[i] << " want " << exact[i];
+  }
+}
+}  // namespace
+
+TEST(KernelsSubnormals, SimdMatchesScalarOrFlushesOnArm32) {
+  SIMD_OR_SKIP();
+  const float tiny = std::numeric_limits<float>::denorm_min(), least = std::numeric_limits<float>::min();
+  std::vector<float> a = {3 * tiny, -5 * tiny, least / 2, -least / 3, least, -least, 1.f, -0.f, 0.f,
+                          least * 0.75f, 1e-39f, -1e-39f, 2.f, -2.f, least * 1.5f, 7e-45f, 0.5f};
+  std::vector<float> b(a.rbegin(), a.rend());
+  const std::vector<float> fa = flushed(a), fb = flushed(b);
+  const size_t n = a.size();
+  for (auto op : {k::BinaryOp::Add, k::BinaryOp::Sub, k::BinaryOp::Mul, k::BinaryOp::Max, k::BinaryOp::Min}) {
+    std::vector<float> got(n), exact(n), of_flushed(n);
+    k::scalar_table().binary_vv(op, a.data(), b.data(), exact.data(), n);
+    k::scalar_table().binary_vv(op, fa.data(), fb.data(), of_flushed.data(), n);
+    simd->binary_vv(op, a.data(), b.data(), got.data(), n);
+    expect_same_or_flushed(got, exact, of_flushed, "vv");
+    k::scalar_table().binary_vs(op, a.data(), least / 4, exact.data(), n);
+    k::scalar_table().binary_vs(op, fa.data(), 0.f, of_flushed.data(), n);
+    simd->binary_vs(op, a.data(), least / 4, got.data(), n);
+    expect_same_or_flushed(got, exact, of_flushed, "vs");
+  }
+  for (auto op : {k::UnaryOp::Relu, k::UnaryOp::LeakyRelu, k::UnaryOp::Clip, k::UnaryOp::Abs, k::UnaryOp::Neg,
+                  k::UnaryOp::Floor, k::UnaryOp::Ceil, k::UnaryOp::Round}) {
+    std::vector<float> got(n), exact(n), of_flushed(n);
+    const float alpha = op == k::UnaryOp::Clip ? -least / 2 : 0.5f, beta = least;
+    k::scalar_table().unary(op, a.data(), exact.data(), n, alpha, beta);
+    k::scalar_table().unary(op, fa.data(), of_flushed.data(), n, flush(alpha), beta);
+    simd->unary(op, a.data(), got.data(), n, alpha, beta);
+    expect_same_or_flushed(got, exact, of_flushed, "unary");
+  }
+  // log takes a subnormal operand apart with integer operations: exact handling on every ISA.
+  std::vector<float> lx = {tiny, 3 * tiny, least / 2, least * 0.99f, 1e-40f, 1e-44f, least, 1.f, 2.f};
+  std::vector<float> ly(lx.size());
+  simd->unary(k::UnaryOp::Log, lx.data(), ly.data(), lx.size(), 0, 0);
+  for (size_t i = 0; i < lx.size(); ++i)
+    EXPECT_NEAR(ly[i], std::log(static_cast<double>(lx[i])), 3e-7 * std::max(1.0, std::fabs(std::log(double(lx[i])))))
+        << lx[i];
+}
+
 // Clip with min > max gives max everywhere (min(max(x, min), max)), NaN stays NaN, in every table.
 TEST(KernelsUnary, ClipMinAboveMax) {
   std::vector<const k::KernelTable*> tables{&k::scalar_table()};
@@ -429,6 +517,24 @@ TEST(KernelsCompare, HashAgreesAcrossIsasAndSeparates) {
   EXPECT_TRUE(k::bytes_equal(buf.data(), buf.data(), buf.size()));
   EXPECT_FALSE(k::bytes_equal(buf.data(), fl.data(), buf.size()));
   EXPECT_TRUE(k::bytes_equal(nullptr, nullptr, 0));
+}
+
+TEST(KernelsCompare, BytesEqualFindsEveryDifference) {
+  std::vector<const k::KernelTable*> tables = {&k::scalar_table()};
+  if (k::simd_table()) tables.push_back(k::simd_table());
+  std::vector<unsigned char> a(203), b;
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<unsigned char>(i * 37 + 11);
+  for (const k::KernelTable* t : tables) {
+    for (size_t n : {size_t(0), size_t(1), size_t(15), size_t(16), size_t(63), size_t(64), size_t(65), size_t(130), size_t(202)}) {
+      b.assign(a.begin() + 1, a.begin() + 1 + n);
+      EXPECT_TRUE(t->bytes_equal(a.data() + 1, b.data(), n)) << t->isa << " n=" << n;  // odd alignment
+      for (size_t i = 0; i < n; ++i) {
+        b[i] ^= 0x80;
+        ASSERT_FALSE(t->bytes_equal(a.data() + 1, b.data(), n)) << t->isa << " n=" << n << " diff at " << i;
+        b[i] ^= 0x80;
+      }
+    }
+  }
 }
 
 TEST(KernelsCompare, DiffStatsExactAcrossIsas) {

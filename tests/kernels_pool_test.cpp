@@ -1,5 +1,6 @@
-// AVX2 max pooling against the scalar reference: odd widths (vector tails), strides, dilation,
-// padding wider than the window reach (ceil mode), windows entirely in the padding, and NaN.
+// SIMD max and average pooling against the scalar reference: odd widths (vector tails of 8 and
+// 4 lanes), strides, dilation (max), padding wider than the window reach (ceil mode), windows
+// entirely in the padding, count_include_pad (average), and NaN.
 #include "kernels/kernels.h"
 #include "support/kernel_support.h"
 
@@ -14,7 +15,9 @@ namespace k = ofg::kernels;
 
 namespace {
 
-void check_pool(k::Pool2DParams p, unsigned seed, bool nan) {
+enum class Kind { Max, Avg };
+
+void check_pool(k::Pool2DParams p, unsigned seed, bool nan, Kind kind = Kind::Max) {
   SIMD_OR_SKIP();
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> d(-2.f, 2.f);
@@ -25,11 +28,18 @@ void check_pool(k::Pool2DParams p, unsigned seed, bool nan) {
     x[1] = std::numeric_limits<float>::quiet_NaN();
   }
   std::vector<float> ref(p.N * p.C * p.H_out * p.W_out), got(ref.size(), 123.f);
-  k::scalar_table().max_pool2d(p, x.data(), ref.data());
-  simd->max_pool2d(p, x.data(), got.data());
+  if (kind == Kind::Max) {
+    k::scalar_table().max_pool2d(p, x.data(), ref.data());
+    simd->max_pool2d(p, x.data(), got.data());
+  } else {
+    k::scalar_table().avg_pool2d(p, x.data(), ref.data());
+    simd->avg_pool2d(p, x.data(), got.data());
+  }
   for (size_t i = 0; i < ref.size(); ++i) {
     if (std::isnan(ref[i])) ASSERT_TRUE(std::isnan(got[i])) << i;
-    else ASSERT_EQ(got[i], ref[i]) << i;  // a maximum is exact
+    else if (kind == Kind::Max) ASSERT_EQ(got[i], ref[i]) << i;  // a maximum is exact
+    // The SIMD sums rows in float, the reference in double: a few roundings of values <= 2.
+    else ASSERT_NEAR(got[i], ref[i], 1e-6f * static_cast<float>(p.kH * p.kW)) << i;
   }
 }
 
@@ -64,4 +74,31 @@ TEST(KernelsPool, WindowsOnlyInThePaddingGiveMinusInfinity) {
 
 TEST(KernelsPool, ResNetStem) {
   check_pool(pool(2, 4, 112, 112, 3, 3, 2, 1, 0, 1), 7, false);
+}
+
+TEST(KernelsPool, AvgPoolSimdMatchesScalar) {
+  unsigned seed = 200;
+  for (size_t W : {1, 3, 4, 5, 8, 13, 17, 31})
+    for (size_t s : {1, 2, 3})
+      for (bool include_pad : {false, true}) {
+        k::Pool2DParams a = pool(2, 3, 9, W, 3, 3, s, 1, 0, 1);
+        k::Pool2DParams b = pool(1, 2, 7, W, 2, 3, s, 0, 1, 1);  // ceil-mode style end
+        k::Pool2DParams c = pool(1, 2, 8, W, 5, 4, s, 2, 1, 1);
+        for (k::Pool2DParams* p : {&a, &b, &c}) {
+          p->count_include_pad = include_pad;
+          check_pool(*p, seed++, false, Kind::Avg);
+        }
+        check_pool(a, seed++, true, Kind::Avg);  // a NaN reaches every window that holds it
+      }
+}
+
+TEST(KernelsPool, AvgPoolWindowsOnlyInThePadding) {
+  k::Pool2DParams p = pool(1, 2, 4, 4, 2, 2, 1, 3, 0, 1);
+  check_pool(p, 98, false, Kind::Avg);
+  p.count_include_pad = true;
+  check_pool(p, 97, false, Kind::Avg);
+}
+
+TEST(KernelsPool, AvgPoolGlobalWindow) {
+  check_pool(pool(2, 5, 7, 7, 7, 7, 1, 0, 0, 1), 96, false, Kind::Avg);  // ResNet's last pool
 }

@@ -97,8 +97,9 @@ TEST(KernelsSgemm, SimdMatchesScalarSmallAndOdd) {
   SIMD_OR_SKIP();
   for (bool ta : {false, true})
     for (bool tb : {false, true})
-      for (size_t M : {1, 2, 5, 6, 7, 13})
-        for (size_t N : {1, 3, 15, 16, 17, 33})
+      // Around the register tiles: 6x16 (AVX2), 8x12 (NEON aarch64), 4x8 (ARMv7 NEON).
+      for (size_t M : {1, 2, 4, 5, 6, 7, 8, 9, 13})
+        for (size_t N : {1, 3, 8, 11, 12, 13, 15, 16, 17, 33})
           for (size_t K : {1, 2, 7, 31})
             check_gemm(*simd, ta, tb, M, N, K, 1.f, 0.f, 0);
   check_gemm(*simd, false, false, 0, 5, 5, 1.f, 0.f, 0);
@@ -107,7 +108,8 @@ TEST(KernelsSgemm, SimdMatchesScalarSmallAndOdd) {
 
 TEST(KernelsSgemm, SimdMatchesScalarBlockedAlphaBeta) {
   SIMD_OR_SKIP();
-  // Sizes that cross the K, M and N blocking boundaries, with strided operands.
+  // Sizes that cross the K (256), M (120 AVX2, 128 NEON) and N (1536, 960, 512) blocking
+  // boundaries, with strided operands.
   check_gemm(*simd, false, false, 127, 1601, 300, 1.f, 0.f, 3);
   check_gemm(*simd, true, false, 131, 97, 513, 0.5f, 2.f, 1);
   check_gemm(*simd, false, true, 65, 200, 257, -1.5f, -1.f, 0);

@@ -28,6 +28,15 @@ constexpr uint64_t kStep = 0x9E3779B97F4A7C15ull;  // added to the lane keys at 
 uint64_t finish(const uint64_t acc[4], const unsigned char* tail, size_t tail_len, size_t n);
 }  // namespace hashc
 
+// In an ISA folder's namespace (avx2/avx2.h, neon/neon.h): declares its implementations of the
+// entries its override list LIST names (types from kernel_list.h) and the setters of the entries
+// that kernels/simd/ writes once for every ISA (the folder's blocked.cpp and vector.cpp).
+#define OFG_DECLARE_ONE_KERNEL(name) fn::name name;
+#define OFG_DECLARE_ISA_KERNELS(LIST)       \
+  LIST(OFG_DECLARE_ONE_KERNEL)              \
+  void set_blocked_entries(KernelTable& t); \
+  void set_vector_entries(KernelTable& t);
+
 // Filled only after the CPU check passed (the fill code itself is compiled for the ISA).
 void fill_avx2_table(KernelTable& t);
 void fill_neon_table(KernelTable& t);

@@ -1,16 +1,16 @@
 // The entries of the kernel table that the AVX2 table overrides (the others stay scalar): the
-// names are declared here with their types from kernels/kernel_list.h and set by table.cpp.
+// names are declared here with their types from kernels/kernel_list.h and set by table.cpp,
+// which also sets the entries written once in kernels/simd/: set_blocked_entries (sgemm, conv2d,
+// conv2d_packed_size, conv2d_pack, conv2d_prepacked, max_pool2d, avg_pool2d) and
+// set_vector_entries (binary_vv/vs/sv, unary, reduce, softmax, layer_norm, transpose2d,
+// diff_f32).
 #pragma once
 
 #include "kernels/internal.h"
 
 #define OFG_AVX2_KERNELS(X)                                                                      \
-  X(sgemm) X(sgemv) X(conv2d) X(conv2d_packed_size) X(conv2d_pack) X(conv2d_prepacked) X(max_pool2d)       \
-  X(binary_vv) X(binary_vs) X(binary_sv) X(unary) X(reduce) X(softmax) X(layer_norm)              \
-  X(transpose2d) X(hash_bytes) X(diff_f32) X(f16_to_f32) X(f32_to_f16) X(bf16_to_f32) X(f32_to_bf16)
+  X(sgemv) X(hash_bytes) X(f16_to_f32) X(f32_to_f16) X(bf16_to_f32) X(f32_to_bf16)
 
 namespace ofg::kernels::avx2 {
-#define OFG_DECLARE_KERNEL(name) fn::name name;
-OFG_AVX2_KERNELS(OFG_DECLARE_KERNEL)
-#undef OFG_DECLARE_KERNEL
+OFG_DECLARE_ISA_KERNELS(OFG_AVX2_KERNELS)
 }  // namespace ofg::kernels::avx2

@@ -1,7 +1,7 @@
 // F16C conversions and AVX2 bfloat16 rounding. The scalar versions are written to give the same
 // bits as F16C (including NaN payloads), which the tests check exhaustively.
 #include "kernels/avx2/avx2.h"
-#include "kernels/avx2/vmath.h"
+#include "kernels/avx2/isa.h"
 
 namespace ofg::kernels::avx2 {
 
@@ -39,7 +39,7 @@ void f32_to_bf16(const float* x, uint16_t* y, size_t n) {
       const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
       const __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), lsb), 16);
       const __m256i quiet = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40));
-      r[h] = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(rounded), _mm256_castsi256_ps(quiet), v_isnan(f)));
+      r[h] = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(rounded), _mm256_castsi256_ps(quiet), Isa::unord(f, f)));
     }
     // packus works per 128-bit half; the permute restores element order.
     const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(r[0], r[1]), 0xD8);

@@ -9,6 +9,8 @@ void fill_avx2_table(KernelTable& t) {
 #define OFG_SET_KERNEL(name) t.name = avx2::name;
   OFG_AVX2_KERNELS(OFG_SET_KERNEL)
 #undef OFG_SET_KERNEL
+  avx2::set_blocked_entries(t);
+  avx2::set_vector_entries(t);
 }
 
 }  // namespace ofg::kernels

@@ -1,21 +1,25 @@
-// AVX2 Conv2D: depthwise (one filter per channel) runs a direct kernel, 8 output columns per
-// vector on the interior of stride-1 rows; the borders and other strides use the per-pixel
-// loop. Everything else is an implicit GEMM: the weights are packed once per call (not once per
+// Conv2D for every SIMD table (the ISA struct is described in simd/gemm_blocked.h; depthwise
+// also uses its fma). Depthwise (one filter per channel) runs a direct kernel, W output columns
+// per vector on the interior of stride-1 rows; the borders and other strides use the per-pixel
+// loop. 3x3 stride-1 convs with enough channels take the Winograd path (simd/winograd_f2.h).
+// Everything else is an implicit GEMM: the weights are packed once per call (not once per
 // image), the column matrix is never materialised (each k-block of it is packed straight from the
-// input into the 16-column panels the register tile reads), and bias plus Relu/Clip are applied
+// input into the NR-column panels the register tile reads), and bias plus Relu/Clip are applied
 // by the tile's last store instead of extra passes over the output.
-#include "kernels/avx2/avx2.h"
-#include "kernels/avx2/gemm_micro.h"
-#include "kernels/avx2/vmath.h"
-#include "kernels/avx2/winograd.h"
+#pragma once
+
+#include "kernels/simd/gemm_blocked.h"
+#include "kernels/simd/winograd_f2.h"
 
 #include <algorithm>
 #include <limits>
 
-namespace ofg::kernels::avx2 {
+namespace ofg::kernels::simd {
 
-namespace {
+template <class Isa>
 void depthwise(const Conv2DParams& p, const float* x, const float* w, float* y) {
+  using V = typename Isa::V;
+  constexpr ptrdiff_t VW = static_cast<ptrdiff_t>(Isa::W);
   const ptrdiff_t H = static_cast<ptrdiff_t>(p.H), W = static_cast<ptrdiff_t>(p.W);
   const ptrdiff_t pl = static_cast<ptrdiff_t>(p.pad_left), pt = static_cast<ptrdiff_t>(p.pad_top);
   const ptrdiff_t span_w = static_cast<ptrdiff_t>((p.kW - 1) * p.dil_w);
@@ -47,16 +51,16 @@ void depthwise(const Conv2DParams& p, const float* x, const float* w, float* y) 
       };
       ptrdiff_t ow = 0;
       for (; ow < lo; ++ow) pixel(ow);
-      for (; ow + 8 <= hi; ow += 8) {
-        __m256 acc = _mm256_setzero_ps();
+      for (; ow + VW <= hi; ow += VW) {
+        V acc = Isa::zero();
         for (size_t kh = 0; kh < p.kH; ++kh) {
           const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h + kh * p.dil_h) - pt;
           if (ih < 0 || ih >= H) continue;
           const float* irow = plane + ih * W + ow - pl;
           for (size_t kw = 0; kw < p.kW; ++kw)
-            acc = _mm256_fmadd_ps(_mm256_loadu_ps(irow + kw * p.dil_w), _mm256_set1_ps(wc[kh * p.kW + kw]), acc);
+            acc = Isa::fma(Isa::load(irow + kw * p.dil_w), Isa::set1(wc[kh * p.kW + kw]), acc);
         }
-        _mm256_storeu_ps(orow + ow, acc);
+        Isa::store(orow + ow, acc);
       }
       for (; ow < static_cast<ptrdiff_t>(p.W_out); ++ow) pixel(ow);
     }
@@ -66,7 +70,7 @@ void depthwise(const Conv2DParams& p, const float* x, const float* w, float* y) 
 }
 
 // Moves the column cursor of pack_b_conv past a run, wrapping to the next output row.
-inline void continue_run(size_t& j, size_t& ow, size_t& oh, size_t run, size_t row_len) {
+static inline void continue_run(size_t& j, size_t& ow, size_t& oh, size_t run, size_t row_len) {
   j += run;
   ow += run;
   if (ow == row_len) {
@@ -76,12 +80,14 @@ inline void continue_run(size_t& j, size_t& ow, size_t& oh, size_t run, size_t r
 }
 
 // Packs rows [p0, p0 + kc) x columns [j0, j0 + nc) of one image's im2col matrix (row k = (c, kh,
-// kw), column j = output pixel) into pack_b's layout: 16-column panels, kc rows of 16 floats.
+// kw), column j = output pixel) into pack_b's layout: NR-column panels, kc rows of NR floats.
 // xg points at the image's first input channel of the group. Columns are walked in runs that
 // stay inside one output row and one panel, so each run is a contiguous (stride 1) or strided
 // read of one input row with the padded ends zeroed.
+template <class Isa>
 void pack_b_conv(const Conv2DParams& p, const float* xg, size_t p0, size_t kc, size_t j0,
                  size_t nc, float* dst) {
+  constexpr size_t NR = Isa::NR;
   const size_t khw = p.kH * p.kW, HW = p.H * p.W;
   const ptrdiff_t H = static_cast<ptrdiff_t>(p.H), W = static_cast<ptrdiff_t>(p.W);
   const ptrdiff_t sw = static_cast<ptrdiff_t>(p.stride_w);
@@ -106,12 +112,8 @@ void pack_b_conv(const Conv2DParams& p, const float* xg, size_t p0, size_t kc, s
       float* d = dst + ((j - j0) / NR) * kc * NR + pp * NR + lane;
       if (flat) {
         const float* src = plane + j;
-        if (run == NR) {
-          _mm256_store_ps(d, _mm256_loadu_ps(src));
-          _mm256_store_ps(d + 8, _mm256_loadu_ps(src + 8));
-        } else {
-          for (size_t t = 0; t < run; ++t) d[t] = src[t];
-        }
+        if (run == NR) copy_panel_row<Isa>(d, src);
+        else std::copy(src, src + run, d);
       } else {
         const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h) + off_h;
         const ptrdiff_t o = static_cast<ptrdiff_t>(ow), n = static_cast<ptrdiff_t>(run);
@@ -120,9 +122,7 @@ void pack_b_conv(const Conv2DParams& p, const float* xg, size_t p0, size_t kc, s
         ptrdiff_t t = 0;
         if (t_lo == 0 && t_hi == static_cast<ptrdiff_t>(NR) && sw == 1) {
           // A whole panel row from one input row: the common case in the interior.
-          const float* in = plane + ih * W + o + off_w;
-          _mm256_store_ps(d, _mm256_loadu_ps(in));
-          _mm256_store_ps(d + 8, _mm256_loadu_ps(in + 8));
+          copy_panel_row<Isa>(d, plane + ih * W + o + off_w);
           continue_run(j, ow, oh, run, row_len);
           continue;
         }
@@ -148,47 +148,39 @@ void pack_b_conv(const Conv2DParams& p, const float* xg, size_t p0, size_t kc, s
   }
 }
 
-bool is_depthwise(const Conv2DParams& p) { return p.group == p.C_in && p.group == p.C_out && p.group > 1; }
+static inline bool is_depthwise(const Conv2DParams& p) {
+  return p.group == p.C_in && p.group == p.C_out && p.group > 1;
+}
 
-// Packed weights: per group, every k-block of A = w[g] (Cg_out x K) in pack_a's 6-row panels;
+// Packed weights: per group, every k-block of A = w[g] (Cg_out x K) in pack_a's MR-row panels;
 // k-block p0 starts at p0 * Mpad and its panel of row i at + i * kc.
+template <class Isa>
 size_t packed_group_floats(const Conv2DParams& p) {
   const size_t Cg_out = p.C_out / p.group, K = (p.C_in / p.group) * p.kH * p.kW;
-  return (Cg_out + MR - 1) / MR * MR * K;
+  return (Cg_out + Isa::MR - 1) / Isa::MR * Isa::MR * K;
 }
 
+template <class Isa>
 void pack_weights(const Conv2DParams& p, const float* w, float* packed) {
   const size_t Cg_out = p.C_out / p.group, K = (p.C_in / p.group) * p.kH * p.kW;
-  const size_t Mpad = (Cg_out + MR - 1) / MR * MR, per_group = packed_group_floats(p);
+  const size_t Mpad = (Cg_out + Isa::MR - 1) / Isa::MR * Isa::MR, per_group = packed_group_floats<Isa>(p);
   for (size_t g = 0; g < p.group; ++g)
-    for (size_t p0 = 0; p0 < K; p0 += KC)
-      pack_a(false, w + g * Cg_out * K, K, 0, Cg_out, p0, std::min(KC, K - p0), 1.f,
-             packed + g * per_group + p0 * Mpad);
+    for (size_t p0 = 0; p0 < K; p0 += Isa::KC)
+      pack_a<Isa>(false, w + g * Cg_out * K, K, 0, Cg_out, p0, std::min(Isa::KC, K - p0), 1.f,
+                  packed + g * per_group + p0 * Mpad);
 }
 
+template <class Isa>
 void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* packed, float* y) {
+  constexpr size_t MR = Isa::MR, NR = Isa::NR, KC = Isa::KC, MC = Isa::MC, NC = Isa::NC;
   const size_t Cg_in = p.C_in / p.group, Cg_out = p.C_out / p.group;
   const size_t K = Cg_in * p.kH * p.kW, HW = p.H * p.W, HWo = p.H_out * p.W_out;
   Epilogue ep;
-  bool act_after = false;
-  switch (p.act) {
-    case Activation::None: break;
-    case Activation::Relu:
-      ep.clamp = true;
-      ep.lo = 0.f;
-      ep.hi = std::numeric_limits<float>::infinity();
-      break;
-    case Activation::Clip:
-      ep.clamp = true;
-      ep.lo = p.act_alpha;
-      ep.hi = p.act_beta;
-      break;
-    default: act_after = true; break;
-  }
+  const bool act_after = fused_clamp(p, ep);
   const size_t Mpad = (Cg_out + MR - 1) / MR * MR;
   float* pb = detail::scratch(3, std::min(NC, (HWo + NR - 1) / NR * NR) * std::min(KC, K));
   for (size_t g = 0; g < p.group; ++g) {
-    const float* pa = packed + g * packed_group_floats(p);
+    const float* pa = packed + g * packed_group_floats<Isa>(p);
     const float* bias = p.bias ? p.bias + g * Cg_out : nullptr;
     for (size_t n = 0; n < p.N; ++n) {
       const float* xg = x + (n * p.C_in + g * Cg_in) * HW;
@@ -197,7 +189,7 @@ void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* pack
         const size_t nc = std::min(NC, HWo - j0);
         for (size_t p0 = 0; p0 < K; p0 += KC) {
           const size_t kc = std::min(KC, K - p0);
-          pack_b_conv(p, xg, p0, kc, j0, nc, pb);
+          pack_b_conv<Isa>(p, xg, p0, kc, j0, nc, pb);
           ep.last = p0 + kc == K;
           for (size_t i0 = 0; i0 < Cg_out; i0 += MC) {
             const size_t mc = std::min(MC, Cg_out - i0);
@@ -206,8 +198,8 @@ void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* pack
               for (size_t ib = 0; ib < mc; ib += MR) {
                 const size_t mr = std::min(MR, mc - ib);
                 ep.bias = bias ? bias + i0 + ib : nullptr;
-                micro_6x16(kc, pa + p0 * Mpad + (i0 + ib) * kc, pb + jb * kc,
-                           yg + (i0 + ib) * HWo + j0 + jb, HWo, mr, nr, p0 == 0, 0.f, ep);
+                micro_tile<Isa>(kc, pa + p0 * Mpad + (i0 + ib) * kc, pb + jb * kc,
+                                yg + (i0 + ib) * HWo + j0 + jb, HWo, mr, nr, p0 == 0, 0.f, ep);
               }
             }
           }
@@ -218,39 +210,43 @@ void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* pack
   if (act_after)
     apply_bias_activation(*simd_table(), y, p.N, p.C_out, HWo, nullptr, p.act, p.act_alpha, p.act_beta);
 }
-}  // namespace
 
-// The packed form is either the Winograd-transformed weights or the GEMM panels; which one
-// follows from winograd_applies(p), so pack and run always agree for the same p.
+// The conv2d entries of kernels/kernel_list.h. The packed form is either the Winograd-transformed
+// weights or the GEMM panels; which one follows from winograd_applies(p), so pack and run always
+// agree for the same p.
+template <class Isa>
 size_t conv2d_packed_size(const Conv2DParams& p) {
   if (is_depthwise(p) || p.C_in / p.group == 0 || p.C_out == 0) return 0;
-  if (winograd_applies(p)) return winograd_packed_size(p);
-  return p.group * packed_group_floats(p);
+  if (winograd_applies(p)) return winograd_packed_size<Isa>(p);
+  return p.group * packed_group_floats<Isa>(p);
 }
 
+template <class Isa>
 void conv2d_pack(const Conv2DParams& p, const float* w, float* packed) {
-  if (winograd_applies(p)) winograd_pack(p, w, packed);
-  else pack_weights(p, w, packed);
+  if (winograd_applies(p)) winograd_pack<Isa>(p, w, packed);
+  else pack_weights<Isa>(p, w, packed);
 }
 
+template <class Isa>
 void conv2d_prepacked(const Conv2DParams& p, const float* x, const float* packed, float* y) {
   if (p.H_out * p.W_out == 0) return;
-  if (winograd_applies(p)) winograd_conv(p, x, packed, y);
-  else conv_implicit_gemm(p, x, packed, y);
+  if (winograd_applies(p)) winograd_conv<Isa>(p, x, packed, y);
+  else conv_implicit_gemm<Isa>(p, x, packed, y);
 }
 
+template <class Isa>
 void conv2d(const Conv2DParams& p, const float* x, const float* w, float* y) {
-  const size_t n = conv2d_packed_size(p);
+  const size_t n = conv2d_packed_size<Isa>(p);
   if (is_depthwise(p)) {
-    depthwise(p, x, w, y);
+    depthwise<Isa>(p, x, w, y);
   } else if (n == 0 || p.H_out * p.W_out == 0) {
     conv2d_gemm(*simd_table(), p, x, w, y);
   } else {
     // Without a caller-kept copy the weights are packed here, once for the whole batch.
     float* packed = detail::scratch(2, n);
-    conv2d_pack(p, w, packed);
-    conv2d_prepacked(p, x, packed, y);
+    conv2d_pack<Isa>(p, w, packed);
+    conv2d_prepacked<Isa>(p, x, packed, y);
   }
 }
 
-}  // namespace ofg::kernels::avx2
+}  // namespace ofg::kernels::simd

@@ -1,0 +1,24 @@
+// The kernel-table entries that kernels/simd/ implements once for every SIMD table: SGEMM,
+// Conv2D (direct, packed, Winograd, depthwise) and 2-D pooling. An ISA folder instantiates them
+// with its Isa struct from one translation unit compiled with its flags (avx2/blocked.cpp,
+// neon/blocked.cpp) and its table fill calls that unit's set_blocked_entries.
+#pragma once
+
+#include "kernels/simd/conv_blocked.h"
+#include "kernels/simd/gemm_blocked.h"
+#include "kernels/simd/pool.h"
+
+namespace ofg::kernels::simd {
+
+template <class Isa>
+void set_blocked_entries(KernelTable& t) {
+  t.sgemm = sgemm<Isa>;
+  t.conv2d = conv2d<Isa>;
+  t.conv2d_packed_size = conv2d_packed_size<Isa>;
+  t.conv2d_pack = conv2d_pack<Isa>;
+  t.conv2d_prepacked = conv2d_prepacked<Isa>;
+  t.max_pool2d = max_pool2d<Isa>;
+  t.avg_pool2d = avg_pool2d<Isa>;
+}
+
+}  // namespace ofg::kernels::simd

@@ -1,0 +1,44 @@
+// The lane operations that GCC and Clang vector extensions spell the same way for every ISA:
+// arithmetic, comparisons to all-ones masks, sign-bit manipulation and the 32-bit integer lanes
+// of the vector math. An ISA's struct (avx2/isa.h, neon/isa.h) derives from Lanes<its float
+// vector type> and adds only what needs its own instructions (fma, min/max with their NaN rules,
+// division, rounding, horizontal sums, blends). Masks are float vectors whose lanes are all ones
+// or all zeros, as the ISA structs' select() expects. (An ISA whose compiler lowers float vector
+// operators to scalar code hides the float ones with intrinsics: 32-bit ARM, neon/isa.h.)
+#pragma once
+
+namespace ofg::kernels::simd {
+
+template <class F>
+struct Lanes {
+  typedef int I __attribute__((vector_size(sizeof(F))));
+  typedef unsigned U __attribute__((vector_size(sizeof(F))));
+
+  static F add(F a, F b) { return a + b; }
+  static F sub(F a, F b) { return a - b; }
+  static F mul(F a, F b) { return a * b; }
+  // Sign handling on the bits: exact for every input, subnormals and NaN included.
+  static F abs(F x) { return (F)((I)x & 0x7FFFFFFF); }
+  static F neg(F x) { return (F)((I)x ^ static_cast<int>(0x80000000u)); }
+  static F sign_bit(F x) { return (F)((I)x & static_cast<int>(0x80000000u)); }
+  static F lt(F a, F b) { return (F)(a < b); }
+  static F gt(F a, F b) { return (F)(a > b); }
+  static F eq(F a, F b) { return (F)(a == b); }
+  static F unord(F a, F b) { return (F)~((a == a) & (b == b)); }  // either is NaN
+
+  static I as_int(F x) { return (I)x; }
+  static F as_float(I x) { return (F)x; }
+  static I iset1(int v) { return I{} + v; }
+  static I iand(I a, I b) { return a & b; }
+  static I ior(I a, I b) { return a | b; }
+  static I isub(I a, I b) { return a - b; }
+  static F int_eq(I a, I b) { return (F)(a == b); }
+  static F int_lt(I a, I b) { return (F)(a < b); }
+  static I to_int(F x) { return __builtin_convertvector(x, I); }  // x integral
+  static F int_to_float(I x) { return __builtin_convertvector(x, F); }
+  static I half_int(I n) { return n >> 1; }  // floor(n / 2): arithmetic shift
+  static F pow2(I n) { return (F)((n + 127) << 23); }  // 2^n for n in [-126, 127]
+  static I exponent_field(I bits) { return (I)((U)bits >> 23); }  // sign bit clear
+};
+
+}  // namespace ofg::kernels::simd

@@ -1,0 +1,133 @@
+// Max and average pooling for every SIMD table (ISA struct: simd/gemm_blocked.h, plus
+// nan_mask(v) (all ones where v is NaN), or_mask(a, b) and select(mask, yes, no)).
+// A window's maximum or sum is separable: first over the window's rows, taken for every input
+// column at once (W columns per vector), then over the window's columns of that row, per output.
+// That turns kH*kW bounds-checked loads per output into kH vector loads per W input columns plus
+// kW scalar ones, whatever the stride.
+// Max: any NaN in a window makes the output NaN, as in the scalar reference. Average: the row
+// sums are float (the reference sums in double), the column sums double; the divisor follows the
+// reference (count_include_pad, ceil-mode windows clipped to the padded input).
+#pragma once
+
+#include "kernels/internal.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ofg::kernels::simd {
+
+template <class Isa>
+void max_pool2d(const Pool2DParams& p, const float* x, float* y) {
+  using V = typename Isa::V;
+  constexpr ptrdiff_t VW = static_cast<ptrdiff_t>(Isa::W);
+  // The row pointers of a window live on the stack; taller windows are left to the reference.
+  constexpr size_t kMaxRows = 64;
+  if (p.kH > kMaxRows) {
+    scalar::max_pool2d(p, x, y);
+    return;
+  }
+  const ptrdiff_t H = static_cast<ptrdiff_t>(p.H), W = static_cast<ptrdiff_t>(p.W);
+  const float ninf = -std::numeric_limits<float>::infinity();
+  const V qnan = Isa::set1(std::numeric_limits<float>::quiet_NaN());
+  // One row of column maxima; slot 0 is free here (pooling calls no other kernel).
+  float* colmax = detail::scratch(0, p.W + Isa::W);
+  for (size_t nc = 0; nc < p.N * p.C; ++nc) {
+    const float* plane = x + nc * p.H * p.W;
+    float* out = y + nc * p.H_out * p.W_out;
+    for (size_t oh = 0; oh < p.H_out; ++oh) {
+      // Rows of this window that are inside the input.
+      const float* rows[kMaxRows];
+      size_t nrows = 0;
+      for (size_t kh = 0; kh < p.kH; ++kh) {
+        const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h + kh * p.dil_h) - static_cast<ptrdiff_t>(p.pad_top);
+        if (ih >= 0 && ih < H) rows[nrows++] = plane + ih * W;
+      }
+      float* orow = out + oh * p.W_out;
+      if (nrows == 0) {
+        std::fill(orow, orow + p.W_out, ninf);
+        continue;
+      }
+      ptrdiff_t iw = 0;
+      for (; iw + VW <= W; iw += VW) {
+        V m = Isa::load(rows[0] + iw);
+        V nan = Isa::nan_mask(m);
+        for (size_t r = 1; r < nrows; ++r) {
+          const V v = Isa::load(rows[r] + iw);
+          m = Isa::max(v, m);
+          nan = Isa::or_mask(nan, Isa::nan_mask(v));
+        }
+        Isa::store(colmax + iw, Isa::select(nan, qnan, m));
+      }
+      for (; iw < W; ++iw) {
+        float m = rows[0][iw];
+        for (size_t r = 1; r < nrows && !std::isnan(m); ++r) {
+          const float v = rows[r][iw];
+          if (v > m || std::isnan(v)) m = v;
+        }
+        colmax[iw] = m;
+      }
+      for (size_t ow = 0; ow < p.W_out; ++ow) {
+        float m = ninf;
+        for (size_t kw = 0; kw < p.kW; ++kw) {
+          const ptrdiff_t c = static_cast<ptrdiff_t>(ow * p.stride_w + kw * p.dil_w) - static_cast<ptrdiff_t>(p.pad_left);
+          if (c < 0 || c >= W) continue;
+          const float v = colmax[c];
+          if (v > m || std::isnan(v)) m = v;
+          if (std::isnan(m)) break;
+        }
+        orow[ow] = m;
+      }
+    }
+  }
+}
+
+template <class Isa>
+void avg_pool2d(const Pool2DParams& p, const float* x, float* y) {
+  using V = typename Isa::V;
+  constexpr ptrdiff_t VW = static_cast<ptrdiff_t>(Isa::W);
+  const ptrdiff_t H = static_cast<ptrdiff_t>(p.H), W = static_cast<ptrdiff_t>(p.W);
+  const ptrdiff_t kH = static_cast<ptrdiff_t>(p.kH), kW = static_cast<ptrdiff_t>(p.kW);
+  const ptrdiff_t pt = static_cast<ptrdiff_t>(p.pad_top), pl = static_cast<ptrdiff_t>(p.pad_left);
+  const ptrdiff_t pb = static_cast<ptrdiff_t>(p.pad_bottom), pr = static_cast<ptrdiff_t>(p.pad_right);
+  // One row of column sums; slot 0 is free here (pooling calls no other kernel).
+  float* colsum = detail::scratch(0, p.W + Isa::W);
+  for (size_t nc = 0; nc < p.N * p.C; ++nc) {
+    const float* plane = x + nc * p.H * p.W;
+    float* out = y + nc * p.H_out * p.W_out;
+    for (size_t oh = 0; oh < p.H_out; ++oh) {
+      const ptrdiff_t h0 = static_cast<ptrdiff_t>(oh * p.stride_h) - pt, h1 = h0 + kH;
+      const ptrdiff_t hs = std::max<ptrdiff_t>(h0, 0), he = std::min(h1, H);
+      float* orow = out + oh * p.W_out;
+      if (hs >= he) {  // the window's rows are all padding: the reference's sum is 0
+        std::fill(orow, orow + p.W_out, 0.f);
+        continue;
+      }
+      ptrdiff_t iw = 0;
+      for (; iw + VW <= W; iw += VW) {
+        V s = Isa::load(plane + hs * W + iw);
+        for (ptrdiff_t ih = hs + 1; ih < he; ++ih) s = s + Isa::load(plane + ih * W + iw);
+        Isa::store(colsum + iw, s);
+      }
+      for (; iw < W; ++iw) {
+        float s = plane[hs * W + iw];
+        for (ptrdiff_t ih = hs + 1; ih < he; ++ih) s += plane[ih * W + iw];
+        colsum[iw] = s;
+      }
+      const ptrdiff_t rows_counted =
+          p.count_include_pad ? std::min(h1, H + pb) - std::max(h0, -pt) : he - hs;
+      for (size_t ow = 0; ow < p.W_out; ++ow) {
+        const ptrdiff_t w0 = static_cast<ptrdiff_t>(ow * p.stride_w) - pl, w1 = w0 + kW;
+        const ptrdiff_t ws = std::max<ptrdiff_t>(w0, 0), we = std::min(w1, W);
+        double s = 0;
+        for (ptrdiff_t c = ws; c < we; ++c) s += colsum[c];
+        const ptrdiff_t cols_counted =
+            p.count_include_pad ? std::min(w1, W + pr) - std::max(w0, -pl) : std::max<ptrdiff_t>(we - ws, 0);
+        const ptrdiff_t count = rows_counted * cols_counted;
+        orow[ow] = count > 0 ? static_cast<float>(s / static_cast<double>(count)) : 0.f;
+      }
+    }
+  }
+}
+
+}  // namespace ofg::kernels::simd

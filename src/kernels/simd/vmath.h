@@ -1,0 +1,122 @@
+// Vector math written once for every SIMD ISA: exp, tanh, sigmoid, log with their polynomial
+// coefficients and range reductions. Each function is a template over an ISA's struct S
+// (kernels/avx2/isa.h, kernels/neon/isa.h: vector type S::V of S::W floats, masks as all-ones
+// lanes of S::V, integer lanes S::I), which supplies the lane operations only, so the error
+// bounds stated here hold on every ISA that provides exact IEEE add/mul/div (an ISA whose S::div
+// is an estimate refined by Newton steps says so in its isa.h, and the tests hold it to the same
+// bounds).
+//
+// Only include this from a file compiled for the ISA of S: the instantiations carry that ISA's
+// instructions (they are distinct per S, so no baseline translation unit can pick one up).
+#pragma once
+
+namespace ofg::kernels::simd {
+
+// Cody-Waite split of ln 2: kLn2Hi has 16 significant bits, so n * kLn2Hi is exact for the
+// |n| <= 150 that exp and log use.
+constexpr float kLn2Hi = 0.693145751953125f;
+constexpr float kLn2Lo = 1.428606820309417232e-6f;
+constexpr float kLog2e = 1.44269504088896341f;
+constexpr float kExpMax = 88.7228394f;   // largest x with exp(x) < FLT_MAX (rounded)
+constexpr float kExpMin = -104.f;        // exp(x) rounds to 0 below (smallest subnormal 1.4e-45)
+constexpr float kLowest = -3.4028234663852886e38f;
+
+// exp(x). Cody-Waite reduction x = n ln2 + r (|r| <= ln2/2), Taylor polynomial of degree 7
+// (truncation < 6e-9), 2^n applied in two steps so subnormal results are produced correctly.
+// Measured against libm in double (tests/kernels_math_test.cpp): relative error < 3e-7 for
+// x in [-87.33, 88.72]; absolute error < 2e-38 below (subnormal results, or 0 on an ISA that
+// flushes them); x > 88.7228 -> +inf, -inf -> 0, NaN -> NaN.
+template <class S>
+inline typename S::V v_exp(typename S::V x) {
+  using F = typename S::V;
+  const F xc = S::max(S::min(x, S::set1(kExpMax)), S::set1(kExpMin));
+  const F n = S::round_even(S::mul(xc, S::set1(kLog2e)));
+  F r = S::fnma(n, S::set1(kLn2Hi), xc);
+  r = S::fnma(n, S::set1(kLn2Lo), r);
+  F p = S::set1(1.f / 5040.f);
+  p = S::fma(p, r, S::set1(1.f / 720.f));
+  p = S::fma(p, r, S::set1(1.f / 120.f));
+  p = S::fma(p, r, S::set1(1.f / 24.f));
+  p = S::fma(p, r, S::set1(1.f / 6.f));
+  p = S::fma(p, r, S::set1(0.5f));
+  p = S::fma(p, r, S::set1(1.f));
+  p = S::fma(p, r, S::set1(1.f));
+  const typename S::I ni = S::to_int(n);
+  const typename S::I n1 = S::half_int(ni), n2 = S::isub(ni, n1);
+  F y = S::mul(S::mul(p, S::pow2(n1)), S::pow2(n2));
+  y = S::select(S::gt(x, S::set1(kExpMax)), S::set1(__builtin_inff()), y);
+  y = S::select(S::lt(x, S::set1(kExpMin)), S::zero(), y);
+  return S::select(S::nan_mask(x), x, y);
+}
+
+// tanh(x): odd Taylor series to x^15 for |x| < 0.5 (truncation < 1e-8 relative), else
+// 1 - 2/(exp(2|x|)+1) with |x| clamped at 10 (tanh rounds to 1 from 9.02 on). Measured: absolute
+// error < 3e-7 and relative error < 5e-7 on [-12, 12]; keeps -0; +-inf -> +-1; NaN -> NaN.
+template <class S>
+inline typename S::V v_tanh(typename S::V x) {
+  using F = typename S::V;
+  const F ax = S::abs(x), sign = S::sign_bit(x);
+  const F x2 = S::mul(x, x);
+  F p = S::set1(-929569.f / 638512875.f);
+  p = S::fma(p, x2, S::set1(21844.f / 6081075.f));
+  p = S::fma(p, x2, S::set1(-1382.f / 155925.f));
+  p = S::fma(p, x2, S::set1(62.f / 2835.f));
+  p = S::fma(p, x2, S::set1(-17.f / 315.f));
+  p = S::fma(p, x2, S::set1(2.f / 15.f));
+  p = S::fma(p, x2, S::set1(-1.f / 3.f));
+  const F small = S::fma(S::mul(p, x2), x, x);
+  const F a10 = S::min(ax, S::set1(10.f));
+  const F e = v_exp<S>(S::add(a10, a10));
+  const F large = S::sub(S::set1(1.f), S::div(S::set1(2.f), S::add(e, S::set1(1.f))));
+  // OR-ing the sign bit also fixes -0, which the polynomial turns into +0.
+  const F y = S::or_mask(S::select(S::lt(ax, S::set1(0.5f)), small, large), sign);
+  return S::select(S::nan_mask(x), x, y);
+}
+
+// 1 / (1 + exp(-x)): relative error < 5e-7 for x >= -87 (exp bound + one division), absolute
+// error < 2e-38 below; +-inf -> 1 / 0; NaN -> NaN.
+template <class S>
+inline typename S::V v_sigmoid(typename S::V x) {
+  const typename S::V e = v_exp<S>(S::neg(x));
+  return S::div(S::set1(1.f), S::add(S::set1(1.f), e));
+}
+
+// log(x): x = 2^e m with m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s), s = (m-1)/(m+1),
+// |s| < 0.1716, series to s^11 (truncation < 4e-9). A subnormal input's mantissa field is
+// converted to float as an integer (x = field * 2^-149), with integer operations only, so an ISA
+// whose float unit flushes subnormal operands still gets it right. Measured: |error| < 3e-7 *
+// max(1, |log x|) over [1e-44, 3e38]; 0 -> -inf, x < 0 -> NaN, +inf -> +inf, NaN -> NaN.
+template <class S>
+inline typename S::V v_log(typename S::V x) {
+  using F = typename S::V;
+  using I = typename S::I;
+  const I bits = S::as_int(x);
+  const I field = S::iand(bits, S::iset1(0x7FFFFF));
+  // Positive subnormal: exponent field 0, mantissa field non-zero (zero is handled at the end).
+  const typename S::V sub = S::int_eq(S::isub(bits, field), S::iset1(0));
+  const F xs = S::select(sub, S::int_to_float(field), x);
+  const I sbits = S::as_int(xs);
+  F m = S::as_float(S::ior(S::iand(sbits, S::iset1(0x7FFFFF)), S::iset1(0x3F800000)));
+  F e = S::int_to_float(S::isub(S::exponent_field(sbits), S::iset1(127)));
+  e = S::select(sub, S::sub(e, S::set1(149.f)), e);
+  const typename S::V big = S::gt(m, S::set1(1.41421356f));
+  m = S::select(big, S::mul(m, S::set1(0.5f)), m);
+  e = S::select(big, S::add(e, S::set1(1.f)), e);
+  const F f = S::sub(m, S::set1(1.f));
+  const F s = S::div(f, S::add(m, S::set1(1.f)));
+  const F s2 = S::mul(s, s);
+  F p = S::set1(2.f / 11.f);
+  p = S::fma(p, s2, S::set1(2.f / 9.f));
+  p = S::fma(p, s2, S::set1(2.f / 7.f));
+  p = S::fma(p, s2, S::set1(2.f / 5.f));
+  p = S::fma(p, s2, S::set1(2.f / 3.f));
+  const F lm = S::fma(S::mul(p, s2), s, S::add(s, s));
+  F y = S::fma(e, S::set1(kLn2Hi), S::fma(e, S::set1(kLn2Lo), lm));
+  const I abits = S::iand(bits, S::iset1(0x7FFFFFFF));
+  y = S::select(S::int_lt(bits, S::iset1(0)), S::set1(__builtin_nanf("")), y);  // sign bit set
+  y = S::select(S::int_eq(abits, S::iset1(0)), S::set1(-__builtin_inff()), y);  // +-0
+  y = S::select(S::int_eq(bits, S::iset1(0x7F800000)), x, y);
+  return S::select(S::nan_mask(x), x, y);
+}
+
+}  // namespace ofg::kernels::simd
