@@ -20,6 +20,11 @@ float binary_one(BinaryOp op, float a, float b);
 float unary_one(UnaryOp op, float x, float alpha, float beta);
 }  // namespace scalar
 
+// One byte of an igemm operand as its integer value (uint8, or int8 when is_signed).
+inline int32_t int8_value(uint8_t v, bool is_signed) {
+  return is_signed ? static_cast<int32_t>(static_cast<int8_t>(v)) : static_cast<int32_t>(v);
+}
+
 // Constants of the hash (scalar/compare.cpp); SIMD versions must reproduce it bit for bit.
 namespace hashc {
 constexpr uint64_t kSeed[4] = {0x243F6A8885A308D3ull, 0x13198A2E03707344ull,

@@ -13,6 +13,15 @@
 OFG_KERNEL(void, sgemm, (bool trans_a, bool trans_b, size_t M, size_t N, size_t K, float alpha, const float* A,
                          size_t lda, const float* B, size_t ldb, float beta, float* C, size_t ldc))
 
+// Exact integer GEMM: C[m * ldc + n] = sum over k < K of (a(m, k) - za[m]) * (b(k, n) - zb[n]), where
+// a(m, k) = A[m * lda + k] and b(k, n) = B[k * ldb + n] are read as uint8, or as int8 when
+// a_signed / b_signed. za holds M values and zb N values (zero points: each within its
+// operand's type, so every factor lies in [-255, 255]). The sum is formed modulo 2^32, so C is
+// the exact value whenever it fits in int32: always for K <= 33025 (callers split longer K).
+OFG_KERNEL(void, igemm, (size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed,
+                         const int32_t* za, const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb,
+                         int32_t* C, size_t ldc))
+
 OFG_KERNEL(void, conv2d, (const Conv2DParams& p, const float* x, const float* w, float* y))
 // Weights rearranged once for repeated conv2d calls with the same weights (the interpreter
 // keeps them per model). conv2d_packed_size gives the floats needed for p's C_out, C_in,

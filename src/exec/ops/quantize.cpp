@@ -3,6 +3,7 @@
 // QLinearConv, and BitCast. float8 / int4 types stay unsupported (excluded from the targets).
 #include <limits>
 
+#include "exec/ops/int_gemm.h"
 #include "exec/ops/util.h"
 
 namespace ofg::exec {
@@ -130,9 +131,18 @@ void op_dynamic_quantize(OpCtx& c) {
   c.set(2, z);
 }
 
-// Broadcast batched matmul of (a - za) and (b - zb) in int64 / double; zero points per tensor,
-// per row of a (length M) or per column of b (length N).
-std::vector<double> int_matmul(const OpCtx& c, const RTensor& a, const RTensor* za, const RTensor& b, const RTensor* zb,
+// A zero point's values (one, or `n`) as int32, repeated to n; it must have its operand's type.
+std::vector<int32_t> zero_points(const OpCtx& c, const RTensor* z, const RTensor& of, int64_t n) {
+  std::vector<int32_t> v(static_cast<size_t>(n), 0);
+  if (!z) return v;
+  if (z->dtype != of.dtype) c.error("a zero point must have the type of its operand");
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<int32_t>(get_f64(*z, z->numel() == 1 ? 0 : i));
+  return v;
+}
+
+// Broadcast batched matmul of (a - za) and (b - zb), exact in int32 (saturated beyond); zero
+// points per tensor, per row of a (length M) or per column of b (length N).
+std::vector<int32_t> int_matmul(const OpCtx& c, const RTensor& a, const RTensor* za, const RTensor& b, const RTensor* zb,
                                Shape& out_shape) {
   if (a.rank() < 1 || b.rank() < 1) c.error("A and B must have rank >= 1");
   Shape as = a.shape, bs = b.shape;
@@ -149,36 +159,27 @@ std::vector<double> int_matmul(const OpCtx& c, const RTensor& a, const RTensor* 
   int64_t nb = shape_numel(bat);
   if (za && za->numel() != 1 && za->numel() != M) c.error("a_zero_point must have 1 or M values");
   if (zb && zb->numel() != 1 && zb->numel() != N) c.error("b_zero_point must have 1 or N values");
-  std::vector<double> out(scratch_elems(shape_numel({nb, M, N})), 0.0);
+  const IntSpan sa = int_span(a), sb = int_span(b);
+  std::vector<int32_t> out(scratch_elems(shape_numel({nb, M, N}), sizeof(int32_t)), 0);
   std::vector<int64_t> aoff, boff;
   broadcast_each(bat, {abat, bbat}, [&](int64_t, const int64_t* off) {
     aoff.push_back(off[0]);
     boff.push_back(off[1]);
   });
   if (nb == 1 && aoff.empty()) { aoff.push_back(0); boff.push_back(0); }
-  auto zp = [](const RTensor* z, int64_t i) { return z ? get_f64(*z, z->numel() == 1 ? 0 : i) : 0.0; };
+  const std::vector<int32_t> zav = zero_points(c, za, a, M), zbv = zero_points(c, zb, b, N);
   for (int64_t q = 0; q < nb; ++q)
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t n = 0; n < N; ++n) {
-        double s = 0;
-        for (int64_t k = 0; k < K; ++k)
-          s += (get_f64(a, (aoff[q] * M + m) * K + k) - zp(za, m)) * (get_f64(b, (boff[q] * K + k) * N + n) - zp(zb, n));
-        out[static_cast<size_t>((q * M + m) * N + n)] = s;
-      }
+    int_gemm(M, N, K, {sa.data + aoff[q] * M * K, sa.is_signed}, K, zav.data(), {sb.data + boff[q] * K * N, sb.is_signed},
+             N, zbv.data(), out.data() + q * M * N, N);
   return out;
 }
 
 void op_matmul_integer(OpCtx& c) {
   Shape os;
-  std::vector<double> v = int_matmul(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os);
-  RTensor y = RTensor::alloc(kInt32, os);
-  for (size_t i = 0; i < v.size(); ++i) y.data<int32_t>()[i] = saturate_cast<int32_t>(v[i]);
+  std::vector<int32_t> v = int_matmul(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os);
+  RTensor y = RTensor::alloc_uninit(kInt32, os);
+  std::copy(v.begin(), v.end(), y.data<int32_t>());
   c.set(0, y);
-}
-
-double requant(double acc, double mult, double zp, double lo, double hi) {
-  double v = std::nearbyint(static_cast<float>(acc * mult)) + zp;
-  return std::min(std::max(v, lo), hi);
 }
 
 void op_qlinear_matmul(OpCtx& c) {
@@ -186,19 +187,18 @@ void op_qlinear_matmul(OpCtx& c) {
   const RTensor& b = c.t(3);
   for (size_t i : {1, 2, 4, 5, 6, 7}) c.t_numel(i, 1);
   Shape os;
-  std::vector<double> v = int_matmul(c, a, &c.t(2), b, &c.t(5), os);
+  std::vector<int32_t> v = int_matmul(c, a, &c.t(2), b, &c.t(5), os);
   int32_t odt = c.t(7).dtype;
   double lo, hi;
   if (!int_range(odt, lo, hi)) fail(Status::kUnsupported, c.where() + ": output type not supported");
   double mult = static_cast<float>(get_f64(c.t(1), 0) * get_f64(c.t(4), 0) / get_f64(c.t(6), 0));
-  double yzp = get_f64(c.t(7), 0);
   RTensor y = RTensor::alloc(odt, os);
-  for (size_t i = 0; i < v.size(); ++i) set_f64(y, static_cast<int64_t>(i), requant(v[i], mult, yzp, lo, hi));
+  requantize(v.data(), v.size(), 0, mult, static_cast<int32_t>(get_f64(c.t(7), 0)), y, 0);
   c.set(0, y);
 }
 
-// Direct N-d convolution of (x - xz) with (w - wz[oc]) into double accumulators.
-std::vector<double> int_conv(OpCtx& c, const RTensor& x, const RTensor* xz, const RTensor& w, const RTensor* wz, Shape& os) {
+// N-d convolution of (x - xz) with (w - wz[oc]), exact in int32 (saturated beyond).
+std::vector<int32_t> int_conv(OpCtx& c, const RTensor& x, const RTensor* xz, const RTensor& w, const RTensor* wz, Shape& os) {
   if (x.rank() < 3 || w.rank() != x.rank()) c.error("X and W must have the same rank >= 3: " + shape_str(x.shape) + ", " + shape_str(w.shape));
   int r = x.rank() - 2;
   std::vector<int64_t> k(w.shape.begin() + 2, w.shape.end());
@@ -225,66 +225,43 @@ std::vector<double> int_conv(OpCtx& c, const RTensor& x, const RTensor* xz, cons
       out[a] = span < 0 ? 0 : span / s[a] + 1;
     }
   }
-  int64_t N = x.shape[0], C = x.shape[1], OC = w.shape[0], Cg = C / group, OCg = OC / group;
+  int64_t N = x.shape[0], C = x.shape[1], OC = w.shape[0];
   os = {N, OC};
   for (int64_t v : out) os.push_back(v);
-  int64_t in_n = shape_numel(in), out_n = shape_numel(out), kn = shape_numel(k);
-  auto ist = strides_of(in), ost = strides_of(out), kst = strides_of(k);
-  double xzv = xz ? get_f64(*xz, 0) : 0.0;
-  std::vector<double> y(scratch_elems(shape_numel({N, OC, out_n})), 0.0);
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t oc = 0; oc < OC; ++oc) {
-      double wzv = wz ? get_f64(*wz, wz->numel() == 1 ? 0 : oc) : 0.0;
-      int64_t g = oc / OCg;
-      for (int64_t o = 0; o < out_n; ++o) {
-        double acc = 0;
-        for (int64_t ci = 0; ci < Cg; ++ci)
-          for (int64_t q = 0; q < kn; ++q) {
-            int64_t off = 0;
-            bool ok = true;
-            for (int a = 0; a < r && ok; ++a) {
-              int64_t ia = ((o / ost[a]) % out[a]) * s[a] - pads[a] + ((q / kst[a]) % k[a]) * d[a];
-              if (ia < 0 || ia >= in[a]) ok = false;
-              off += ia * ist[a];
-            }
-            // Padding holds the zero point, i.e. contributes nothing after the shift.
-            if (!ok) continue;
-            double xv = get_f64(x, (n * C + g * Cg + ci) * in_n + off) - xzv;
-            double wv = get_f64(w, (oc * Cg + ci) * kn + q) - wzv;
-            acc += xv * wv;
-          }
-        y[static_cast<size_t>((n * OC + oc) * out_n + o)] = acc;
-      }
-    }
+  IntConvGeom geom{N, C, OC, group, in, out, k, s, d, std::vector<int64_t>(pads.begin(), pads.begin() + r)};
+  std::vector<int32_t> y(scratch_elems(shape_numel(os), sizeof(int32_t)), 0);
+  const int32_t xzv = xz ? zero_points(c, xz, x, 1)[0] : 0;
+  int_conv_compute(geom, int_span(x), xzv, int_span(w), zero_points(c, wz, w, OC), y.data());
   return y;
 }
 
 void op_conv_integer(OpCtx& c) {
   Shape os;
-  std::vector<double> v = int_conv(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os);
-  RTensor y = RTensor::alloc(kInt32, os);
-  for (size_t i = 0; i < v.size(); ++i) y.data<int32_t>()[i] = saturate_cast<int32_t>(v[i]);
+  std::vector<int32_t> v = int_conv(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os);
+  RTensor y = RTensor::alloc_uninit(kInt32, os);
+  std::copy(v.begin(), v.end(), y.data<int32_t>());
   c.set(0, y);
 }
 
 void op_qlinear_conv(OpCtx& c) {
   Shape os;
   for (size_t i : {1, 2, 4, 5, 6, 7}) c.t_numel(i, 1);
-  std::vector<double> v = int_conv(c, c.t(0), &c.t(2), c.t(3), &c.t(5), os);
+  std::vector<int32_t> v = int_conv(c, c.t(0), &c.t(2), c.t(3), &c.t(5), os);
   int32_t odt = c.t(7).dtype;
   double lo, hi;
   if (!int_range(odt, lo, hi)) fail(Status::kUnsupported, c.where() + ": output type not supported");
   int64_t OC = os[1], sp = shape_numel(os) / std::max<int64_t>(1, os[0] * OC);
-  double xs = get_f64(c.t(1), 0), ys = get_f64(c.t(6), 0), yzp = get_f64(c.t(7), 0);
+  double xs = get_f64(c.t(1), 0), ys = get_f64(c.t(6), 0);
+  const int32_t yzp = static_cast<int32_t>(get_f64(c.t(7), 0));
   const RTensor& ws = c.t(4);
   if (ws.numel() != 1 && ws.numel() != OC) c.error("w_scale must have 1 or one per output channel values");
   if (c.has(8) && c.t(8).numel() != OC) c.error("B must have one value per output channel");
   RTensor y = RTensor::alloc(odt, os);
-  for (size_t i = 0; i < v.size(); ++i) {
-    int64_t oc = (static_cast<int64_t>(i) / sp) % OC;
-    double acc = v[i] + (c.has(8) ? get_f64(c.t(8), oc) : 0.0);
-    double mult = static_cast<float>(xs * get_f64(ws, ws.numel() == 1 ? 0 : oc) / ys);
-    set_f64(y, static_cast<int64_t>(i), requant(acc, mult, yzp, lo, hi));
+  for (int64_t b = 0; b < os[0] * OC; ++b) {
+    const int64_t oc = b % OC;
+    const int64_t bias = c.has(8) ? static_cast<int64_t>(get_f64(c.t(8), oc)) : 0;
+    const double mult = static_cast<float>(xs * get_f64(ws, ws.numel() == 1 ? 0 : oc) / ys);
+    requantize(v.data() + b * sp, static_cast<size_t>(sp), bias, mult, yzp, y, b * sp);
   }
   c.set(0, y);
 }

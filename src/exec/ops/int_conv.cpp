@@ -1,0 +1,210 @@
+// Integer convolution and matrix product on the kernel table's exact igemm (see int_gemm.h).
+#include "exec/ops/int_gemm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "exec/ops/util.h"
+
+namespace ofg::exec {
+
+namespace {
+
+int32_t int8_value(uint8_t v, bool is_signed) {
+  return is_signed ? static_cast<int32_t>(static_cast<int8_t>(v)) : static_cast<int32_t>(v);
+}
+
+// Longest k range whose int32 partial sums cannot wrap: every factor lies in [-255, 255].
+constexpr size_t kMaxChunk = 32768;
+
+int32_t saturate_i64(int64_t v) {
+  return static_cast<int32_t>(std::clamp<int64_t>(v, std::numeric_limits<int32_t>::min(),
+                                                  std::numeric_limits<int32_t>::max()));
+}
+
+// Rows [row0, row0 + rows) of the im2col matrix of one group (row = channel * kn + kernel
+// position), columns [j0, j0 + nb) (flat output positions), into dst (ldb = nb). A position in
+// the padding holds the zero point byte, which contributes nothing once it is subtracted.
+void im2col(const IntConvGeom& g, const uint8_t* x, uint8_t pad, size_t Cg, size_t j0, size_t nb, uint8_t* dst) {
+  const size_t r = g.in.size();
+  const auto ist = strides_of(g.in), ost = strides_of(g.out), kst = strides_of(g.kernel);
+  const int64_t in_n = shape_numel(g.in), kn = shape_numel(g.kernel);
+  const int64_t OW = g.out[r - 1], IW = g.in[r - 1], SW = g.stride[r - 1];
+  for (size_t ci = 0; ci < Cg; ++ci)
+    for (int64_t q = 0; q < kn; ++q) {
+      uint8_t* row = dst + (ci * kn + q) * nb;
+      const uint8_t* xc = x + ci * in_n;
+      const int64_t kw = (q / kst[r - 1]) % g.kernel[r - 1];
+      const int64_t wshift = kw * g.dilation[r - 1] - g.pad_begin[r - 1];
+      for (size_t o = j0; o < j0 + nb;) {
+        const int64_t ow0 = static_cast<int64_t>(o) % OW;
+        const size_t len = std::min<size_t>(static_cast<size_t>(OW - ow0), j0 + nb - o);
+        uint8_t* seg = row + (o - j0);
+        // The leading axes: one input row (or none, inside the padding) for the whole segment.
+        int64_t off = 0;
+        bool inside = true;
+        for (size_t a = 0; a + 1 < r && inside; ++a) {
+          const int64_t ia = ((static_cast<int64_t>(o) / ost[a]) % g.out[a]) * g.stride[a] - g.pad_begin[a] +
+                             ((q / kst[a]) % g.kernel[a]) * g.dilation[a];
+          inside = ia >= 0 && ia < g.in[a];
+          off += ia * ist[a];
+        }
+        if (!inside) {
+          std::memset(seg, pad, len);
+        } else {
+          // Output columns ow in [lo, hi) read input column ow * SW + wshift inside [0, IW).
+          const int64_t end = ow0 + static_cast<int64_t>(len);
+          int64_t lo = wshift >= 0 ? ow0 : std::max<int64_t>(ow0, (-wshift + SW - 1) / SW);
+          int64_t hi = IW - wshift <= 0 ? lo : std::min<int64_t>(end, (IW - wshift - 1) / SW + 1);
+          lo = std::min(lo, end);
+          hi = std::max(hi, lo);
+          std::memset(seg, pad, static_cast<size_t>(lo - ow0));
+          const uint8_t* src = xc + off + wshift;
+          if (SW == 1) {
+            std::memcpy(seg + (lo - ow0), src + lo, static_cast<size_t>(hi - lo));
+          } else {
+            for (int64_t ow = lo; ow < hi; ++ow) seg[ow - ow0] = src[ow * SW];
+          }
+          std::memset(seg + (hi - ow0), pad, static_cast<size_t>(end - hi));
+        }
+        o += len;
+      }
+    }
+}
+
+// Depthwise 2-D (one input and one output channel per group) with small padding: each tap is a
+// multiply-add of a shifted row of the zero-shifted, zero-padded int16 plane.
+bool depthwise_2d(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const std::vector<int32_t>& wz,
+                  int32_t* y) {
+  if (g.in.size() != 2 || g.C != g.group || g.OC != g.group) return false;
+  const int64_t KH = g.kernel[0], KW = g.kernel[1], kn = KH * KW;
+  int64_t ext[2];
+  for (int a = 0; a < 2; ++a) {
+    const int64_t need = (g.out[a] - 1) * g.stride[a] + (g.kernel[a] - 1) * g.dilation[a] + 1;
+    if (g.out[a] < 1 || g.pad_begin[a] > 16 || need > g.in[a] + g.pad_begin[a] + 16) return false;
+    ext[a] = std::max(need, g.in[a] + g.pad_begin[a]);
+  }
+  if (kn > static_cast<int64_t>(kMaxChunk)) return false;
+  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1], Hp = ext[0], Wp = ext[1];
+  const int64_t sh = g.stride[0], sw = g.stride[1], dh = g.dilation[0], dw = g.dilation[1];
+  std::vector<int16_t> plane(scratch_elems(Hp * Wp, sizeof(int16_t)), 0);
+  std::vector<int16_t> taps(static_cast<size_t>(kn));
+  for (int64_t n = 0; n < g.N; ++n)
+    for (int64_t c = 0; c < g.C; ++c) {
+      const uint8_t* xc = x.data + (n * g.C + c) * H * W;
+      for (int64_t i = 0; i < H; ++i) {
+        int16_t* dst = plane.data() + (i + g.pad_begin[0]) * Wp + g.pad_begin[1];
+        for (int64_t j = 0; j < W; ++j) dst[j] = static_cast<int16_t>(int8_value(xc[i * W + j], x.is_signed) - xz);
+      }
+      for (int64_t q = 0; q < kn; ++q)
+        taps[static_cast<size_t>(q)] = static_cast<int16_t>(int8_value(w.data[c * kn + q], w.is_signed) - wz[static_cast<size_t>(c)]);
+      int32_t* yc = y + (n * g.C + c) * OH * OW;
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        int32_t* yr = yc + oh * OW;
+        std::fill(yr, yr + OW, 0);
+        for (int64_t kh = 0; kh < KH; ++kh)
+          for (int64_t kw = 0; kw < KW; ++kw) {
+            const int32_t t = taps[static_cast<size_t>(kh * KW + kw)];
+            const int16_t* src = plane.data() + (oh * sh + kh * dh) * Wp + kw * dw;
+            if (sw == 1) {
+              for (int64_t ow = 0; ow < OW; ++ow) yr[ow] += t * src[ow];
+            } else {
+              for (int64_t ow = 0; ow < OW; ++ow) yr[ow] += t * src[ow * sw];
+            }
+          }
+      }
+    }
+  return true;
+}
+
+}  // namespace
+
+IntSpan int_span(const RTensor& t) {
+  if (t.dtype != kUint8 && t.dtype != kInt8)
+    fail(Status::kUnsupported, std::string("integer matmul / convolution of ") + dtype_name(t.dtype) + " (uint8 or int8 only)");
+  return {t.data<uint8_t>(), t.dtype == kInt8};
+}
+
+void int_gemm(size_t M, size_t N, size_t K, IntSpan A, size_t lda, const int32_t* za, IntSpan B, size_t ldb,
+              const int32_t* zb, int32_t* C, size_t ldc) {
+  const kernels::KernelTable& t = kernels::active_table();
+  if (K <= kMaxChunk) {
+    t.igemm(M, N, K, A.data, lda, A.is_signed, za, B.data, ldb, B.is_signed, zb, C, ldc);
+    return;
+  }
+  std::vector<int64_t> sum(scratch_elems(static_cast<int64_t>(M * N), sizeof(int64_t)), 0);
+  std::vector<int32_t> part(M * N);
+  for (size_t p0 = 0; p0 < K; p0 += kMaxChunk) {
+    t.igemm(M, N, std::min(kMaxChunk, K - p0), A.data + p0, lda, A.is_signed, za, B.data + p0 * ldb, ldb,
+            B.is_signed, zb, part.data(), N);
+    for (size_t i = 0; i < M * N; ++i) sum[i] += part[i];
+  }
+  for (size_t i = 0; i < M; ++i)
+    for (size_t j = 0; j < N; ++j) C[i * ldc + j] = saturate_i64(sum[i * N + j]);
+}
+
+void int_conv_compute(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const std::vector<int32_t>& wz,
+                      int32_t* y) {
+  const int64_t in_n = shape_numel(g.in), out_n = shape_numel(g.out), kn = shape_numel(g.kernel);
+  if (out_n == 0 || g.N == 0 || g.OC == 0) return;
+  if (depthwise_2d(g, x, xz, w, wz, y)) return;
+  const int64_t Cg = g.C / g.group, OCg = g.OC / g.group, K = Cg * kn;
+  bool pointwise = true;
+  for (size_t a = 0; a < g.in.size(); ++a)
+    pointwise = pointwise && g.kernel[a] == 1 && g.stride[a] == 1 && g.pad_begin[a] == 0 && g.out[a] == g.in[a];
+  // im2col in column blocks of about 1 MiB so that large images need no K x HW buffer.
+  const int64_t nb_max = pointwise ? out_n : std::min<int64_t>(out_n, std::max<int64_t>(256, (1 << 20) / std::max<int64_t>(1, K)));
+  std::vector<uint8_t> cols(pointwise ? 0 : scratch_elems(K * nb_max, 1));
+  std::vector<int32_t> zb(static_cast<size_t>(nb_max), xz);
+  const uint8_t pad = static_cast<uint8_t>(xz);
+  for (int64_t n = 0; n < g.N; ++n)
+    for (int64_t gi = 0; gi < g.group; ++gi) {
+      const uint8_t* xg = x.data + (n * g.C + gi * Cg) * in_n;
+      const IntSpan wg{w.data + gi * OCg * K, w.is_signed};
+      const int32_t* za = wz.data() + gi * OCg;
+      int32_t* yg = y + (n * g.OC + gi * OCg) * out_n;
+      if (pointwise) {
+        int_gemm(OCg, out_n, K, wg, K, za, {xg, x.is_signed}, in_n, zb.data(), yg, out_n);
+        continue;
+      }
+      for (int64_t j0 = 0; j0 < out_n; j0 += nb_max) {
+        const int64_t nb = std::min(nb_max, out_n - j0);
+        im2col(g, xg, pad, Cg, j0, nb, cols.data());
+        int_gemm(OCg, nb, K, wg, K, za, {cols.data(), x.is_signed}, nb, zb.data(), yg + j0, out_n);
+      }
+    }
+}
+
+void requantize(const int32_t* acc, size_t n, int64_t bias, double mult, int32_t zp, RTensor& y, int64_t y_off) {
+  const bool u8 = y.dtype == kUint8, s8 = y.dtype == kInt8;
+  if ((u8 || s8) && std::isfinite(mult)) {
+    const float lo = u8 ? 0.f : -128.f, hi = u8 ? 255.f : 127.f, z = static_cast<float>(zp);
+    uint8_t* out = y.data<uint8_t>() + y_off;
+    for (size_t i = 0; i < n; ++i) {
+      float f = static_cast<float>(static_cast<double>(acc[i] + bias) * mult);
+      // Beyond 2^22 the result saturates anyway; within it, adding and removing 1.5 * 2^23
+      // rounds to the nearest integer, ties to even (the default rounding mode), as nearbyint.
+      f = std::min(std::max(f, -4194304.f), 4194304.f);
+      const float v = std::min(std::max((f + 12582912.f) - 12582912.f + z, lo), hi);
+      out[i] = static_cast<uint8_t>(static_cast<int32_t>(v));
+    }
+    return;
+  }
+  double lo, hi;
+  switch (y.dtype) {
+    case kUint8: lo = 0; hi = 255; break;
+    case kInt8: lo = -128; hi = 127; break;
+    case kUint16: lo = 0; hi = 65535; break;
+    case kInt16: lo = -32768; hi = 32767; break;
+    case kInt32: lo = -2147483648.0; hi = 2147483647.0; break;
+    default: lo = 0; hi = 4294967295.0; break;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const double v = std::nearbyint(static_cast<float>(static_cast<double>(acc[i] + bias) * mult)) + zp;
+    set_f64(y, y_off + static_cast<int64_t>(i), std::min(std::max(v, lo), hi));
+  }
+}
+
+}  // namespace ofg::exec

@@ -1,0 +1,166 @@
+// AVX2 integer GEMM, exact. Both operands are packed as int16 with their zero points already
+// subtracted (every factor lies in [-255, 255]), two consecutive k per 32-bit word, so one
+// vpmaddwd forms a[k] b[k] + a[k+1] b[k+1] for 8 columns: no intermediate can saturate (unlike
+// vpmaddubsw), and padding rows / columns hold 0, which contributes nothing. Blocking follows
+// the float GEMM: B in 16-column panels of kc rows, A in 6-row panels; scratch areas 2 and 3.
+#include "kernels/avx2/avx2.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace ofg::kernels::avx2 {
+
+namespace {
+
+constexpr size_t IMR = 6, INR = 16;
+// kc 256 (128 pairs): a B panel is 8 KiB, an A panel 3 KiB (L1); B block 128 pairs x 512
+// columns x 4 bytes = 256 KiB (L2).
+constexpr size_t IKC = 256, IMC = 120, INC = 512;
+
+inline uint32_t pair(int32_t lo, int32_t hi) {
+  return static_cast<uint16_t>(static_cast<int16_t>(lo)) | static_cast<uint32_t>(static_cast<uint16_t>(static_cast<int16_t>(hi))) << 16;
+}
+
+// 16 bytes as int16 (sign- or zero-extended).
+inline __m256i widen16(const uint8_t* p, bool is_signed) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return is_signed ? _mm256_cvtepi8_epi16(v) : _mm256_cvtepu8_epi16(v);
+}
+
+// B block rows [p0, p0 + kc), columns [j0, j0 + nc) into 16-column panels: panel jb holds, for
+// each pair t, 16 words (column c: b(2t, c) - zb[c] low, b(2t + 1, c) - zb[c] high).
+void pack_b_i16(const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, size_t p0, size_t kc,
+                size_t j0, size_t nc, uint32_t* dst) {
+  const size_t kp = (kc + 1) / 2;
+  for (size_t jb = 0; jb < nc; jb += INR) {
+    const size_t nr = std::min(INR, nc - jb);
+    uint32_t* d = dst + jb * kp;
+    const int32_t* z = zb + j0 + jb;
+    if (nr == INR) {
+      alignas(32) int16_t zv[INR];
+      for (size_t c = 0; c < INR; ++c) zv[c] = static_cast<int16_t>(z[c]);
+      const __m256i vz = _mm256_load_si256(reinterpret_cast<const __m256i*>(zv));
+      for (size_t t = 0; t < kp; ++t) {
+        const uint8_t* r0 = B + (p0 + 2 * t) * ldb + j0 + jb;
+        const __m256i lo = _mm256_sub_epi16(widen16(r0, b_signed), vz);
+        // An odd kc leaves the last pair's second row empty: zero, not the next block's row.
+        const __m256i hi = 2 * t + 1 < kc ? _mm256_sub_epi16(widen16(r0 + ldb, b_signed), vz) : _mm256_setzero_si256();
+        // unpack works inside 128-bit lanes: it yields columns 0-3|8-11 and 4-7|12-15.
+        const __m256i u0 = _mm256_unpacklo_epi16(lo, hi), u1 = _mm256_unpackhi_epi16(lo, hi);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(d + t * INR), _mm256_permute2x128_si256(u0, u1, 0x20));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(d + t * INR + 8), _mm256_permute2x128_si256(u0, u1, 0x31));
+      }
+    } else {
+      for (size_t t = 0; t < kp; ++t) {
+        const size_t k = p0 + 2 * t;
+        for (size_t c = 0; c < INR; ++c) {
+          int32_t lo = 0, hi = 0;
+          if (c < nr) {
+            lo = int8_value(B[k * ldb + j0 + jb + c], b_signed) - z[c];
+            if (2 * t + 1 < kc) hi = int8_value(B[(k + 1) * ldb + j0 + jb + c], b_signed) - z[c];
+          }
+          d[t * INR + c] = pair(lo, hi);
+        }
+      }
+    }
+  }
+}
+
+// A block rows [i0, i0 + mc), columns [p0, p0 + kc) into 6-row panels: pair t of row r at
+// panel[t * 6 + r].
+void pack_a_i16(const uint8_t* A, size_t lda, bool a_signed, const int32_t* za, size_t i0, size_t mc, size_t p0,
+                size_t kc, uint32_t* dst) {
+  const size_t kp = (kc + 1) / 2;
+  for (size_t ib = 0; ib < mc; ib += IMR) {
+    const size_t mr = std::min(IMR, mc - ib);
+    uint32_t* d = dst + ib * kp;
+    for (size_t r = 0; r < IMR; ++r) {
+      if (r >= mr) {
+        for (size_t t = 0; t < kp; ++t) d[t * IMR + r] = 0;
+        continue;
+      }
+      const uint8_t* src = A + (i0 + ib + r) * lda + p0;
+      const int32_t z = za[i0 + ib + r];
+      for (size_t t = 0; t < kp; ++t) {
+        const int32_t lo = int8_value(src[2 * t], a_signed) - z;
+        const int32_t hi = 2 * t + 1 < kc ? int8_value(src[2 * t + 1], a_signed) - z : 0;
+        d[t * IMR + r] = pair(lo, hi);
+      }
+    }
+  }
+}
+
+// 6x16 tile over kp pairs; first: store, else add to C. Wrap-around adds, as the contract says.
+void micro_i16(size_t kp, const uint32_t* pa, const uint32_t* pb, int32_t* C, size_t ldc, size_t mr, size_t nr,
+               bool first) {
+  __m256i acc[IMR][2];
+  for (size_t r = 0; r < IMR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+  for (size_t t = 0; t < kp; ++t) {
+    const __m256i b0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb + t * INR));
+    const __m256i b1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb + t * INR + 8));
+    const uint32_t* a = pa + t * IMR;
+    for (size_t r = 0; r < IMR; ++r) {
+      const __m256i va = _mm256_set1_epi32(static_cast<int32_t>(a[r]));
+      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(va, b0));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(va, b1));
+    }
+  }
+  if (nr == INR) {
+    for (size_t r = 0; r < mr; ++r) {
+      __m256i* c0 = reinterpret_cast<__m256i*>(C + r * ldc);
+      __m256i* c1 = reinterpret_cast<__m256i*>(C + r * ldc + 8);
+      if (first) {
+        _mm256_storeu_si256(c0, acc[r][0]);
+        _mm256_storeu_si256(c1, acc[r][1]);
+      } else {
+        _mm256_storeu_si256(c0, _mm256_add_epi32(_mm256_loadu_si256(c0), acc[r][0]));
+        _mm256_storeu_si256(c1, _mm256_add_epi32(_mm256_loadu_si256(c1), acc[r][1]));
+      }
+    }
+    return;
+  }
+  alignas(32) int32_t tile[INR];
+  for (size_t r = 0; r < mr; ++r) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tile), acc[r][0]);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tile + 8), acc[r][1]);
+    int32_t* c = C + r * ldc;
+    for (size_t j = 0; j < nr; ++j)
+      c[j] = first ? tile[j] : static_cast<int32_t>(static_cast<uint32_t>(c[j]) + static_cast<uint32_t>(tile[j]));
+  }
+}
+
+}  // namespace
+
+void igemm(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed, const int32_t* za,
+           const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, int32_t* C, size_t ldc) {
+  if (M == 0 || N == 0) return;
+  if (K == 0) {
+    for (size_t i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, 0);
+    return;
+  }
+  const size_t kp_max = (std::min(IKC, K) + 1) / 2;
+  const size_t nc_max = std::min(INC, (N + INR - 1) / INR * INR);
+  const size_t mc_max = std::min(IMC, (M + IMR - 1) / IMR * IMR);
+  // The scratch areas count floats; a packed word is the same size.
+  auto* pa = reinterpret_cast<uint32_t*>(detail::scratch(2, mc_max * kp_max));
+  auto* pb = reinterpret_cast<uint32_t*>(detail::scratch(3, nc_max * kp_max));
+  for (size_t j0 = 0; j0 < N; j0 += INC) {
+    const size_t nc = std::min(INC, N - j0);
+    for (size_t p0 = 0; p0 < K; p0 += IKC) {
+      const size_t kc = std::min(IKC, K - p0), kp = (kc + 1) / 2;
+      pack_b_i16(B, ldb, b_signed, zb, p0, kc, j0, nc, pb);
+      for (size_t i0 = 0; i0 < M; i0 += IMC) {
+        const size_t mc = std::min(IMC, M - i0);
+        pack_a_i16(A, lda, a_signed, za, i0, mc, p0, kc, pa);
+        for (size_t jb = 0; jb < nc; jb += INR)
+          for (size_t ib = 0; ib < mc; ib += IMR)
+            micro_i16(kp, pa + ib * kp, pb + jb * kp, C + (i0 + ib) * ldc + j0 + jb, ldc, std::min(IMR, mc - ib),
+                      std::min(INR, nc - jb), p0 == 0);
+      }
+    }
+  }
+}
+
+}  // namespace ofg::kernels::avx2
