@@ -22,6 +22,18 @@ OFG_KERNEL(void, igemm, (size_t M, size_t N, size_t K, const uint8_t* A, size_t 
                          const int32_t* za, const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb,
                          int32_t* C, size_t ldc))
 
+// 8-bit quantization and its inverses. Rounding is to nearest, ties to even; a NaN becomes 0.
+// quantize_u8: y[i] = clamp(round(x[i] / scale) + zero) with the division in float, into uint8
+// (or int8 when out_signed); zero is an integer within the output type.
+OFG_KERNEL(void, quantize_u8, (const float* x, size_t n, float scale, float zero, bool out_signed, uint8_t* y))
+// dequantize_u8: y[i] = float(x[i] - zero) * scale, x read as uint8 (or int8 when in_signed).
+OFG_KERNEL(void, dequantize_u8, (const uint8_t* x, size_t n, bool in_signed, int32_t zero, float scale, float* y))
+// requantize_u8: y[i] = clamp(round(float((double(acc[i]) + bias) * mult)) + zero) into uint8 (or
+// int8 when out_signed): the product in double, rounded once to float, as QLinearConv specifies
+// it in the reference implementation. bias is an integer.
+OFG_KERNEL(void, requantize_u8, (const int32_t* acc, size_t n, double bias, double mult, int32_t zero, bool out_signed,
+                                 uint8_t* y))
+
 OFG_KERNEL(void, conv2d, (const Conv2DParams& p, const float* x, const float* w, float* y))
 // Weights rearranged once for repeated conv2d calls with the same weights (the interpreter
 // keeps them per model). conv2d_packed_size gives the floats needed for p's C_out, C_in,

@@ -178,18 +178,9 @@ void int_conv_compute(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, co
 }
 
 void requantize(const int32_t* acc, size_t n, int64_t bias, double mult, int32_t zp, RTensor& y, int64_t y_off) {
-  const bool u8 = y.dtype == kUint8, s8 = y.dtype == kInt8;
-  if ((u8 || s8) && std::isfinite(mult)) {
-    const float lo = u8 ? 0.f : -128.f, hi = u8 ? 255.f : 127.f, z = static_cast<float>(zp);
-    uint8_t* out = y.data<uint8_t>() + y_off;
-    for (size_t i = 0; i < n; ++i) {
-      float f = static_cast<float>(static_cast<double>(acc[i] + bias) * mult);
-      // Beyond 2^22 the result saturates anyway; within it, adding and removing 1.5 * 2^23
-      // rounds to the nearest integer, ties to even (the default rounding mode), as nearbyint.
-      f = std::min(std::max(f, -4194304.f), 4194304.f);
-      const float v = std::min(std::max((f + 12582912.f) - 12582912.f + z, lo), hi);
-      out[i] = static_cast<uint8_t>(static_cast<int32_t>(v));
-    }
+  if (y.dtype == kUint8 || y.dtype == kInt8) {
+    kernels::active_table().requantize_u8(acc, n, static_cast<double>(bias), mult, zp, y.dtype == kInt8,
+                                          y.data<uint8_t>() + y_off);
     return;
   }
   double lo, hi;

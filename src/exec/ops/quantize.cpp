@@ -65,6 +65,25 @@ QuantIndex quant_index(const OpCtx& c, const RTensor& x, const RTensor& scale) {
   return q;
 }
 
+// Calls f(first element, run length, scale/zero index) over x in runs that share one scale and
+// zero point: the whole tensor per tensor, runs of the axis' inner size per axis. False for
+// blocked quantization (the per-element path handles it).
+template <class F>
+bool for_each_quant_run(const QuantIndex& qi, const RTensor& x, F&& f) {
+  if (qi.mode == 0) {
+    f(int64_t{0}, x.numel(), int64_t{0});
+    return true;
+  }
+  if (qi.mode != 1) return false;
+  const int64_t len = qi.xs[static_cast<size_t>(qi.axis)], inner = qi.xst[static_cast<size_t>(qi.axis)];
+  const int64_t outer = len * inner == 0 ? 0 : x.numel() / (len * inner);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t k = 0; k < len; ++k) f((o * len + k) * inner, inner, k);
+  return true;
+}
+
+bool is_8bit(int32_t dt) { return dt == kUint8 || dt == kInt8; }
+
 void op_quantize(OpCtx& c) {
   const RTensor& x = c.t(0);
   const RTensor& scale = c.t(1);
@@ -77,7 +96,17 @@ void op_quantize(OpCtx& c) {
   RTensor y = RTensor::alloc(odt, x.shape);
   bool zp = c.has(2);
   if (zp && c.t(2).shape != scale.shape) c.error("the zero point must have the shape of the scale");
-  for (int64_t i = 0; i < x.numel(); ++i) {
+  const kernels::KernelTable& kt = kernels::active_table();
+  if (x.dtype == kFloat && scale.dtype == kFloat && is_8bit(odt) &&
+      for_each_quant_run(qi, x, [&](int64_t i0, int64_t n, int64_t k) {
+        const float z = zp ? static_cast<float>(get_f64(c.t(2), k)) : 0.f;
+        kt.quantize_u8(x.data<float>() + i0, static_cast<size_t>(n), scale.data<float>()[k], z, odt == kInt8,
+                       y.data<uint8_t>() + i0);
+      })) {
+    c.set(0, y);
+    return;
+  }
+  for (int64_t i = 0, n = x.numel(); i < n; ++i) {
     int64_t k = qi(i);
     // The division is done in float32 like the reference so ties round identically.
     double v = static_cast<float>(static_cast<float>(get_f64(x, i)) / static_cast<float>(get_f64(scale, k)));
@@ -98,7 +127,14 @@ void op_dequantize(OpCtx& c) {
   bool zp = c.has(2);
   if (zp && c.t(2).shape != scale.shape) c.error("the zero point must have the shape of the scale");
   RTensor y = RTensor::alloc(odt == kFloat16 || odt == kBfloat16 ? kFloat : odt, x.shape);
-  for (int64_t i = 0; i < x.numel(); ++i) {
+  const kernels::KernelTable& kt = kernels::active_table();
+  const bool fast = is_8bit(x.dtype) && scale.dtype == kFloat && y.dtype == kFloat &&
+                    for_each_quant_run(qi, x, [&](int64_t i0, int64_t n, int64_t k) {
+                      const int32_t z = zp ? static_cast<int32_t>(get_f64(c.t(2), k)) : 0;
+                      kt.dequantize_u8(x.data<uint8_t>() + i0, static_cast<size_t>(n), x.dtype == kInt8, z,
+                                       scale.data<float>()[k], y.data<float>() + i0);
+                    });
+  for (int64_t i = 0, n = fast ? 0 : x.numel(); i < n; ++i) {
     int64_t k = qi(i);
     float d = static_cast<float>(get_f64(x, i) - (zp ? get_f64(c.t(2), k) : 0.0));
     set_f64(y, i, static_cast<float>(d * static_cast<float>(get_f64(scale, k))));
@@ -109,18 +145,37 @@ void op_dequantize(OpCtx& c) {
 
 void op_dynamic_quantize(OpCtx& c) {
   const RTensor& x = c.t(0);
-  float mn = 0, mx = 0;
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    float v = static_cast<float>(get_f64(x, i));
-    mn = std::min(mn, v);
-    mx = std::max(mx, v);
+  const int64_t n = x.numel();
+  const kernels::KernelTable& kt = kernels::active_table();
+  // The range always includes 0; NaN inputs are skipped (the SIMD reduction propagates them, so
+  // a NaN result falls back to the loop that skips them).
+  float mn = 0, mx = 0, r[2] = {0, 0};
+  if (x.dtype == kFloat && n > 0) {
+    kt.reduce(kernels::ReduceOp::Min, x.data<float>(), r, 1, static_cast<size_t>(n), 1);
+    kt.reduce(kernels::ReduceOp::Max, x.data<float>(), r + 1, 1, static_cast<size_t>(n), 1);
+  }
+  if (x.dtype == kFloat && !std::isnan(r[0]) && !std::isnan(r[1])) {
+    mn = std::min(mn, r[0]);
+    mx = std::max(mx, r[1]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      float v = static_cast<float>(get_f64(x, i));
+      mn = std::min(mn, v);
+      mx = std::max(mx, v);
+    }
   }
   float scale = (mx - mn) / 255.f;
   float zpf = scale == 0 ? 0.f : std::nearbyint(std::min(std::max(-mn / scale, 0.f), 255.f));
   RTensor y = RTensor::alloc(kUint8, x.shape);
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    float v = scale == 0 ? 0.f : std::nearbyint(static_cast<float>(get_f64(x, i)) / scale) + zpf;
-    y.data<uint8_t>()[i] = static_cast<uint8_t>(std::min(std::max(v, 0.f), 255.f));
+  if (scale != 0 && x.dtype == kFloat) {
+    // NaN quantizes to 0 here as in the loop below (where the float-to-integer conversion of x86
+    // gives 0 for it).
+    kt.quantize_u8(x.data<float>(), static_cast<size_t>(n), scale, zpf, false, y.data<uint8_t>());
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      float v = scale == 0 ? 0.f : std::nearbyint(static_cast<float>(get_f64(x, i)) / scale) + zpf;
+      y.data<uint8_t>()[i] = std::isnan(v) ? 0 : static_cast<uint8_t>(std::min(std::max(v, 0.f), 255.f));
+    }
   }
   RTensor s = RTensor::alloc(kFloat, {});
   s.data<float>()[0] = scale;
