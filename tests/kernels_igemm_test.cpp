@@ -3,6 +3,9 @@
 // every signedness and zero-point combination, extreme values with K at the int32 limit).
 #include "kernels/kernels.h"
 #include "support/kernel_support.h"
+#if defined(__x86_64__)
+#include "kernels/avx2/avx2.h"
+#endif
 
 #include <gtest/gtest.h>
 
@@ -39,6 +42,35 @@ IgemmCase make_case(size_t M, size_t N, size_t K, bool as, bool bs, unsigned see
   return c;
 }
 
+// Every igemm this CPU can run besides the scalar one: the SIMD table's, and on x86 each of the
+// AVX2 and VNNI versions (the table holds only the best one), named for the failure messages.
+struct Variant {
+  const char* name;
+  k::fn::igemm* fn;
+};
+std::vector<Variant> simd_igemms() {
+  std::vector<Variant> v;
+  const k::KernelTable* simd = k::simd_table();
+  if (!simd) return v;
+  v.push_back({simd->isa, simd->igemm});
+#if defined(__x86_64__)
+  v.push_back({"avx2 int16", k::avx2::igemm});
+#if defined(OFG_HAVE_AVXVNNI)
+  if (k::x86_vnni() & k::kVnniAvx) v.push_back({"avx-vnni", k::avx2::igemm_avxvnni});
+#endif
+#if defined(OFG_HAVE_AVX512VNNI)
+  if (k::x86_vnni() & k::kVnniAvx512) v.push_back({"avx512-vnni", k::avx2::igemm_avx512vnni});
+#endif
+#endif
+  return v;
+}
+
+std::vector<int32_t> run(k::fn::igemm* f, const IgemmCase& c) {
+  std::vector<int32_t> C(c.M * c.ldc, 0x5a5a5a5a);
+  f(c.M, c.N, c.K, c.A.data(), c.lda, c.as, c.za.data(), c.B.data(), c.ldb, c.bs, c.zb.data(), C.data(), c.ldc);
+  return C;
+}
+
 std::vector<int32_t> run(const k::KernelTable& t, const IgemmCase& c) {
   // Cells outside the M x N block must stay untouched: fill them with a marker.
   std::vector<int32_t> C(c.M * c.ldc, 0x5a5a5a5a);
@@ -68,6 +100,7 @@ TEST(KernelsIgemm, ScalarMatchesInt64Oracle) {
 
 TEST(KernelsIgemm, SimdMatchesScalarOnOddShapes) {
   SIMD_OR_SKIP();
+  for (const Variant& v : simd_igemms()) {
   unsigned seed = 1;
   for (size_t M : {1, 5, 6, 7, 13, 121})
     for (size_t N : {1, 15, 16, 17, 33, 530})
@@ -75,9 +108,10 @@ TEST(KernelsIgemm, SimdMatchesScalarOnOddShapes) {
         for (int sign = 0; sign < 4; ++sign) {
           if (M * N * K > 3000000) continue;
           IgemmCase c = make_case(M, N, K, sign & 1, sign & 2, seed++);
-          ASSERT_EQ(run(*simd, c), run(k::scalar_table(), c)) << simd->isa << " M=" << M << " N=" << N << " K=" << K
-                                                               << " signs=" << sign;
+          ASSERT_EQ(run(v.fn, c), run(k::scalar_table(), c)) << v.name << " M=" << M << " N=" << N << " K=" << K
+                                                              << " signs=" << sign;
         }
+  }
 }
 
 // Every factor at +-255 and K = 33025: the sums reach 33025 * 65025 = 2147450625, just under
@@ -104,17 +138,18 @@ TEST(KernelsIgemm, ExtremeValuesAtTheInt32Limit) {
     EXPECT_EQ(want[0], -2147450625);  // (-255) * 255 * K
     EXPECT_EQ(want[1], 2147450625);   // (-255) * (-255) * K
     EXPECT_EQ(run(k::scalar_table(), c), want) << "scalar signs=" << sign;
-    if (const k::KernelTable* simd = k::simd_table()) EXPECT_EQ(run(*simd, c), want) << simd->isa << " signs=" << sign;
+    for (const Variant& v : simd_igemms()) EXPECT_EQ(run(v.fn, c), want) << v.name << " signs=" << sign;
   }
 }
 
 TEST(KernelsIgemm, EmptyKZeroesTheOutput) {
-  for (const k::KernelTable* t : {&k::scalar_table(), k::simd_table()}) {
-    if (!t) continue;
+  std::vector<Variant> all = simd_igemms();
+  all.push_back({"scalar", k::scalar_table().igemm});
+  for (const Variant& v : all) {
     IgemmCase c = make_case(4, 20, 0, false, true, 5);
-    auto C = run(*t, c);
+    auto C = run(v.fn, c);
     for (size_t i = 0; i < c.M; ++i)
-      for (size_t j = 0; j < c.ldc; ++j) EXPECT_EQ(C[i * c.ldc + j], j < c.N ? 0 : 0x5a5a5a5a) << t->isa;
+      for (size_t j = 0; j < c.ldc; ++j) EXPECT_EQ(C[i * c.ldc + j], j < c.N ? 0 : 0x5a5a5a5a) << v.name;
   }
 }
 

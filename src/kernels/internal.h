@@ -33,6 +33,12 @@ constexpr uint64_t kStep = 0x9E3779B97F4A7C15ull;  // added to the lane keys at 
 uint64_t finish(const uint64_t acc[4], const unsigned char* tail, size_t tail_len, size_t n);
 }  // namespace hashc
 
+// The VNNI flavours this x86 CPU runs (with the OS saving the registers they need), as bits:
+// AVX-VNNI, and AVX512-VNNI with AVX512VL (used on 256-bit registers). The AVX2 table prefers
+// AVX-VNNI; the tests run every flavour present.
+constexpr unsigned kVnniAvx = 1, kVnniAvx512 = 2;
+unsigned x86_vnni();
+
 // Filled only after the CPU check passed (the fill code itself is compiled for the ISA).
 void fill_avx2_table(KernelTable& t);
 void fill_neon_table(KernelTable& t);

@@ -13,4 +13,8 @@ namespace ofg::kernels::avx2 {
 #define OFG_DECLARE_KERNEL(name) fn::name name;
 OFG_AVX2_KERNELS(OFG_DECLARE_KERNEL)
 #undef OFG_DECLARE_KERNEL
+// igemm on VNNI, replacing the AVX2 one when x86_vnni() reports the flavour (the tests call
+// all of them).
+fn::igemm igemm_avxvnni;
+fn::igemm igemm_avx512vnni;
 }  // namespace ofg::kernels::avx2

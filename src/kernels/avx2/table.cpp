@@ -9,6 +9,12 @@ void fill_avx2_table(KernelTable& t) {
 #define OFG_SET_KERNEL(name) t.name = avx2::name;
   OFG_AVX2_KERNELS(OFG_SET_KERNEL)
 #undef OFG_SET_KERNEL
+#if defined(OFG_HAVE_AVX512VNNI)
+  if (x86_vnni() & kVnniAvx512) t.igemm = avx2::igemm_avx512vnni;
+#endif
+#if defined(OFG_HAVE_AVXVNNI)
+  if (x86_vnni() & kVnniAvx) t.igemm = avx2::igemm_avxvnni;
+#endif
 }
 
 }  // namespace ofg::kernels

@@ -1,0 +1,179 @@
+// Integer GEMM on VNNI (vpdpbusd: four u8 x s8 products summed into each int32 lane, wrapping,
+// no intermediate saturation). Included by exactly one file per VNNI flavour (AVX-VNNI,
+// AVX512-VNNI on 256-bit registers), each compiled for its ISA, which first defines
+// OFG_DPBUSD(acc, u8, s8); everything here has internal linkage so the copies never mix.
+//
+// Operands are brought to u8 (A) and s8 (B) by flipping the top bit, which shifts a value and its
+// zero point by the same 128: (a ^ 0x80) - (za + 128) == a - za for int8 A, and likewise
+// (b ^ 0x80) - (zb - 128) == b - zb for uint8 B. Then
+//   sum (a - za)(b - zb) = sum a b - zb sum_k a - za sum_k b + K za zb,
+// the first term by vpdpbusd, the row sums of A up front, the column sums of B while packing,
+// the rest once per column block; all modulo 2^32, so the result is exact whenever it fits.
+#pragma once
+
+#include "kernels/internal.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace ofg::kernels::avx2 {
+namespace {
+
+constexpr size_t VMR = 6, VNR = 16;
+// kc 512 (128 quads): a B panel is 8 KiB, an A panel 3 KiB; B block 128 quads x 512 columns
+// x 4 bytes = 256 KiB.
+constexpr size_t VKC = 512, VMC = 120, VNC = 512;
+
+inline uint8_t flip(uint8_t v, bool f) { return f ? static_cast<uint8_t>(v ^ 0x80) : v; }
+
+// B rows [p0, p0 + kc), columns [j0, j0 + nc) as s8 in 16-column panels: quad t of column c is
+// the 4 bytes at panel[t * 64 + 4 c]. colsum[c] (columns j0...) accumulates the sums of the
+// packed s8 values.
+void pack_b_s8(const uint8_t* B, size_t ldb, bool flip_b, size_t p0, size_t kc, size_t j0, size_t nc, uint8_t* dst,
+               int32_t* colsum) {
+  const size_t kq = (kc + 3) / 4;
+  const __m128i fm = _mm_set1_epi8(flip_b ? static_cast<char>(0x80) : 0);
+  const __m256i ones = _mm256_set1_epi8(1);
+  for (size_t jb = 0; jb < nc; jb += VNR) {
+    const size_t nr = std::min(VNR, nc - jb);
+    uint8_t* d = dst + jb * kq * 4;
+    int32_t* cs = colsum + jb;
+    const size_t full = nr == VNR ? kc / 4 : 0;
+    __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
+    for (size_t t = 0; t < full; ++t) {
+      const uint8_t* r = B + (p0 + 4 * t) * ldb + j0 + jb;
+      auto row = [&](size_t i) { return _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r + i * ldb)), fm); };
+      const __m128i r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3);
+      const __m128i l01 = _mm_unpacklo_epi8(r0, r1), h01 = _mm_unpackhi_epi8(r0, r1);
+      const __m128i l23 = _mm_unpacklo_epi8(r2, r3), h23 = _mm_unpackhi_epi8(r2, r3);
+      const __m256i q0 = _mm256_set_m128i(_mm_unpackhi_epi16(l01, l23), _mm_unpacklo_epi16(l01, l23));
+      const __m256i q1 = _mm256_set_m128i(_mm_unpackhi_epi16(h01, h23), _mm_unpacklo_epi16(h01, h23));
+      _mm256_store_si256(reinterpret_cast<__m256i*>(d + t * 64), q0);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(d + t * 64 + 32), q1);
+      s0 = OFG_DPBUSD(s0, ones, q0);
+      s1 = OFG_DPBUSD(s1, ones, q1);
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(cs),
+                        _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(cs)), s0));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(cs + 8),
+                        _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(cs + 8)), s1));
+    // Column tails and the last partial quad: bytewise, zeros beyond the block.
+    for (size_t t = full; t < kq; ++t)
+      for (size_t c = 0; c < VNR; ++c)
+        for (size_t i = 0; i < 4; ++i) {
+          const size_t k = 4 * t + i;
+          int8_t v = 0;
+          if (c < nr && k < kc) v = static_cast<int8_t>(flip(B[(p0 + k) * ldb + j0 + jb + c], flip_b));
+          d[t * 64 + 4 * c + i] = static_cast<uint8_t>(v);
+          cs[c] += v;
+        }
+  }
+}
+
+// A rows [i0, i0 + mc), columns [p0, p0 + kc) as u8 in 6-row panels: quad t of row r at
+// panel[t * 24 + 4 r].
+void pack_a_u8(const uint8_t* A, size_t lda, bool flip_a, size_t i0, size_t mc, size_t p0, size_t kc, uint8_t* dst) {
+  const size_t kq = (kc + 3) / 4;
+  for (size_t ib = 0; ib < mc; ib += VMR) {
+    const size_t mr = std::min(VMR, mc - ib);
+    uint8_t* d = dst + ib * kq * 4;
+    for (size_t r = 0; r < VMR; ++r) {
+      const uint8_t* src = A + (i0 + ib + r) * lda + p0;
+      for (size_t k = 0; k < 4 * kq; ++k)
+        d[(k / 4) * 24 + 4 * r + k % 4] = r < mr && k < kc ? flip(src[k], flip_a) : 0;
+    }
+  }
+}
+
+void micro_vnni(size_t kq, const uint8_t* pa, const uint8_t* pb, int32_t* C, size_t ldc, size_t mr, size_t nr,
+                bool first) {
+  __m256i acc[VMR][2];
+  for (size_t r = 0; r < VMR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+  for (size_t t = 0; t < kq; ++t) {
+    const __m256i b0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb + t * 64));
+    const __m256i b1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb + t * 64 + 32));
+    const uint8_t* a = pa + t * 24;
+    for (size_t r = 0; r < VMR; ++r) {
+      int32_t w;
+      std::memcpy(&w, a + 4 * r, 4);
+      const __m256i va = _mm256_set1_epi32(w);
+      acc[r][0] = OFG_DPBUSD(acc[r][0], va, b0);
+      acc[r][1] = OFG_DPBUSD(acc[r][1], va, b1);
+    }
+  }
+  alignas(32) int32_t tile[VNR];
+  for (size_t r = 0; r < mr; ++r) {
+    int32_t* c = C + r * ldc;
+    if (nr == VNR) {
+      __m256i* c0 = reinterpret_cast<__m256i*>(c);
+      __m256i* c1 = reinterpret_cast<__m256i*>(c + 8);
+      _mm256_storeu_si256(c0, first ? acc[r][0] : _mm256_add_epi32(_mm256_loadu_si256(c0), acc[r][0]));
+      _mm256_storeu_si256(c1, first ? acc[r][1] : _mm256_add_epi32(_mm256_loadu_si256(c1), acc[r][1]));
+      continue;
+    }
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tile), acc[r][0]);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tile + 8), acc[r][1]);
+    for (size_t j = 0; j < nr; ++j)
+      c[j] = first ? tile[j] : static_cast<int32_t>(static_cast<uint32_t>(c[j]) + static_cast<uint32_t>(tile[j]));
+  }
+}
+
+void igemm_vnni_impl(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed, const int32_t* za,
+                     const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, int32_t* C, size_t ldc) {
+  if (M == 0 || N == 0) return;
+  if (K == 0) {
+    for (size_t i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, 0);
+    return;
+  }
+  const uint32_t da = a_signed ? 128u : 0u, db = b_signed ? 0u : 128u;  // za' = za + da, zb' = zb - db
+  // u[m] = K za'[m] - rowsum(A')[m], so that C += u[m] zb'[n] - za'[m] colsum(B')[n].
+  std::vector<uint32_t> u(M), zam(M), zbn(N);
+  std::vector<int32_t> colsum(N + VNR);
+  for (size_t i = 0; i < M; ++i) {
+    uint32_t s = 0;
+    for (size_t p = 0; p < K; ++p) s += flip(A[i * lda + p], a_signed);
+    zam[i] = static_cast<uint32_t>(za[i]) + da;
+    u[i] = static_cast<uint32_t>(K) * zam[i] - s;
+  }
+  for (size_t j = 0; j < N; ++j) zbn[j] = static_cast<uint32_t>(zb[j]) - db;
+  const size_t kq_max = (std::min(VKC, K) + 3) / 4;
+  const size_t nc_max = std::min(VNC, (N + VNR - 1) / VNR * VNR);
+  const size_t mc_max = std::min(VMC, (M + VMR - 1) / VMR * VMR);
+  auto* pa = reinterpret_cast<uint8_t*>(detail::scratch(2, mc_max * kq_max));
+  auto* pb = reinterpret_cast<uint8_t*>(detail::scratch(3, nc_max * kq_max));
+  for (size_t j0 = 0; j0 < N; j0 += VNC) {
+    const size_t nc = std::min(VNC, N - j0);
+    std::fill(colsum.begin(), colsum.end(), 0);
+    for (size_t p0 = 0; p0 < K; p0 += VKC) {
+      const size_t kc = std::min(VKC, K - p0), kq = (kc + 3) / 4;
+      pack_b_s8(B, ldb, !b_signed, p0, kc, j0, nc, pb, colsum.data());
+      for (size_t i0 = 0; i0 < M; i0 += VMC) {
+        const size_t mc = std::min(VMC, M - i0);
+        pack_a_u8(A, lda, a_signed, i0, mc, p0, kc, pa);
+        for (size_t jb = 0; jb < nc; jb += VNR)
+          for (size_t ib = 0; ib < mc; ib += VMR)
+            micro_vnni(kq, pa + ib * kq * 4, pb + jb * kq * 4, C + (i0 + ib) * ldc + j0 + jb, ldc,
+                       std::min(VMR, mc - ib), std::min(VNR, nc - jb), p0 == 0);
+      }
+    }
+    for (size_t i = 0; i < M; ++i) {
+      uint32_t* c = reinterpret_cast<uint32_t*>(C + i * ldc + j0);
+      const __m256i vu = _mm256_set1_epi32(static_cast<int32_t>(u[i])), vz = _mm256_set1_epi32(static_cast<int32_t>(zam[i]));
+      size_t j = 0;
+      for (; j + 8 <= nc; j += 8) {
+        const __m256i zb8 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(zbn.data() + j0 + j));
+        const __m256i cs8 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(colsum.data() + j));
+        __m256i* cp = reinterpret_cast<__m256i*>(c + j);
+        const __m256i corr = _mm256_sub_epi32(_mm256_mullo_epi32(vu, zb8), _mm256_mullo_epi32(vz, cs8));
+        _mm256_storeu_si256(cp, _mm256_add_epi32(_mm256_loadu_si256(cp), corr));
+      }
+      for (; j < nc; ++j) c[j] += u[i] * zbn[j0 + j] - zam[i] * static_cast<uint32_t>(colsum[j]);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ofg::kernels::avx2
