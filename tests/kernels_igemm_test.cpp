@@ -153,6 +153,35 @@ TEST(KernelsIgemm, EmptyKZeroesTheOutput) {
   }
 }
 
+TEST(KernelsIgemm, DepthwiseRowMatchesOracle) {
+  std::mt19937 rng(17);
+  std::vector<int16_t> plane(4096);
+  for (auto& v : plane) v = static_cast<int16_t>(static_cast<int>(rng() % 511) - 255);
+  plane[0] = -255;
+  for (size_t ntaps : {1, 2, 3, 9, 25})
+    for (size_t stride : {1, 2, 3})
+      for (size_t n : {1, 7, 16, 17, 40}) {
+        std::vector<int16_t> taps(ntaps);
+        std::vector<const int16_t*> rows(ntaps);
+        for (size_t t = 0; t < ntaps; ++t) {
+          taps[t] = static_cast<int16_t>(static_cast<int>(rng() % 511) - 255);
+          rows[t] = plane.data() + rng() % 3000;
+        }
+        std::vector<int32_t> want(n), got(n);
+        for (size_t j = 0; j < n; ++j) {
+          int64_t s = 0;
+          for (size_t t = 0; t < ntaps; ++t) s += int64_t{taps[t]} * rows[t][j * stride];
+          want[j] = static_cast<int32_t>(s);
+        }
+        k::scalar_table().dw_row_i16(rows.data(), taps.data(), ntaps, stride, n, got.data());
+        ASSERT_EQ(got, want) << "scalar taps=" << ntaps << " stride=" << stride << " n=" << n;
+        if (const k::KernelTable* simd = k::simd_table()) {
+          simd->dw_row_i16(rows.data(), taps.data(), ntaps, stride, n, got.data());
+          ASSERT_EQ(got, want) << simd->isa << " taps=" << ntaps << " stride=" << stride << " n=" << n;
+        }
+      }
+}
+
 // Values that exercise rounding ties, saturation, infinities and NaN.
 std::vector<float> special_floats() {
   std::vector<float> v = {0.f, -0.f, 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 127.5f, 128.5f, -128.5f, 254.5f, 255.5f,

@@ -22,6 +22,12 @@ OFG_KERNEL(void, igemm, (size_t M, size_t N, size_t K, const uint8_t* A, size_t 
                          const int32_t* za, const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb,
                          int32_t* C, size_t ldc))
 
+// One output row of a depthwise integer convolution: y[j] = sum over t < ntaps of
+// taps[t] * rows[t][j * stride] for j < n, in int32 with wrap-around (exact for |values| <= 255
+// and ntaps <= 32768).
+OFG_KERNEL(void, dw_row_i16, (const int16_t* const* rows, const int16_t* taps, size_t ntaps, size_t stride, size_t n,
+                              int32_t* y))
+
 // 8-bit quantization and its inverses. Rounding is to nearest, ties to even; a NaN becomes 0.
 // quantize_u8: y[i] = clamp(round(x[i] / scale) + zero) with the division in float, into uint8
 // (or int8 when out_signed); zero is an integer within the output type.

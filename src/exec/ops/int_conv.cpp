@@ -91,6 +91,8 @@ bool depthwise_2d(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const 
   const int64_t sh = g.stride[0], sw = g.stride[1], dh = g.dilation[0], dw = g.dilation[1];
   std::vector<int16_t> plane(scratch_elems(Hp * Wp, sizeof(int16_t)), 0);
   std::vector<int16_t> taps(static_cast<size_t>(kn));
+  std::vector<const int16_t*> rows(static_cast<size_t>(kn));
+  const kernels::KernelTable& kt = kernels::active_table();
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t c = 0; c < g.C; ++c) {
       const uint8_t* xc = x.data + (n * g.C + c) * H * W;
@@ -102,18 +104,11 @@ bool depthwise_2d(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const 
         taps[static_cast<size_t>(q)] = static_cast<int16_t>(int8_value(w.data[c * kn + q], w.is_signed) - wz[static_cast<size_t>(c)]);
       int32_t* yc = y + (n * g.C + c) * OH * OW;
       for (int64_t oh = 0; oh < OH; ++oh) {
-        int32_t* yr = yc + oh * OW;
-        std::fill(yr, yr + OW, 0);
         for (int64_t kh = 0; kh < KH; ++kh)
-          for (int64_t kw = 0; kw < KW; ++kw) {
-            const int32_t t = taps[static_cast<size_t>(kh * KW + kw)];
-            const int16_t* src = plane.data() + (oh * sh + kh * dh) * Wp + kw * dw;
-            if (sw == 1) {
-              for (int64_t ow = 0; ow < OW; ++ow) yr[ow] += t * src[ow];
-            } else {
-              for (int64_t ow = 0; ow < OW; ++ow) yr[ow] += t * src[ow * sw];
-            }
-          }
+          for (int64_t kw = 0; kw < KW; ++kw)
+            rows[static_cast<size_t>(kh * KW + kw)] = plane.data() + (oh * sh + kh * dh) * Wp + kw * dw;
+        kt.dw_row_i16(rows.data(), taps.data(), static_cast<size_t>(kn), static_cast<size_t>(sw), static_cast<size_t>(OW),
+                      yc + oh * OW);
       }
     }
   return true;

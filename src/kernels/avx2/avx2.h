@@ -5,7 +5,7 @@
 #include "kernels/internal.h"
 
 #define OFG_AVX2_KERNELS(X)                                                                      \
-  X(sgemm) X(igemm) X(quantize_u8) X(dequantize_u8) X(requantize_u8) X(conv2d) X(conv2d_packed_size) X(conv2d_pack) X(conv2d_prepacked) X(max_pool2d)       \
+  X(sgemm) X(igemm) X(dw_row_i16) X(quantize_u8) X(dequantize_u8) X(requantize_u8) X(conv2d) X(conv2d_packed_size) X(conv2d_pack) X(conv2d_prepacked) X(max_pool2d)       \
   X(binary_vv) X(binary_vs) X(binary_sv) X(unary) X(reduce) X(softmax) X(layer_norm)              \
   X(transpose2d) X(hash_bytes) X(diff_f32) X(f16_to_f32) X(f32_to_f16) X(bf16_to_f32) X(f32_to_bf16)
 

@@ -4,6 +4,7 @@
 // vpmaddubsw), and padding rows / columns hold 0, which contributes nothing. Blocking follows
 // the float GEMM: B in 16-column panels of kc rows, A in 6-row panels; scratch areas 2 and 3.
 #include "kernels/avx2/avx2.h"
+#include "kernels/avx2/igemm_tile.h"
 
 #include <immintrin.h>
 
@@ -14,7 +15,7 @@ namespace ofg::kernels::avx2 {
 
 namespace {
 
-constexpr size_t IMR = 6, INR = 16;
+constexpr size_t IMR = kTileM, INR = kTileN;
 // kc 256 (128 pairs): a B panel is 8 KiB, an A panel 3 KiB (L1); B block 128 pairs x 512
 // columns x 4 bytes = 256 KiB (L2).
 constexpr size_t IKC = 256, IMC = 120, INC = 512;
@@ -96,39 +97,21 @@ void pack_a_i16(const uint8_t* A, size_t lda, bool a_signed, const int32_t* za, 
 void micro_i16(size_t kp, const uint32_t* pa, const uint32_t* pb, int32_t* C, size_t ldc, size_t mr, size_t nr,
                bool first) {
   __m256i acc[IMR][2];
+#pragma GCC unroll 6
   for (size_t r = 0; r < IMR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
   for (size_t t = 0; t < kp; ++t) {
     const __m256i b0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb + t * INR));
     const __m256i b1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb + t * INR + 8));
     const uint32_t* a = pa + t * IMR;
+    // Fully unrolled so that the 12 accumulators stay in registers (-O2 does not unroll it).
+#pragma GCC unroll 6
     for (size_t r = 0; r < IMR; ++r) {
       const __m256i va = _mm256_set1_epi32(static_cast<int32_t>(a[r]));
       acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(va, b0));
       acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(va, b1));
     }
   }
-  if (nr == INR) {
-    for (size_t r = 0; r < mr; ++r) {
-      __m256i* c0 = reinterpret_cast<__m256i*>(C + r * ldc);
-      __m256i* c1 = reinterpret_cast<__m256i*>(C + r * ldc + 8);
-      if (first) {
-        _mm256_storeu_si256(c0, acc[r][0]);
-        _mm256_storeu_si256(c1, acc[r][1]);
-      } else {
-        _mm256_storeu_si256(c0, _mm256_add_epi32(_mm256_loadu_si256(c0), acc[r][0]));
-        _mm256_storeu_si256(c1, _mm256_add_epi32(_mm256_loadu_si256(c1), acc[r][1]));
-      }
-    }
-    return;
-  }
-  alignas(32) int32_t tile[INR];
-  for (size_t r = 0; r < mr; ++r) {
-    _mm256_store_si256(reinterpret_cast<__m256i*>(tile), acc[r][0]);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(tile + 8), acc[r][1]);
-    int32_t* c = C + r * ldc;
-    for (size_t j = 0; j < nr; ++j)
-      c[j] = first ? tile[j] : static_cast<int32_t>(static_cast<uint32_t>(c[j]) + static_cast<uint32_t>(tile[j]));
-  }
+  store_tile_i32(acc, C, ldc, mr, nr, first);
 }
 
 }  // namespace
@@ -160,6 +143,31 @@ void igemm(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_si
                       std::min(INR, nc - jb), p0 == 0);
       }
     }
+  }
+}
+
+// Stride 1: two taps per vpmaddwd on the interleaved rows, 16 outputs per step.
+void dw_row_i16(const int16_t* const* rows, const int16_t* taps, size_t ntaps, size_t stride, size_t n, int32_t* y) {
+  if (stride != 1) return scalar::dw_row_i16(rows, taps, ntaps, stride, n, y);
+  size_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+    for (size_t t = 0; t < ntaps; t += 2) {
+      const __m256i r0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[t] + j));
+      const __m256i r1 =
+          t + 1 < ntaps ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[t + 1] + j)) : _mm256_setzero_si256();
+      const __m256i w = _mm256_set1_epi32(static_cast<int32_t>(pair(taps[t], t + 1 < ntaps ? taps[t + 1] : 0)));
+      // Inside each 128-bit lane: outputs 0-3 | 8-11 and 4-7 | 12-15.
+      lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(r0, r1), w));
+      hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(r0, r1), w));
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + j), _mm256_permute2x128_si256(lo, hi, 0x20));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + j + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+  }
+  for (; j < n; ++j) {
+    uint32_t s = 0;
+    for (size_t t = 0; t < ntaps; ++t) s += static_cast<uint32_t>(int32_t{taps[t]} * rows[t][j]);
+    y[j] = static_cast<int32_t>(s);
   }
 }
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "kernels/internal.h"
+#include "kernels/avx2/igemm_tile.h"
 
 #include <immintrin.h>
 
@@ -22,7 +23,7 @@
 namespace ofg::kernels::avx2 {
 namespace {
 
-constexpr size_t VMR = 6, VNR = 16;
+constexpr size_t VMR = kTileM, VNR = kTileN;
 // kc 512 (128 quads): a B panel is 8 KiB, an A panel 3 KiB; B block 128 quads x 512 columns
 // x 4 bytes = 256 KiB.
 constexpr size_t VKC = 512, VMC = 120, VNC = 512;
@@ -91,11 +92,14 @@ void pack_a_u8(const uint8_t* A, size_t lda, bool flip_a, size_t i0, size_t mc, 
 void micro_vnni(size_t kq, const uint8_t* pa, const uint8_t* pb, int32_t* C, size_t ldc, size_t mr, size_t nr,
                 bool first) {
   __m256i acc[VMR][2];
+#pragma GCC unroll 6
   for (size_t r = 0; r < VMR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
   for (size_t t = 0; t < kq; ++t) {
     const __m256i b0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb + t * 64));
     const __m256i b1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb + t * 64 + 32));
     const uint8_t* a = pa + t * 24;
+    // Fully unrolled so that the 12 accumulators stay in registers (-O2 does not unroll it).
+#pragma GCC unroll 6
     for (size_t r = 0; r < VMR; ++r) {
       int32_t w;
       std::memcpy(&w, a + 4 * r, 4);
@@ -104,21 +108,7 @@ void micro_vnni(size_t kq, const uint8_t* pa, const uint8_t* pb, int32_t* C, siz
       acc[r][1] = OFG_DPBUSD(acc[r][1], va, b1);
     }
   }
-  alignas(32) int32_t tile[VNR];
-  for (size_t r = 0; r < mr; ++r) {
-    int32_t* c = C + r * ldc;
-    if (nr == VNR) {
-      __m256i* c0 = reinterpret_cast<__m256i*>(c);
-      __m256i* c1 = reinterpret_cast<__m256i*>(c + 8);
-      _mm256_storeu_si256(c0, first ? acc[r][0] : _mm256_add_epi32(_mm256_loadu_si256(c0), acc[r][0]));
-      _mm256_storeu_si256(c1, first ? acc[r][1] : _mm256_add_epi32(_mm256_loadu_si256(c1), acc[r][1]));
-      continue;
-    }
-    _mm256_store_si256(reinterpret_cast<__m256i*>(tile), acc[r][0]);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(tile + 8), acc[r][1]);
-    for (size_t j = 0; j < nr; ++j)
-      c[j] = first ? tile[j] : static_cast<int32_t>(static_cast<uint32_t>(c[j]) + static_cast<uint32_t>(tile[j]));
-  }
+  store_tile_i32(acc, C, ldc, mr, nr, first);
 }
 
 void igemm_vnni_impl(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed, const int32_t* za,
