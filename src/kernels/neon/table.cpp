@@ -1,4 +1,5 @@
-// The NEON table: scalar table plus NEON elementwise Add/Sub/Mul/Div and Relu. Not run on the
+// The NEON table: scalar table plus NEON elementwise Add/Sub/Mul/Div and Relu, and the integer
+// kernels of igemm.cpp. Not run on the
 // x86 development machine (compile-checked only); everything else falls back to scalar.
 #if defined(__aarch64__)
 #include "kernels/internal.h"
@@ -6,11 +7,19 @@
 #include <arm_neon.h>
 
 // The entries of the kernel table that the NEON table overrides (the others stay scalar).
-#define OFG_NEON_KERNELS(X) X(binary_vv) X(binary_vs) X(binary_sv) X(unary)
+#define OFG_NEON_KERNELS(X) \
+  X(binary_vv) X(binary_vs) X(binary_sv) X(unary) X(igemm) X(dw_row_i16) X(quantize_u8) X(dequantize_u8) X(requantize_u8)
 
 namespace ofg::kernels {
 
 namespace neon {
+// Defined in igemm.cpp.
+fn::igemm igemm;
+fn::dw_row_i16 dw_row_i16;
+fn::quantize_u8 quantize_u8;
+fn::dequantize_u8 dequantize_u8;
+fn::requantize_u8 requantize_u8;
+
 namespace {
 inline float32x4_t neon_bin(BinaryOp op, float32x4_t a, float32x4_t b) {
   switch (op) {
