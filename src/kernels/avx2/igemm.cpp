@@ -5,6 +5,7 @@
 // the float GEMM: B in 16-column panels of kc rows, A in 6-row panels; scratch areas 2 and 3.
 #include "kernels/avx2/avx2.h"
 #include "kernels/avx2/igemm_tile.h"
+#include "kernels/igemm_blocking.h"
 
 #include <immintrin.h>
 
@@ -33,7 +34,8 @@ inline __m256i widen16(const uint8_t* p, bool is_signed) {
 // B block rows [p0, p0 + kc), columns [j0, j0 + nc) into 16-column panels: panel jb holds, for
 // each pair t, 16 words (column c: b(2t, c) - zb[c] low, b(2t + 1, c) - zb[c] high).
 void pack_b_i16(const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, size_t p0, size_t kc,
-                size_t j0, size_t nc, uint32_t* dst) {
+                size_t j0, size_t nc, uint8_t* out) {
+  auto* dst = reinterpret_cast<uint32_t*>(out);
   const size_t kp = (kc + 1) / 2;
   for (size_t jb = 0; jb < nc; jb += INR) {
     const size_t nr = std::min(INR, nc - jb);
@@ -72,7 +74,8 @@ void pack_b_i16(const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, 
 // A block rows [i0, i0 + mc), columns [p0, p0 + kc) into 6-row panels: pair t of row r at
 // panel[t * 6 + r].
 void pack_a_i16(const uint8_t* A, size_t lda, bool a_signed, const int32_t* za, size_t i0, size_t mc, size_t p0,
-                size_t kc, uint32_t* dst) {
+                size_t kc, uint8_t* out) {
+  auto* dst = reinterpret_cast<uint32_t*>(out);
   const size_t kp = (kc + 1) / 2;
   for (size_t ib = 0; ib < mc; ib += IMR) {
     const size_t mr = std::min(IMR, mc - ib);
@@ -93,57 +96,18 @@ void pack_a_i16(const uint8_t* A, size_t lda, bool a_signed, const int32_t* za, 
   }
 }
 
-// 6x16 tile over kp pairs; first: store, else add to C. Wrap-around adds, as the contract says.
-void micro_i16(size_t kp, const uint32_t* pa, const uint32_t* pb, int32_t* C, size_t ldc, size_t mr, size_t nr,
-               bool first) {
-  __m256i acc[IMR][2];
-#pragma GCC unroll 6
-  for (size_t r = 0; r < IMR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
-  for (size_t t = 0; t < kp; ++t) {
-    const __m256i b0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb + t * INR));
-    const __m256i b1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb + t * INR + 8));
-    const uint32_t* a = pa + t * IMR;
-    // Fully unrolled so that the 12 accumulators stay in registers (-O2 does not unroll it).
-#pragma GCC unroll 6
-    for (size_t r = 0; r < IMR; ++r) {
-      const __m256i va = _mm256_set1_epi32(static_cast<int32_t>(a[r]));
-      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(va, b0));
-      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(va, b1));
-    }
-  }
-  store_tile_i32(acc, C, ldc, mr, nr, first);
-}
 
 }  // namespace
 
 void igemm(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed, const int32_t* za,
            const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, int32_t* C, size_t ldc) {
-  if (M == 0 || N == 0) return;
-  if (K == 0) {
-    for (size_t i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, 0);
-    return;
-  }
-  const size_t kp_max = (std::min(IKC, K) + 1) / 2;
-  const size_t nc_max = std::min(INC, (N + INR - 1) / INR * INR);
-  const size_t mc_max = std::min(IMC, (M + IMR - 1) / IMR * IMR);
-  // The scratch areas count floats; a packed word is the same size.
-  auto* pa = reinterpret_cast<uint32_t*>(detail::scratch(2, mc_max * kp_max));
-  auto* pb = reinterpret_cast<uint32_t*>(detail::scratch(3, nc_max * kp_max));
-  for (size_t j0 = 0; j0 < N; j0 += INC) {
-    const size_t nc = std::min(INC, N - j0);
-    for (size_t p0 = 0; p0 < K; p0 += IKC) {
-      const size_t kc = std::min(IKC, K - p0), kp = (kc + 1) / 2;
-      pack_b_i16(B, ldb, b_signed, zb, p0, kc, j0, nc, pb);
-      for (size_t i0 = 0; i0 < M; i0 += IMC) {
-        const size_t mc = std::min(IMC, M - i0);
-        pack_a_i16(A, lda, a_signed, za, i0, mc, p0, kc, pa);
-        for (size_t jb = 0; jb < nc; jb += INR)
-          for (size_t ib = 0; ib < mc; ib += IMR)
-            micro_i16(kp, pa + ib * kp, pb + jb * kp, C + (i0 + ib) * ldc + j0 + jb, ldc, std::min(IMR, mc - ib),
-                      std::min(INR, nc - jb), p0 == 0);
-      }
-    }
-  }
+  igemm_packed({IMR, INR, IKC, IMC, INC, 2, 2}, M, N, K, A, lda, a_signed, za, B, ldb, b_signed, zb, C, ldc, pack_b_i16,
+               pack_a_i16, [](size_t kpad, const uint8_t* pa, const uint8_t* pb, int32_t* c, size_t ldc_, size_t mr, size_t nr,
+                              bool first) {
+                 micro_6x16_i32(kpad / 2, pa, pb, c, ldc_, mr, nr, first, [](__m256i acc, __m256i a, __m256i b) {
+                   return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b));
+                 });
+               });
 }
 
 // Stride 1: two taps per vpmaddwd on the interleaved rows, 16 outputs per step.

@@ -6,8 +6,5 @@
 #include "kernels/avx2/igemm_vnni.h"
 
 namespace ofg::kernels::avx2 {
-void igemm_avxvnni(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed, const int32_t* za,
-                   const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, int32_t* C, size_t ldc) {
-  igemm_vnni_impl(M, N, K, A, lda, a_signed, za, B, ldb, b_signed, zb, C, ldc);
-}
+OFG_IGEMM_VNNI_ENTRY(igemm_avxvnni)
 }  // namespace ofg::kernels::avx2

@@ -13,6 +13,7 @@
 
 #include "kernels/internal.h"
 #include "kernels/avx2/igemm_tile.h"
+#include "kernels/igemm_blocking.h"
 
 #include <immintrin.h>
 
@@ -89,35 +90,9 @@ void pack_a_u8(const uint8_t* A, size_t lda, bool flip_a, size_t i0, size_t mc, 
   }
 }
 
-void micro_vnni(size_t kq, const uint8_t* pa, const uint8_t* pb, int32_t* C, size_t ldc, size_t mr, size_t nr,
-                bool first) {
-  __m256i acc[VMR][2];
-#pragma GCC unroll 6
-  for (size_t r = 0; r < VMR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
-  for (size_t t = 0; t < kq; ++t) {
-    const __m256i b0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb + t * 64));
-    const __m256i b1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb + t * 64 + 32));
-    const uint8_t* a = pa + t * 24;
-    // Fully unrolled so that the 12 accumulators stay in registers (-O2 does not unroll it).
-#pragma GCC unroll 6
-    for (size_t r = 0; r < VMR; ++r) {
-      int32_t w;
-      std::memcpy(&w, a + 4 * r, 4);
-      const __m256i va = _mm256_set1_epi32(w);
-      acc[r][0] = OFG_DPBUSD(acc[r][0], va, b0);
-      acc[r][1] = OFG_DPBUSD(acc[r][1], va, b1);
-    }
-  }
-  store_tile_i32(acc, C, ldc, mr, nr, first);
-}
 
 void igemm_vnni_impl(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed, const int32_t* za,
                      const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, int32_t* C, size_t ldc) {
-  if (M == 0 || N == 0) return;
-  if (K == 0) {
-    for (size_t i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, 0);
-    return;
-  }
   const uint32_t da = a_signed ? 128u : 0u, db = b_signed ? 0u : 128u;  // za' = za + da, zb' = zb - db
   // u[m] = K za'[m] - rowsum(A')[m], so that C += u[m] zb'[n] - za'[m] colsum(B')[n].
   std::vector<uint32_t> u(M), zam(M), zbn(N);
@@ -129,41 +104,41 @@ void igemm_vnni_impl(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda,
     u[i] = static_cast<uint32_t>(K) * zam[i] - s;
   }
   for (size_t j = 0; j < N; ++j) zbn[j] = static_cast<uint32_t>(zb[j]) - db;
-  const size_t kq_max = (std::min(VKC, K) + 3) / 4;
-  const size_t nc_max = std::min(VNC, (N + VNR - 1) / VNR * VNR);
-  const size_t mc_max = std::min(VMC, (M + VMR - 1) / VMR * VMR);
-  auto* pa = reinterpret_cast<uint8_t*>(detail::scratch(2, mc_max * kq_max));
-  auto* pb = reinterpret_cast<uint8_t*>(detail::scratch(3, nc_max * kq_max));
-  for (size_t j0 = 0; j0 < N; j0 += VNC) {
-    const size_t nc = std::min(VNC, N - j0);
-    std::fill(colsum.begin(), colsum.end(), 0);
-    for (size_t p0 = 0; p0 < K; p0 += VKC) {
-      const size_t kc = std::min(VKC, K - p0), kq = (kc + 3) / 4;
-      pack_b_s8(B, ldb, !b_signed, p0, kc, j0, nc, pb, colsum.data());
-      for (size_t i0 = 0; i0 < M; i0 += VMC) {
-        const size_t mc = std::min(VMC, M - i0);
-        pack_a_u8(A, lda, a_signed, i0, mc, p0, kc, pa);
-        for (size_t jb = 0; jb < nc; jb += VNR)
-          for (size_t ib = 0; ib < mc; ib += VMR)
-            micro_vnni(kq, pa + ib * kq * 4, pb + jb * kq * 4, C + (i0 + ib) * ldc + j0 + jb, ldc,
-                       std::min(VMR, mc - ib), std::min(VNR, nc - jb), p0 == 0);
-      }
-    }
-    for (size_t i = 0; i < M; ++i) {
-      uint32_t* c = reinterpret_cast<uint32_t*>(C + i * ldc + j0);
-      const __m256i vu = _mm256_set1_epi32(static_cast<int32_t>(u[i])), vz = _mm256_set1_epi32(static_cast<int32_t>(zam[i]));
-      size_t j = 0;
-      for (; j + 8 <= nc; j += 8) {
-        const __m256i zb8 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(zbn.data() + j0 + j));
-        const __m256i cs8 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(colsum.data() + j));
-        __m256i* cp = reinterpret_cast<__m256i*>(c + j);
-        const __m256i corr = _mm256_sub_epi32(_mm256_mullo_epi32(vu, zb8), _mm256_mullo_epi32(vz, cs8));
-        _mm256_storeu_si256(cp, _mm256_add_epi32(_mm256_loadu_si256(cp), corr));
-      }
-      for (; j < nc; ++j) c[j] += u[i] * zbn[j0 + j] - zam[i] * static_cast<uint32_t>(colsum[j]);
-    }
-  }
+  igemm_blocked(
+      M, N, K, C, ldc, {VMR, VNR, VKC, VMC, VNC, 4, 1},
+      [&](size_t p0, size_t kc, size_t j0, size_t nc, uint8_t* d) {
+        if (p0 == 0) std::fill(colsum.begin(), colsum.end(), 0);
+        pack_b_s8(B, ldb, !b_signed, p0, kc, j0, nc, d, colsum.data());
+      },
+      [&](size_t i0, size_t mc, size_t p0, size_t kc, uint8_t* d) { pack_a_u8(A, lda, a_signed, i0, mc, p0, kc, d); },
+      [&](size_t kpad, const uint8_t* pa, const uint8_t* pb, int32_t* c, size_t mr, size_t nr, bool first) {
+        micro_6x16_i32(kpad / 4, pa, pb, c, ldc, mr, nr, first,
+                       [](__m256i acc, __m256i a, __m256i b) { return OFG_DPBUSD(acc, a, b); });
+      },
+      [&](size_t j0, size_t nc) {
+        for (size_t i = 0; i < M; ++i) {
+          uint32_t* c = reinterpret_cast<uint32_t*>(C + i * ldc + j0);
+          const __m256i vu = _mm256_set1_epi32(static_cast<int32_t>(u[i]));
+          const __m256i vz = _mm256_set1_epi32(static_cast<int32_t>(zam[i]));
+          size_t j = 0;
+          for (; j + 8 <= nc; j += 8) {
+            const __m256i zb8 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(zbn.data() + j0 + j));
+            const __m256i cs8 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(colsum.data() + j));
+            __m256i* cp = reinterpret_cast<__m256i*>(c + j);
+            const __m256i corr = _mm256_sub_epi32(_mm256_mullo_epi32(vu, zb8), _mm256_mullo_epi32(vz, cs8));
+            _mm256_storeu_si256(cp, _mm256_add_epi32(_mm256_loadu_si256(cp), corr));
+          }
+          for (; j < nc; ++j) c[j] += u[i] * zbn[j0 + j] - zam[i] * static_cast<uint32_t>(colsum[j]);
+        }
+      });
 }
+
+// The exported entry of one VNNI flavour.
+#define OFG_IGEMM_VNNI_ENTRY(name)                                                                          \
+  void name(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed, const int32_t* za,  \
+            const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, int32_t* C, size_t ldc) {     \
+    igemm_vnni_impl(M, N, K, A, lda, a_signed, za, B, ldb, b_signed, zb, C, ldc);                          \
+  }
 
 }  // namespace
 }  // namespace ofg::kernels::avx2

@@ -3,6 +3,7 @@
 // int16 with their zero points subtracted (every factor in [-255, 255]) and accumulates with
 // vmlal (int16 x int16 -> int32, wrapping like the reference); a 4x16 tile of 16 accumulators.
 #if defined(__aarch64__)
+#include "kernels/igemm_blocking.h"
 #include "kernels/internal.h"
 
 #include <arm_neon.h>
@@ -19,7 +20,8 @@ constexpr size_t QKC = 256, QMC = 128, QNC = 512;
 
 // B rows [p0, p0 + kc), columns [j0, j0 + nc): panel jb holds kc rows of 16 int16 (b - zb).
 void pack_b_i16(const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, size_t p0, size_t kc, size_t j0,
-                size_t nc, int16_t* dst) {
+                size_t nc, uint8_t* out) {
+  auto* dst = reinterpret_cast<int16_t*>(out);
   for (size_t jb = 0; jb < nc; jb += QNR) {
     const size_t nr = std::min(QNR, nc - jb);
     int16_t* d = dst + jb * kc;
@@ -51,22 +53,25 @@ void pack_b_i16(const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, 
   }
 }
 
-// A rows [i0, i0 + mc), columns [p0, p0 + kc): panel ib holds kc groups of 4 int16 (a - za).
+// A rows [i0, i0 + mc), columns [p0, p0 + kc): row i is lane i % 4 of panel i / 4, which holds kc
+// groups of 4 int16 (a - za); the rows that complete the last panel are zero.
 void pack_a_i16(const uint8_t* A, size_t lda, bool a_signed, const int32_t* za, size_t i0, size_t mc, size_t p0,
-                size_t kc, int16_t* dst) {
-  for (size_t ib = 0; ib < mc; ib += QMR) {
-    const size_t mr = std::min(QMR, mc - ib);
-    int16_t* d = dst + ib * kc;
-    for (size_t r = 0; r < QMR; ++r) {
-      const uint8_t* src = A + (i0 + ib + r) * lda + p0;
-      for (size_t k = 0; k < kc; ++k)
-        d[k * QMR + r] = r < mr ? static_cast<int16_t>(int8_value(src[k], a_signed) - za[i0 + ib + r]) : 0;
+                size_t kc, uint8_t* out) {
+  for (size_t i = 0; i < (mc + QMR - 1) / QMR * QMR; ++i) {
+    int16_t* d = reinterpret_cast<int16_t*>(out) + (i / QMR) * QMR * kc + i % QMR;
+    if (i >= mc) {
+      for (size_t k = 0; k < kc; ++k) d[k * QMR] = 0;
+      continue;
     }
+    const uint8_t* src = A + (i0 + i) * lda + p0;
+    for (size_t k = 0; k < kc; ++k) d[k * QMR] = static_cast<int16_t>(int8_value(src[k], a_signed) - za[i0 + i]);
   }
 }
 
-void micro_4x16(size_t kc, const int16_t* pa, const int16_t* pb, int32_t* C, size_t ldc, size_t mr, size_t nr,
+void micro_4x16(size_t kc, const uint8_t* a_panel, const uint8_t* b_panel, int32_t* C, size_t ldc, size_t mr, size_t nr,
                 bool first) {
+  const auto* pa = reinterpret_cast<const int16_t*>(a_panel);
+  const auto* pb = reinterpret_cast<const int16_t*>(b_panel);
   int32x4_t acc[QMR][4];
   for (auto& row : acc)
     for (auto& v : row) v = vdupq_n_s32(0);
@@ -108,32 +113,8 @@ uint8x8_t narrow8(float32x4_t v0, float32x4_t v1, bool out_signed) {
 
 void igemm(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed, const int32_t* za,
            const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, int32_t* C, size_t ldc) {
-  if (M == 0 || N == 0) return;
-  if (K == 0) {
-    for (size_t i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, 0);
-    return;
-  }
-  const size_t kc_max = std::min(QKC, K);
-  const size_t nc_max = std::min(QNC, (N + QNR - 1) / QNR * QNR);
-  const size_t mc_max = std::min(QMC, (M + QMR - 1) / QMR * QMR);
-  // The scratch areas count floats: two int16 per float.
-  auto* pa = reinterpret_cast<int16_t*>(detail::scratch(2, (mc_max * kc_max + 1) / 2));
-  auto* pb = reinterpret_cast<int16_t*>(detail::scratch(3, (nc_max * kc_max + 1) / 2));
-  for (size_t j0 = 0; j0 < N; j0 += QNC) {
-    const size_t nc = std::min(QNC, N - j0);
-    for (size_t p0 = 0; p0 < K; p0 += QKC) {
-      const size_t kc = std::min(QKC, K - p0);
-      pack_b_i16(B, ldb, b_signed, zb, p0, kc, j0, nc, pb);
-      for (size_t i0 = 0; i0 < M; i0 += QMC) {
-        const size_t mc = std::min(QMC, M - i0);
-        pack_a_i16(A, lda, a_signed, za, i0, mc, p0, kc, pa);
-        for (size_t jb = 0; jb < nc; jb += QNR)
-          for (size_t ib = 0; ib < mc; ib += QMR)
-            micro_4x16(kc, pa + ib * kc, pb + jb * kc, C + (i0 + ib) * ldc + j0 + jb, ldc, std::min(QMR, mc - ib),
-                       std::min(QNR, nc - jb), p0 == 0);
-      }
-    }
-  }
+  igemm_packed({QMR, QNR, QKC, QMC, QNC, 1, 2}, M, N, K, A, lda, a_signed, za, B, ldb, b_signed, zb, C, ldc, pack_b_i16,
+               pack_a_i16, micro_4x16);
 }
 
 void dw_row_i16(const int16_t* const* rows, const int16_t* taps, size_t ntaps, size_t stride, size_t n, int32_t* y) {
@@ -169,15 +150,22 @@ void quantize_u8(const float* x, size_t n, float scale, float zero, bool out_sig
 }
 
 void dequantize_u8(const uint8_t* x, size_t n, bool in_signed, int32_t zero, float scale, float* y) {
-  const int32x4_t vz = vdupq_n_s32(zero);
-  const float32x4_t vs = vdupq_n_f32(scale);
   size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const uint8x8_t b = vld1_u8(x + i);
-    const int16x8_t w = in_signed ? vmovl_s8(vreinterpret_s8_u8(b)) : vreinterpretq_s16_u16(vmovl_u8(b));
-    const int32x4_t lo = vsubq_s32(vmovl_s16(vget_low_s16(w)), vz), hi = vsubq_s32(vmovl_s16(vget_high_s16(w)), vz);
-    vst1q_f32(y + i, vmulq_f32(vcvtq_f32_s32(lo), vs));
-    vst1q_f32(y + i + 4, vmulq_f32(vcvtq_f32_s32(hi), vs));
+  // 16 bytes per step: widened to two int16x8, each to two int32x4, then (x - zero) * scale.
+  for (; i + 16 <= n; i += 16) {
+    const uint8x16_t b = vld1q_u8(x + i);
+    int16x8_t w[2];
+    if (in_signed) {
+      w[0] = vmovl_s8(vget_low_s8(vreinterpretq_s8_u8(b)));
+      w[1] = vmovl_s8(vget_high_s8(vreinterpretq_s8_u8(b)));
+    } else {
+      w[0] = vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(b)));
+      w[1] = vreinterpretq_s16_u16(vmovl_u8(vget_high_u8(b)));
+    }
+    for (int h = 0; h < 4; ++h) {
+      const int16x4_t q = h % 2 ? vget_high_s16(w[h / 2]) : vget_low_s16(w[h / 2]);
+      vst1q_f32(y + i + 4 * h, vmulq_n_f32(vcvtq_f32_s32(vsubq_s32(vmovl_s16(q), vdupq_n_s32(zero))), scale));
+    }
   }
   scalar::dequantize_u8(x + i, n - i, in_signed, zero, scale, y + i);
 }
