@@ -25,6 +25,16 @@ inline int32_t int8_value(uint8_t v, bool is_signed) {
   return is_signed ? static_cast<int32_t>(static_cast<int8_t>(v)) : static_cast<int32_t>(v);
 }
 
+// Outputs [j0, n) of dw_row_i16 one at a time: the scalar reference and the SIMD tails.
+inline void dw_row_range(const int16_t* const* rows, const int16_t* taps, size_t ntaps, size_t stride, size_t j0,
+                         size_t n, int32_t* y) {
+  for (size_t j = j0; j < n; ++j) {
+    uint32_t s = 0;
+    for (size_t t = 0; t < ntaps; ++t) s += static_cast<uint32_t>(int32_t{taps[t]} * rows[t][j * stride]);
+    y[j] = static_cast<int32_t>(s);
+  }
+}
+
 // Constants of the hash (scalar/compare.cpp); SIMD versions must reproduce it bit for bit.
 namespace hashc {
 constexpr uint64_t kSeed[4] = {0x243F6A8885A308D3ull, 0x13198A2E03707344ull,

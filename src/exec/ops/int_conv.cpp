@@ -24,52 +24,55 @@ int32_t saturate_i64(int64_t v) {
                                                   std::numeric_limits<int32_t>::max()));
 }
 
-// Rows [row0, row0 + rows) of the im2col matrix of one group (row = channel * kn + kernel
-// position), columns [j0, j0 + nb) (flat output positions), into dst (ldb = nb). A position in
-// the padding holds the zero point byte, which contributes nothing once it is subtracted.
+// The im2col matrix of one group (row = channel * kn + kernel position), columns [j0, j0 + nb) (flat
+// output positions), into dst (ldb = nb). A position in the padding holds the zero point byte,
+// which contributes nothing once it is subtracted. Each row is walked in segments along the last
+// output axis, with the leading output coordinates kept as an odometer (no division per segment).
 void im2col(const IntConvGeom& g, const uint8_t* x, uint8_t pad, size_t Cg, size_t j0, size_t nb, uint8_t* dst) {
   const size_t r = g.in.size();
-  const auto ist = strides_of(g.in), ost = strides_of(g.out), kst = strides_of(g.kernel);
+  const auto ist = strides_of(g.in), kst = strides_of(g.kernel);
   const int64_t in_n = shape_numel(g.in), kn = shape_numel(g.kernel);
   const int64_t OW = g.out[r - 1], IW = g.in[r - 1], SW = g.stride[r - 1];
+  std::vector<int64_t> koff(r), od(r);
   for (size_t ci = 0; ci < Cg; ++ci)
     for (int64_t q = 0; q < kn; ++q) {
       uint8_t* row = dst + (ci * kn + q) * nb;
       const uint8_t* xc = x + ci * in_n;
-      const int64_t kw = (q / kst[r - 1]) % g.kernel[r - 1];
-      const int64_t wshift = kw * g.dilation[r - 1] - g.pad_begin[r - 1];
-      for (size_t o = j0; o < j0 + nb;) {
-        const int64_t ow0 = static_cast<int64_t>(o) % OW;
-        const size_t len = std::min<size_t>(static_cast<size_t>(OW - ow0), j0 + nb - o);
-        uint8_t* seg = row + (o - j0);
-        // The leading axes: one input row (or none, inside the padding) for the whole segment.
-        int64_t off = 0;
+      for (size_t a = 0; a < r; ++a) koff[a] = ((q / kst[a]) % g.kernel[a]) * g.dilation[a] - g.pad_begin[a];
+      // Output columns ow in [lo, hi) read input column ow * SW + koff inside [0, IW).
+      const int64_t wshift = koff[r - 1];
+      const int64_t lo = wshift >= 0 ? 0 : std::min<int64_t>(OW, (-wshift + SW - 1) / SW);
+      const int64_t hi = IW - wshift <= 0 ? lo : std::max(lo, std::min<int64_t>(OW, (IW - wshift - 1) / SW + 1));
+      int64_t idx = static_cast<int64_t>(j0) / OW;
+      for (size_t a = r - 1; a-- > 0;) {
+        od[a] = idx % g.out[a];
+        idx /= g.out[a];
+      }
+      int64_t ow0 = static_cast<int64_t>(j0) % OW;
+      for (size_t o = 0; o < nb;) {
+        const int64_t end = std::min<int64_t>(OW, ow0 + static_cast<int64_t>(nb - o));
+        uint8_t* seg = row + o - ow0;  // seg[ow] is output column ow of this segment
+        int64_t off = wshift;
         bool inside = true;
-        for (size_t a = 0; a + 1 < r && inside; ++a) {
-          const int64_t ia = ((static_cast<int64_t>(o) / ost[a]) % g.out[a]) * g.stride[a] - g.pad_begin[a] +
-                             ((q / kst[a]) % g.kernel[a]) * g.dilation[a];
-          inside = ia >= 0 && ia < g.in[a];
+        for (size_t a = 0; a + 1 < r; ++a) {
+          const int64_t ia = od[a] * g.stride[a] + koff[a];
+          inside = inside && ia >= 0 && ia < g.in[a];
           off += ia * ist[a];
         }
-        if (!inside) {
-          std::memset(seg, pad, len);
+        const int64_t l = inside ? std::clamp(lo, ow0, end) : end, h = inside ? std::clamp(hi, l, end) : end;
+        std::memset(seg + ow0, pad, static_cast<size_t>(l - ow0));
+        if (SW == 1) {
+          if (h > l) std::memcpy(seg + l, xc + off + l, static_cast<size_t>(h - l));
         } else {
-          // Output columns ow in [lo, hi) read input column ow * SW + wshift inside [0, IW).
-          const int64_t end = ow0 + static_cast<int64_t>(len);
-          int64_t lo = wshift >= 0 ? ow0 : std::max<int64_t>(ow0, (-wshift + SW - 1) / SW);
-          int64_t hi = IW - wshift <= 0 ? lo : std::min<int64_t>(end, (IW - wshift - 1) / SW + 1);
-          lo = std::min(lo, end);
-          hi = std::max(hi, lo);
-          std::memset(seg, pad, static_cast<size_t>(lo - ow0));
-          const uint8_t* src = xc + off + wshift;
-          if (SW == 1) {
-            std::memcpy(seg + (lo - ow0), src + lo, static_cast<size_t>(hi - lo));
-          } else {
-            for (int64_t ow = lo; ow < hi; ++ow) seg[ow - ow0] = src[ow * SW];
-          }
-          std::memset(seg + (hi - ow0), pad, static_cast<size_t>(end - hi));
+          for (int64_t ow = l; ow < h; ++ow) seg[ow] = xc[off + ow * SW];
         }
-        o += len;
+        std::memset(seg + h, pad, static_cast<size_t>(end - h));
+        o += static_cast<size_t>(end - ow0);
+        ow0 = 0;
+        for (size_t a = r - 1; a-- > 0;) {  // next output row
+          if (++od[a] < g.out[a]) break;
+          od[a] = 0;
+        }
       }
     }
 }

@@ -110,8 +110,27 @@ void igemm(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_si
                });
 }
 
+namespace {
+// Stride 2: 16 consecutive int16 hold the inputs of 8 outputs at their even positions, so
+// vpmaddwd with (tap, 0) pairs yields those 8 products.
+void dw_row_i16_s2(const int16_t* const* rows, const int16_t* taps, size_t ntaps, size_t n, int32_t* y) {
+  size_t j = 0;
+  // The last output reads element 2 (n - 1); a 16-wide load from 2 j reads up to 2 j + 15.
+  for (; j + 8 <= n && 2 * j + 16 <= 2 * n - 1; j += 8) {
+    __m256i acc = _mm256_setzero_si256();
+    for (size_t t = 0; t < ntaps; ++t) {
+      const __m256i r = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[t] + 2 * j));
+      acc = _mm256_add_epi32(acc, _mm256_madd_epi16(r, _mm256_set1_epi32(static_cast<uint16_t>(taps[t]))));
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + j), acc);
+  }
+  dw_row_range(rows, taps, ntaps, 2, j, n, y);
+}
+}  // namespace
+
 // Stride 1: two taps per vpmaddwd on the interleaved rows, 16 outputs per step.
 void dw_row_i16(const int16_t* const* rows, const int16_t* taps, size_t ntaps, size_t stride, size_t n, int32_t* y) {
+  if (stride == 2) return dw_row_i16_s2(rows, taps, ntaps, n, y);
   if (stride != 1) return scalar::dw_row_i16(rows, taps, ntaps, stride, n, y);
   size_t j = 0;
   for (; j + 16 <= n; j += 16) {
@@ -128,11 +147,7 @@ void dw_row_i16(const int16_t* const* rows, const int16_t* taps, size_t ntaps, s
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + j), _mm256_permute2x128_si256(lo, hi, 0x20));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + j + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
   }
-  for (; j < n; ++j) {
-    uint32_t s = 0;
-    for (size_t t = 0; t < ntaps; ++t) s += static_cast<uint32_t>(int32_t{taps[t]} * rows[t][j]);
-    y[j] = static_cast<int32_t>(s);
-  }
+  dw_row_range(rows, taps, ntaps, 1, j, n, y);
 }
 
 }  // namespace ofg::kernels::avx2

@@ -79,17 +79,27 @@ void pack_b_s8(const uint8_t* B, size_t ldb, bool flip_b, size_t p0, size_t kc, 
 // panel[t * 24 + 4 r].
 void pack_a_u8(const uint8_t* A, size_t lda, bool flip_a, size_t i0, size_t mc, size_t p0, size_t kc, uint8_t* dst) {
   const size_t kq = (kc + 3) / 4;
+  const uint32_t fm = flip_a ? 0x80808080u : 0u;
   for (size_t ib = 0; ib < mc; ib += VMR) {
     const size_t mr = std::min(VMR, mc - ib);
     uint8_t* d = dst + ib * kq * 4;
     for (size_t r = 0; r < VMR; ++r) {
+      if (r >= mr) {
+        for (size_t t = 0; t < kq; ++t) std::memset(d + t * 24 + 4 * r, 0, 4);
+        continue;
+      }
       const uint8_t* src = A + (i0 + ib + r) * lda + p0;
-      for (size_t k = 0; k < 4 * kq; ++k)
-        d[(k / 4) * 24 + 4 * r + k % 4] = r < mr && k < kc ? flip(src[k], flip_a) : 0;
+      for (size_t t = 0; t < kq; ++t) {
+        uint32_t w = 0;
+        std::memcpy(&w, src + 4 * t, std::min<size_t>(4, kc - 4 * t));
+        // Flip only the bytes that exist: the padding of the last quad stays 0.
+        const uint32_t m = 4 * t + 4 <= kc ? fm : fm & ((1u << (8 * (kc - 4 * t))) - 1);
+        w ^= m;
+        std::memcpy(d + t * 24 + 4 * r, &w, 4);
+      }
     }
   }
 }
-
 
 void igemm_vnni_impl(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed, const int32_t* za,
                      const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, int32_t* C, size_t ldc) {

@@ -130,11 +130,7 @@ void dw_row_i16(const int16_t* const* rows, const int16_t* taps, size_t ntaps, s
     vst1q_s32(y + j, lo);
     vst1q_s32(y + j + 4, hi);
   }
-  for (; j < n; ++j) {
-    uint32_t s = 0;
-    for (size_t t = 0; t < ntaps; ++t) s += static_cast<uint32_t>(int32_t{taps[t]} * rows[t][j]);
-    y[j] = static_cast<int32_t>(s);
-  }
+  dw_row_range(rows, taps, ntaps, 1, j, n, y);
 }
 
 void quantize_u8(const float* x, size_t n, float scale, float zero, bool out_signed, uint8_t* y) {

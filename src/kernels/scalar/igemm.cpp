@@ -22,11 +22,7 @@ void igemm(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_si
 }
 
 void dw_row_i16(const int16_t* const* rows, const int16_t* taps, size_t ntaps, size_t stride, size_t n, int32_t* y) {
-  for (size_t j = 0; j < n; ++j) {
-    uint32_t s = 0;
-    for (size_t t = 0; t < ntaps; ++t) s += static_cast<uint32_t>(int32_t{taps[t]} * rows[t][j * stride]);
-    y[j] = static_cast<int32_t>(s);
-  }
+  dw_row_range(rows, taps, ntaps, stride, 0, n, y);
 }
 
 }  // namespace ofg::kernels::scalar
