@@ -1,5 +1,6 @@
-// The blocking loop shared by the SIMD integer GEMMs (AVX2 int16, VNNI, NEON): column blocks of
-// B packed once per k block, row blocks of A packed inside, a register tile over each panel pair.
+// The blocking loop shared by the SIMD integer GEMMs (AVX2 int16, VNNI, NEON): all of A packed
+// once (row blocks per k block), column blocks of B packed per k block, a register tile over each
+// panel pair.
 // The ISA supplies the packers and the tile; packed panels hold k rounded up to the ISA's k group
 // (pairs for vpmaddwd, quads for vpdpbusd) at elem_bytes per element. Internal linkage: the
 // including files are compiled for different ISA extensions and must not share instantiations.
@@ -31,11 +32,19 @@ void igemm_blocked(size_t M, size_t N, size_t K, int32_t* C, size_t ldc, const I
   auto padded = [&](size_t k) { return (k + b.k_group - 1) / b.k_group * b.k_group; };
   const size_t kp_max = padded(std::min(b.kc, K));
   const size_t nc_max = std::min(b.nc, (N + b.nr - 1) / b.nr * b.nr);
-  const size_t mc_max = std::min(b.mc, (M + b.mr - 1) / b.mr * b.mr);
+  const size_t m_pad = (M + b.mr - 1) / b.mr * b.mr;
+  // A is packed once, every (k block, row block), and reused by all column blocks; the k block
+  // starting at p0 begins at (p0 / kc) * m_pad * kc elements (only the last block is shorter).
+  const size_t a_bytes = m_pad * ((K - 1) / b.kc * b.kc + padded(K - (K - 1) / b.kc * b.kc)) * b.elem_bytes;
   // The scratch areas count floats.
-  auto floats = [&](size_t rows) { return (rows * kp_max * b.elem_bytes + sizeof(float) - 1) / sizeof(float); };
-  auto* pa = reinterpret_cast<uint8_t*>(detail::scratch(2, floats(mc_max)));
-  auto* pb = reinterpret_cast<uint8_t*>(detail::scratch(3, floats(nc_max)));
+  auto* pa = reinterpret_cast<uint8_t*>(detail::scratch(2, (a_bytes + sizeof(float) - 1) / sizeof(float)));
+  auto* pb = reinterpret_cast<uint8_t*>(
+      detail::scratch(3, (nc_max * kp_max * b.elem_bytes + sizeof(float) - 1) / sizeof(float)));
+  auto a_block = [&](size_t p0, size_t i0) {
+    return pa + ((p0 / b.kc) * m_pad * b.kc + i0 * padded(std::min(b.kc, K - p0))) * b.elem_bytes;
+  };
+  for (size_t p0 = 0; p0 < K; p0 += b.kc)
+    for (size_t i0 = 0; i0 < M; i0 += b.mc) pack_a(i0, std::min(b.mc, M - i0), p0, std::min(b.kc, K - p0), a_block(p0, i0));
   for (size_t j0 = 0; j0 < N; j0 += b.nc) {
     const size_t nc = std::min(b.nc, N - j0);
     for (size_t p0 = 0; p0 < K; p0 += b.kc) {
@@ -43,10 +52,10 @@ void igemm_blocked(size_t M, size_t N, size_t K, int32_t* C, size_t ldc, const I
       pack_b(p0, kc, j0, nc, pb);
       for (size_t i0 = 0; i0 < M; i0 += b.mc) {
         const size_t mc = std::min(b.mc, M - i0);
-        pack_a(i0, mc, p0, kc, pa);
+        const uint8_t* pa_blk = a_block(p0, i0);
         for (size_t jb = 0; jb < nc; jb += b.nr)
           for (size_t ib = 0; ib < mc; ib += b.mr)
-            tile(kpad, pa + ib * step, pb + jb * step, C + (i0 + ib) * ldc + j0 + jb, std::min(b.mr, mc - ib),
+            tile(kpad, pa_blk + ib * step, pb + jb * step, C + (i0 + ib) * ldc + j0 + jb, std::min(b.mr, mc - ib),
                  std::min(b.nr, nc - jb), p0 == 0);
       }
     }

@@ -89,14 +89,14 @@ void pack_a_u8(const uint8_t* A, size_t lda, bool flip_a, size_t i0, size_t mc, 
         continue;
       }
       const uint8_t* src = A + (i0 + ib + r) * lda + p0;
-      for (size_t t = 0; t < kq; ++t) {
-        uint32_t w = 0;
-        std::memcpy(&w, src + 4 * t, std::min<size_t>(4, kc - 4 * t));
-        // Flip only the bytes that exist: the padding of the last quad stays 0.
-        const uint32_t m = 4 * t + 4 <= kc ? fm : fm & ((1u << (8 * (kc - 4 * t))) - 1);
-        w ^= m;
+      for (size_t t = 0; t < kc / 4; ++t) {
+        uint32_t w;
+        std::memcpy(&w, src + 4 * t, 4);
+        w ^= fm;
         std::memcpy(d + t * 24 + 4 * r, &w, 4);
       }
+      // The last partial quad: the missing bytes stay 0 (not flipped).
+      for (size_t k = kc / 4 * 4; k < 4 * kq; ++k) d[(k / 4) * 24 + 4 * r + k % 4] = k < kc ? flip(src[k], flip_a) : 0;
     }
   }
 }
