@@ -197,8 +197,8 @@ std::vector<int32_t> zero_points(const OpCtx& c, const RTensor* z, const RTensor
 
 // Broadcast batched matmul of (a - za) and (b - zb), exact in int32 (saturated beyond); zero
 // points per tensor, per row of a (length M) or per column of b (length N).
-std::vector<int32_t> int_matmul(const OpCtx& c, const RTensor& a, const RTensor* za, const RTensor& b, const RTensor* zb,
-                               Shape& out_shape) {
+RTensor int_matmul(const OpCtx& c, const RTensor& a, const RTensor* za, const RTensor& b, const RTensor* zb,
+                   Shape& out_shape) {
   if (a.rank() < 1 || b.rank() < 1) c.error("A and B must have rank >= 1");
   Shape as = a.shape, bs = b.shape;
   bool a1 = as.size() == 1, b1 = bs.size() == 1;
@@ -215,7 +215,8 @@ std::vector<int32_t> int_matmul(const OpCtx& c, const RTensor& a, const RTensor*
   if (za && za->numel() != 1 && za->numel() != M) c.error("a_zero_point must have 1 or M values");
   if (zb && zb->numel() != 1 && zb->numel() != N) c.error("b_zero_point must have 1 or N values");
   const IntSpan sa = int_span(a), sb = int_span(b);
-  std::vector<int32_t> out(scratch_elems(shape_numel({nb, M, N}), sizeof(int32_t)), 0);
+  // Every element is written by int_gemm.
+  RTensor out = RTensor::alloc_uninit(kInt32, out_shape);
   std::vector<int64_t> aoff, boff;
   broadcast_each(bat, {abat, bbat}, [&](int64_t, const int64_t* off) {
     aoff.push_back(off[0]);
@@ -225,15 +226,13 @@ std::vector<int32_t> int_matmul(const OpCtx& c, const RTensor& a, const RTensor*
   const std::vector<int32_t> zav = zero_points(c, za, a, M), zbv = zero_points(c, zb, b, N);
   for (int64_t q = 0; q < nb; ++q)
     int_gemm(M, N, K, {sa.data + aoff[q] * M * K, sa.is_signed}, K, zav.data(), {sb.data + boff[q] * K * N, sb.is_signed},
-             N, zbv.data(), out.data() + q * M * N, N);
+             N, zbv.data(), out.data<int32_t>() + q * M * N, N);
   return out;
 }
 
 void op_matmul_integer(OpCtx& c) {
   Shape os;
-  std::vector<int32_t> v = int_matmul(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os);
-  RTensor y = RTensor::alloc_uninit(kInt32, os);
-  std::copy(v.begin(), v.end(), y.data<int32_t>());
+  RTensor y = int_matmul(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os);
   c.set(0, y);
 }
 
@@ -242,18 +241,18 @@ void op_qlinear_matmul(OpCtx& c) {
   const RTensor& b = c.t(3);
   for (size_t i : {1, 2, 4, 5, 6, 7}) c.t_numel(i, 1);
   Shape os;
-  std::vector<int32_t> v = int_matmul(c, a, &c.t(2), b, &c.t(5), os);
+  const RTensor v = int_matmul(c, a, &c.t(2), b, &c.t(5), os);
   int32_t odt = c.t(7).dtype;
   double lo, hi;
   if (!int_range(odt, lo, hi)) fail(Status::kUnsupported, c.where() + ": output type not supported");
   double mult = static_cast<float>(get_f64(c.t(1), 0) * get_f64(c.t(4), 0) / get_f64(c.t(6), 0));
   RTensor y = RTensor::alloc(odt, os);
-  requantize(v.data(), v.size(), 0, mult, static_cast<int32_t>(get_f64(c.t(7), 0)), y, 0);
+  requantize(v.data<int32_t>(), static_cast<size_t>(v.numel()), 0, mult, static_cast<int32_t>(get_f64(c.t(7), 0)), y, 0);
   c.set(0, y);
 }
 
 // N-d convolution of (x - xz) with (w - wz[oc]), exact in int32 (saturated beyond).
-std::vector<int32_t> int_conv(OpCtx& c, const RTensor& x, const RTensor* xz, const RTensor& w, const RTensor* wz, Shape& os) {
+RTensor int_conv(OpCtx& c, const RTensor& x, const RTensor* xz, const RTensor& w, const RTensor* wz, Shape& os) {
   if (x.rank() < 3 || w.rank() != x.rank()) c.error("X and W must have the same rank >= 3: " + shape_str(x.shape) + ", " + shape_str(w.shape));
   int r = x.rank() - 2;
   std::vector<int64_t> k(w.shape.begin() + 2, w.shape.end());
@@ -284,24 +283,22 @@ std::vector<int32_t> int_conv(OpCtx& c, const RTensor& x, const RTensor* xz, con
   os = {N, OC};
   for (int64_t v : out) os.push_back(v);
   IntConvGeom geom{N, C, OC, group, in, out, k, s, d, std::vector<int64_t>(pads.begin(), pads.begin() + r)};
-  std::vector<int32_t> y(scratch_elems(shape_numel(os), sizeof(int32_t)), 0);
+  RTensor y = RTensor::alloc_uninit(kInt32, os);  // every element is written by int_conv_compute
   const int32_t xzv = xz ? zero_points(c, xz, x, 1)[0] : 0;
-  int_conv_compute(geom, int_span(x), xzv, int_span(w), zero_points(c, wz, w, OC), y.data());
+  int_conv_compute(geom, int_span(x), xzv, int_span(w), zero_points(c, wz, w, OC), y.data<int32_t>());
   return y;
 }
 
 void op_conv_integer(OpCtx& c) {
   Shape os;
-  std::vector<int32_t> v = int_conv(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os);
-  RTensor y = RTensor::alloc_uninit(kInt32, os);
-  std::copy(v.begin(), v.end(), y.data<int32_t>());
+  RTensor y = int_conv(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os);
   c.set(0, y);
 }
 
 void op_qlinear_conv(OpCtx& c) {
   Shape os;
   for (size_t i : {1, 2, 4, 5, 6, 7}) c.t_numel(i, 1);
-  std::vector<int32_t> v = int_conv(c, c.t(0), &c.t(2), c.t(3), &c.t(5), os);
+  const RTensor v = int_conv(c, c.t(0), &c.t(2), c.t(3), &c.t(5), os);
   int32_t odt = c.t(7).dtype;
   double lo, hi;
   if (!int_range(odt, lo, hi)) fail(Status::kUnsupported, c.where() + ": output type not supported");
@@ -316,7 +313,7 @@ void op_qlinear_conv(OpCtx& c) {
     const int64_t oc = b % OC;
     const int64_t bias = c.has(8) ? static_cast<int64_t>(get_f64(c.t(8), oc)) : 0;
     const double mult = static_cast<float>(xs * get_f64(ws, ws.numel() == 1 ? 0 : oc) / ys);
-    requantize(v.data() + b * sp, static_cast<size_t>(sp), bias, mult, yzp, y, b * sp);
+    requantize(v.data<int32_t>() + b * sp, static_cast<size_t>(sp), bias, mult, yzp, y, b * sp);
   }
   c.set(0, y);
 }
