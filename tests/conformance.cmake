@@ -1,18 +1,24 @@
 # Conformance ctests: one per suite so ctest -j runs them in parallel; each writes a table of
 # results to the build folder (conformance_<suite>.md). Expectations: conformance_expected.txt.
 find_package(Python3 COMPONENTS Interpreter)
+# Seconds one conformance test may take: under emulation (qemu-user) the real models run far slower.
+if(CMAKE_CROSSCOMPILING)
+  set(OFG_CONFORMANCE_TIMEOUT 1200)
+else()
+  set(OFG_CONFORMANCE_TIMEOUT 120)
+endif()
 if(Python3_Interpreter_FOUND)
   foreach(suite node pytorch-converted pytorch-operator simple light models)
     add_test(NAME conformance_${suite}
       COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/conformance.py
-        --cli $<TARGET_FILE:onnxforge_cli> --data ${OFG_DATA_DIR} --suite ${suite}
-        --expected ${CMAKE_CURRENT_SOURCE_DIR}/conformance_expected.txt --outdir ${CMAKE_BINARY_DIR} --jobs 1)
+        --cli ${OFG_TEST_CLI} --data ${OFG_DATA_DIR} --suite ${suite}
+        --expected ${CMAKE_CURRENT_SOURCE_DIR}/conformance_expected.txt --outdir ${CMAKE_BINARY_DIR} --jobs 1 --timeout ${OFG_CONFORMANCE_TIMEOUT})
     set_tests_properties(conformance_${suite} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 3600)
   endforeach()
   # The real models must also match PyTorch on the scalar kernels.
   add_test(NAME conformance_models_scalar
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/conformance.py
-      --cli $<TARGET_FILE:onnxforge_cli> --data ${OFG_DATA_DIR} --suite models --scalar
-      --expected ${CMAKE_CURRENT_SOURCE_DIR}/conformance_expected.txt --outdir ${CMAKE_BINARY_DIR} --jobs 1)
+      --cli ${OFG_TEST_CLI} --data ${OFG_DATA_DIR} --suite models --scalar
+      --expected ${CMAKE_CURRENT_SOURCE_DIR}/conformance_expected.txt --outdir ${CMAKE_BINARY_DIR} --jobs 1 --timeout ${OFG_CONFORMANCE_TIMEOUT})
   set_tests_properties(conformance_models_scalar PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 3600)
 endif()

@@ -69,6 +69,7 @@ def main():
     ap.add_argument("--outdir", required=True)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--scalar", action="store_true", help="force the scalar kernels")
+    ap.add_argument("--timeout", type=float, default=120, help="seconds one test may take (more under emulation)")
     args = ap.parse_args()
 
     env = dict(os.environ)
@@ -93,7 +94,7 @@ def main():
 
     expected = load_expected(args.expected)
     with ThreadPoolExecutor(max_workers=args.jobs) as ex:
-        results = list(ex.map(lambda t: (t[0],) + run_one(args.cli, args.suite, t[1], rtol, atol, env, 120), tests))
+        results = list(ex.map(lambda t: (t[0],) + run_one(args.cli, args.suite, t[1], rtol, atol, env, args.timeout), tests))
 
     regressions, unexpected_pass = [], []
     per_op = {}

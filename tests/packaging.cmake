@@ -11,10 +11,7 @@ endif()
 add_test(NAME abi_exported_symbols
   COMMAND bash ${CMAKE_SOURCE_DIR}/tests/abi/check_symbols.sh $<TARGET_FILE:onnxforge> ${CMAKE_SOURCE_DIR}/tests/abi/exported_symbols.txt)
 
-add_executable(ofg_c_api_test ${CMAKE_SOURCE_DIR}/tests/c_api/c_api_test.c)
-set_source_files_properties(${CMAKE_SOURCE_DIR}/tests/c_api/c_api_test.c PROPERTIES LANGUAGE C)
-target_link_libraries(ofg_c_api_test PRIVATE onnxforge)
-add_test(NAME c_api_every_function COMMAND ofg_c_api_test ${CMAKE_BINARY_DIR})
+include(${CMAKE_SOURCE_DIR}/tests/c_api/c_api_test.cmake)
 
 # A machine without GoogleTest or Google Benchmark: configuring succeeds and leaves tests and
 # benchmarks off (simulated by hiding both packages from find_package).

@@ -58,7 +58,7 @@ IDim st_mul(int64_t a, int64_t b) {
   int64_t r;
   return __builtin_mul_overflow(a, b, &r) ? IDim{} : st(r);
 }
-IDim st_wide(__int128 v) { return v >= 0 && v <= INT64_MAX ? st(static_cast<int64_t>(v)) : IDim{}; }
+IDim st_wide(int128 v) { return v >= 0 && v <= INT64_MAX ? st(static_cast<int64_t>(v)) : IDim{}; }
 
 IType unknown_dims(int32_t elem, int64_t rank) {
   if (rank < 0 || rank > kMaxInferredRank) return IType{elem, false, {}};

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "exec/infer_types.h"
+#include "ir/int128.h"
 
 namespace ofg::exec {
 
@@ -41,7 +42,7 @@ SymVal cval(int64_t v);
 // left unknown (signed overflow is undefined behaviour; a rule never guesses).
 IDim st_add(int64_t a, int64_t b);
 IDim st_mul(int64_t a, int64_t b);
-IDim st_wide(__int128 v);  // unknown when negative or beyond int64
+IDim st_wide(int128 v);  // unknown when negative or beyond int64
 // A tensor of `rank` unknown dims, the rank taken from a shape input's static length: a length
 // no real tensor has (the data may say anything) leaves the rank unknown instead of allocating it.
 constexpr int64_t kMaxInferredRank = 1024;

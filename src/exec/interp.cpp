@@ -107,16 +107,24 @@ Registry& Registry::instance() {
     register_control_ops(*reg);
     register_fused_ops(*reg);
     register_attention_ops(*reg);
+#ifndef OFG_OMIT_OPS_LOSS
     register_loss_ops(*reg);
+#endif
+#ifndef OFG_OMIT_OPS_RESIZE
     register_resize_ops(*reg);
+#endif
     register_linalg_ops(*reg);
     register_sampling_ops(*reg);
     register_pool_ops(*reg);
     register_select_ops(*reg);
     register_detection_ops(*reg);
     register_quantize_ops(*reg);
+#ifndef OFG_OMIT_OPS_RNN
     register_rnn_ops(*reg);
+#endif
+#ifndef OFG_OMIT_OPS_SIGNAL
     register_signal_ops(*reg);
+#endif
     register_random_ops(*reg);
     reg->sort();
     return reg;

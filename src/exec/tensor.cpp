@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <unistd.h>
 
@@ -36,10 +37,11 @@ thread_local size_t t_budget = 0;  // 0: default_max_tensor_bytes()
 
 size_t default_max_tensor_bytes() {
   static const size_t v = [] {
-    size_t cap = size_t{4} << 30;
+    // In 64 bits (4 GiB does not fit a 32-bit size_t), then at most half the address space.
+    uint64_t cap = uint64_t{4} << 30;
     long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0) cap = std::min(cap, static_cast<size_t>(pages) / 2 * static_cast<size_t>(page));
-    return cap;
+    if (pages > 0 && page > 0) cap = std::min(cap, static_cast<uint64_t>(pages) / 2 * static_cast<uint64_t>(page));
+    return static_cast<size_t>(std::min<uint64_t>(cap, SIZE_MAX / 2));
   }();
   return v;
 }
@@ -83,7 +85,12 @@ RTensor RTensor::alloc_uninit(int32_t dtype, Shape shape) {
   // Rounded up so SIMD tails may read a whole vector; 64-byte alignment for cache lines / AVX.
   size_t alloc = (bytes + 63) / 64 * 64;
   if (alloc == 0) alloc = 64;
+#if defined(__ANDROID__) && __ANDROID_API__ < 28  // Bionic has aligned_alloc from API 28
+  void* p = nullptr;
+  if (posix_memalign(&p, 64, alloc) != 0) p = nullptr;
+#else
   void* p = std::aligned_alloc(64, alloc);
+#endif
   if (!p) throw std::bad_alloc();
   t.hold = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
   t.ptr = t.hold.get();

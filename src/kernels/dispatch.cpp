@@ -8,6 +8,8 @@
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <cpuid.h>
+#elif defined(__aarch64__) || defined(__ARM_NEON)
+#include <sys/auxv.h>  // getauxval: glibc and Bionic (Android API 18+)
 #endif
 
 namespace ofg::kernels {
@@ -28,6 +30,20 @@ bool cpu_has_avx2_fma_f16c() {
   if (__get_cpuid_max(0, nullptr) < 7) return false;
   __cpuid_count(7, 0, a, b, c, d);
   return b & (1u << 5);
+}
+#endif
+
+#if defined(__aarch64__) || defined(__ARM_NEON)
+// The kernel's hwcaps (the bit values of <asm/hwcap.h>, spelled out so that no libc header has
+// to provide them). aarch64: ASIMD (bit 1) is part of the base ISA but a kernel may hide it;
+// 32-bit ARM: NEON is bit 12 of AT_HWCAP.
+bool cpu_has_neon() {
+  const unsigned long hw = getauxval(AT_HWCAP);
+#if defined(__aarch64__)
+  return hw & (1ul << 1);
+#else
+  return hw & (1ul << 12);
+#endif
 }
 #endif
 
@@ -73,9 +89,11 @@ struct Tables {
       fill_avx2_table(simd);
       has_simd = true;
     }
-#elif defined(__aarch64__)
-    fill_neon_table(simd);
-    has_simd = true;
+#elif defined(__aarch64__) || defined(__ARM_NEON)
+    if (cpu_has_neon()) {
+      fill_neon_table(simd);
+      has_simd = true;
+    }
 #endif
     const char* force = std::getenv("ONNXFORGE_FORCE_SCALAR");
     const bool forced = force && std::strcmp(force, "1") == 0;

@@ -3,6 +3,7 @@
 #include <climits>
 #include <cstring>
 
+#include "ir/int128.h"
 #include "onnx/loader.h"
 
 namespace ofg::load {
@@ -122,8 +123,8 @@ void TensorReader::store_data(Tensor* t, const TensorFields& fields) {
     invalid(where + " stores its data in more than one field");
 
   // Bytes the data must have, checked against the bytes present before anything is made.
-  unsigned __int128 want_bits = static_cast<unsigned __int128>(numel) * bits;
-  if (want_bits > (static_cast<unsigned __int128>(1) << 62)) invalid(where + " is larger than any file can hold");
+  uint128 want_bits = static_cast<uint128>(numel) * bits;
+  if (want_bits > (static_cast<uint128>(1) << 62)) invalid(where + " is larger than any file can hold");
   size_t want = static_cast<size_t>((want_bits + 7) / 8);
 
   if (t->data_type == kString) {

@@ -68,7 +68,12 @@ MappedFile::~MappedFile() {
 
 OwnedBuffer::OwnedBuffer(const void* data, size_t size) : size_(size) {
   // 64-byte alignment so raw tensor data keeps the alignment it had in the caller's buffer mod 64.
+#if defined(__ANDROID__) && __ANDROID_API__ < 28  // Bionic has aligned_alloc from API 28
+  void* p = nullptr;
+  data_ = posix_memalign(&p, 64, (size + 63) / 64 * 64 + 64) == 0 ? static_cast<uint8_t*>(p) : nullptr;
+#else
   data_ = static_cast<uint8_t*>(std::aligned_alloc(64, (size + 63) / 64 * 64 + 64));
+#endif
   if (!data_) fail(Status::kNoMemory, "cannot allocate a copy of the model bytes");
   if (size) std::memcpy(data_, data, size);
 }

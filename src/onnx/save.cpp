@@ -375,8 +375,9 @@ class FileSink : public wire::Sink {
     }
   }
   void write_from_file(const void* data, size_t size, int fd, uint64_t offset) override {
-    loff_t in = static_cast<loff_t>(offset);
     size_t done = 0;
+#if !defined(__ANDROID__) || __ANDROID_API__ >= 34  // Bionic has copy_file_range from API 34
+    loff_t in = static_cast<loff_t>(offset);
     while (done < size) {
       ssize_t n = copy_file_range(fd, &in, fd_, nullptr, size - done, 0);
       if (n > 0) {
@@ -388,6 +389,10 @@ class FileSink : public wire::Sink {
         fail(Status::kIo, "cannot write '" + path_ + "': " + std::strerror(errno));
       break;  // not possible here (other file system, old kernel, end of file): write the rest
     }
+#else
+    (void)fd;
+    (void)offset;
+#endif
     if (done < size) write(static_cast<const uint8_t*>(data) + done, size - done);
   }
 
@@ -442,7 +447,7 @@ class TempFile {
   // rename for as long as submitting the whole file takes (17 ms for a 45 MB model). Readers see
   // the old or the new file either way; durability across power loss is what save.durable is for.
   void commit() {
-#ifdef RENAME_EXCHANGE
+#if defined(RENAME_EXCHANGE) && (!defined(__ANDROID__) || __ANDROID_API__ >= 30)  // Bionic: API 30
     if (renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) == 0) {
       committed_ = true;
       ::unlink(path_.c_str());  // now the old file

@@ -659,13 +659,13 @@ void spatial(InferCtx& c, const IType& x, const std::vector<int64_t>& kernel, bo
     const IDim& d = x.dims[2 + i];
     if (!d.is_static()) { out.push_back(IDim{}); continue; }
     // In 128 bits: dims and attributes come from the model and may be anything.
-    __int128 in = d.value, s = strides[i], ek = static_cast<__int128>(dil[i]) * (kernel[i] - 1) + 1;
+    int128 in = d.value, s = strides[i], ek = static_cast<int128>(dil[i]) * (kernel[i] - 1) + 1;
     if (s <= 0) { out.push_back(IDim{}); continue; }
-    __int128 o;
+    int128 o;
     if (ap == "SAME_UPPER" || ap == "SAME_LOWER") o = (in + s - 1) / s;
     else if (ap == "VALID") o = (in - ek) / s + 1;
     else {
-      __int128 span = in + pads[i] + pads[i + ns] - ek;
+      int128 span = in + pads[i] + pads[i + ns] - ek;
       o = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
       // ceil mode: the last window must start inside the input or left padding
       if (ceil_mode && (o - 1) * s >= in + pads[i]) --o;

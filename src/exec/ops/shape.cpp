@@ -4,6 +4,7 @@
 
 #include "exec/infer_rules.h"
 #include "exec/ops/util.h"
+#include "ir/int128.h"
 
 namespace ofg::exec {
 namespace {
@@ -480,8 +481,8 @@ void op_range(OpCtx& c) {
   int64_t n = std::max<int64_t>(0, saturate_cast<int64_t>(std::ceil((l - s) / d)));
   if (!is_float_type(st.dtype)) {
     // In 128 bits: limit - start and the element values cannot overflow.
-    __int128 si = get_i64(st, 0), li = get_i64(c.t(1), 0), di = get_i64(c.t(2), 0);
-    __int128 count = di == 0 ? 0 : (li - si + di + (di > 0 ? -1 : 1)) / di;
+    int128 si = get_i64(st, 0), li = get_i64(c.t(1), 0), di = get_i64(c.t(2), 0);
+    int128 count = di == 0 ? 0 : (li - si + di + (di > 0 ? -1 : 1)) / di;
     n = count <= 0 ? 0 : count > INT64_MAX ? INT64_MAX : static_cast<int64_t>(count);
     RTensor y = RTensor::alloc(st.dtype, {n});
     for (int64_t i = 0; i < n; ++i) set_f64(y, i, static_cast<double>(si + i * di));
@@ -1093,11 +1094,11 @@ bool rule_range(InferCtx& c) {
   int32_t elem = elem0(c);
   c.out[0] = ranked(elem, {IDim{}});
   if (c.const_ints(0, s) && c.const_ints(1, l) && c.const_ints(2, d) && s.size() == 1 && l.size() == 1 && d.size() == 1 && d[0]) {
-    __int128 count = (static_cast<__int128>(l[0]) - s[0] + d[0] - (d[0] > 0 ? 1 : -1)) / d[0];
+    int128 count = (static_cast<int128>(l[0]) - s[0] + d[0] - (d[0] > 0 ? 1 : -1)) / d[0];
     int64_t n = count <= 0 ? 0 : count > INT64_MAX ? INT64_MAX : static_cast<int64_t>(count);
     c.out[0] = ranked(elem, {st(n)});
     if (n <= TypeInference::kMaxContents)
-      for (int64_t i = 0; i < n; ++i) c.out_contents[0].push_back(cval(static_cast<int64_t>(s[0] + static_cast<__int128>(i) * d[0])));
+      for (int64_t i = 0; i < n; ++i) c.out_contents[0].push_back(cval(static_cast<int64_t>(s[0] + static_cast<int128>(i) * d[0])));
   }
   return true;
 }

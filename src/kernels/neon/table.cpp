@@ -1,24 +1,28 @@
-// The NEON table: scalar table plus NEON elementwise Add/Sub/Mul/Div and Relu, and the integer
-// kernels of igemm.cpp. Not run on the
-// x86 development machine (compile-checked only); everything else falls back to scalar.
-#if defined(__aarch64__)
+// The NEON table: scalar table plus NEON elementwise Add/Sub/Mul/Div and Relu; everything else
+// falls back to scalar. Built for aarch64 and for 32-bit ARM with NEON (-mfpu=neon), where Div
+// stays scalar (ARMv7 NEON has no vector divide; its reciprocal estimate is not exact division).
+// On aarch64 also the integer kernels of igemm.cpp. Tested under qemu-user
+// (tests/cross/run_cross.sh).
+#if defined(__aarch64__) || defined(__ARM_NEON)
 #include "kernels/internal.h"
 
 #include <arm_neon.h>
 
 // The entries of the kernel table that the NEON table overrides (the others stay scalar).
-#define OFG_NEON_KERNELS(X) \
-  X(binary_vv) X(binary_vs) X(binary_sv) X(unary) X(igemm) X(dw_row_i16) X(quantize_u8) X(dequantize_u8) X(requantize_u8)
+#if defined(__aarch64__)
+// igemm.cpp uses aarch64-only instructions (FRINTN, vector divide, float64 lanes).
+#define OFG_NEON_INT_KERNELS(X) X(igemm) X(dw_row_i16) X(quantize_u8) X(dequantize_u8) X(requantize_u8)
+#else
+#define OFG_NEON_INT_KERNELS(X)
+#endif
+#define OFG_NEON_KERNELS(X) X(binary_vv) X(binary_vs) X(binary_sv) X(unary) OFG_NEON_INT_KERNELS(X)
 
 namespace ofg::kernels {
 
 namespace neon {
-// Defined in igemm.cpp.
-fn::igemm igemm;
-fn::dw_row_i16 dw_row_i16;
-fn::quantize_u8 quantize_u8;
-fn::dequantize_u8 dequantize_u8;
-fn::requantize_u8 requantize_u8;
+#define OFG_DECLARE_KERNEL(name) fn::name name;  // defined in igemm.cpp
+OFG_NEON_INT_KERNELS(OFG_DECLARE_KERNEL)
+#undef OFG_DECLARE_KERNEL
 
 namespace {
 inline float32x4_t neon_bin(BinaryOp op, float32x4_t a, float32x4_t b) {
@@ -26,11 +30,18 @@ inline float32x4_t neon_bin(BinaryOp op, float32x4_t a, float32x4_t b) {
     case BinaryOp::Add: return vaddq_f32(a, b);
     case BinaryOp::Sub: return vsubq_f32(a, b);
     case BinaryOp::Mul: return vmulq_f32(a, b);
+#if defined(__aarch64__)
     default: return vdivq_f32(a, b);
+#else
+    default: return a;  // not reached: Div is not supported on 32-bit ARM (neon_supported)
+#endif
   }
 }
 bool neon_supported(BinaryOp op) {
-  return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div;
+#if defined(__aarch64__)
+  if (op == BinaryOp::Div) return true;
+#endif
+  return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul;
 }
 }  // namespace
 
