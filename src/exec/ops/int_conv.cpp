@@ -77,6 +77,21 @@ void im2col(const IntConvGeom& g, const uint8_t* x, uint8_t pad, size_t Cg, size
     }
 }
 
+// dst[j] = x[j] - zero as int16 for j < n. Blocks of 16 with a separate loop per signedness, so
+// that the compiler vectorises them at -O2 (its cheap cost model wants a known trip count).
+void widen_shifted(const uint8_t* x, int64_t n, bool is_signed, int32_t zero, int16_t* dst) {
+  const int16_t z = static_cast<int16_t>(zero);
+  int64_t j = 0;
+  if (is_signed) {
+    for (; j + 16 <= n; j += 16)
+      for (int u = 0; u < 16; ++u) dst[j + u] = static_cast<int16_t>(static_cast<int8_t>(x[j + u]) - z);
+  } else {
+    for (; j + 16 <= n; j += 16)
+      for (int u = 0; u < 16; ++u) dst[j + u] = static_cast<int16_t>(x[j + u] - z);
+  }
+  for (; j < n; ++j) dst[j] = static_cast<int16_t>(int8_value(x[j], is_signed) - zero);
+}
+
 // Depthwise 2-D (one input and one output channel per group) with small padding: each tap is a
 // multiply-add of a shifted row of the zero-shifted, zero-padded int16 plane.
 bool depthwise_2d(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const std::vector<int32_t>& wz,
@@ -99,10 +114,8 @@ bool depthwise_2d(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const 
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t c = 0; c < g.C; ++c) {
       const uint8_t* xc = x.data + (n * g.C + c) * H * W;
-      for (int64_t i = 0; i < H; ++i) {
-        int16_t* dst = plane.data() + (i + g.pad_begin[0]) * Wp + g.pad_begin[1];
-        for (int64_t j = 0; j < W; ++j) dst[j] = static_cast<int16_t>(int8_value(xc[i * W + j], x.is_signed) - xz);
-      }
+      for (int64_t i = 0; i < H; ++i)
+        widen_shifted(xc + i * W, W, x.is_signed, xz, plane.data() + (i + g.pad_begin[0]) * Wp + g.pad_begin[1]);
       for (int64_t q = 0; q < kn; ++q)
         taps[static_cast<size_t>(q)] = static_cast<int16_t>(int8_value(w.data[c * kn + q], w.is_signed) - wz[static_cast<size_t>(c)]);
       int32_t* yc = y + (n * g.C + c) * OH * OW;
