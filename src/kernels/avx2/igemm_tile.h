@@ -15,14 +15,8 @@ namespace {
 
 constexpr size_t kTileM = 6, kTileN = 16;
 
-void store_tile_i32(const __m256i (&acc)[kTileM][2], int32_t* C, size_t ldc, size_t mr, size_t nr, bool first) {
-  // Through memory: indexing acc with the runtime mr would keep it out of registers.
-  alignas(32) int32_t tile[kTileM][kTileN];
-#pragma GCC unroll 6
-  for (size_t r = 0; r < kTileM; ++r) {
-    _mm256_store_si256(reinterpret_cast<__m256i*>(tile[r]), acc[r][0]);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(tile[r] + 8), acc[r][1]);
-  }
+// Rows [0, mr), columns [0, nr) of the tile to C.
+void store_tile_i32(const int32_t (&tile)[kTileM][kTileN], int32_t* C, size_t ldc, size_t mr, size_t nr, bool first) {
   for (size_t r = 0; r < mr; ++r) {
     int32_t* c = C + r * ldc;
     if (nr == kTileN) {
@@ -38,29 +32,51 @@ void store_tile_i32(const __m256i (&acc)[kTileM][2], int32_t* C, size_t ldc, siz
   }
 }
 
-// units k units of packed panels (A: 24 bytes per unit, B: 64), step(acc, a_word, b) accumulating;
+// units (>= 1) k units of packed panels (A: 24 bytes per unit, B: 64), step(acc, a_word, b) accumulating;
 // the result is stored to C when `first`, else added.
 template <class Step>
 void micro_6x16_i32(size_t units, const uint8_t* pa, const uint8_t* pb, int32_t* C, size_t ldc, size_t mr, size_t nr,
                     bool first, Step step) {
-  __m256i acc[kTileM][2];
-#pragma GCC unroll 6
-  for (size_t r = 0; r < kTileM; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
-  for (size_t t = 0; t < units; ++t) {
+  // Twelve named accumulators (GCC keeps an array of them in memory, storing it every
+  // iteration), each started by its own first step: twelve copies of one zero register would make
+  // the allocator shuffle the accumulators between registers on every iteration.
+  __m256i c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+  {
+    const __m256i b0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb));
+    const __m256i b1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb + 32));
+#define OFG_TILE_FIRST(r)                      \
+  {                                            \
+    int32_t w;                                 \
+    std::memcpy(&w, pa + 4 * r, 4);            \
+    const __m256i va = _mm256_set1_epi32(w);   \
+    c##r##0 = step(_mm256_setzero_si256(), va, b0); \
+    c##r##1 = step(_mm256_setzero_si256(), va, b1); \
+  }
+    OFG_TILE_FIRST(0) OFG_TILE_FIRST(1) OFG_TILE_FIRST(2) OFG_TILE_FIRST(3) OFG_TILE_FIRST(4) OFG_TILE_FIRST(5)
+#undef OFG_TILE_FIRST
+  }
+  for (size_t t = 1; t < units; ++t) {
     const __m256i b0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb + t * 64));
     const __m256i b1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb + t * 64 + 32));
     const uint8_t* a = pa + t * 4 * kTileM;
-    // Fully unrolled so that the 12 accumulators stay in registers (-O2 does not unroll it).
-#pragma GCC unroll 6
-    for (size_t r = 0; r < kTileM; ++r) {
-      int32_t w;
-      std::memcpy(&w, a + 4 * r, 4);
-      const __m256i va = _mm256_set1_epi32(w);
-      acc[r][0] = step(acc[r][0], va, b0);
-      acc[r][1] = step(acc[r][1], va, b1);
-    }
+#define OFG_TILE_ROW(r)                        \
+  {                                            \
+    int32_t w;                                 \
+    std::memcpy(&w, a + 4 * r, 4);             \
+    const __m256i va = _mm256_set1_epi32(w);   \
+    c##r##0 = step(c##r##0, va, b0);           \
+    c##r##1 = step(c##r##1, va, b1);           \
   }
-  store_tile_i32(acc, C, ldc, mr, nr, first);
+    OFG_TILE_ROW(0) OFG_TILE_ROW(1) OFG_TILE_ROW(2) OFG_TILE_ROW(3) OFG_TILE_ROW(4) OFG_TILE_ROW(5)
+#undef OFG_TILE_ROW
+  }
+  alignas(32) int32_t tile[kTileM][kTileN];
+  const __m256i out[kTileM][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
+  for (size_t r = 0; r < kTileM; ++r) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tile[r]), out[r][0]);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tile[r] + 8), out[r][1]);
+  }
+  store_tile_i32(tile, C, ldc, mr, nr, first);
 }
 
 }  // namespace
