@@ -183,6 +183,9 @@ TEST(ExecQuantInt, ConvMatchesDirectReference) {
       {{1, 4, 7, 6}, {6, 2, 3, 3}, 2, {1, 2}, {1, 1}, {1, 1, 1, 1}, kUint8, kUint8, true, ""},  // grouped
       {{1, 8, 7, 13}, {5, 8, 1, 1}, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, kUint8, kInt8, true, ""},  // pointwise
       {{1, 3, 6, 7}, {4, 3, 3, 3}, 1, {2, 1}, {1, 1}, {}, kUint8, kUint8, false, "SAME_UPPER"},
+      {{1, 3, 7, 9}, {4, 3, 3, 3}, 1, {1, 1}, {2, 2}, {2, 2, 2, 2}, kUint8, kInt8, false, ""},   // dilated "same"
+      {{1, 3, 7, 9}, {4, 3, 3, 3}, 1, {1, 1}, {2, 2}, {1, 0, 1, 4}, kInt8, kUint8, true, ""},    // shifts >= 0 only
+      {{1, 2, 4, 1}, {3, 2, 1, 3}, 1, {1, 1}, {1, 1}, {0, 1, 0, 1}, kUint8, kUint8, false, ""},  // |shift| >= width
       {{2, 3, 17}, {4, 3, 3}, 1, {2}, {1}, {1, 1}, kInt8, kUint8, true, ""},                       // 1-D
       {{1, 2, 4, 5, 6}, {3, 2, 2, 2, 2}, 1, {1, 1, 1}, {1, 1, 1}, {1, 0, 1, 1, 1, 0}, kUint8, kInt8, false, ""},  // 3-D
       {{1, 64, 50, 47}, {5, 64, 3, 3}, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, kUint8, kUint8, false, ""},  // 2 im2col blocks

@@ -28,7 +28,41 @@ int32_t saturate_i64(int64_t v) {
 // output positions), into dst (ldb = nb). A position in the padding holds the zero point byte,
 // which contributes nothing once it is subtracted. Each row is walked in segments along the last
 // output axis, with the leading output coordinates kept as an odometer (no division per segment).
+// 2-D, stride 1, output as wide as the input (the usual "same" 3x3): an im2col row is the
+// channel plane shifted by (kh dh - pad_top) IW + kw dw - pad_left, so one copy of the rows in
+// range, then the columns that wrapped into the neighbouring row are set to the padding.
+bool im2col_shifted_plane(const IntConvGeom& g, const uint8_t* x, uint8_t pad, size_t Cg, size_t j0, size_t nb,
+                          uint8_t* dst) {
+  if (g.in.size() != 2 || g.stride[0] != 1 || g.stride[1] != 1 || g.out[1] != g.in[1]) return false;
+  const int64_t IH = g.in[0], W = g.in[1], KH = g.kernel[0], KW = g.kernel[1], OH = g.out[0];
+  const int64_t b0 = static_cast<int64_t>(j0), b1 = b0 + static_cast<int64_t>(nb);
+  for (size_t ci = 0; ci < Cg; ++ci)
+    for (int64_t kh = 0; kh < KH; ++kh)
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        uint8_t* row = dst + ((static_cast<int64_t>(ci) * KH + kh) * KW + kw) * static_cast<int64_t>(nb) - b0;  // row[o]
+        const int64_t hshift = kh * g.dilation[0] - g.pad_begin[0], wshift = kw * g.dilation[1] - g.pad_begin[1];
+        // Output rows oh with input row oh + hshift inside [0, IH).
+        const int64_t lo = std::clamp<int64_t>(std::max<int64_t>(0, -hshift) * W, b0, b1);
+        const int64_t hi = std::clamp<int64_t>(std::min<int64_t>(OH, IH - hshift) * W, lo, b1);
+        std::memset(row + b0, pad, static_cast<size_t>(lo - b0));
+        // Output o reads plane element o + shift; the copy stays inside the plane (what it leaves
+        // out of [lo, hi) are wrapped columns, set below).
+        const int64_t shift = hshift * W + wshift;
+        const int64_t s0 = std::max(lo, -shift), s1 = std::min(hi, IH * W - shift);
+        if (s1 > s0) std::memcpy(row + s0, x + static_cast<int64_t>(ci) * IH * W + s0 + shift, static_cast<size_t>(s1 - s0));
+        std::memset(row + hi, pad, static_cast<size_t>(b1 - hi));
+        // Columns ow with ow + wshift outside [0, W) read the neighbouring row: padding instead.
+        const int64_t c0 = std::clamp<int64_t>(wshift < 0 ? 0 : W - wshift, 0, W);
+        const int64_t c1 = std::clamp<int64_t>(wshift < 0 ? -wshift : W, 0, W);
+        if (c0 >= c1) continue;
+        for (int64_t base = lo / W * W; base < hi; base += W)
+          for (int64_t o = std::max(base + c0, lo); o < std::min(base + c1, hi); ++o) row[o] = pad;
+      }
+  return true;
+}
+
 void im2col(const IntConvGeom& g, const uint8_t* x, uint8_t pad, size_t Cg, size_t j0, size_t nb, uint8_t* dst) {
+  if (im2col_shifted_plane(g, x, pad, Cg, j0, nb, dst)) return;
   const size_t r = g.in.size();
   const auto ist = strides_of(g.in), kst = strides_of(g.kernel);
   const int64_t in_n = shape_numel(g.in), kn = shape_numel(g.kernel);
