@@ -47,6 +47,35 @@ bool cpu_has_neon() {
 }
 #endif
 
+#if defined(__x86_64__)
+unsigned detect_vnni() {
+  if (__get_cpuid_max(0, nullptr) < 7) return 0;
+  unsigned a, b, c, d, flags = 0;
+  __cpuid_count(7, 1, a, b, c, d);
+  if (a & (1u << 4)) flags |= kVnniAvx;  // AVX-VNNI: VEX encoded, needs only the YMM state
+  __cpuid_count(7, 0, a, b, c, d);
+  const bool f = b & (1u << 16), vl = b & (1u << 31), vnni = c & (1u << 11);
+  // EVEX instructions fault unless the OS saves the opmask and ZMM state (XCR0 bits 5-7).
+  unsigned lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  if (f && vl && vnni && (lo & 0xE6u) == 0xE6u) flags |= kVnniAvx512;
+  return flags;
+}
+#endif
+
+}  // namespace
+
+unsigned x86_vnni() {
+#if defined(__x86_64__)
+  static const unsigned v = cpu_has_avx2_fma_f16c() ? detect_vnni() : 0;
+  return v;
+#else
+  return 0;
+#endif
+}
+
+namespace {
+
 struct Tables {
   KernelTable scalar{};
   KernelTable simd{};

@@ -20,6 +20,21 @@ float binary_one(BinaryOp op, float a, float b);
 float unary_one(UnaryOp op, float x, float alpha, float beta);
 }  // namespace scalar
 
+// One byte of an igemm operand as its integer value (uint8, or int8 when is_signed).
+inline int32_t int8_value(uint8_t v, bool is_signed) {
+  return is_signed ? static_cast<int32_t>(static_cast<int8_t>(v)) : static_cast<int32_t>(v);
+}
+
+// Outputs [j0, n) of dw_row_i16 one at a time: the scalar reference and the SIMD tails.
+inline void dw_row_range(const int16_t* const* rows, const int16_t* taps, size_t ntaps, size_t stride, size_t j0,
+                         size_t n, int32_t* y) {
+  for (size_t j = j0; j < n; ++j) {
+    uint32_t s = 0;
+    for (size_t t = 0; t < ntaps; ++t) s += static_cast<uint32_t>(int32_t{taps[t]} * rows[t][j * stride]);
+    y[j] = static_cast<int32_t>(s);
+  }
+}
+
 // Constants of the hash (scalar/compare.cpp); SIMD versions must reproduce it bit for bit.
 namespace hashc {
 constexpr uint64_t kSeed[4] = {0x243F6A8885A308D3ull, 0x13198A2E03707344ull,
@@ -36,6 +51,12 @@ uint64_t finish(const uint64_t acc[4], const unsigned char* tail, size_t tail_le
   LIST(OFG_DECLARE_ONE_KERNEL)              \
   void set_blocked_entries(KernelTable& t); \
   void set_vector_entries(KernelTable& t);
+
+// The VNNI flavours this x86 CPU runs (with the OS saving the registers they need), as bits:
+// AVX-VNNI, and AVX512-VNNI with AVX512VL (used on 256-bit registers). The AVX2 table prefers
+// AVX-VNNI; the tests run every flavour present.
+constexpr unsigned kVnniAvx = 1, kVnniAvx512 = 2;
+unsigned x86_vnni();
 
 // Filled only after the CPU check passed (the fill code itself is compiled for the ISA).
 void fill_avx2_table(KernelTable& t);

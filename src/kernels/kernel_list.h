@@ -18,6 +18,33 @@ OFG_KERNEL(void, sgemm, (bool trans_a, bool trans_b, size_t M, size_t N, size_t 
 OFG_KERNEL(void, sgemv, (size_t M, size_t K, float alpha, const float* A, size_t lda, const float* x, float beta,
                          float* y))
 
+// Exact integer GEMM: C[m * ldc + n] = sum over k < K of (a(m, k) - za[m]) * (b(k, n) - zb[n]), where
+// a(m, k) = A[m * lda + k] and b(k, n) = B[k * ldb + n] are read as uint8, or as int8 when
+// a_signed / b_signed. za holds M values and zb N values (zero points: each within its
+// operand's type, so every factor lies in [-255, 255]). The sum is formed modulo 2^32, so C is
+// the exact value whenever it fits in int32: always for K <= 33025 (callers split longer K).
+OFG_KERNEL(void, igemm, (size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed,
+                         const int32_t* za, const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb,
+                         int32_t* C, size_t ldc))
+
+// One output row of a depthwise integer convolution: y[j] = sum over t < ntaps of
+// taps[t] * rows[t][j * stride] for j < n, in int32 with wrap-around (exact for |values| <= 255
+// and ntaps <= 32768).
+OFG_KERNEL(void, dw_row_i16, (const int16_t* const* rows, const int16_t* taps, size_t ntaps, size_t stride, size_t n,
+                              int32_t* y))
+
+// 8-bit quantization and its inverses. Rounding is to nearest, ties to even; a NaN becomes 0.
+// quantize_u8: y[i] = clamp(round(x[i] / scale) + zero) with the division in float, into uint8
+// (or int8 when out_signed); zero is an integer within the output type.
+OFG_KERNEL(void, quantize_u8, (const float* x, size_t n, float scale, float zero, bool out_signed, uint8_t* y))
+// dequantize_u8: y[i] = float(x[i] - zero) * scale, x read as uint8 (or int8 when in_signed).
+OFG_KERNEL(void, dequantize_u8, (const uint8_t* x, size_t n, bool in_signed, int32_t zero, float scale, float* y))
+// requantize_u8: y[i] = clamp(round(float((double(acc[i]) + bias) * mult)) + zero) into uint8 (or
+// int8 when out_signed): the product in double, rounded once to float, as QLinearConv specifies
+// it in the reference implementation. bias is an integer.
+OFG_KERNEL(void, requantize_u8, (const int32_t* acc, size_t n, double bias, double mult, int32_t zero, bool out_signed,
+                                 uint8_t* y))
+
 OFG_KERNEL(void, conv2d, (const Conv2DParams& p, const float* x, const float* w, float* y))
 // Weights rearranged once for repeated conv2d calls with the same weights (the interpreter
 // keeps them per model). conv2d_packed_size gives the floats needed for p's C_out, C_in,

@@ -2,6 +2,7 @@
 // normalizations, Softmax, Dropout (inference).
 #include "exec/infer_rules.h"
 #include "exec/ops/util.h"
+#include "ir/int128.h"
 
 namespace ofg::exec {
 namespace {

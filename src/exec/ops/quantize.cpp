@@ -3,6 +3,7 @@
 // QLinearConv, and BitCast. float8 / int4 types stay unsupported (excluded from the targets).
 #include <limits>
 
+#include "exec/ops/int_gemm.h"
 #include "exec/ops/util.h"
 
 namespace ofg::exec {
@@ -64,6 +65,25 @@ QuantIndex quant_index(const OpCtx& c, const RTensor& x, const RTensor& scale) {
   return q;
 }
 
+// Calls f(first element, run length, scale/zero index) over x in runs that share one scale and
+// zero point: the whole tensor per tensor, runs of the axis' inner size per axis. False for
+// blocked quantization (the per-element path handles it).
+template <class F>
+bool for_each_quant_run(const QuantIndex& qi, const RTensor& x, F&& f) {
+  if (qi.mode == 0) {
+    f(int64_t{0}, x.numel(), int64_t{0});
+    return true;
+  }
+  if (qi.mode != 1) return false;
+  const int64_t len = qi.xs[static_cast<size_t>(qi.axis)], inner = qi.xst[static_cast<size_t>(qi.axis)];
+  const int64_t outer = len * inner == 0 ? 0 : x.numel() / (len * inner);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t k = 0; k < len; ++k) f((o * len + k) * inner, inner, k);
+  return true;
+}
+
+bool is_8bit(int32_t dt) { return dt == kUint8 || dt == kInt8; }
+
 void op_quantize(OpCtx& c) {
   const RTensor& x = c.t(0);
   const RTensor& scale = c.t(1);
@@ -76,7 +96,17 @@ void op_quantize(OpCtx& c) {
   RTensor y = RTensor::alloc(odt, x.shape);
   bool zp = c.has(2);
   if (zp && c.t(2).shape != scale.shape) c.error("the zero point must have the shape of the scale");
-  for (int64_t i = 0; i < x.numel(); ++i) {
+  const kernels::KernelTable& kt = kernels::active_table();
+  if (x.dtype == kFloat && scale.dtype == kFloat && is_8bit(odt) &&
+      for_each_quant_run(qi, x, [&](int64_t i0, int64_t n, int64_t k) {
+        const float z = zp ? static_cast<float>(get_f64(c.t(2), k)) : 0.f;
+        kt.quantize_u8(x.data<float>() + i0, static_cast<size_t>(n), scale.data<float>()[k], z, odt == kInt8,
+                       y.data<uint8_t>() + i0);
+      })) {
+    c.set(0, y);
+    return;
+  }
+  for (int64_t i = 0, n = x.numel(); i < n; ++i) {
     int64_t k = qi(i);
     // The division is done in float32 like the reference so ties round identically.
     double v = static_cast<float>(static_cast<float>(get_f64(x, i)) / static_cast<float>(get_f64(scale, k)));
@@ -97,7 +127,14 @@ void op_dequantize(OpCtx& c) {
   bool zp = c.has(2);
   if (zp && c.t(2).shape != scale.shape) c.error("the zero point must have the shape of the scale");
   RTensor y = RTensor::alloc(odt == kFloat16 || odt == kBfloat16 ? kFloat : odt, x.shape);
-  for (int64_t i = 0; i < x.numel(); ++i) {
+  const kernels::KernelTable& kt = kernels::active_table();
+  const bool fast = is_8bit(x.dtype) && scale.dtype == kFloat && y.dtype == kFloat &&
+                    for_each_quant_run(qi, x, [&](int64_t i0, int64_t n, int64_t k) {
+                      const int32_t z = zp ? static_cast<int32_t>(get_f64(c.t(2), k)) : 0;
+                      kt.dequantize_u8(x.data<uint8_t>() + i0, static_cast<size_t>(n), x.dtype == kInt8, z,
+                                       scale.data<float>()[k], y.data<float>() + i0);
+                    });
+  for (int64_t i = 0, n = fast ? 0 : x.numel(); i < n; ++i) {
     int64_t k = qi(i);
     float d = static_cast<float>(get_f64(x, i) - (zp ? get_f64(c.t(2), k) : 0.0));
     set_f64(y, i, static_cast<float>(d * static_cast<float>(get_f64(scale, k))));
@@ -108,18 +145,37 @@ void op_dequantize(OpCtx& c) {
 
 void op_dynamic_quantize(OpCtx& c) {
   const RTensor& x = c.t(0);
-  float mn = 0, mx = 0;
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    float v = static_cast<float>(get_f64(x, i));
-    mn = std::min(mn, v);
-    mx = std::max(mx, v);
+  const int64_t n = x.numel();
+  const kernels::KernelTable& kt = kernels::active_table();
+  // The range always includes 0; NaN inputs are skipped (the SIMD reduction propagates them, so
+  // a NaN result falls back to the loop that skips them).
+  float mn = 0, mx = 0, r[2] = {0, 0};
+  if (x.dtype == kFloat && n > 0) {
+    kt.reduce(kernels::ReduceOp::Min, x.data<float>(), r, 1, static_cast<size_t>(n), 1);
+    kt.reduce(kernels::ReduceOp::Max, x.data<float>(), r + 1, 1, static_cast<size_t>(n), 1);
+  }
+  if (x.dtype == kFloat && !std::isnan(r[0]) && !std::isnan(r[1])) {
+    mn = std::min(mn, r[0]);
+    mx = std::max(mx, r[1]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      float v = static_cast<float>(get_f64(x, i));
+      mn = std::min(mn, v);
+      mx = std::max(mx, v);
+    }
   }
   float scale = (mx - mn) / 255.f;
   float zpf = scale == 0 ? 0.f : std::nearbyint(std::min(std::max(-mn / scale, 0.f), 255.f));
   RTensor y = RTensor::alloc(kUint8, x.shape);
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    float v = scale == 0 ? 0.f : std::nearbyint(static_cast<float>(get_f64(x, i)) / scale) + zpf;
-    y.data<uint8_t>()[i] = static_cast<uint8_t>(std::min(std::max(v, 0.f), 255.f));
+  if (scale != 0 && x.dtype == kFloat) {
+    // NaN quantizes to 0 here as in the loop below (where the float-to-integer conversion of x86
+    // gives 0 for it).
+    kt.quantize_u8(x.data<float>(), static_cast<size_t>(n), scale, zpf, false, y.data<uint8_t>());
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      float v = scale == 0 ? 0.f : std::nearbyint(static_cast<float>(get_f64(x, i)) / scale) + zpf;
+      y.data<uint8_t>()[i] = std::isnan(v) ? 0 : static_cast<uint8_t>(std::min(std::max(v, 0.f), 255.f));
+    }
   }
   RTensor s = RTensor::alloc(kFloat, {});
   s.data<float>()[0] = scale;
@@ -130,10 +186,19 @@ void op_dynamic_quantize(OpCtx& c) {
   c.set(2, z);
 }
 
-// Broadcast batched matmul of (a - za) and (b - zb) in int64 / double; zero points per tensor,
-// per row of a (length M) or per column of b (length N).
-std::vector<double> int_matmul(OpCtx& c, const RTensor& a, const RTensor* za, const RTensor& b, const RTensor* zb,
-                               Shape& out_shape) {
+// A zero point's values (one, or `n`) as int32, repeated to n; it must have its operand's type.
+std::vector<int32_t> zero_points(const OpCtx& c, const RTensor* z, const RTensor& of, int64_t n) {
+  std::vector<int32_t> v(static_cast<size_t>(n), 0);
+  if (!z) return v;
+  if (z->dtype != of.dtype) c.error("a zero point must have the type of its operand");
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<int32_t>(get_f64(*z, z->numel() == 1 ? 0 : i));
+  return v;
+}
+
+// Broadcast batched matmul of (a - za) and (b - zb), exact in int32 (saturated beyond); zero
+// points per tensor, per row of a (length M) or per column of b (length N).
+RTensor int_matmul(const OpCtx& c, const RTensor& a, const RTensor* za, const RTensor& b, const RTensor* zb,
+                   Shape& out_shape) {
   if (a.rank() < 1 || b.rank() < 1) c.error("A and B must have rank >= 1");
   Shape as = a.shape, bs = b.shape;
   bool a1 = as.size() == 1, b1 = bs.size() == 1;
@@ -149,42 +214,26 @@ std::vector<double> int_matmul(OpCtx& c, const RTensor& a, const RTensor* za, co
   int64_t nb = shape_numel(bat);
   if (za && za->numel() != 1 && za->numel() != M) c.error("a_zero_point must have 1 or M values");
   if (zb && zb->numel() != 1 && zb->numel() != N) c.error("b_zero_point must have 1 or N values");
-  std::vector<double> out(scratch_elems(shape_numel({nb, M, N})), 0.0);
+  const IntSpan sa = int_span(a), sb = int_span(b);
+  // Every element is written by int_gemm.
+  RTensor out = RTensor::alloc_uninit(kInt32, out_shape);
   std::vector<int64_t> aoff, boff;
   broadcast_each(bat, {abat, bbat}, [&](int64_t, const int64_t* off) {
     aoff.push_back(off[0]);
     boff.push_back(off[1]);
   });
   if (nb == 1 && aoff.empty()) { aoff.push_back(0); boff.push_back(0); }
-  auto zp = [](const RTensor* z, int64_t i) { return z ? get_f64(*z, z->numel() == 1 ? 0 : i) : 0.0; };
+  const std::vector<int32_t> zav = zero_points(c, za, a, M), zbv = zero_points(c, zb, b, N);
   for (int64_t q = 0; q < nb; ++q)
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t n = 0; n < N; ++n) {
-        double s = 0;
-        for (int64_t k = 0; k < K; ++k)
-          s += (get_f64(a, (aoff[q] * M + m) * K + k) - zp(za, m)) * (get_f64(b, (boff[q] * K + k) * N + n) - zp(zb, n));
-        out[static_cast<size_t>((q * M + m) * N + n)] = s;
-      }
+    int_gemm(M, N, K, {sa.data + aoff[q] * M * K, sa.is_signed}, K, zav.data(), {sb.data + boff[q] * K * N, sb.is_signed},
+             N, zbv.data(), out.data<int32_t>() + q * M * N, N);
   return out;
 }
 
-// MatMulInteger / ConvInteger: inputs (a, b, a_zero_point, b_zero_point), the exact sums of
-// `compute` saturated to int32.
-using IntAccumulate = std::vector<double> (*)(OpCtx&, const RTensor&, const RTensor*, const RTensor&, const RTensor*,
-                                              Shape&);
-void int32_output(OpCtx& c, IntAccumulate compute) {
+void op_matmul_integer(OpCtx& c) {
   Shape os;
-  std::vector<double> v = compute(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os);
-  RTensor y = RTensor::alloc(kInt32, os);
-  for (size_t i = 0; i < v.size(); ++i) y.data<int32_t>()[i] = saturate_cast<int32_t>(v[i]);
+  RTensor y = int_matmul(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os);
   c.set(0, y);
-}
-
-void op_matmul_integer(OpCtx& c) { int32_output(c, int_matmul); }
-
-double requant(double acc, double mult, double zp, double lo, double hi) {
-  double v = std::nearbyint(static_cast<float>(acc * mult)) + zp;
-  return std::min(std::max(v, lo), hi);
 }
 
 void op_qlinear_matmul(OpCtx& c) {
@@ -192,19 +241,18 @@ void op_qlinear_matmul(OpCtx& c) {
   const RTensor& b = c.t(3);
   for (size_t i : {1, 2, 4, 5, 6, 7}) c.t_numel(i, 1);
   Shape os;
-  std::vector<double> v = int_matmul(c, a, &c.t(2), b, &c.t(5), os);
+  const RTensor v = int_matmul(c, a, &c.t(2), b, &c.t(5), os);
   int32_t odt = c.t(7).dtype;
   double lo, hi;
   if (!int_range(odt, lo, hi)) fail(Status::kUnsupported, c.where() + ": output type not supported");
   double mult = static_cast<float>(get_f64(c.t(1), 0) * get_f64(c.t(4), 0) / get_f64(c.t(6), 0));
-  double yzp = get_f64(c.t(7), 0);
   RTensor y = RTensor::alloc(odt, os);
-  for (size_t i = 0; i < v.size(); ++i) set_f64(y, static_cast<int64_t>(i), requant(v[i], mult, yzp, lo, hi));
+  requantize(v.data<int32_t>(), static_cast<size_t>(v.numel()), 0, mult, static_cast<int32_t>(get_f64(c.t(7), 0)), y, 0);
   c.set(0, y);
 }
 
-// Direct N-d convolution of (x - xz) with (w - wz[oc]) into double accumulators.
-std::vector<double> int_conv(OpCtx& c, const RTensor& x, const RTensor* xz, const RTensor& w, const RTensor* wz, Shape& os) {
+// N-d convolution of (x - xz) with (w - wz[oc]), exact in int32 (saturated beyond).
+RTensor int_conv(OpCtx& c, const RTensor& x, const RTensor* xz, const RTensor& w, const RTensor* wz, Shape& os) {
   if (x.rank() < 3 || w.rank() != x.rank()) c.error("X and W must have the same rank >= 3: " + shape_str(x.shape) + ", " + shape_str(w.shape));
   int r = x.rank() - 2;
   std::vector<int64_t> k(w.shape.begin() + 2, w.shape.end());
@@ -218,54 +266,41 @@ std::vector<double> int_conv(OpCtx& c, const RTensor& x, const RTensor* xz, cons
   if (wz && wz->numel() != 1 && wz->numel() != w.shape[0]) c.error("w_zero_point must have 1 or one per output channel values");
   Shape in(x.shape.begin() + 2, x.shape.end());
   Shape out = spatial_out_dims(c, in, k, s, d, pads, false);
-  int64_t N = x.shape[0], C = x.shape[1], OC = w.shape[0], Cg = C / group, OCg = OC / group;
+  int64_t N = x.shape[0], C = x.shape[1], OC = w.shape[0];
   os = {N, OC};
   for (int64_t v : out) os.push_back(v);
-  int64_t in_n = shape_numel(in), out_n = shape_numel(out), kn = shape_numel(k);
-  WindowReader window(in, out, k, s, d, pads);
-  double xzv = xz ? get_f64(*xz, 0) : 0.0;
-  std::vector<double> y(scratch_elems(shape_numel({N, OC, out_n})), 0.0);
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t oc = 0; oc < OC; ++oc) {
-      double wzv = wz ? get_f64(*wz, wz->numel() == 1 ? 0 : oc) : 0.0;
-      int64_t g = oc / OCg;
-      for (int64_t o = 0; o < out_n; ++o) {
-        double acc = 0;
-        for (int64_t ci = 0; ci < Cg; ++ci)
-          for (int64_t q = 0; q < kn; ++q) {
-            int64_t off;
-            // Padding holds the zero point, i.e. contributes nothing after the shift.
-            if (!window.at(o, q, off)) continue;
-            double xv = get_f64(x, (n * C + g * Cg + ci) * in_n + off) - xzv;
-            double wv = get_f64(w, (oc * Cg + ci) * kn + q) - wzv;
-            acc += xv * wv;
-          }
-        y[static_cast<size_t>((n * OC + oc) * out_n + o)] = acc;
-      }
-    }
+  IntConvGeom geom{N, C, OC, group, in, out, k, s, d, std::vector<int64_t>(pads.begin(), pads.begin() + r)};
+  RTensor y = RTensor::alloc_uninit(kInt32, os);  // every element is written by int_conv_compute
+  const int32_t xzv = xz ? zero_points(c, xz, x, 1)[0] : 0;
+  int_conv_compute(geom, int_span(x), xzv, int_span(w), zero_points(c, wz, w, OC), y.data<int32_t>());
   return y;
 }
 
-void op_conv_integer(OpCtx& c) { int32_output(c, int_conv); }
+void op_conv_integer(OpCtx& c) {
+  Shape os;
+  RTensor y = int_conv(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os);
+  c.set(0, y);
+}
 
 void op_qlinear_conv(OpCtx& c) {
   Shape os;
   for (size_t i : {1, 2, 4, 5, 6, 7}) c.t_numel(i, 1);
-  std::vector<double> v = int_conv(c, c.t(0), &c.t(2), c.t(3), &c.t(5), os);
+  const RTensor v = int_conv(c, c.t(0), &c.t(2), c.t(3), &c.t(5), os);
   int32_t odt = c.t(7).dtype;
   double lo, hi;
   if (!int_range(odt, lo, hi)) fail(Status::kUnsupported, c.where() + ": output type not supported");
   int64_t OC = os[1], sp = shape_numel(os) / std::max<int64_t>(1, os[0] * OC);
-  double xs = get_f64(c.t(1), 0), ys = get_f64(c.t(6), 0), yzp = get_f64(c.t(7), 0);
+  double xs = get_f64(c.t(1), 0), ys = get_f64(c.t(6), 0);
+  const int32_t yzp = static_cast<int32_t>(get_f64(c.t(7), 0));
   const RTensor& ws = c.t(4);
   if (ws.numel() != 1 && ws.numel() != OC) c.error("w_scale must have 1 or one per output channel values");
   if (c.has(8) && c.t(8).numel() != OC) c.error("B must have one value per output channel");
   RTensor y = RTensor::alloc(odt, os);
-  for (size_t i = 0; i < v.size(); ++i) {
-    int64_t oc = (static_cast<int64_t>(i) / sp) % OC;
-    double acc = v[i] + (c.has(8) ? get_f64(c.t(8), oc) : 0.0);
-    double mult = static_cast<float>(xs * get_f64(ws, ws.numel() == 1 ? 0 : oc) / ys);
-    set_f64(y, static_cast<int64_t>(i), requant(acc, mult, yzp, lo, hi));
+  for (int64_t b = 0; b < os[0] * OC; ++b) {
+    const int64_t oc = b % OC;
+    const int64_t bias = c.has(8) ? static_cast<int64_t>(get_f64(c.t(8), oc)) : 0;
+    const double mult = static_cast<float>(xs * get_f64(ws, ws.numel() == 1 ? 0 : oc) / ys);
+    requantize(v.data<int32_t>() + b * sp, static_cast<size_t>(sp), bias, mult, yzp, y, b * sp);
   }
   c.set(0, y);
 }

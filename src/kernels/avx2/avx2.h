@@ -9,8 +9,12 @@
 #include "kernels/internal.h"
 
 #define OFG_AVX2_KERNELS(X)                                                                      \
-  X(sgemv) X(hash_bytes) X(f16_to_f32) X(f32_to_f16) X(bf16_to_f32) X(f32_to_bf16)
+  X(sgemv) X(igemm) X(dw_row_i16) X(quantize_u8) X(dequantize_u8) X(requantize_u8) X(hash_bytes) X(f16_to_f32) X(f32_to_f16) X(bf16_to_f32) X(f32_to_bf16)
 
 namespace ofg::kernels::avx2 {
 OFG_DECLARE_ISA_KERNELS(OFG_AVX2_KERNELS)
+// igemm on VNNI, replacing the AVX2 one when x86_vnni() reports the flavour (the tests call
+// all of them).
+fn::igemm igemm_avxvnni;
+fn::igemm igemm_avx512vnni;
 }  // namespace ofg::kernels::avx2

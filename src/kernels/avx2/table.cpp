@@ -11,6 +11,12 @@ void fill_avx2_table(KernelTable& t) {
 #undef OFG_SET_KERNEL
   avx2::set_blocked_entries(t);
   avx2::set_vector_entries(t);
+#if defined(OFG_HAVE_AVX512VNNI)
+  if (x86_vnni() & kVnniAvx512) t.igemm = avx2::igemm_avx512vnni;
+#endif
+#if defined(OFG_HAVE_AVXVNNI)
+  if (x86_vnni() & kVnniAvx) t.igemm = avx2::igemm_avxvnni;
+#endif
 }
 
 }  // namespace ofg::kernels

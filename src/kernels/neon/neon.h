@@ -11,8 +11,16 @@
 
 #include "kernels/internal.h"
 
+// The integer kernels of igemm.cpp use aarch64-only instructions (FRINTN, vector divide, float64
+// lanes): on 32-bit ARM they stay scalar.
+#if defined(__aarch64__)
+#define OFG_NEON_INT_KERNELS(X) X(igemm) X(dw_row_i16) X(quantize_u8) X(dequantize_u8) X(requantize_u8)
+#else
+#define OFG_NEON_INT_KERNELS(X)
+#endif
 #define OFG_NEON_KERNELS(X)                                                                      \
-  X(sgemv) X(hash_bytes) X(bytes_equal) X(f16_to_f32) X(f32_to_f16) X(bf16_to_f32) X(f32_to_bf16)
+  X(sgemv) X(hash_bytes) X(bytes_equal) X(f16_to_f32) X(f32_to_f16) X(bf16_to_f32) X(f32_to_bf16) \
+  OFG_NEON_INT_KERNELS(X)
 
 namespace ofg::kernels::neon {
 OFG_DECLARE_ISA_KERNELS(OFG_NEON_KERNELS)

@@ -1,0 +1,246 @@
+// Integer convolution and matrix product on the kernel table's exact igemm (see int_gemm.h).
+#include "exec/ops/int_gemm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "exec/ops/util.h"
+
+namespace ofg::exec {
+
+namespace {
+
+int32_t int8_value(uint8_t v, bool is_signed) {
+  return is_signed ? static_cast<int32_t>(static_cast<int8_t>(v)) : static_cast<int32_t>(v);
+}
+
+// Longest k range whose int32 partial sums cannot wrap: every factor lies in [-255, 255].
+constexpr size_t kMaxChunk = 32768;
+
+int32_t saturate_i64(int64_t v) {
+  return static_cast<int32_t>(std::clamp<int64_t>(v, std::numeric_limits<int32_t>::min(),
+                                                  std::numeric_limits<int32_t>::max()));
+}
+
+// The im2col matrix of one group (row = channel * kn + kernel position), columns [j0, j0 + nb) (flat
+// output positions), into dst (ldb = nb). A position in the padding holds the zero point byte,
+// which contributes nothing once it is subtracted. Each row is walked in segments along the last
+// output axis, with the leading output coordinates kept as an odometer (no division per segment).
+// 2-D, stride 1, output as wide as the input (the usual "same" 3x3): an im2col row is the
+// channel plane shifted by (kh dh - pad_top) IW + kw dw - pad_left, so one copy of the rows in
+// range, then the columns that wrapped into the neighbouring row are set to the padding.
+bool im2col_shifted_plane(const IntConvGeom& g, const uint8_t* x, uint8_t pad, size_t Cg, size_t j0, size_t nb,
+                          uint8_t* dst) {
+  if (g.in.size() != 2 || g.stride[0] != 1 || g.stride[1] != 1 || g.out[1] != g.in[1]) return false;
+  const int64_t IH = g.in[0], W = g.in[1], KH = g.kernel[0], KW = g.kernel[1], OH = g.out[0];
+  const int64_t b0 = static_cast<int64_t>(j0), b1 = b0 + static_cast<int64_t>(nb);
+  for (size_t ci = 0; ci < Cg; ++ci)
+    for (int64_t kh = 0; kh < KH; ++kh)
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        uint8_t* row = dst + ((static_cast<int64_t>(ci) * KH + kh) * KW + kw) * static_cast<int64_t>(nb) - b0;  // row[o]
+        const int64_t hshift = kh * g.dilation[0] - g.pad_begin[0], wshift = kw * g.dilation[1] - g.pad_begin[1];
+        // Output rows oh with input row oh + hshift inside [0, IH).
+        const int64_t lo = std::clamp<int64_t>(std::max<int64_t>(0, -hshift) * W, b0, b1);
+        const int64_t hi = std::clamp<int64_t>(std::min<int64_t>(OH, IH - hshift) * W, lo, b1);
+        std::memset(row + b0, pad, static_cast<size_t>(lo - b0));
+        // Output o reads plane element o + shift; the copy stays inside the plane (what it leaves
+        // out of [lo, hi) are wrapped columns, set below).
+        const int64_t shift = hshift * W + wshift;
+        const int64_t s0 = std::max(lo, -shift), s1 = std::min(hi, IH * W - shift);
+        if (s1 > s0) std::memcpy(row + s0, x + static_cast<int64_t>(ci) * IH * W + s0 + shift, static_cast<size_t>(s1 - s0));
+        std::memset(row + hi, pad, static_cast<size_t>(b1 - hi));
+        // Columns ow with ow + wshift outside [0, W) read the neighbouring row: padding instead.
+        const int64_t c0 = std::clamp<int64_t>(wshift < 0 ? 0 : W - wshift, 0, W);
+        const int64_t c1 = std::clamp<int64_t>(wshift < 0 ? -wshift : W, 0, W);
+        if (c0 >= c1) continue;
+        for (int64_t base = lo / W * W; base < hi; base += W)
+          for (int64_t o = std::max(base + c0, lo); o < std::min(base + c1, hi); ++o) row[o] = pad;
+      }
+  return true;
+}
+
+void im2col(const IntConvGeom& g, const uint8_t* x, uint8_t pad, size_t Cg, size_t j0, size_t nb, uint8_t* dst) {
+  if (im2col_shifted_plane(g, x, pad, Cg, j0, nb, dst)) return;
+  const size_t r = g.in.size();
+  const auto ist = strides_of(g.in), kst = strides_of(g.kernel);
+  const int64_t in_n = shape_numel(g.in), kn = shape_numel(g.kernel);
+  const int64_t OW = g.out[r - 1], IW = g.in[r - 1], SW = g.stride[r - 1];
+  std::vector<int64_t> koff(r), od(r);
+  for (size_t ci = 0; ci < Cg; ++ci)
+    for (int64_t q = 0; q < kn; ++q) {
+      uint8_t* row = dst + (ci * kn + q) * nb;
+      const uint8_t* xc = x + ci * in_n;
+      for (size_t a = 0; a < r; ++a) koff[a] = ((q / kst[a]) % g.kernel[a]) * g.dilation[a] - g.pad_begin[a];
+      // Output columns ow in [lo, hi) read input column ow * SW + koff inside [0, IW).
+      const int64_t wshift = koff[r - 1];
+      const int64_t lo = wshift >= 0 ? 0 : std::min<int64_t>(OW, (-wshift + SW - 1) / SW);
+      const int64_t hi = IW - wshift <= 0 ? lo : std::max(lo, std::min<int64_t>(OW, (IW - wshift - 1) / SW + 1));
+      int64_t idx = static_cast<int64_t>(j0) / OW;
+      for (size_t a = r - 1; a-- > 0;) {
+        od[a] = idx % g.out[a];
+        idx /= g.out[a];
+      }
+      int64_t ow0 = static_cast<int64_t>(j0) % OW;
+      for (size_t o = 0; o < nb;) {
+        const int64_t end = std::min<int64_t>(OW, ow0 + static_cast<int64_t>(nb - o));
+        uint8_t* seg = row + o - ow0;  // seg[ow] is output column ow of this segment
+        int64_t off = wshift;
+        bool inside = true;
+        for (size_t a = 0; a + 1 < r; ++a) {
+          const int64_t ia = od[a] * g.stride[a] + koff[a];
+          inside = inside && ia >= 0 && ia < g.in[a];
+          off += ia * ist[a];
+        }
+        const int64_t l = inside ? std::clamp(lo, ow0, end) : end, h = inside ? std::clamp(hi, l, end) : end;
+        std::memset(seg + ow0, pad, static_cast<size_t>(l - ow0));
+        if (SW == 1) {
+          if (h > l) std::memcpy(seg + l, xc + off + l, static_cast<size_t>(h - l));
+        } else {
+          for (int64_t ow = l; ow < h; ++ow) seg[ow] = xc[off + ow * SW];
+        }
+        std::memset(seg + h, pad, static_cast<size_t>(end - h));
+        o += static_cast<size_t>(end - ow0);
+        ow0 = 0;
+        for (size_t a = r - 1; a-- > 0;) {  // next output row
+          if (++od[a] < g.out[a]) break;
+          od[a] = 0;
+        }
+      }
+    }
+}
+
+// dst[j] = x[j] - zero as int16 for j < n. Blocks of 16 with a separate loop per signedness, so
+// that the compiler vectorises them at -O2 (its cheap cost model wants a known trip count).
+void widen_shifted(const uint8_t* x, int64_t n, bool is_signed, int32_t zero, int16_t* dst) {
+  const int16_t z = static_cast<int16_t>(zero);
+  int64_t j = 0;
+  if (is_signed) {
+    for (; j + 16 <= n; j += 16)
+      for (int u = 0; u < 16; ++u) dst[j + u] = static_cast<int16_t>(static_cast<int8_t>(x[j + u]) - z);
+  } else {
+    for (; j + 16 <= n; j += 16)
+      for (int u = 0; u < 16; ++u) dst[j + u] = static_cast<int16_t>(x[j + u] - z);
+  }
+  for (; j < n; ++j) dst[j] = static_cast<int16_t>(int8_value(x[j], is_signed) - zero);
+}
+
+// Depthwise 2-D (one input and one output channel per group) with small padding: each tap is a
+// multiply-add of a shifted row of the zero-shifted, zero-padded int16 plane.
+bool depthwise_2d(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const std::vector<int32_t>& wz,
+                  int32_t* y) {
+  if (g.in.size() != 2 || g.C != g.group || g.OC != g.group) return false;
+  const int64_t KH = g.kernel[0], KW = g.kernel[1], kn = KH * KW;
+  int64_t ext[2];
+  for (int a = 0; a < 2; ++a) {
+    const int64_t need = (g.out[a] - 1) * g.stride[a] + (g.kernel[a] - 1) * g.dilation[a] + 1;
+    if (g.out[a] < 1 || g.pad_begin[a] > 16 || need > g.in[a] + g.pad_begin[a] + 16) return false;
+    ext[a] = std::max(need, g.in[a] + g.pad_begin[a]);
+  }
+  if (kn > static_cast<int64_t>(kMaxChunk)) return false;
+  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1], Hp = ext[0], Wp = ext[1];
+  const int64_t sh = g.stride[0], sw = g.stride[1], dh = g.dilation[0], dw = g.dilation[1];
+  std::vector<int16_t> plane(scratch_elems(Hp * Wp, sizeof(int16_t)), 0);
+  std::vector<int16_t> taps(static_cast<size_t>(kn));
+  std::vector<const int16_t*> rows(static_cast<size_t>(kn));
+  const kernels::KernelTable& kt = kernels::active_table();
+  for (int64_t n = 0; n < g.N; ++n)
+    for (int64_t c = 0; c < g.C; ++c) {
+      const uint8_t* xc = x.data + (n * g.C + c) * H * W;
+      for (int64_t i = 0; i < H; ++i)
+        widen_shifted(xc + i * W, W, x.is_signed, xz, plane.data() + (i + g.pad_begin[0]) * Wp + g.pad_begin[1]);
+      for (int64_t q = 0; q < kn; ++q)
+        taps[static_cast<size_t>(q)] = static_cast<int16_t>(int8_value(w.data[c * kn + q], w.is_signed) - wz[static_cast<size_t>(c)]);
+      int32_t* yc = y + (n * g.C + c) * OH * OW;
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        for (int64_t kh = 0; kh < KH; ++kh)
+          for (int64_t kw = 0; kw < KW; ++kw)
+            rows[static_cast<size_t>(kh * KW + kw)] = plane.data() + (oh * sh + kh * dh) * Wp + kw * dw;
+        kt.dw_row_i16(rows.data(), taps.data(), static_cast<size_t>(kn), static_cast<size_t>(sw), static_cast<size_t>(OW),
+                      yc + oh * OW);
+      }
+    }
+  return true;
+}
+
+}  // namespace
+
+IntSpan int_span(const RTensor& t) {
+  if (t.dtype != kUint8 && t.dtype != kInt8)
+    fail(Status::kUnsupported, std::string("integer matmul / convolution of ") + dtype_name(t.dtype) + " (uint8 or int8 only)");
+  return {t.data<uint8_t>(), t.dtype == kInt8};
+}
+
+void int_gemm(size_t M, size_t N, size_t K, IntSpan A, size_t lda, const int32_t* za, IntSpan B, size_t ldb,
+              const int32_t* zb, int32_t* C, size_t ldc) {
+  const kernels::KernelTable& t = kernels::active_table();
+  if (K <= kMaxChunk) {
+    t.igemm(M, N, K, A.data, lda, A.is_signed, za, B.data, ldb, B.is_signed, zb, C, ldc);
+    return;
+  }
+  std::vector<int64_t> sum(scratch_elems(static_cast<int64_t>(M * N), sizeof(int64_t)), 0);
+  std::vector<int32_t> part(M * N);
+  for (size_t p0 = 0; p0 < K; p0 += kMaxChunk) {
+    t.igemm(M, N, std::min(kMaxChunk, K - p0), A.data + p0, lda, A.is_signed, za, B.data + p0 * ldb, ldb,
+            B.is_signed, zb, part.data(), N);
+    for (size_t i = 0; i < M * N; ++i) sum[i] += part[i];
+  }
+  for (size_t i = 0; i < M; ++i)
+    for (size_t j = 0; j < N; ++j) C[i * ldc + j] = saturate_i64(sum[i * N + j]);
+}
+
+void int_conv_compute(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const std::vector<int32_t>& wz,
+                      int32_t* y) {
+  const int64_t in_n = shape_numel(g.in), out_n = shape_numel(g.out), kn = shape_numel(g.kernel);
+  if (out_n == 0 || g.N == 0 || g.OC == 0) return;
+  if (depthwise_2d(g, x, xz, w, wz, y)) return;
+  const int64_t Cg = g.C / g.group, OCg = g.OC / g.group, K = Cg * kn;
+  bool pointwise = true;
+  for (size_t a = 0; a < g.in.size(); ++a)
+    pointwise = pointwise && g.kernel[a] == 1 && g.stride[a] == 1 && g.pad_begin[a] == 0 && g.out[a] == g.in[a];
+  // im2col in column blocks of about 1 MiB so that large images need no K x HW buffer.
+  const int64_t nb_max = pointwise ? out_n : std::min<int64_t>(out_n, std::max<int64_t>(256, (1 << 20) / std::max<int64_t>(1, K)));
+  std::vector<uint8_t> cols(pointwise ? 0 : scratch_elems(K * nb_max, 1));
+  std::vector<int32_t> zb(static_cast<size_t>(nb_max), xz);
+  const uint8_t pad = static_cast<uint8_t>(xz);
+  for (int64_t n = 0; n < g.N; ++n)
+    for (int64_t gi = 0; gi < g.group; ++gi) {
+      const uint8_t* xg = x.data + (n * g.C + gi * Cg) * in_n;
+      const IntSpan wg{w.data + gi * OCg * K, w.is_signed};
+      const int32_t* za = wz.data() + gi * OCg;
+      int32_t* yg = y + (n * g.OC + gi * OCg) * out_n;
+      if (pointwise) {
+        int_gemm(OCg, out_n, K, wg, K, za, {xg, x.is_signed}, in_n, zb.data(), yg, out_n);
+        continue;
+      }
+      for (int64_t j0 = 0; j0 < out_n; j0 += nb_max) {
+        const int64_t nb = std::min(nb_max, out_n - j0);
+        im2col(g, xg, pad, Cg, j0, nb, cols.data());
+        int_gemm(OCg, nb, K, wg, K, za, {cols.data(), x.is_signed}, nb, zb.data(), yg + j0, out_n);
+      }
+    }
+}
+
+void requantize(const int32_t* acc, size_t n, int64_t bias, double mult, int32_t zp, RTensor& y, int64_t y_off) {
+  if (y.dtype == kUint8 || y.dtype == kInt8) {
+    kernels::active_table().requantize_u8(acc, n, static_cast<double>(bias), mult, zp, y.dtype == kInt8,
+                                          y.data<uint8_t>() + y_off);
+    return;
+  }
+  double lo, hi;
+  switch (y.dtype) {
+    case kUint8: lo = 0; hi = 255; break;
+    case kInt8: lo = -128; hi = 127; break;
+    case kUint16: lo = 0; hi = 65535; break;
+    case kInt16: lo = -32768; hi = 32767; break;
+    case kInt32: lo = -2147483648.0; hi = 2147483647.0; break;
+    default: lo = 0; hi = 4294967295.0; break;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const double v = std::nearbyint(static_cast<float>(static_cast<double>(acc[i] + bias) * mult)) + zp;
+    set_f64(y, y_off + static_cast<int64_t>(i), std::min(std::max(v, lo), hi));
+  }
+}
+
+}  // namespace ofg::exec

@@ -1,0 +1,62 @@
+// AVX2 8-bit quantization kernels, 8 elements per step, bit-identical to the scalar reference:
+// the same operations in the same precision (round_ps rounds to nearest even like nearbyint in
+// the default mode; cvtpd_ps rounds the double product once, like the cast).
+#include "kernels/avx2/avx2.h"
+
+#include <immintrin.h>
+
+namespace ofg::kernels::avx2 {
+
+namespace {
+
+// v = round(value) + zero for 8 lanes: clamp into the 8-bit type, NaN lanes to 0, store 8 bytes.
+inline void store8(__m256 v, bool out_signed, uint8_t* y) {
+  const __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
+  const __m256 lo = _mm256_set1_ps(out_signed ? -128.f : 0.f), hi = _mm256_set1_ps(out_signed ? 127.f : 255.f);
+  v = _mm256_andnot_ps(nan, _mm256_min_ps(_mm256_max_ps(v, lo), hi));
+  const __m256i i = _mm256_cvttps_epi32(v);
+  const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1));
+  const __m128i b = out_signed ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w);
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(y), b);
+}
+
+inline __m256 round_even(__m256 v) { return _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+
+}  // namespace
+
+void quantize_u8(const float* x, size_t n, float scale, float zero, bool out_signed, uint8_t* y) {
+  const __m256 vs = _mm256_set1_ps(scale), vz = _mm256_set1_ps(zero);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    store8(_mm256_add_ps(round_even(_mm256_div_ps(_mm256_loadu_ps(x + i), vs)), vz), out_signed, y + i);
+  scalar::quantize_u8(x + i, n - i, scale, zero, out_signed, y + i);
+}
+
+void dequantize_u8(const uint8_t* x, size_t n, bool in_signed, int32_t zero, float scale, float* y) {
+  const __m256i vz = _mm256_set1_epi32(zero);
+  const __m256 vs = _mm256_set1_ps(scale);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(x + i));
+    const __m256i v = in_signed ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b);
+    _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(v, vz)), vs));
+  }
+  scalar::dequantize_u8(x + i, n - i, in_signed, zero, scale, y + i);
+}
+
+void requantize_u8(const int32_t* acc, size_t n, double bias, double mult, int32_t zero, bool out_signed,
+                   uint8_t* y) {
+  const __m256d vb = _mm256_set1_pd(bias), vm = _mm256_set1_pd(mult);
+  const __m256 vz = _mm256_set1_ps(static_cast<float>(zero));
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + i));
+    const __m256d d0 = _mm256_mul_pd(_mm256_add_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(a)), vb), vm);
+    const __m256d d1 = _mm256_mul_pd(_mm256_add_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(a, 1)), vb), vm);
+    const __m256 f = _mm256_set_m128(_mm256_cvtpd_ps(d1), _mm256_cvtpd_ps(d0));
+    store8(_mm256_add_ps(round_even(f), vz), out_signed, y + i);
+  }
+  scalar::requantize_u8(acc + i, n - i, bias, mult, zero, out_signed, y + i);
+}
+
+}  // namespace ofg::kernels::avx2

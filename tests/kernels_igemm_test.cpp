@@ -1,0 +1,262 @@
+// The integer GEMM and the 8-bit quantization kernels: the scalar reference against a plain
+// int64 oracle, and every SIMD table bit for bit against the scalar reference (odd sizes, tails,
+// every signedness and zero-point combination, extreme values with K at the int32 limit).
+#include "kernels/kernels.h"
+#include "support/kernel_support.h"
+#if defined(__x86_64__)
+#include "kernels/avx2/avx2.h"
+#endif
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace k = ofg::kernels;
+
+namespace {
+
+int32_t byte_value(uint8_t v, bool s) { return s ? static_cast<int8_t>(v) : v; }
+
+struct IgemmCase {
+  size_t M, N, K, lda, ldb, ldc;
+  bool as, bs;
+  std::vector<uint8_t> A, B;
+  std::vector<int32_t> za, zb;
+};
+
+// Random operands (zero points within each operand's type); padded leading dimensions.
+IgemmCase make_case(size_t M, size_t N, size_t K, bool as, bool bs, unsigned seed) {
+  std::mt19937 rng(seed);
+  IgemmCase c{M, N, K, K + 3, N + 5, N + 2, as, bs, {}, {}, {}, {}};
+  c.A.resize(M * c.lda);
+  c.B.resize(K * c.ldb);
+  for (auto& v : c.A) v = static_cast<uint8_t>(rng());
+  for (auto& v : c.B) v = static_cast<uint8_t>(rng());
+  auto zp = [&](bool s) { return s ? static_cast<int32_t>(rng() % 256) - 128 : static_cast<int32_t>(rng() % 256); };
+  for (size_t i = 0; i < M; ++i) c.za.push_back(zp(as));
+  for (size_t j = 0; j < N; ++j) c.zb.push_back(zp(bs));
+  return c;
+}
+
+// Every igemm this CPU can run besides the scalar one: the SIMD table's, and on x86 each of the
+// AVX2 and VNNI versions (the table holds only the best one), named for the failure messages.
+struct Variant {
+  const char* name;
+  k::fn::igemm* fn;
+};
+std::vector<Variant> simd_igemms() {
+  std::vector<Variant> v;
+  const k::KernelTable* simd = k::simd_table();
+  if (!simd) return v;
+  v.push_back({simd->isa, simd->igemm});
+#if defined(__x86_64__)
+  v.push_back({"avx2 int16", k::avx2::igemm});
+#if defined(OFG_HAVE_AVXVNNI)
+  if (k::x86_vnni() & k::kVnniAvx) v.push_back({"avx-vnni", k::avx2::igemm_avxvnni});
+#endif
+#if defined(OFG_HAVE_AVX512VNNI)
+  if (k::x86_vnni() & k::kVnniAvx512) v.push_back({"avx512-vnni", k::avx2::igemm_avx512vnni});
+#endif
+#endif
+  return v;
+}
+
+std::vector<int32_t> run(k::fn::igemm* f, const IgemmCase& c) {
+  std::vector<int32_t> C(c.M * c.ldc, 0x5a5a5a5a);
+  f(c.M, c.N, c.K, c.A.data(), c.lda, c.as, c.za.data(), c.B.data(), c.ldb, c.bs, c.zb.data(), C.data(), c.ldc);
+  return C;
+}
+
+std::vector<int32_t> run(const k::KernelTable& t, const IgemmCase& c) {
+  // Cells outside the M x N block must stay untouched: fill them with a marker.
+  std::vector<int32_t> C(c.M * c.ldc, 0x5a5a5a5a);
+  t.igemm(c.M, c.N, c.K, c.A.data(), c.lda, c.as, c.za.data(), c.B.data(), c.ldb, c.bs, c.zb.data(), C.data(), c.ldc);
+  return C;
+}
+
+std::vector<int32_t> oracle(const IgemmCase& c) {
+  std::vector<int32_t> C(c.M * c.ldc, 0x5a5a5a5a);
+  for (size_t i = 0; i < c.M; ++i)
+    for (size_t j = 0; j < c.N; ++j) {
+      int64_t s = 0;
+      for (size_t p = 0; p < c.K; ++p)
+        s += int64_t{byte_value(c.A[i * c.lda + p], c.as) - c.za[i]} * (byte_value(c.B[p * c.ldb + j], c.bs) - c.zb[j]);
+      C[i * c.ldc + j] = static_cast<int32_t>(static_cast<uint32_t>(s));
+    }
+  return C;
+}
+
+TEST(KernelsIgemm, ScalarMatchesInt64Oracle) {
+  for (bool as : {false, true})
+    for (bool bs : {false, true}) {
+      IgemmCase c = make_case(7, 19, 37, as, bs, 3 + as * 2 + bs);
+      EXPECT_EQ(run(k::scalar_table(), c), oracle(c)) << as << bs;
+    }
+}
+
+TEST(KernelsIgemm, SimdMatchesScalarOnOddShapes) {
+  SIMD_OR_SKIP();
+  for (const Variant& v : simd_igemms()) {
+  unsigned seed = 1;
+  for (size_t M : {1, 5, 6, 7, 13, 121})
+    for (size_t N : {1, 15, 16, 17, 33, 530})
+      for (size_t K : {1, 2, 3, 8, 255, 257, 513})
+        for (int sign = 0; sign < 4; ++sign) {
+          if (M * N * K > 3000000) continue;
+          IgemmCase c = make_case(M, N, K, sign & 1, sign & 2, seed++);
+          ASSERT_EQ(run(v.fn, c), run(k::scalar_table(), c)) << v.name << " M=" << M << " N=" << N << " K=" << K
+                                                              << " signs=" << sign;
+        }
+  }
+}
+
+// Every factor at +-255 and K = 33025: the sums reach 33025 * 65025 = 2147450625, just under
+// 2^31. An implementation that saturates an intermediate (vpmaddubsw) or loses a bit fails here.
+TEST(KernelsIgemm, ExtremeValuesAtTheInt32Limit) {
+  const size_t M = 3, N = 18, K = 33025;
+  for (int sign = 0; sign < 4; ++sign) {
+    const bool as = sign & 1, bs = sign & 2;
+    IgemmCase c = make_case(M, N, K, as, bs, 99);
+    // Row 0: a at its minimum, za at its maximum (-255); row 1 the reverse (+255); row 2 mixed.
+    const uint8_t amin = as ? 0x80 : 0, amax = as ? 0x7f : 0xff;
+    const int32_t zmin = as ? -128 : 0, zmax = as ? 127 : 255;
+    for (size_t p = 0; p < K; ++p) {
+      c.A[0 * c.lda + p] = amin;
+      c.A[1 * c.lda + p] = amax;
+      c.A[2 * c.lda + p] = p % 2 ? amin : amax;
+    }
+    c.za = {zmax, zmin, as ? 0 : 128};
+    const uint8_t bmin = bs ? 0x80 : 0, bmax = bs ? 0x7f : 0xff;
+    for (size_t p = 0; p < K; ++p)
+      for (size_t j = 0; j < N; ++j) c.B[p * c.ldb + j] = j % 2 ? bmin : bmax;
+    for (size_t j = 0; j < N; ++j) c.zb[j] = j % 2 ? (bs ? 127 : 255) : (bs ? -128 : 0);
+    const auto want = oracle(c);
+    EXPECT_EQ(want[0], -2147450625);  // (-255) * 255 * K
+    EXPECT_EQ(want[1], 2147450625);   // (-255) * (-255) * K
+    EXPECT_EQ(run(k::scalar_table(), c), want) << "scalar signs=" << sign;
+    for (const Variant& v : simd_igemms()) EXPECT_EQ(run(v.fn, c), want) << v.name << " signs=" << sign;
+  }
+}
+
+TEST(KernelsIgemm, EmptyKZeroesTheOutput) {
+  std::vector<Variant> all = simd_igemms();
+  all.push_back({"scalar", k::scalar_table().igemm});
+  for (const Variant& v : all) {
+    IgemmCase c = make_case(4, 20, 0, false, true, 5);
+    auto C = run(v.fn, c);
+    for (size_t i = 0; i < c.M; ++i)
+      for (size_t j = 0; j < c.ldc; ++j) EXPECT_EQ(C[i * c.ldc + j], j < c.N ? 0 : 0x5a5a5a5a) << v.name;
+  }
+}
+
+TEST(KernelsIgemm, DepthwiseRowMatchesOracle) {
+  std::mt19937 rng(17);
+  std::vector<int16_t> plane(4096);
+  for (auto& v : plane) v = static_cast<int16_t>(static_cast<int>(rng() % 511) - 255);
+  plane[0] = -255;
+  for (size_t ntaps : {1, 2, 3, 9, 25})
+    for (size_t stride : {1, 2, 3})
+      for (size_t n : {1, 7, 16, 17, 40}) {
+        std::vector<int16_t> taps(ntaps);
+        std::vector<const int16_t*> rows(ntaps);
+        for (size_t t = 0; t < ntaps; ++t) {
+          taps[t] = static_cast<int16_t>(static_cast<int>(rng() % 511) - 255);
+          rows[t] = plane.data() + rng() % 3000;
+        }
+        std::vector<int32_t> want(n), got(n);
+        for (size_t j = 0; j < n; ++j) {
+          int64_t s = 0;
+          for (size_t t = 0; t < ntaps; ++t) s += int64_t{taps[t]} * rows[t][j * stride];
+          want[j] = static_cast<int32_t>(s);
+        }
+        k::scalar_table().dw_row_i16(rows.data(), taps.data(), ntaps, stride, n, got.data());
+        ASSERT_EQ(got, want) << "scalar taps=" << ntaps << " stride=" << stride << " n=" << n;
+        if (const k::KernelTable* simd = k::simd_table()) {
+          simd->dw_row_i16(rows.data(), taps.data(), ntaps, stride, n, got.data());
+          ASSERT_EQ(got, want) << simd->isa << " taps=" << ntaps << " stride=" << stride << " n=" << n;
+        }
+      }
+}
+
+// Values that exercise rounding ties, saturation, infinities and NaN.
+std::vector<float> special_floats() {
+  std::vector<float> v = {0.f, -0.f, 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 127.5f, 128.5f, -128.5f, 254.5f, 255.5f,
+                          1e9f, -1e9f, 3e38f, std::numeric_limits<float>::infinity(),
+                          -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
+                          8388609.f, 16777217.f, 4194304.5f};
+  auto r = ofg::test::rnd(301, -400.f, 400.f, 11);
+  v.insert(v.end(), r.begin(), r.end());
+  return v;
+}
+
+TEST(KernelsQuant, QuantizeReference) {
+  const float x[] = {0.5f, 1.5f, 2.5f, -3.5f, 300.f, -300.f, std::nanf("")};
+  uint8_t y[7];
+  k::scalar_table().quantize_u8(x, 7, 1.f, 1.f, true, y);
+  const int8_t want_s[] = {1, 3, 3, -3, 127, -128, 0};
+  for (int i = 0; i < 7; ++i) EXPECT_EQ(static_cast<int8_t>(y[i]), want_s[i]) << i;
+  k::scalar_table().quantize_u8(x, 7, 0.5f, 10.f, false, y);
+  const uint8_t want_u[] = {11, 13, 15, 3, 255, 0, 0};
+  for (int i = 0; i < 7; ++i) EXPECT_EQ(y[i], want_u[i]) << i;
+}
+
+TEST(KernelsQuant, SimdQuantizeMatchesScalar) {
+  SIMD_OR_SKIP();
+  const auto x = special_floats();
+  for (float scale : {1.f, 0.37f, 3e-3f, 1e-30f})
+    for (float zero : {0.f, 3.f, 128.f, -128.f, 255.f})
+      for (bool s : {false, true}) {
+        std::vector<uint8_t> a(x.size()), b(x.size());
+        simd->quantize_u8(x.data(), x.size(), scale, zero, s, a.data());
+        k::scalar_table().quantize_u8(x.data(), x.size(), scale, zero, s, b.data());
+        ASSERT_EQ(a, b) << simd->isa << " scale=" << scale << " zero=" << zero << " signed=" << s;
+      }
+}
+
+TEST(KernelsQuant, DequantizeMatchesScalarAndFormula) {
+  std::vector<uint8_t> x(259);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>(i * 7 + 3);
+  for (bool s : {false, true})
+    for (int32_t zero : {0, 17, -128, 255}) {
+      std::vector<float> a(x.size()), b(x.size());
+      k::scalar_table().dequantize_u8(x.data(), x.size(), s, zero, 0.0137f, b.data());
+      for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(b[i], static_cast<float>(byte_value(x[i], s) - zero) * 0.0137f);
+      if (const k::KernelTable* simd = k::simd_table()) {
+        simd->dequantize_u8(x.data(), x.size(), s, zero, 0.0137f, a.data());
+        ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(float))) << simd->isa;
+      }
+    }
+}
+
+TEST(KernelsQuant, RequantizeMatchesScalar) {
+  std::mt19937 rng(21);
+  std::vector<int32_t> acc = {0, 1, -1, std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(),
+                              100, -100, 50, 150, 250, 350};
+  for (int i = 0; i < 500; ++i) acc.push_back(static_cast<int32_t>(rng() % 200001) - 100000);
+  // Ties: with multiplier 0.5 odd accumulators land on .5 and must round to even.
+  {
+    uint8_t y[3];
+    const int32_t a[3] = {1, 3, 5};
+    k::scalar_table().requantize_u8(a, 3, 0.0, 0.5, 0, false, y);
+    EXPECT_EQ(y[0], 0);
+    EXPECT_EQ(y[1], 2);
+    EXPECT_EQ(y[2], 2);
+  }
+  SIMD_OR_SKIP();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double mult : {0.5, 0.0013, 1.7e-5, static_cast<double>(0.1f), inf, std::nan("")})
+    for (double bias : {0.0, -1234.0, 70000.0})
+      for (int32_t zero : {0, 128, -128, 5})
+        for (bool s : {false, true}) {
+          std::vector<uint8_t> a(acc.size()), b(acc.size());
+          simd->requantize_u8(acc.data(), acc.size(), bias, mult, zero, s, a.data());
+          k::scalar_table().requantize_u8(acc.data(), acc.size(), bias, mult, zero, s, b.data());
+          ASSERT_EQ(a, b) << simd->isa << " mult=" << mult << " bias=" << bias << " zero=" << zero;
+        }
+}
+
+}  // namespace
