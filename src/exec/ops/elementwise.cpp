@@ -97,7 +97,17 @@ void op_variadic(OpCtx& c) {
 // Ops of two inputs of one element type, broadcast: y[i] = f(x, z) for each pair of elements, y
 // of the inputs' type, or bool when kBoolOut. f is a generic lambda, called with the values of
 // every numeric type.
-template <bool kBoolOut, class F>
+// Which element types an op of same_type_binary takes: the loop is instantiated only for those
+// (one broadcast loop per op and type is most of this file's code).
+enum class Takes { Numeric, Integers, Bools };
+template <Takes K, class T>
+constexpr bool takes() {
+  if constexpr (K == Takes::Bools) return std::is_same_v<T, bool>;
+  else if constexpr (K == Takes::Integers) return std::is_integral_v<T> && !std::is_same_v<T, bool>;
+  else return true;
+}
+
+template <bool kBoolOut, Takes K = Takes::Numeric, class F>
 void same_type_binary(OpCtx& c, F&& f) {
   const RTensor &a = c.t(0), &b = c.t(1);
   if (a.dtype != b.dtype) c.error("input types differ");
@@ -105,11 +115,15 @@ void same_type_binary(OpCtx& c, F&& f) {
   RTensor y = RTensor::alloc(kBoolOut ? kBool : a.dtype, out);
   visit_numeric(a.dtype, [&](auto tag) {
     using T = decltype(tag);
-    using Out = std::conditional_t<kBoolOut, bool, T>;
-    const T* pa = a.data<T>();
-    const T* pb = b.data<T>();
-    Out* py = y.data<Out>();
-    broadcast_each(out, {a.shape, b.shape}, [&](int64_t i, const int64_t* o) { py[i] = f(pa[o[0]], pb[o[1]]); });
+    if constexpr (takes<K, T>()) {
+      using Out = std::conditional_t<kBoolOut, bool, T>;
+      const T* pa = a.data<T>();
+      const T* pb = b.data<T>();
+      Out* py = y.data<Out>();
+      broadcast_each(out, {a.shape, b.shape}, [&](int64_t i, const int64_t* o) { py[i] = f(pa[o[0]], pb[o[1]]); });
+    } else {
+      c.error(std::string("inputs of element type ") + dtype_name(a.dtype) + " are not supported");
+    }
   });
   c.set(0, y);
 }
@@ -151,7 +165,7 @@ enum class Logic { And, Or, Xor };
 template <Logic K>
 void op_logic(OpCtx& c) {
   if (c.t(0).dtype != kBool || c.t(1).dtype != kBool) c.error("inputs must be bool");
-  same_type_binary<true>(c, [](auto x, auto z) {
+  same_type_binary<true, Takes::Bools>(c, [](auto x, auto z) {
     return K == Logic::And ? (x && z) : K == Logic::Or ? (x || z) : (x != z);
   });
 }
@@ -166,7 +180,7 @@ void op_bitwise(OpCtx& c) {
   });
   if (!integral) c.error("bitwise ops need integer inputs");
   bool left = c.attr_s("direction", "LEFT") == "LEFT";
-  same_type_binary<false>(c, [left](auto x, auto z) {
+  same_type_binary<false, Takes::Integers>(c, [left](auto x, auto z) {
     using T = decltype(x);
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       using U = std::make_unsigned_t<T>;
