@@ -52,6 +52,17 @@ uint64_t finish(const uint64_t acc[4], const unsigned char* tail, size_t tail_le
   void set_blocked_entries(KernelTable& t); \
   void set_vector_entries(KernelTable& t);
 
+// In a fill function of namespace ofg::kernels whose table is named `t`: sets the entries of ISA
+// folder `ns` (its override list LIST and the entries kernels/simd/ writes for it).
+#define OFG_SET_ONE_KERNEL(name) t.name = isa_ns::name;
+#define OFG_SET_ISA_ENTRIES(ns, LIST)    \
+  {                                      \
+    namespace isa_ns = ns;               \
+    LIST(OFG_SET_ONE_KERNEL)             \
+    ns::set_blocked_entries(t);          \
+    ns::set_vector_entries(t);           \
+  }
+
 // The VNNI flavours this x86 CPU runs (with the OS saving the registers they need), as bits:
 // AVX-VNNI, and AVX512-VNNI with AVX512VL (used on 256-bit registers). The AVX2 table prefers
 // AVX-VNNI; the tests run every flavour present.

@@ -197,7 +197,7 @@ std::vector<int32_t> zero_points(const OpCtx& c, const RTensor* z, const RTensor
 
 // Broadcast batched matmul of (a - za) and (b - zb), exact in int32 (saturated beyond); zero
 // points per tensor, per row of a (length M) or per column of b (length N).
-RTensor int_matmul(const OpCtx& c, const RTensor& a, const RTensor* za, const RTensor& b, const RTensor* zb,
+RTensor int_matmul(OpCtx& c, const RTensor& a, const RTensor* za, const RTensor& b, const RTensor* zb,
                    Shape& out_shape) {
   if (a.rank() < 1 || b.rank() < 1) c.error("A and B must have rank >= 1");
   Shape as = a.shape, bs = b.shape;
@@ -228,12 +228,6 @@ RTensor int_matmul(const OpCtx& c, const RTensor& a, const RTensor* za, const RT
     int_gemm(M, N, K, {sa.data + aoff[q] * M * K, sa.is_signed}, K, zav.data(), {sb.data + boff[q] * K * N, sb.is_signed},
              N, zbv.data(), out.data<int32_t>() + q * M * N, N);
   return out;
-}
-
-void op_matmul_integer(OpCtx& c) {
-  Shape os;
-  RTensor y = int_matmul(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os);
-  c.set(0, y);
 }
 
 void op_qlinear_matmul(OpCtx& c) {
@@ -276,11 +270,14 @@ RTensor int_conv(OpCtx& c, const RTensor& x, const RTensor* xz, const RTensor& w
   return y;
 }
 
-void op_conv_integer(OpCtx& c) {
+// MatMulInteger / ConvInteger: inputs (a, b, a_zero_point, b_zero_point), output the int32 sums.
+using IntCompute = RTensor (*)(OpCtx&, const RTensor&, const RTensor*, const RTensor&, const RTensor*, Shape&);
+void int32_output(OpCtx& c, IntCompute compute) {
   Shape os;
-  RTensor y = int_conv(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os);
-  c.set(0, y);
+  c.set(0, compute(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os));
 }
+void op_matmul_integer(OpCtx& c) { int32_output(c, int_matmul); }
+void op_conv_integer(OpCtx& c) { int32_output(c, int_conv); }
 
 void op_qlinear_conv(OpCtx& c) {
   Shape os;

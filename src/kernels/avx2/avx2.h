@@ -2,14 +2,14 @@
 // names are declared here with their types from kernels/kernel_list.h and set by table.cpp,
 // which also sets the entries written once in kernels/simd/: set_blocked_entries (sgemm, conv2d,
 // conv2d_packed_size, conv2d_pack, conv2d_prepacked, max_pool2d, avg_pool2d) and
-// set_vector_entries (binary_vv/vs/sv, unary, reduce, softmax, layer_norm, transpose2d,
+// set_vector_entries (sgemv, binary_vv/vs/sv, unary, reduce, softmax, layer_norm, transpose2d,
 // diff_f32).
 #pragma once
 
 #include "kernels/internal.h"
 
 #define OFG_AVX2_KERNELS(X)                                                                      \
-  X(sgemv) X(igemm) X(dw_row_i16) X(quantize_u8) X(dequantize_u8) X(requantize_u8) X(hash_bytes) X(f16_to_f32) X(f32_to_f16) X(bf16_to_f32) X(f32_to_bf16)
+  X(igemm) X(dw_row_i16) X(quantize_u8) X(dequantize_u8) X(requantize_u8) X(hash_bytes) X(f16_to_f32) X(f32_to_f16) X(bf16_to_f32) X(f32_to_bf16)
 
 namespace ofg::kernels::avx2 {
 OFG_DECLARE_ISA_KERNELS(OFG_AVX2_KERNELS)

@@ -10,11 +10,7 @@ namespace ofg::kernels {
 void fill_neon_table(KernelTable& t) {
   detail::fill_scalar_table(t);
   t.isa = "neon";
-#define OFG_SET_KERNEL(name) t.name = neon::name;
-  OFG_NEON_KERNELS(OFG_SET_KERNEL)
-#undef OFG_SET_KERNEL
-  neon::set_blocked_entries(t);
-  neon::set_vector_entries(t);
+  OFG_SET_ISA_ENTRIES(neon, OFG_NEON_KERNELS)
 }
 
 }  // namespace ofg::kernels
