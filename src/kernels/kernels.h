@@ -26,7 +26,8 @@ namespace ofg::kernels {
 
 enum class BinaryOp { Add, Sub, Mul, Div, Max, Min, Pow };
 
-// Max/Min propagate NaN (as numpy.maximum does). Pow follows std::pow.
+// Max/Min propagate NaN (as numpy.maximum does). Pow follows std::pow, except that an exponent
+// of 2 gives x * x (correctly rounded, as ONNX Runtime computes squares).
 // For integers: Add/Sub/Mul wrap modulo 2^n (no UB), Div truncates toward zero like C++ with
 // x/0 == 0 and INT_MIN/-1 == INT_MIN (the interpreter should reject /0 before calling), Pow is
 // exponentiation by squaring with wrap-around, negative exponents give 0 unless the base is +-1.

@@ -104,12 +104,17 @@ void op_conv(OpCtx& c) {
   if (c.has(2)) c.require(b.numel() == w.shape[0], "B must have " + std::to_string(w.shape[0]) + " values, got shape " + shape_str(b.shape));
   RTensor y = RTensor::alloc_uninit(kFloat, out);  // every element is written by the kernel
   if (y.numel() == 0) { c.set(0, y); return; }
-  if (r == 2) {
+  if (r == 1 || r == 2) {
+    // A 1-D convolution is the 2-D one over a single row ([N, C, W] is [N, C, 1, W], its weights
+    // [C_out, C_in/g, 1, K]): audio front ends (STFT as Conv1d) get the packed GEMM paths.
+    const size_t h = r == 2 ? 1 : 0;  // index of the width axis in in/k/s/d/pb/pe
     kernels::Conv2DParams p;
-    p.N = x.shape[0]; p.C_in = x.shape[1]; p.H = in[0]; p.W = in[1]; p.C_out = w.shape[0];
-    p.kH = k[0]; p.kW = k[1]; p.stride_h = s[0]; p.stride_w = s[1];
-    p.pad_top = pb[0]; p.pad_left = pb[1]; p.pad_bottom = pe[0]; p.pad_right = pe[1];
-    p.dil_h = d[0]; p.dil_w = d[1]; p.group = group; p.H_out = out[2]; p.W_out = out[3];
+    p.N = x.shape[0]; p.C_in = x.shape[1]; p.C_out = w.shape[0]; p.group = group;
+    p.H = r == 2 ? in[0] : 1; p.kH = r == 2 ? k[0] : 1; p.stride_h = r == 2 ? s[0] : 1;
+    p.dil_h = r == 2 ? d[0] : 1; p.pad_top = r == 2 ? pb[0] : 0; p.pad_bottom = r == 2 ? pe[0] : 0;
+    p.H_out = r == 2 ? out[2] : 1;
+    p.W = in[h]; p.kW = k[h]; p.stride_w = s[h]; p.dil_w = d[h]; p.pad_left = pb[h]; p.pad_right = pe[h];
+    p.W_out = out[2 + h];
     p.bias = c.has(2) ? b.data<float>() : nullptr;
     conv2d_maybe_prepacked(c, p, x, w, y);
   } else {

@@ -11,7 +11,8 @@ float binary_one(BinaryOp op, float a, float b) {
     // a + b turns a NaN operand into the NaN result (numpy.maximum semantics).
     case BinaryOp::Max: return (std::isnan(a) || std::isnan(b)) ? a + b : (a < b ? b : a);
     case BinaryOp::Min: return (std::isnan(a) || std::isnan(b)) ? a + b : (b < a ? b : a);
-    case BinaryOp::Pow: return std::pow(a, b);
+    // Squares exactly rounded (pow is not guaranteed to be), as ONNX Runtime computes them.
+    case BinaryOp::Pow: return b == 2.f ? a * a : std::pow(a, b);
   }
   return 0.f;
 }
