@@ -84,14 +84,33 @@ inline void add_corrections(uint32_t* c, uint32_t u, uint32_t zam, const uint32_
   for (; j < nc; ++j) c[j] += u * zbn[j] - zam * static_cast<uint32_t>(colsum[j]);
 }
 
-// The whole GEMM. pack_b(p0, kc, j0, nc, dst, colsum) packs like igemm_blocked's and adds the
-// column sums of the packed values to colsum[0, nc); pack_a(i0, mc, p0, kc, dst) and
-// tile(kpad, a_panel, b_panel, c, mr, nr, first) as igemm_blocked's;
-// correct(c, u, zam, zbn, colsum, nc) does add_corrections from 0 (vectorised as the ISA can).
-template <class PackB, class PackA, class Tile, class Correct>
-void igemm_dot(const IgemmBlocking& bl, DotOperand oa, DotOperand ob, size_t M, size_t N, size_t K, const uint8_t* A,
-               size_t lda, const int32_t* za, const int32_t* zb, int32_t* C, size_t ldc, PackB&& pack_b,
-               PackA&& pack_a, Tile&& tile, Correct&& correct) {
+// B rows [p0, p0 + kc), columns [j0, j0 + nc) in panels of nr_tile columns (quad t of column c
+// at panel[t * 4 nr_tile + 4 c]); colsum[c] (columns j0...) accumulates the packed values.
+// pack_quads(src, ldb, nq, d, cs) packs the first nq quads of a full panel (src: its row p0,
+// first column) and adds their column sums to cs; the rest is bytewise.
+template <class PackQuads>
+void pack_b_quads(const uint8_t* B, size_t ldb, DotOperand ob, size_t nr_tile, size_t p0, size_t kc, size_t j0,
+                  size_t nc, uint8_t* dst, int32_t* colsum, PackQuads&& pack_quads) {
+  const size_t kq = (kc + 3) / 4;
+  for (size_t jb = 0; jb < nc; jb += nr_tile) {
+    const size_t nr = std::min(nr_tile, nc - jb);
+    const uint8_t* src = B + p0 * ldb + j0 + jb;
+    uint8_t* d = dst + jb * kq * 4;
+    const size_t full = nr == nr_tile ? kc / 4 : 0;
+    if (full) pack_quads(src, ldb, full, d, colsum + jb);
+    pack_b_quads_tail(src, ldb, ob, nr_tile, nr, kc, full, d, colsum + jb);
+  }
+}
+
+// The whole GEMM, with A read as int8 when a_read_signed (B always is). pack_quads(src, ldb, ob,
+// nq, d, cs) as pack_b_quads's (with the operand); tile(kpad, a_panel, b_panel, c, ldc, mr, nr,
+// first) as igemm_packed's; correct(c, u, zam, zbn, colsum, nc) does add_corrections from 0
+// (vectorised as the ISA can).
+template <class PackQuads, class Tile, class Correct>
+void igemm_dot(const IgemmBlocking& bl, bool a_read_signed, size_t M, size_t N, size_t K, const uint8_t* A, size_t lda,
+               bool a_signed, const int32_t* za, const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb,
+               int32_t* C, size_t ldc, PackQuads&& pack_quads, Tile&& tile, Correct&& correct) {
+  const DotOperand oa = dot_operand(a_signed, a_read_signed), ob = dot_operand(b_signed, true);
   // u[m] = K za'[m] - rowsum(A')[m], so that C += u[m] zb'[n] - za'[m] colsum(B')[n].
   std::vector<uint32_t> u(M), zam(M), zbn(N);
   std::vector<int32_t> colsum(N + bl.nr);
@@ -106,9 +125,15 @@ void igemm_dot(const IgemmBlocking& bl, DotOperand oa, DotOperand ob, size_t M, 
       M, N, K, C, ldc, bl,
       [&](size_t p0, size_t kc, size_t j0, size_t nc, uint8_t* d) {
         if (p0 == 0) std::fill(colsum.begin(), colsum.end(), 0);
-        pack_b(p0, kc, j0, nc, d, colsum.data());
+        pack_b_quads(B, ldb, ob, bl.nr, p0, kc, j0, nc, d, colsum.data(),
+                     [&](const uint8_t* src, size_t ld, size_t nq, uint8_t* dq, int32_t* cs) {
+                       pack_quads(src, ld, ob, nq, dq, cs);
+                     });
       },
-      pack_a, tile,
+      [&](size_t i0, size_t mc, size_t p0, size_t kc, uint8_t* d) { pack_a_quads(A, lda, oa, bl.mr, i0, mc, p0, kc, d); },
+      [&](size_t kpad, const uint8_t* pa, const uint8_t* pb, int32_t* c, size_t mr, size_t nr, bool first) {
+        tile(kpad, pa, pb, c, ldc, mr, nr, first);
+      },
       [&](size_t j0, size_t nc) {
         for (size_t i = 0; i < M; ++i)
           correct(reinterpret_cast<uint32_t*>(C + i * ldc + j0), u[i], zam[i], zbn.data() + j0, colsum.data(), nc);

@@ -11,85 +11,62 @@
 
 #include <immintrin.h>
 
-#include <algorithm>
-
 namespace ofg::kernels::avx2 {
 namespace {
 
-constexpr size_t VMR = kTileM, VNR = kTileN;
-// kc 512 (128 quads): a B panel is 8 KiB, an A panel 3 KiB; B block 128 quads x 512 columns
-// x 4 bytes = 256 KiB.
-constexpr size_t VKC = 512, VMC = 120, VNC = 512;
-
-// B rows [p0, p0 + kc), columns [j0, j0 + nc) as s8 in 16-column panels: quad t of column c is
-// the 4 bytes at panel[t * 64 + 4 c]. colsum[c] (columns j0...) accumulates the sums of the
-// packed s8 values.
-void pack_b_s8(const uint8_t* B, size_t ldb, DotOperand ob, size_t p0, size_t kc, size_t j0, size_t nc, uint8_t* dst,
-               int32_t* colsum) {
-  const size_t kq = (kc + 3) / 4;
+// 16 columns, nq quads from src (row stride ldb) to d as s8: quad t of column c at d[t * 64 + 4 c];
+// cs[c] accumulates the packed values.
+void pack_quads_s8(const uint8_t* src, size_t ldb, DotOperand ob, size_t nq, uint8_t* d, int32_t* cs) {
   const __m128i fm = _mm_set1_epi8(ob.flip ? static_cast<char>(0x80) : 0);
   const __m256i ones = _mm256_set1_epi8(1);
-  for (size_t jb = 0; jb < nc; jb += VNR) {
-    const size_t nr = std::min(VNR, nc - jb);
-    uint8_t* d = dst + jb * kq * 4;
-    int32_t* cs = colsum + jb;
-    const size_t full = nr == VNR ? kc / 4 : 0;
-    __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
-    for (size_t t = 0; t < full; ++t) {
-      const uint8_t* r = B + (p0 + 4 * t) * ldb + j0 + jb;
-      auto row = [&](size_t i) { return _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r + i * ldb)), fm); };
-      const __m128i r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3);
-      const __m128i l01 = _mm_unpacklo_epi8(r0, r1), h01 = _mm_unpackhi_epi8(r0, r1);
-      const __m128i l23 = _mm_unpacklo_epi8(r2, r3), h23 = _mm_unpackhi_epi8(r2, r3);
-      const __m256i q0 = _mm256_set_m128i(_mm_unpackhi_epi16(l01, l23), _mm_unpacklo_epi16(l01, l23));
-      const __m256i q1 = _mm256_set_m128i(_mm_unpackhi_epi16(h01, h23), _mm_unpacklo_epi16(h01, h23));
-      _mm256_store_si256(reinterpret_cast<__m256i*>(d + t * 64), q0);
-      _mm256_store_si256(reinterpret_cast<__m256i*>(d + t * 64 + 32), q1);
-      s0 = OFG_DPBUSD(s0, ones, q0);
-      s1 = OFG_DPBUSD(s1, ones, q1);
-    }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(cs),
-                        _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(cs)), s0));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(cs + 8),
-                        _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(cs + 8)), s1));
-    // Column tails and the last partial quad: bytewise.
-    pack_b_quads_tail(B + p0 * ldb + j0 + jb, ldb, ob, VNR, nr, kc, full, d, cs);
+  __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
+  for (size_t t = 0; t < nq; ++t) {
+    const uint8_t* r = src + 4 * t * ldb;
+    auto row = [&](size_t i) { return _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r + i * ldb)), fm); };
+    const __m128i r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3);
+    const __m128i l01 = _mm_unpacklo_epi8(r0, r1), h01 = _mm_unpackhi_epi8(r0, r1);
+    const __m128i l23 = _mm_unpacklo_epi8(r2, r3), h23 = _mm_unpackhi_epi8(r2, r3);
+    const __m256i q0 = _mm256_set_m128i(_mm_unpackhi_epi16(l01, l23), _mm_unpacklo_epi16(l01, l23));
+    const __m256i q1 = _mm256_set_m128i(_mm_unpackhi_epi16(h01, h23), _mm_unpacklo_epi16(h01, h23));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(d + t * 64), q0);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(d + t * 64 + 32), q1);
+    s0 = OFG_DPBUSD(s0, ones, q0);
+    s1 = OFG_DPBUSD(s1, ones, q1);
   }
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(cs),
+                      _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(cs)), s0));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(cs + 8),
+                      _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(cs + 8)), s1));
 }
 
-void igemm_vnni_impl(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed, const int32_t* za,
-                     const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, int32_t* C, size_t ldc) {
-  const DotOperand oa = dot_operand(a_signed, false), ob = dot_operand(b_signed, true);
-  igemm_dot(
-      {VMR, VNR, VKC, VMC, VNC, 4, 1}, oa, ob, M, N, K, A, lda, za, zb, C, ldc,
-      [&](size_t p0, size_t kc, size_t j0, size_t nc, uint8_t* d, int32_t* colsum) {
-        pack_b_s8(B, ldb, ob, p0, kc, j0, nc, d, colsum);
-      },
-      [&](size_t i0, size_t mc, size_t p0, size_t kc, uint8_t* d) { pack_a_quads(A, lda, oa, VMR, i0, mc, p0, kc, d); },
-      [&](size_t kpad, const uint8_t* pa, const uint8_t* pb, int32_t* c, size_t mr, size_t nr, bool first) {
-        micro_6x16_i32(kpad / 4, pa, pb, c, ldc, mr, nr, first,
-                       [](__m256i acc, __m256i a, __m256i b) { return OFG_DPBUSD(acc, a, b); });
-      },
-      [](uint32_t* c, uint32_t u, uint32_t zam, const uint32_t* zbn, const int32_t* colsum, size_t nc) {
-        const __m256i vu = _mm256_set1_epi32(static_cast<int32_t>(u));
-        const __m256i vz = _mm256_set1_epi32(static_cast<int32_t>(zam));
-        size_t j = 0;
-        for (; j + 8 <= nc; j += 8) {
-          const __m256i zb8 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(zbn + j));
-          const __m256i cs8 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(colsum + j));
-          __m256i* cp = reinterpret_cast<__m256i*>(c + j);
-          const __m256i corr = _mm256_sub_epi32(_mm256_mullo_epi32(vu, zb8), _mm256_mullo_epi32(vz, cs8));
-          _mm256_storeu_si256(cp, _mm256_add_epi32(_mm256_loadu_si256(cp), corr));
-        }
-        add_corrections(c, u, zam, zbn, colsum, j, nc);
-      });
+void tile_vnni(size_t kpad, const uint8_t* pa, const uint8_t* pb, int32_t* c, size_t ldc, size_t mr, size_t nr,
+               bool first) {
+  micro_6x16_i32(kpad / 4, pa, pb, c, ldc, mr, nr, first,
+                 [](__m256i acc, __m256i a, __m256i b) { return OFG_DPBUSD(acc, a, b); });
+}
+
+// c[j] += u zbn[j] - zam colsum[j], 8 columns at a time.
+void correct_row(uint32_t* c, uint32_t u, uint32_t zam, const uint32_t* zbn, const int32_t* colsum, size_t nc) {
+  const __m256i vu = _mm256_set1_epi32(static_cast<int32_t>(u));
+  const __m256i vz = _mm256_set1_epi32(static_cast<int32_t>(zam));
+  size_t j = 0;
+  for (; j + 8 <= nc; j += 8) {
+    const __m256i zb8 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(zbn + j));
+    const __m256i cs8 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(colsum + j));
+    __m256i* cp = reinterpret_cast<__m256i*>(c + j);
+    const __m256i corr = _mm256_sub_epi32(_mm256_mullo_epi32(vu, zb8), _mm256_mullo_epi32(vz, cs8));
+    _mm256_storeu_si256(cp, _mm256_add_epi32(_mm256_loadu_si256(cp), corr));
+  }
+  add_corrections(c, u, zam, zbn, colsum, j, nc);
 }
 
 // The exported entry of one VNNI flavour.
 #define OFG_IGEMM_VNNI_ENTRY(name)                                                                          \
   void name(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed, const int32_t* za,  \
             const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, int32_t* C, size_t ldc) {     \
-    igemm_vnni_impl(M, N, K, A, lda, a_signed, za, B, ldb, b_signed, zb, C, ldc);                          \
+    /* A read as u8. kc 512 (128 quads): a B panel is 8 KiB, an A panel 3 KiB; B block 256 KiB. */       \
+    igemm_dot({kTileM, kTileN, 512, 120, 512, 4, 1}, false, M, N, K, A, lda, a_signed, za, B, ldb, b_signed, zb, \
+              C, ldc, pack_quads_s8, tile_vnni, correct_row);                                                \
   }
 
 }  // namespace

@@ -17,48 +17,34 @@ namespace ofg::kernels::neon {
 
 namespace {
 
-constexpr size_t DMR = kIntTileM, DNR = kIntTileN;
-// kc 512 (128 quads): a B panel is 8 KiB, an A panel 2 KiB; B block 512 x 512 bytes = 256 KiB.
-constexpr size_t DKC = 512, DMC = 128, DNC = 512;
-
-// B rows [p0, p0 + kc), columns [j0, j0 + nc) as s8 in 16-column panels: quad t of column c is
-// the 4 bytes at panel[t * 64 + 4 c]; colsum[c] (columns j0...) accumulates the packed values.
-void pack_b_s8(const uint8_t* B, size_t ldb, DotOperand ob, size_t p0, size_t kc, size_t j0, size_t nc, uint8_t* dst,
-               int32_t* colsum) {
-  const size_t kq = (kc + 3) / 4;
+// 16 columns, nq quads from src (row stride ldb) to d as s8: quad t of column c at d[t * 64 + 4 c];
+// cs[c] accumulates the packed values.
+void pack_quads_s8(const uint8_t* src, size_t ldb, DotOperand ob, size_t nq, uint8_t* d, int32_t* cs) {
   const uint8x16_t fm = vdupq_n_u8(ob.flip ? 0x80 : 0);
   const int8x16_t ones = vdupq_n_s8(1);
-  for (size_t jb = 0; jb < nc; jb += DNR) {
-    const size_t nr = std::min(DNR, nc - jb);
-    uint8_t* d = dst + jb * kq * 4;
-    int32_t* cs = colsum + jb;
-    const size_t full = nr == DNR ? kc / 4 : 0;
-    int32x4_t s[4] = {vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0)};
-    for (size_t t = 0; t < full; ++t) {
-      const uint8_t* r = B + (p0 + 4 * t) * ldb + j0 + jb;
-      const uint8x16_t r0 = veorq_u8(vld1q_u8(r), fm), r1 = veorq_u8(vld1q_u8(r + ldb), fm);
-      const uint8x16_t r2 = veorq_u8(vld1q_u8(r + 2 * ldb), fm), r3 = veorq_u8(vld1q_u8(r + 3 * ldb), fm);
-      // Bytes of rows 0, 1 (and 2, 3) interleaved, then pairs of those: column c's quad.
-      const uint16x8_t l01 = vreinterpretq_u16_u8(vzip1q_u8(r0, r1)), h01 = vreinterpretq_u16_u8(vzip2q_u8(r0, r1));
-      const uint16x8_t l23 = vreinterpretq_u16_u8(vzip1q_u8(r2, r3)), h23 = vreinterpretq_u16_u8(vzip2q_u8(r2, r3));
-      const int8x16_t q[4] = {vreinterpretq_s8_u16(vzip1q_u16(l01, l23)), vreinterpretq_s8_u16(vzip2q_u16(l01, l23)),
-                              vreinterpretq_s8_u16(vzip1q_u16(h01, h23)), vreinterpretq_s8_u16(vzip2q_u16(h01, h23))};
-      for (size_t h = 0; h < 4; ++h) {
-        vst1q_s8(reinterpret_cast<int8_t*>(d + t * 64 + 16 * h), q[h]);
-        s[h] = vdotq_s32(s[h], q[h], ones);
-      }
+  int32x4_t s[4] = {vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0)};
+  for (size_t t = 0; t < nq; ++t) {
+    const uint8_t* r = src + 4 * t * ldb;
+    const uint8x16_t r0 = veorq_u8(vld1q_u8(r), fm), r1 = veorq_u8(vld1q_u8(r + ldb), fm);
+    const uint8x16_t r2 = veorq_u8(vld1q_u8(r + 2 * ldb), fm), r3 = veorq_u8(vld1q_u8(r + 3 * ldb), fm);
+    // Bytes of rows 0, 1 (and 2, 3) interleaved, then pairs of those: column c's quad.
+    const uint16x8_t l01 = vreinterpretq_u16_u8(vzip1q_u8(r0, r1)), h01 = vreinterpretq_u16_u8(vzip2q_u8(r0, r1));
+    const uint16x8_t l23 = vreinterpretq_u16_u8(vzip1q_u8(r2, r3)), h23 = vreinterpretq_u16_u8(vzip2q_u8(r2, r3));
+    const int8x16_t q[4] = {vreinterpretq_s8_u16(vzip1q_u16(l01, l23)), vreinterpretq_s8_u16(vzip2q_u16(l01, l23)),
+                            vreinterpretq_s8_u16(vzip1q_u16(h01, h23)), vreinterpretq_s8_u16(vzip2q_u16(h01, h23))};
+    for (size_t h = 0; h < 4; ++h) {
+      vst1q_s8(reinterpret_cast<int8_t*>(d + t * 64 + 16 * h), q[h]);
+      s[h] = vdotq_s32(s[h], q[h], ones);
     }
-    for (size_t h = 0; h < 4; ++h) vst1q_s32(cs + 4 * h, vaddq_s32(vld1q_s32(cs + 4 * h), s[h]));
-    // Column tails and the last partial quad: bytewise.
-    pack_b_quads_tail(B + p0 * ldb + j0 + jb, ldb, ob, DNR, nr, kc, full, d, cs);
   }
+  for (size_t h = 0; h < 4; ++h) vst1q_s32(cs + 4 * h, vaddq_s32(vld1q_s32(cs + 4 * h), s[h]));
 }
 
 void micro_4x16_sdot(size_t kpad, const uint8_t* a_panel, const uint8_t* b_panel, int32_t* C, size_t ldc, size_t mr,
                      size_t nr, bool first) {
   const auto* pa = reinterpret_cast<const int8_t*>(a_panel);
   const auto* pb = reinterpret_cast<const int8_t*>(b_panel);
-  int32x4_t acc[DMR][4];
+  int32x4_t acc[kIntTileM][4];
   for (auto& row : acc)
     for (auto& v : row) v = vdupq_n_s32(0);
   for (size_t t = 0; t < kpad / 4; ++t) {
@@ -77,30 +63,25 @@ void micro_4x16_sdot(size_t kpad, const uint8_t* a_panel, const uint8_t* b_panel
   store_tile_4x16(acc, C, ldc, mr, nr, first);
 }
 
+// c[j] += u zbn[j] - zam colsum[j], 4 columns at a time.
+void correct_row(uint32_t* c, uint32_t u, uint32_t zam, const uint32_t* zbn, const int32_t* colsum, size_t nc) {
+  const uint32x4_t vu = vdupq_n_u32(u), vz = vdupq_n_u32(zam);
+  size_t j = 0;
+  for (; j + 4 <= nc; j += 4) {
+    const uint32x4_t corr =
+        vmlsq_u32(vmulq_u32(vu, vld1q_u32(zbn + j)), vz, vreinterpretq_u32_s32(vld1q_s32(colsum + j)));
+    vst1q_u32(c + j, vaddq_u32(vld1q_u32(c + j), corr));
+  }
+  add_corrections(c, u, zam, zbn, colsum, j, nc);
+}
+
 }  // namespace
 
 void igemm_sdot(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed, const int32_t* za,
                 const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, int32_t* C, size_t ldc) {
-  const DotOperand oa = dot_operand(a_signed, true), ob = dot_operand(b_signed, true);
-  igemm_dot(
-      {DMR, DNR, DKC, DMC, DNC, 4, 1}, oa, ob, M, N, K, A, lda, za, zb, C, ldc,
-      [&](size_t p0, size_t kc, size_t j0, size_t nc, uint8_t* d, int32_t* colsum) {
-        pack_b_s8(B, ldb, ob, p0, kc, j0, nc, d, colsum);
-      },
-      [&](size_t i0, size_t mc, size_t p0, size_t kc, uint8_t* d) { pack_a_quads(A, lda, oa, DMR, i0, mc, p0, kc, d); },
-      [&](size_t kpad, const uint8_t* pa, const uint8_t* pb, int32_t* c, size_t mr, size_t nr, bool first) {
-        micro_4x16_sdot(kpad, pa, pb, c, ldc, mr, nr, first);
-      },
-      [](uint32_t* c, uint32_t u, uint32_t zam, const uint32_t* zbn, const int32_t* colsum, size_t nc) {
-        const uint32x4_t vu = vdupq_n_u32(u), vz = vdupq_n_u32(zam);
-        size_t j = 0;
-        for (; j + 4 <= nc; j += 4) {
-          const uint32x4_t corr = vmlsq_u32(vmulq_u32(vu, vld1q_u32(zbn + j)), vz,
-                                            vreinterpretq_u32_s32(vld1q_s32(colsum + j)));
-          vst1q_u32(c + j, vaddq_u32(vld1q_u32(c + j), corr));
-        }
-        add_corrections(c, u, zam, zbn, colsum, j, nc);
-      });
+  // A read as s8. kc 512 (128 quads): a B panel is 8 KiB, an A panel 2 KiB; B block 256 KiB.
+  igemm_dot({kIntTileM, kIntTileN, 512, 128, 512, 4, 1}, true, M, N, K, A, lda, a_signed, za, B, ldb, b_signed, zb, C,
+            ldc, pack_quads_s8, micro_4x16_sdot, correct_row);
 }
 
 }  // namespace ofg::kernels::neon
