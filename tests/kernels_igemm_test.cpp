@@ -5,14 +5,21 @@
 #include "support/kernel_support.h"
 #if defined(__x86_64__)
 #include "kernels/avx2/avx2.h"
+#elif defined(__aarch64__)
+#include "kernels/neon/neon.h"
+
+#include <sys/auxv.h>
 #endif
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace k = ofg::kernels;
@@ -42,8 +49,9 @@ IgemmCase make_case(size_t M, size_t N, size_t K, bool as, bool bs, unsigned see
   return c;
 }
 
-// Every igemm this CPU can run besides the scalar one: the SIMD table's, and on x86 each of the
-// AVX2 and VNNI versions (the table holds only the best one), named for the failure messages.
+// Every igemm this CPU can run besides the scalar one: the SIMD table's, and each of the AVX2 and
+// VNNI versions on x86, the int16 and SDOT ones on aarch64 (the table holds only the best one),
+// named for the failure messages.
 struct Variant {
   const char* name;
   k::fn::igemm* fn;
@@ -60,6 +68,11 @@ std::vector<Variant> simd_igemms() {
 #endif
 #if defined(OFG_HAVE_AVX512VNNI)
   if (k::x86_vnni() & k::kVnniAvx512) v.push_back({"avx512-vnni", k::avx2::igemm_avx512vnni});
+#endif
+#elif defined(__aarch64__)
+  v.push_back({"neon int16", k::neon::igemm});
+#if defined(OFG_HAVE_SDOT)
+  if (k::arm_dotprod()) v.push_back({"neon sdot", k::neon::igemm_sdot});
 #endif
 #endif
   return v;
@@ -96,6 +109,39 @@ TEST(KernelsIgemm, ScalarMatchesInt64Oracle) {
       IgemmCase c = make_case(7, 19, 37, as, bs, 3 + as * 2 + bs);
       EXPECT_EQ(run(k::scalar_table(), c), oracle(c)) << as << bs;
     }
+}
+
+// The flavours above are the ones the CPU has: each extension it reports is in the list (and
+// the best is in the table), so the comparisons below cannot silently skip one. Under
+// qemu-aarch64 the default CPU model reports the dot product, so SDOT runs there.
+TEST(KernelsIgemm, EveryFlavourTheCpuHasIsTested) {
+  SIMD_OR_SKIP();
+  std::vector<std::string> names;
+  for (const Variant& v : simd_igemms()) names.push_back(v.name);
+  std::string joined;
+  for (const auto& n : names) joined += n + " ";
+  std::printf("igemm flavours tested: %s\n", joined.c_str());
+  auto has = [&](const char* n) { return std::find(names.begin(), names.end(), n) != names.end(); };
+#if defined(__x86_64__)
+  EXPECT_TRUE(has("avx2 int16"));
+#if defined(OFG_HAVE_AVXVNNI)
+  if (k::x86_vnni() & k::kVnniAvx) {
+    EXPECT_TRUE(has("avx-vnni"));
+    EXPECT_EQ(k::simd_table()->igemm, k::avx2::igemm_avxvnni);
+  }
+#endif
+#if defined(OFG_HAVE_AVX512VNNI)
+  if (k::x86_vnni() & k::kVnniAvx512) EXPECT_TRUE(has("avx512-vnni"));
+#endif
+#elif defined(__aarch64__)
+  EXPECT_TRUE(has("neon int16"));
+  const bool dotprod = getauxval(AT_HWCAP) & (1ul << 20);  // HWCAP_ASIMDDP
+  EXPECT_EQ(k::arm_dotprod(), dotprod);
+#if defined(OFG_HAVE_SDOT)
+  EXPECT_EQ(has("neon sdot"), dotprod);
+  EXPECT_EQ(k::simd_table()->igemm, dotprod ? k::neon::igemm_sdot : k::neon::igemm);
+#endif
+#endif
 }
 
 TEST(KernelsIgemm, SimdMatchesScalarOnOddShapes) {

@@ -74,6 +74,14 @@ unsigned x86_vnni() {
 #endif
 }
 
+#if defined(__aarch64__)
+// Declared in kernels/neon/neon.h. HWCAP_ASIMDDP is bit 20 of AT_HWCAP (<asm/hwcap.h>).
+bool arm_dotprod() {
+  static const bool v = cpu_has_neon() && (getauxval(AT_HWCAP) & (1ul << 20));
+  return v;
+}
+#endif
+
 namespace {
 
 struct Tables {

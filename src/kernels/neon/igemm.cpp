@@ -5,6 +5,7 @@
 #if defined(__aarch64__)
 #include "kernels/igemm_blocking.h"
 #include "kernels/internal.h"
+#include "kernels/neon/igemm_tile.h"
 
 #include <arm_neon.h>
 
@@ -14,7 +15,7 @@ namespace ofg::kernels::neon {
 
 namespace {
 
-constexpr size_t QMR = 4, QNR = 16;
+constexpr size_t QMR = kIntTileM, QNR = kIntTileN;
 // kc 256: a B panel is 8 KiB, an A panel 2 KiB; B block 256 x 512 x 2 bytes = 256 KiB.
 constexpr size_t QKC = 256, QMC = 128, QNC = 512;
 
@@ -87,14 +88,7 @@ void micro_4x16(size_t kc, const uint8_t* a_panel, const uint8_t* b_panel, int32
     OFG_ROW(0) OFG_ROW(1) OFG_ROW(2) OFG_ROW(3)
 #undef OFG_ROW
   }
-  int32_t tile[QMR][QNR];
-  for (size_t r = 0; r < QMR; ++r)
-    for (size_t q = 0; q < 4; ++q) vst1q_s32(tile[r] + 4 * q, acc[r][q]);
-  for (size_t r = 0; r < mr; ++r) {
-    int32_t* c = C + r * ldc;
-    for (size_t j = 0; j < nr; ++j)
-      c[j] = first ? tile[r][j] : static_cast<int32_t>(static_cast<uint32_t>(c[j]) + static_cast<uint32_t>(tile[r][j]));
-  }
+  store_tile_4x16(acc, C, ldc, mr, nr, first);
 }
 
 // round(value) + zero for 8 lanes (two halves): clamp into the 8-bit type, NaN lanes to 0.

@@ -22,6 +22,18 @@
   X(hash_bytes) X(bytes_equal) X(f16_to_f32) X(f32_to_f16) X(bf16_to_f32) X(f32_to_bf16) \
   OFG_NEON_INT_KERNELS(X)
 
+#if defined(__aarch64__)
+namespace ofg::kernels {
+// Whether the CPU has the Armv8.2 dot product instructions (HWCAP_ASIMDDP; dispatch.cpp).
+bool arm_dotprod();
+}  // namespace ofg::kernels
+#endif
+
 namespace ofg::kernels::neon {
 OFG_DECLARE_ISA_KERNELS(OFG_NEON_KERNELS)
+#if defined(__aarch64__)
+// igemm on the dot product (igemm_sdot.cpp), replacing the int16 one when arm_dotprod() says so
+// and the compiler could build it (OFG_HAVE_SDOT); the tests call both.
+fn::igemm igemm_sdot;
+#endif
 }  // namespace ofg::kernels::neon

@@ -11,6 +11,9 @@ void fill_neon_table(KernelTable& t) {
   detail::fill_scalar_table(t);
   t.isa = "neon";
   OFG_SET_ISA_ENTRIES(neon, OFG_NEON_KERNELS)
+#if defined(__aarch64__) && defined(OFG_HAVE_SDOT)
+  if (arm_dotprod()) t.igemm = neon::igemm_sdot;
+#endif
 }
 
 }  // namespace ofg::kernels

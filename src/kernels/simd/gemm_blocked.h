@@ -4,8 +4,9 @@
 //   MR, NR             the register tile (MR rows of A x NR columns of B, NR a multiple of W)
 //   KC, MC, NC         the cache blocking (MC a multiple of MR)
 //   zero, set1, load, store (unaligned), fma(a, b, c) = a * b + c, min, max
-//                      (max(a, b) and min(a, b) are NaN when b is NaN); + - * are the
-//                      compiler's lane-wise operators on V (GCC and Clang vector types)
+//                      (max(a, b) and min(a, b) are NaN when b is NaN), add, sub, mul
+//                      (simd::Lanes; never the operators on V, which GCC lowers to scalar
+//                      VFP code on 32-bit ARM)
 //   gemm_acc(kc, a, b, acc)  acc[i * NR / W + h] = sum over kc of the packed A panel's row i
 //                      times the packed B panel's columns [h * W, h * W + W)
 // Everything in these headers is a template on Isa or static, so the code lives only in that
@@ -48,7 +49,7 @@ void pack_panels(bool k_major, const float* S, size_t ld, size_t k0, size_t kc, 
         if constexpr (R % Isa::W == 0) {
           if (r == R) {
             const typename Isa::V va = Isa::set1(alpha);
-            for (size_t h = 0; h < R; h += Isa::W) Isa::store(row + h, va * Isa::load(src + h));
+            for (size_t h = 0; h < R; h += Isa::W) Isa::store(row + h, Isa::mul(va, Isa::load(src + h)));
             continue;
           }
         }
@@ -133,9 +134,9 @@ inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size
       for (size_t h = 0; h < NV; ++h) {
         float* c = row + h * Isa::W;
         V v = acc[i * NV + h];
-        if (!first) v = v + Isa::load(c);
+        if (!first) v = Isa::add(v, Isa::load(c));
         else if (beta != 0.f) v = Isa::fma(vb, Isa::load(c), v);
-        if (bias) v = v + vbias;
+        if (bias) v = Isa::add(v, vbias);
         if (clamp) v = Isa::min(vhi, Isa::max(vlo, v));
         Isa::store(c, v);
       }

@@ -106,7 +106,7 @@ void avg_pool2d(const Pool2DParams& p, const float* x, float* y) {
       ptrdiff_t iw = 0;
       for (; iw + VW <= W; iw += VW) {
         V s = Isa::load(plane + hs * W + iw);
-        for (ptrdiff_t ih = hs + 1; ih < he; ++ih) s = s + Isa::load(plane + ih * W + iw);
+        for (ptrdiff_t ih = hs + 1; ih < he; ++ih) s = Isa::add(s, Isa::load(plane + ih * W + iw));
         Isa::store(colsum + iw, s);
       }
       for (; iw < W; ++iw) {

@@ -55,16 +55,16 @@ constexpr size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; 
 // o = B^T d, W lanes at once.
 template <class Isa, class V>
 inline void bt(const V (&d)[kA], V (&o)[kA]) {
-  o[0] = d[0] - d[2];
-  o[1] = d[1] + d[2];
-  o[2] = d[2] - d[1];
-  o[3] = d[1] - d[3];
+  o[0] = Isa::sub(d[0], d[2]);
+  o[1] = Isa::add(d[1], d[2]);
+  o[2] = Isa::sub(d[2], d[1]);
+  o[3] = Isa::sub(d[1], d[3]);
 }
 // The two rows of A^T m.
 template <class Isa, class V>
-inline V at0(const V (&m)[kA]) { return m[0] + m[1] + m[2]; }
+inline V at0(const V (&m)[kA]) { return Isa::add(Isa::add(m[0], m[1]), m[2]); }
 template <class Isa, class V>
-inline V at1(const V (&m)[kA]) { return m[1] - m[2] - m[3]; }
+inline V at1(const V (&m)[kA]) { return Isa::sub(Isa::sub(m[1], m[2]), m[3]); }
 
 struct Geometry {
   size_t tiles_h, tiles_w, tiles_wv;  // tiles_wv: tiles_w rounded up to W (vector groups)
@@ -197,7 +197,7 @@ __attribute__((noinline)) void output_transform(const Conv2DParams& p, const Geo
         for (int i2 = 0; i2 < kM; ++i2) {
           Vec yv[kM];
           for (int j2 = 0; j2 < kM; ++j2) {
-            Vec v = (i2 == 0 ? at0<Isa>(s[j2]) : at1<Isa>(s[j2])) + vbias;
+            Vec v = Isa::add(i2 == 0 ? at0<Isa>(s[j2]) : at1<Isa>(s[j2]), vbias);
             if (ep.clamp) v = Isa::min(vhi, Isa::max(vlo, v));
             yv[j2] = v;
           }
