@@ -9,6 +9,7 @@
 #pragma once
 
 #include "kernels/simd/gemm_blocked.h"
+#include "kernels/simd/phase_split.h"
 #include "kernels/simd/winograd_f2.h"
 
 #include <algorithm>
@@ -72,15 +73,9 @@ void depthwise(const Conv2DParams& p, const float* x, const float* w, float* y) 
       for (size_t r = 0; r < rows; ++r) {
         float* d = buf.data() + (ph * rows + r) * cols;
         const ptrdiff_t ih = static_cast<ptrdiff_t>(r) - pt;
-        std::fill(d, d + cols, 0.f);
-        if (ih < 0 || ih >= H) continue;
-        const float* src = plane + ih * W;
-        // Columns q with 0 <= q * sw + ph - pl < W.
-        const ptrdiff_t shift = static_cast<ptrdiff_t>(ph) - pl, s = static_cast<ptrdiff_t>(sw);
-        const ptrdiff_t q_lo = shift >= 0 ? 0 : (-shift + s - 1) / s;
-        const ptrdiff_t q_hi =
-            std::min<ptrdiff_t>(static_cast<ptrdiff_t>(cols), W - shift <= 0 ? 0 : (W - shift + s - 1) / s);
-        for (ptrdiff_t q = q_lo; q < q_hi; ++q) d[q] = src[q * s + shift];
+        if (ih < 0 || ih >= H) std::fill(d, d + cols, 0.f);
+        else copy_phase(plane + ih * W, W, pl, static_cast<ptrdiff_t>(sw), static_cast<ptrdiff_t>(ph), d,
+                        static_cast<ptrdiff_t>(cols), 0.f);
       }
     if (taps == 9) depthwise_rows<Isa, 9>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, 9, out);
     else if (taps == 25) depthwise_rows<Isa, 25>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, 25, out);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "kernels/internal.h"
+#include "kernels/simd/phase_split.h"
 
 #include <algorithm>
 #include <cmath>
@@ -82,15 +83,8 @@ void max_pool2d(const Pool2DParams& p, const float* x, float* y) {
         std::fill(phases, phases + p.pad_left, ninf);
         if (p.pad_left + p.W < Q) std::fill(phases + p.pad_left + p.W, phases + Q, ninf);
       } else {
-        std::fill(phases, phases + sw * Q, ninf);
-        for (size_t ph = 0; ph < sw; ++ph) {
-          // Columns q of phase ph with 0 <= q * s + ph - pl < W.
-          const ptrdiff_t shift = static_cast<ptrdiff_t>(ph) - pl;
-          const ptrdiff_t q_lo = shift >= 0 ? 0 : (-shift + s - 1) / s;
-          const ptrdiff_t q_hi = std::min<ptrdiff_t>(static_cast<ptrdiff_t>(Q), W - shift <= 0 ? 0 : (W - shift + s - 1) / s);
-          float* d = phases + ph * Q;
-          for (ptrdiff_t q = q_lo; q < q_hi; ++q) d[q] = colmax[q * s + shift];
-        }
+        for (size_t ph = 0; ph < sw; ++ph)
+          copy_phase(colmax, W, pl, s, static_cast<ptrdiff_t>(ph), phases + ph * Q, static_cast<ptrdiff_t>(Q), ninf);
       }
       for (size_t ow = 0; ow < Wo; ow += Isa::W) {
         V m = Isa::set1(ninf);
