@@ -30,7 +30,25 @@ void depthwise_rows(const float* buf, const size_t* off, const float* wc, size_t
   for (size_t oh = 0; oh < Ho; ++oh) {
     const float* base = buf + oh * row_step;
     float* orow = out + oh * Wo;
-    for (size_t ow = 0; ow < Wo; ow += VW) {
+    size_t ow = 0;
+    // Four vectors at once: independent multiply-add chains hide the fma latency (one chain of
+    // kH * kW dependent fmas would wait on each). Each lane sums its taps in the same order.
+    for (; ow + 4 * VW <= Wo; ow += 4 * VW) {
+      V a0 = Isa::zero(), a1 = Isa::zero(), a2 = Isa::zero(), a3 = Isa::zero();
+      for (size_t k = 0; k < n; ++k) {
+        const float* src = base + off[k] + ow;
+        const V wk = Isa::set1(wc[k]);
+        a0 = Isa::fma(Isa::load(src), wk, a0);
+        a1 = Isa::fma(Isa::load(src + VW), wk, a1);
+        a2 = Isa::fma(Isa::load(src + 2 * VW), wk, a2);
+        a3 = Isa::fma(Isa::load(src + 3 * VW), wk, a3);
+      }
+      Isa::store(orow + ow, a0);
+      Isa::store(orow + ow + VW, a1);
+      Isa::store(orow + ow + 2 * VW, a2);
+      Isa::store(orow + ow + 3 * VW, a3);
+    }
+    for (; ow < Wo; ow += VW) {
       V acc = Isa::zero();
       for (size_t k = 0; k < n; ++k) acc = Isa::fma(Isa::load(base + off[k] + ow), Isa::set1(wc[k]), acc);
       if (ow + VW <= Wo) Isa::store(orow + ow, acc);

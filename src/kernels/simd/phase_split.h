@@ -16,7 +16,9 @@ inline void copy_phase(const float* src, ptrdiff_t n, ptrdiff_t pad, ptrdiff_t s
   const ptrdiff_t q_lo = std::min(len, shift >= 0 ? 0 : (-shift + s - 1) / s);
   const ptrdiff_t q_hi = std::max(q_lo, std::min(len, n - shift <= 0 ? 0 : (n - shift + s - 1) / s));
   std::fill(d, d + q_lo, fill);
-  for (ptrdiff_t q = q_lo; q < q_hi; ++q) d[q] = src[q * s + shift];
+  if (s == 1) std::copy(src + q_lo + shift, src + q_hi + shift, d + q_lo);  // a plain padded copy
+  else
+    for (ptrdiff_t q = q_lo; q < q_hi; ++q) d[q] = src[q * s + shift];
   std::fill(d + q_hi, d + len, fill);
 }
 
