@@ -51,6 +51,23 @@ TEST_F(ExecOpsMore, ResizeNearestAsymmetricAndHalfPixelLinear) {
   expect_near(values(out[1]), {1, 1.5, 2.5, 3});
 }
 
+TEST_F(ExecOpsMore, ResizeNearestCopiesWholeElementsOnEveryAxis) {
+  // Nearest picks input elements without arithmetic: an int64 beyond 2^53 survives exactly.
+  // Rows: half_pixel at -0.25, 0.25, 0.75, 1.25 -> 0, 0, 1, 1; columns (scale 0.67, two outputs)
+  // sample at 0.246 and 1.739 -> 0 and 2.
+  auto m = new_model(19);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kInt64, {2, 3});
+  Value* scales = b.constant("s", {2}, {2, 0.67f});
+  b.output(b.op("Resize", {x, nullptr, scales}, {b.s("mode", "nearest")}));
+  Interpreter in(*m);
+  const int64_t big = (int64_t{1} << 60) + 1;
+  auto out = in.run({{"x", ofg::test::i64_tensor({2, 3}, {1, 2, 3, big, 5, 6})}});
+  ASSERT_EQ(out[0].t.shape, (Shape{4, 2}));
+  const int64_t* y = out[0].t.data<int64_t>();
+  EXPECT_EQ(std::vector<int64_t>(y, y + 8), (std::vector<int64_t>{1, 3, 1, 3, big, 6, big, 6}));
+}
+
 TEST_F(ExecOpsMore, EinsumExplicitImplicitAndDiagonal) {
   auto m = new_model(12);
   GraphBuilder b(*m);

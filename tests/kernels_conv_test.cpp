@@ -109,10 +109,10 @@ TEST(KernelsConvGemm, NaNPassesThroughTheFusedClamp) {
 }
 
 // ---------------------------------------------------------------- depthwise
-// One filter per channel: the SIMD tables run W output columns per vector on the interior of
-// stride-1 rows (8 AVX2, 4 NEON) and the per-pixel loop on the borders and other strides. Widths
+// One filter per channel: the SIMD tables copy each plane zero-padded and split into stride
+// phases, then run W output columns per vector (8 AVX2, 4 NEON) with a masked last vector. Widths
 // around the vector width and its multiples leave every kind of tail; kernel widths 1..5,
-// dilation and padding move the interior's ends.
+// strides 1..3, dilation and uneven padding move which phase and column each tap reads.
 
 TEST(KernelsConvDepthwise, OddWidthsStridesDilations) {
   unsigned seed = 50;
@@ -125,6 +125,13 @@ TEST(KernelsConvDepthwise, OddWidthsStridesDilations) {
   k::conv2d_fill_output_size(p);
   check(p, seed++);
   check(make(1, 3, 6, 11, 3, 3, 3, 1, 1, 3), seed++, true);  // NaN through the vector interior
+  check(make(1, 4, 11, 19, 4, 3, 3, 3, 1, 4), seed++);       // three phases
+  p = make(1, 3, 10, 21, 3, 3, 5, 2, 0, 3);  // stride 2, dilated, pads only on one side each
+  p.dil_w = 2;
+  p.pad_top = 2;
+  p.pad_right = 3;
+  k::conv2d_fill_output_size(p);
+  check(p, seed++);
 }
 
 // ---------------------------------------------------------------- Winograd F(m x m, 3x3)

@@ -70,6 +70,9 @@ TEST(KernelsPool, MaxPoolSimdMatchesScalar) {
 TEST(KernelsPool, WindowsOnlyInThePaddingGiveMinusInfinity) {
   // pad 3 with a 2x2 window: the first output row and column see no input.
   check_pool(pool(1, 1, 4, 4, 2, 2, 1, 3, 0, 1), 99, false);
+  // The same with stride 2 and 3: the padded columns fall in every stride phase.
+  check_pool(pool(1, 2, 6, 9, 2, 2, 2, 3, 0, 1), 100, false);
+  check_pool(pool(1, 2, 6, 9, 3, 3, 3, 4, 2, 1), 101, true);
 }
 
 TEST(KernelsPool, ResNetStem) {

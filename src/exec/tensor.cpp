@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <unistd.h>
 
+#include "exec/buffer_cache.h"
 #include "kernels/kernels.h"
 
 namespace ofg::exec {
@@ -85,14 +86,9 @@ RTensor RTensor::alloc_uninit(int32_t dtype, Shape shape) {
   // Rounded up so SIMD tails may read a whole vector; 64-byte alignment for cache lines / AVX.
   size_t alloc = (bytes + 63) / 64 * 64;
   if (alloc == 0) alloc = 64;
-#if defined(__ANDROID__) && __ANDROID_API__ < 28  // Bionic has aligned_alloc from API 28
-  void* p = nullptr;
-  if (posix_memalign(&p, 64, alloc) != 0) p = nullptr;
-#else
-  void* p = std::aligned_alloc(64, alloc);
-#endif
-  if (!p) throw std::bad_alloc();
-  t.hold = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
+  size_t got = 0;
+  void* p = buffer_take(alloc, got);
+  t.hold = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [got](uint8_t* q) { buffer_give(q, got); });
   t.ptr = t.hold.get();
   return t;
 }

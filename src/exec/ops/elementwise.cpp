@@ -47,8 +47,11 @@ RTensor binary(const OpCtx& c, BinaryOp op, const RTensor& a0, const RTensor& b0
     }
   }
   Shape out = broadcast_shapes(c, {a.shape, b.shape});
-  RTensor y = RTensor::alloc(a.dtype, out);
-  if (op == BinaryOp::Pow && !is_float_type(a0.dtype) && is_float_type(b0.dtype)) {
+  const bool int_pow = op == BinaryOp::Pow && !is_float_type(a0.dtype) && is_float_type(b0.dtype);
+  // The float broadcasting kernel writes every element: no zero fill first.
+  const bool float_kernel = !int_pow && a.dtype == kFloat && out.size() <= kernels::kMaxBroadcastRank;
+  RTensor y = float_kernel ? RTensor::alloc_uninit(a.dtype, out) : RTensor::alloc(a.dtype, out);
+  if (int_pow) {
     // integer base with float exponent: compute in double, store in the base type.
     broadcast_each(out, {a0.shape, b0.shape}, [&](int64_t i, const int64_t* o) {
       set_f64(y, i, std::pow(get_f64(a0, o[0]), get_f64(b0, o[1])));
@@ -317,14 +320,15 @@ bool kernel_op(U op, UnaryOp& k) {
 
 void run_unary(OpCtx& c, U op, double alpha, double beta, double gamma = 0) {
   const RTensor& x = c.t(0);
-  RTensor y = RTensor::alloc(x.dtype, x.shape);
   int64_t n = x.numel();
   UnaryOp k;
   if (x.dtype == kFloat && kernel_op(op, k)) {
+    RTensor y = RTensor::alloc_uninit(kFloat, x.shape);  // every element is written by the kernel
     kernels::unary(k, x.data<float>(), y.data<float>(), n, static_cast<float>(alpha), static_cast<float>(beta));
     c.set(0, y);
     return;
   }
+  RTensor y = RTensor::alloc(x.dtype, x.shape);
   visit_numeric(x.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T* px = x.data<T>();

@@ -375,13 +375,18 @@ void op_batchnorm(OpCtx& c) {
   for (const RTensor* p : {&sc, &bi, &mean, &var})
     c.require(p->numel() == C, "scale, B, mean and var must have " + std::to_string(C) + " values, got shape " + shape_str(p->shape));
   int64_t HW = (N != 0 && C != 0) ? x.numel() / (N * C) : 0;
-  for (int64_t ch = 0; ch < C; ++ch) {
+  // y = x * a + b per channel, rounded after the product and after the sum (no fused
+  // multiply-add), as two vector passes over each plane (the plane stays in cache between them).
+  const kernels::KernelTable& kt = kernels::active_table();
+  const size_t plane = static_cast<size_t>(HW);
+  for (int64_t ch = 0; ch < C && plane > 0; ++ch) {
     float a = sc.data<float>()[ch] / std::sqrt(var.data<float>()[ch] + eps);
     float b = bi.data<float>()[ch] - mean.data<float>()[ch] * a;
     for (int64_t n = 0; n < N; ++n) {
       const float* px = x.data<float>() + (n * C + ch) * HW;
       float* py = y.data<float>() + (n * C + ch) * HW;
-      for (int64_t i = 0; i < HW; ++i) py[i] = px[i] * a + b;
+      kt.binary_vs(kernels::BinaryOp::Mul, px, a, py, plane);
+      kt.binary_vs(kernels::BinaryOp::Add, py, b, py, plane);
     }
   }
   c.set(0, y);

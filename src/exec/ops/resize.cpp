@@ -1,6 +1,7 @@
 // Resize (opset 10-19) and Upsample: nearest / linear / cubic on any number of axes, all the
 // coordinate transforms, antialiased downscaling and keep_aspect_ratio_policy. Interpolation is
 // separable, so it is applied one axis at a time with per-output-index tap lists.
+#include <cstring>
 #include <limits>
 
 #include "exec/infer_rules.h"
@@ -126,6 +127,62 @@ std::vector<double> apply_axis(const std::vector<double>& x, int64_t outer, int6
   return y;
 }
 
+// Nearest resampling picks one whole input element per output element, so it is a gather of
+// bytes: exact for every fixed-size type (no round trip through double) and far cheaper than the
+// separable weighted path. Returns false when that path is needed (other modes, crop-and-resize
+// with its extrapolated border, strings and sub-byte types).
+template <size_t kSize>
+void gather_row(uint8_t* dst, const uint8_t* src, const std::vector<int64_t>& off) {
+  for (size_t o = 0; o < off.size(); ++o) std::memcpy(dst + o * kSize, src + off[o], kSize);
+}
+
+bool resize_nearest_gather(OpCtx& c, const ResizeCfg& cfg, const RTensor& x, const std::vector<double>& scales,
+                           const Shape& out_shape) {
+  size_t es = x.elem_size();
+  if (cfg.mode != "nearest" || cfg.ctm == "tf_crop_and_resize" || es == 0) return false;
+  if (es != 1 && es != 2 && es != 4 && es != 8) return false;
+  int r = x.rank();
+  check_tensor_bytes(shape_numel(out_shape), es, "the resized tensor");
+  auto ist = strides_of(x.shape);
+  // Per axis, the byte offset of the input slice each output index reads.
+  std::vector<std::vector<int64_t>> off(static_cast<size_t>(r));
+  for (int a = 0; a < r; ++a) {
+    auto& v = off[static_cast<size_t>(a)];
+    int64_t step = ist[a] * static_cast<int64_t>(es);
+    if (out_shape[a] == x.shape[a] && scales[a] == 1.0) {
+      for (int64_t o = 0; o < out_shape[a]; ++o) v.push_back(o * step);
+      continue;
+    }
+    Taps t = axis_taps(c, cfg, x.shape[a], out_shape[a], scales[a], 0, 1);
+    for (int64_t i : t.idx) v.push_back(i * step);
+  }
+  RTensor y = RTensor::alloc(x.dtype, out_shape);
+  int64_t n = y.numel();
+  if (n > 0 && r == 0) std::memcpy(y.ptr, x.ptr, es);
+  if (n > 0 && r > 0) {
+    const auto& last = off[static_cast<size_t>(r - 1)];
+    int64_t rows = n / out_shape[r - 1];
+    std::vector<int64_t> pos(static_cast<size_t>(r - 1), 0);
+    uint8_t* dst = y.ptr;
+    for (int64_t row = 0; row < rows; ++row) {
+      int64_t base = 0;
+      for (int a = 0; a < r - 1; ++a) base += off[static_cast<size_t>(a)][static_cast<size_t>(pos[a])];
+      const uint8_t* src = x.ptr + base;
+      switch (es) {
+        case 1: gather_row<1>(dst, src, last); break;
+        case 2: gather_row<2>(dst, src, last); break;
+        case 4: gather_row<4>(dst, src, last); break;
+        default: gather_row<8>(dst, src, last); break;
+      }
+      dst += last.size() * es;
+      // Odometer over the outer output axes.
+      for (int a = r - 2; a >= 0 && ++pos[a] == out_shape[a]; --a) pos[a] = 0;
+    }
+  }
+  c.set(0, y);
+  return true;
+}
+
 void resize_core(OpCtx& c, const ResizeCfg& cfg, const RTensor& x, std::vector<double> scales, Shape out_shape,
                  const std::vector<double>& roi, double extrapolation) {
   int r = x.rank();
@@ -133,6 +190,7 @@ void resize_core(OpCtx& c, const ResizeCfg& cfg, const RTensor& x, std::vector<d
     if (d < 0) c.error("negative output dim in " + shape_str(out_shape));
   check_tensor_bytes(shape_numel(out_shape), sizeof(double), "the resized tensor");
   if (!roi.empty() && roi.size() != 2 * static_cast<size_t>(r)) c.error("roi must have 2 * rank values");
+  if (resize_nearest_gather(c, cfg, x, scales, out_shape)) return;
   std::vector<double> data = f64_of(x);
   Shape cur = x.shape;
   std::vector<std::vector<uint8_t>> outside(r);

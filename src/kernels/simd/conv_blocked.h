@@ -9,61 +9,95 @@
 #pragma once
 
 #include "kernels/simd/gemm_blocked.h"
+#include "kernels/simd/phase_split.h"
 #include "kernels/simd/winograd_f2.h"
 
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 namespace ofg::kernels::simd {
 
+// The output rows of one depthwise plane from its phase-split copy `buf` (see depthwise):
+// tap k of output (oh, ow) reads buf[oh * row_step + off[k] + ow]. K > 0 fixes the tap count
+// so the common 3x3 and 5x5 loops unroll.
+template <class Isa, size_t K>
+void depthwise_rows(const float* buf, const size_t* off, const float* wc, size_t row_step, size_t Ho,
+                    size_t Wo, size_t taps, float* out) {
+  using V = typename Isa::V;
+  constexpr size_t VW = Isa::W;
+  const size_t n = K > 0 ? K : taps;
+  for (size_t oh = 0; oh < Ho; ++oh) {
+    const float* base = buf + oh * row_step;
+    float* orow = out + oh * Wo;
+    size_t ow = 0;
+    // Four vectors at once: independent multiply-add chains hide the fma latency (one chain of
+    // kH * kW dependent fmas would wait on each). Each lane sums its taps in the same order.
+    for (; ow + 4 * VW <= Wo; ow += 4 * VW) {
+      V a0 = Isa::zero(), a1 = Isa::zero(), a2 = Isa::zero(), a3 = Isa::zero();
+      for (size_t k = 0; k < n; ++k) {
+        const float* src = base + off[k] + ow;
+        const V wk = Isa::set1(wc[k]);
+        a0 = Isa::fma(Isa::load(src), wk, a0);
+        a1 = Isa::fma(Isa::load(src + VW), wk, a1);
+        a2 = Isa::fma(Isa::load(src + 2 * VW), wk, a2);
+        a3 = Isa::fma(Isa::load(src + 3 * VW), wk, a3);
+      }
+      Isa::store(orow + ow, a0);
+      Isa::store(orow + ow + VW, a1);
+      Isa::store(orow + ow + 2 * VW, a2);
+      Isa::store(orow + ow + 3 * VW, a3);
+    }
+    for (; ow < Wo; ow += VW) {
+      V acc = Isa::zero();
+      for (size_t k = 0; k < n; ++k) acc = Isa::fma(Isa::load(base + off[k] + ow), Isa::set1(wc[k]), acc);
+      if (ow + VW <= Wo) Isa::store(orow + ow, acc);
+      else Isa::store_lanes(orow + ow, acc, 0, Wo - ow);
+    }
+  }
+}
+
+// Depthwise convolution on a zero-padded, phase-split copy of each input plane: with stride s,
+// phase ph holds padded columns ph, ph + s, ph + 2s, ..., so tap kw of output columns ow..ow+W-1
+// reads one contiguous run of phase (kw * dil) % s. Every output column (borders and strided
+// rows included) then takes the vector loop; the last partial vector is stored through a mask.
 template <class Isa>
 void depthwise(const Conv2DParams& p, const float* x, const float* w, float* y) {
-  using V = typename Isa::V;
-  constexpr ptrdiff_t VW = static_cast<ptrdiff_t>(Isa::W);
+  constexpr size_t VW = Isa::W;
+  const size_t sh = p.stride_h, sw = p.stride_w, reach_w = (p.kW - 1) * p.dil_w;
+  const size_t Wo = p.W_out, Ho = p.H_out;
+  // Padded rows read: (Ho - 1) * sh + (kH - 1) * dil_h + 1; per phase, the columns the widest
+  // vector run reads (the output row rounded up to whole vectors, plus the reach of the taps).
+  const size_t rows = Ho == 0 ? 0 : (Ho - 1) * sh + (p.kH - 1) * p.dil_h + 1;
+  const size_t cols = (Wo + VW - 1) / VW * VW + reach_w / sw + 1;
+  std::vector<float> buf(sw * rows * cols);
+  // Per tap (kh, kw): where its run for output (0, 0) starts in buf.
+  const size_t taps = p.kH * p.kW;
+  std::vector<size_t> off(taps);
+  for (size_t kh = 0; kh < p.kH; ++kh)
+    for (size_t kw = 0; kw < p.kW; ++kw) {
+      const size_t t = kw * p.dil_w;
+      off[kh * p.kW + kw] = ((t % sw) * rows + kh * p.dil_h) * cols + t / sw;
+    }
   const ptrdiff_t H = static_cast<ptrdiff_t>(p.H), W = static_cast<ptrdiff_t>(p.W);
-  const ptrdiff_t pl = static_cast<ptrdiff_t>(p.pad_left), pt = static_cast<ptrdiff_t>(p.pad_top);
-  const ptrdiff_t span_w = static_cast<ptrdiff_t>((p.kW - 1) * p.dil_w);
-  // Columns whose whole window is inside the row (stride 1 only).
-  ptrdiff_t lo = 0, hi = 0;
-  if (p.stride_w == 1) {
-    lo = std::min<ptrdiff_t>(pl, static_cast<ptrdiff_t>(p.W_out));
-    hi = std::max<ptrdiff_t>(lo, std::min<ptrdiff_t>(W - span_w + pl, static_cast<ptrdiff_t>(p.W_out)));
-  }
-  for (size_t nc = 0; nc < p.N * p.C_in; ++nc) {
+  const ptrdiff_t pt = static_cast<ptrdiff_t>(p.pad_top), pl = static_cast<ptrdiff_t>(p.pad_left);
+  for (size_t nc = 0; nc < p.N * p.C_in && Wo > 0; ++nc) {
     const size_t c = nc % p.C_in;
     const float* plane = x + nc * p.H * p.W;
     const float* wc = w + c * p.kH * p.kW;
-    float* out = y + nc * p.H_out * p.W_out;
-    for (size_t oh = 0; oh < p.H_out; ++oh) {
-      float* orow = out + oh * p.W_out;
-      auto pixel = [&](ptrdiff_t ow) {
-        float acc = 0.f;
-        for (size_t kh = 0; kh < p.kH; ++kh) {
-          const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h + kh * p.dil_h) - pt;
-          if (ih < 0 || ih >= H) continue;
-          for (size_t kw = 0; kw < p.kW; ++kw) {
-            const ptrdiff_t iw = ow * static_cast<ptrdiff_t>(p.stride_w) + static_cast<ptrdiff_t>(kw * p.dil_w) - pl;
-            if (iw < 0 || iw >= W) continue;
-            acc += plane[ih * W + iw] * wc[kh * p.kW + kw];
-          }
-        }
-        orow[ow] = acc;
-      };
-      ptrdiff_t ow = 0;
-      for (; ow < lo; ++ow) pixel(ow);
-      for (; ow + VW <= hi; ow += VW) {
-        V acc = Isa::zero();
-        for (size_t kh = 0; kh < p.kH; ++kh) {
-          const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h + kh * p.dil_h) - pt;
-          if (ih < 0 || ih >= H) continue;
-          const float* irow = plane + ih * W + ow - pl;
-          for (size_t kw = 0; kw < p.kW; ++kw)
-            acc = Isa::fma(Isa::load(irow + kw * p.dil_w), Isa::set1(wc[kh * p.kW + kw]), acc);
-        }
-        Isa::store(orow + ow, acc);
+    float* out = y + nc * Ho * Wo;
+    // Phase ph, row r, column q is input (r - pt, q * sw + ph - pl), zero outside the input.
+    for (size_t ph = 0; ph < sw; ++ph)
+      for (size_t r = 0; r < rows; ++r) {
+        float* d = buf.data() + (ph * rows + r) * cols;
+        const ptrdiff_t ih = static_cast<ptrdiff_t>(r) - pt;
+        if (ih < 0 || ih >= H) std::fill(d, d + cols, 0.f);
+        else copy_phase(plane + ih * W, W, pl, static_cast<ptrdiff_t>(sw), static_cast<ptrdiff_t>(ph), d,
+                        static_cast<ptrdiff_t>(cols), 0.f);
       }
-      for (; ow < static_cast<ptrdiff_t>(p.W_out); ++ow) pixel(ow);
-    }
+    if (taps == 9) depthwise_rows<Isa, 9>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, 9, out);
+    else if (taps == 25) depthwise_rows<Isa, 25>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, 25, out);
+    else depthwise_rows<Isa, 0>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, taps, out);
   }
   apply_bias_activation(*simd_table(), y, p.N, p.C_out, p.H_out * p.W_out, p.bias, p.act,
                         p.act_alpha, p.act_beta);

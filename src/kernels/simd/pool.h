@@ -1,19 +1,21 @@
 // Max and average pooling for every SIMD table (ISA struct: simd/gemm_blocked.h, plus
 // nan_mask(v) (all ones where v is NaN), or_mask(a, b) and select(mask, yes, no)).
 // A window's maximum or sum is separable: first over the window's rows, taken for every input
-// column at once (W columns per vector), then over the window's columns of that row, per output.
-// That turns kH*kW bounds-checked loads per output into kH vector loads per W input columns plus
-// kW scalar ones, whatever the stride.
+// column at once (W columns per vector), then over the window's columns of that row. That turns
+// kH*kW bounds-checked loads per output into kH vector loads per W input columns plus (max) kW
+// vector loads per W outputs, whatever the stride; average pooling's column pass is per output.
 // Max: any NaN in a window makes the output NaN, as in the scalar reference. Average: the row
 // sums are float (the reference sums in double), the column sums double; the divisor follows the
 // reference (count_include_pad, ceil-mode windows clipped to the padded input).
 #pragma once
 
 #include "kernels/internal.h"
+#include "kernels/simd/phase_split.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace ofg::kernels::simd {
 
@@ -30,11 +32,21 @@ void max_pool2d(const Pool2DParams& p, const float* x, float* y) {
   const ptrdiff_t H = static_cast<ptrdiff_t>(p.H), W = static_cast<ptrdiff_t>(p.W);
   const float ninf = -std::numeric_limits<float>::infinity();
   const V qnan = Isa::set1(std::numeric_limits<float>::quiet_NaN());
-  // One row of column maxima; slot 0 is free here (pooling calls no other kernel).
-  float* colmax = detail::scratch(0, p.W + Isa::W);
-  for (size_t nc = 0; nc < p.N * p.C; ++nc) {
+  // The column pass reads the row of column maxima padded with -inf (which never wins) and split
+  // into stride phases: phase ph holds padded columns ph, ph + s, ..., so tap kw of outputs
+  // ow..ow+W-1 is one contiguous run of phase (kw * dil) % s and the outputs go W at a time.
+  const size_t sw = p.stride_w, Wo = p.W_out, reach = (p.kW - 1) * p.dil_w;
+  const size_t Q = (Wo + Isa::W - 1) / Isa::W * Isa::W + reach / sw + 1;
+  const ptrdiff_t pl = static_cast<ptrdiff_t>(p.pad_left), s = static_cast<ptrdiff_t>(sw);
+  // Slots 0 and 1 are free here (pooling calls no other kernel). With stride 1 the row pass
+  // writes straight into the padded row.
+  float* phases = detail::scratch(1, std::max(sw * Q, p.pad_left + p.W + Isa::W));
+  float* colmax = sw == 1 ? phases + p.pad_left : detail::scratch(0, p.W + Isa::W);
+  std::vector<size_t> tap(p.kW);
+  for (size_t kw = 0; kw < p.kW; ++kw) tap[kw] = (kw * p.dil_w) % sw * Q + kw * p.dil_w / sw;
+  for (size_t nc = 0; nc < p.N * p.C && Wo > 0; ++nc) {
     const float* plane = x + nc * p.H * p.W;
-    float* out = y + nc * p.H_out * p.W_out;
+    float* out = y + nc * p.H_out * Wo;
     for (size_t oh = 0; oh < p.H_out; ++oh) {
       // Rows of this window that are inside the input.
       const float* rows[kMaxRows];
@@ -43,9 +55,9 @@ void max_pool2d(const Pool2DParams& p, const float* x, float* y) {
         const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h + kh * p.dil_h) - static_cast<ptrdiff_t>(p.pad_top);
         if (ih >= 0 && ih < H) rows[nrows++] = plane + ih * W;
       }
-      float* orow = out + oh * p.W_out;
+      float* orow = out + oh * Wo;
       if (nrows == 0) {
-        std::fill(orow, orow + p.W_out, ninf);
+        std::fill(orow, orow + Wo, ninf);
         continue;
       }
       ptrdiff_t iw = 0;
@@ -67,16 +79,24 @@ void max_pool2d(const Pool2DParams& p, const float* x, float* y) {
         }
         colmax[iw] = m;
       }
-      for (size_t ow = 0; ow < p.W_out; ++ow) {
-        float m = ninf;
+      if (sw == 1) {
+        std::fill(phases, phases + p.pad_left, ninf);
+        if (p.pad_left + p.W < Q) std::fill(phases + p.pad_left + p.W, phases + Q, ninf);
+      } else {
+        for (size_t ph = 0; ph < sw; ++ph)
+          copy_phase(colmax, W, pl, s, static_cast<ptrdiff_t>(ph), phases + ph * Q, static_cast<ptrdiff_t>(Q), ninf);
+      }
+      for (size_t ow = 0; ow < Wo; ow += Isa::W) {
+        V m = Isa::set1(ninf);
+        V nan = Isa::nan_mask(m);
         for (size_t kw = 0; kw < p.kW; ++kw) {
-          const ptrdiff_t c = static_cast<ptrdiff_t>(ow * p.stride_w + kw * p.dil_w) - static_cast<ptrdiff_t>(p.pad_left);
-          if (c < 0 || c >= W) continue;
-          const float v = colmax[c];
-          if (v > m || std::isnan(v)) m = v;
-          if (std::isnan(m)) break;
+          const V v = Isa::load(phases + tap[kw] + ow);
+          m = Isa::max(v, m);
+          nan = Isa::or_mask(nan, Isa::nan_mask(v));
         }
-        orow[ow] = m;
+        const V r = Isa::select(nan, qnan, m);
+        if (ow + Isa::W <= Wo) Isa::store(orow + ow, r);
+        else Isa::store_lanes(orow + ow, r, 0, Wo - ow);
       }
     }
   }
