@@ -198,6 +198,44 @@ TEST_F(ExecOps, SharedConvWeightsWithDifferentStrides) {
   }
 }
 
+// A square weight used as is and through a Transpose (as exporters leave nn.Linear weights): the
+// transposed copy and both packed forms are kept in the interpreter's cache, keyed apart. Both
+// products against the definition, on two runs (the second from the cache), and the outputs
+// stay valid after the interpreter and its cache are gone (the transpose output views an entry).
+TEST_F(ExecOps, MatMulWithConstantAndTransposedWeights) {
+  const int64_t K = 19;
+  Value* x = b.input("x", kFloat, {2, 3, K});
+  std::vector<float> wv(K * K), xv(2 * 3 * K);
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>((i * 37) % 17) / 17.f - 0.5f;
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>((i * 11) % 13) / 13.f - 0.5f;
+  Value* w = b.initializer("w", {K, K}, wv);
+  Value* wt = b.op("Transpose", {w}, {b.ints("perm", {1, 0})});
+  b.output(b.op("MatMul", {x, w}));
+  b.output(b.op("MatMul", {x, wt}));
+  b.output(wt);
+  std::vector<std::vector<RValue>> outs;
+  {
+    ExecCache cache;
+    Interpreter in(*m, &cache);
+    for (int run = 0; run < 2; ++run) outs.push_back(in.run({{"x", tensor_f({2, 3, K}, xv)}}));
+  }
+  for (const auto& out : outs) {
+    ASSERT_EQ(out[1].t.shape, (Shape{2, 3, K}));
+    const auto direct = values(out[0]), through = values(out[1]), tw = values(out[2]);
+    for (int64_t r = 0; r < 6; ++r)
+      for (int64_t n = 0; n < K; ++n) {
+        double d = 0, t = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          d += double(xv[r * K + k]) * wv[k * K + n];
+          t += double(xv[r * K + k]) * wv[n * K + k];
+        }
+        ASSERT_NEAR(direct[r * K + n], d, 1e-5) << r << "," << n;
+        ASSERT_NEAR(through[r * K + n], t, 1e-5) << r << "," << n;
+        ASSERT_EQ(tw[n * K + r % K], wv[(r % K) * K + n]);
+      }
+  }
+}
+
 TEST_F(ExecOps, IntegerAndBoolPaths) {
   Value* x = b.input("x", kInt64, {3});
   Value* y = b.op("Div", {x, b.constant_i64("two", {}, {2})});
