@@ -202,6 +202,36 @@ TEST_F(ExecOps, SharedConvWeightsWithDifferentStrides) {
 // transposed copy and both packed forms are kept in the interpreter's cache, keyed apart. Both
 // products against the definition, on two runs (the second from the cache), and the outputs
 // stay valid after the interpreter and its cache are gone (the transpose output views an entry).
+// Float reductions over trailing axes take a contiguous fast path, others the general walk: both
+// against the definition (sums in double, rounded once), with keepdims and a leading axis.
+TEST_F(ExecOps, FloatReductionsOverTrailingAndLeadingAxes) {
+  Value* x = b.input("x", kFloat, {2, 3, 4});
+  std::vector<float> xv(24);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>((i * 7) % 11) / 3.f - 1.f;
+  b.output(b.op("ReduceMean", {x}, {b.ints("axes", {1, 2})}));
+  b.output(b.op("ReduceSumSquare", {x}, {b.ints("axes", {-1}), b.i("keepdims", 0)}));
+  b.output(b.op("ReduceL2", {x}, {b.ints("axes", {2})}));
+  b.output(b.op("ReduceMean", {x}, {b.ints("axes", {0}), b.i("keepdims", 0)}));
+  Interpreter in(*m);
+  auto out = in.run({{"x", tensor_f({2, 3, 4}, xv)}});
+  EXPECT_EQ(out[0].t.shape, (Shape{2, 1, 1}));
+  EXPECT_EQ(out[1].t.shape, (Shape{2, 3}));
+  EXPECT_EQ(out[2].t.shape, (Shape{2, 3, 1}));
+  EXPECT_EQ(out[3].t.shape, (Shape{3, 4}));
+  for (int n = 0; n < 2; ++n) {
+    double s = 0;
+    for (int i = 0; i < 12; ++i) s += xv[n * 12 + i];
+    EXPECT_EQ(values(out[0])[n], static_cast<float>(s / 12)) << n;
+    for (int r = 0; r < 3; ++r) {
+      double q = 0;
+      for (int i = 0; i < 4; ++i) q += double(xv[n * 12 + r * 4 + i]) * xv[n * 12 + r * 4 + i];
+      EXPECT_EQ(values(out[1])[n * 3 + r], static_cast<float>(q)) << n << "," << r;
+      EXPECT_EQ(values(out[2])[n * 3 + r], static_cast<float>(std::sqrt(q))) << n << "," << r;
+    }
+  }
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(values(out[3])[i], static_cast<float>((double(xv[i]) + xv[12 + i]) / 2)) << i;
+}
+
 TEST_F(ExecOps, MatMulWithConstantAndTransposedWeights) {
   const int64_t K = 19;
   Value* x = b.input("x", kFloat, {2, 3, K});
