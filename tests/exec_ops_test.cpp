@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "exec/interp.h"
 #include "ir/builder.h"
@@ -363,4 +364,29 @@ TEST_F(ExecErrors, UnsupportedOpNamesOpDomainAndOpset) {
     EXPECT_NE(msg.find("com.example"), std::string::npos) << msg;
     EXPECT_NE(msg.find("opset"), std::string::npos) << msg;
   }
+}
+
+// An initializer whose bytes sit at an odd address is copied into an aligned buffer once per
+// cache, then reused as is; another type or shape over the same bytes gets its own entry.
+TEST(ExecCacheConstants, UnalignedBytesCopiedOnceAndKeptApartByShape) {
+  alignas(8) uint8_t raw[1 + 4 * sizeof(float)] = {};
+  const float vals[4] = {1.5f, -2.f, 0.25f, 8.f};
+  std::memcpy(raw + 1, vals, sizeof(vals));
+  int64_t dims4[1] = {4}, dims22[2] = {2, 2};
+  Tensor t;
+  t.data_type = kFloat;
+  t.dims = {dims4, 1};
+  t.data = {raw + 1, sizeof(vals)};
+  Tensor u = t;
+  u.dims = {dims22, 2};
+  ExecCache cache;
+  const RTensor a = cache.constant(t), again = cache.constant(t), b = cache.constant(u);
+  EXPECT_NE(a.ptr, raw + 1);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a.ptr) % alignof(float), 0u);
+  EXPECT_EQ(again.ptr, a.ptr);
+  EXPECT_EQ(a.shape, (Shape{4}));
+  EXPECT_EQ(b.shape, (Shape{2, 2}));
+  EXPECT_NE(b.ptr, a.ptr);
+  for (const RTensor* r : {&a, &again, &b})
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(r->data<float>()[i], vals[i]) << i;
 }

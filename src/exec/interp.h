@@ -210,6 +210,12 @@ class ExecCache {
     entries_.insert(t.ptr);
     return t.hold;
   }
+  // The entry for (key, tag), or null when there is none yet.
+  const uint8_t* find(const void* key, uint64_t tag) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find({key, tag});
+    return it == map_.end() ? nullptr : it->second.get();
+  }
   // Whether p is the start of an entry: its bytes then stay as they are while the cache lives.
   bool holds(const void* p) {
     std::lock_guard<std::mutex> lock(mu_);
