@@ -359,7 +359,8 @@ void op_matmul(OpCtx& c) {
   Shape out = batch;
   if (!a1) out.push_back(M);
   if (!b1) out.push_back(N);
-  RTensor y = RTensor::alloc(a0.dtype, out);
+  // The float paths write every element (K = 0: zeros); the others start from zeros.
+  RTensor y = a0.dtype == kFloat ? RTensor::alloc_uninit(kFloat, out) : RTensor::alloc(a0.dtype, out);
   std::vector<std::pair<int64_t, int64_t>> pairs;
   broadcast_each(batch, {ab, bb}, [&](int64_t, const int64_t* o) { pairs.emplace_back(o[0], o[1]); });
   if (batch.empty()) pairs = {{0, 0}};
