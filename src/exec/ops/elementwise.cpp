@@ -47,7 +47,8 @@ RTensor binary(const OpCtx& c, BinaryOp op, const RTensor& a0, const RTensor& b0
     }
   }
   Shape out = broadcast_shapes(c, {a.shape, b.shape});
-  RTensor y = RTensor::alloc(a.dtype, out);
+  // Every path below writes each output element once: no zero fill.
+  RTensor y = RTensor::alloc_uninit(a.dtype, out);
   if (op == BinaryOp::Pow && !is_float_type(a0.dtype) && is_float_type(b0.dtype)) {
     // integer base with float exponent: compute in double, store in the base type.
     broadcast_each(out, {a0.shape, b0.shape}, [&](int64_t i, const int64_t* o) {
