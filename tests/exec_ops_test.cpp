@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "exec/interp.h"
 #include "ir/builder.h"
@@ -198,6 +199,74 @@ TEST_F(ExecOps, SharedConvWeightsWithDifferentStrides) {
   }
 }
 
+// A square weight used as is and through a Transpose (as exporters leave nn.Linear weights): the
+// transposed copy and both packed forms are kept in the interpreter's cache, keyed apart. Both
+// products against the definition, on two runs (the second from the cache), and the outputs
+// stay valid after the interpreter and its cache are gone (the transpose output views an entry).
+// Float reductions over trailing axes take a contiguous fast path, others the general walk: both
+// against the definition (sums in double, rounded once), with keepdims and a leading axis.
+TEST_F(ExecOps, FloatReductionsOverTrailingAndLeadingAxes) {
+  Value* x = b.input("x", kFloat, {2, 3, 4});
+  std::vector<float> xv(24);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>((i * 7) % 11) / 3.f - 1.f;
+  b.output(b.op("ReduceMean", {x}, {b.ints("axes", {1, 2})}));
+  b.output(b.op("ReduceSumSquare", {x}, {b.ints("axes", {-1}), b.i("keepdims", 0)}));
+  b.output(b.op("ReduceL2", {x}, {b.ints("axes", {2})}));
+  b.output(b.op("ReduceMean", {x}, {b.ints("axes", {0}), b.i("keepdims", 0)}));
+  Interpreter in(*m);
+  auto out = in.run({{"x", tensor_f({2, 3, 4}, xv)}});
+  EXPECT_EQ(out[0].t.shape, (Shape{2, 1, 1}));
+  EXPECT_EQ(out[1].t.shape, (Shape{2, 3}));
+  EXPECT_EQ(out[2].t.shape, (Shape{2, 3, 1}));
+  EXPECT_EQ(out[3].t.shape, (Shape{3, 4}));
+  for (int n = 0; n < 2; ++n) {
+    double s = 0;
+    for (int i = 0; i < 12; ++i) s += xv[n * 12 + i];
+    EXPECT_EQ(values(out[0])[n], static_cast<float>(s / 12)) << n;
+    for (int r = 0; r < 3; ++r) {
+      double q = 0;
+      for (int i = 0; i < 4; ++i) q += double(xv[n * 12 + r * 4 + i]) * xv[n * 12 + r * 4 + i];
+      EXPECT_EQ(values(out[1])[n * 3 + r], static_cast<float>(q)) << n << "," << r;
+      EXPECT_EQ(values(out[2])[n * 3 + r], static_cast<float>(std::sqrt(q))) << n << "," << r;
+    }
+  }
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(values(out[3])[i], static_cast<float>((double(xv[i]) + xv[12 + i]) / 2)) << i;
+}
+
+TEST_F(ExecOps, MatMulWithConstantAndTransposedWeights) {
+  const int64_t K = 19;
+  Value* x = b.input("x", kFloat, {2, 3, K});
+  std::vector<float> wv(K * K), xv(2 * 3 * K);
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>((i * 37) % 17) / 17.f - 0.5f;
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>((i * 11) % 13) / 13.f - 0.5f;
+  Value* w = b.initializer("w", {K, K}, wv);
+  Value* wt = b.op("Transpose", {w}, {b.ints("perm", {1, 0})});
+  b.output(b.op("MatMul", {x, w}));
+  b.output(b.op("MatMul", {x, wt}));
+  b.output(wt);
+  std::vector<std::vector<RValue>> outs;
+  {
+    ExecCache cache;
+    Interpreter in(*m, &cache);
+    for (int run = 0; run < 2; ++run) outs.push_back(in.run({{"x", tensor_f({2, 3, K}, xv)}}));
+  }
+  for (const auto& out : outs) {
+    ASSERT_EQ(out[1].t.shape, (Shape{2, 3, K}));
+    const auto direct = values(out[0]), through = values(out[1]), tw = values(out[2]);
+    for (int64_t r = 0; r < 6; ++r)
+      for (int64_t n = 0; n < K; ++n) {
+        double d = 0, t = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          d += double(xv[r * K + k]) * wv[k * K + n];
+          t += double(xv[r * K + k]) * wv[n * K + k];
+        }
+        ASSERT_NEAR(direct[r * K + n], d, 1e-5) << r << "," << n;
+        ASSERT_NEAR(through[r * K + n], t, 1e-5) << r << "," << n;
+        ASSERT_EQ(tw[n * K + r % K], wv[(r % K) * K + n]);
+      }
+  }
+}
+
 TEST_F(ExecOps, IntegerAndBoolPaths) {
   Value* x = b.input("x", kInt64, {3});
   Value* y = b.op("Div", {x, b.constant_i64("two", {}, {2})});
@@ -295,4 +364,29 @@ TEST_F(ExecErrors, UnsupportedOpNamesOpDomainAndOpset) {
     EXPECT_NE(msg.find("com.example"), std::string::npos) << msg;
     EXPECT_NE(msg.find("opset"), std::string::npos) << msg;
   }
+}
+
+// An initializer whose bytes sit at an odd address is copied into an aligned buffer once per
+// cache, then reused as is; another type or shape over the same bytes gets its own entry.
+TEST(ExecCacheConstants, UnalignedBytesCopiedOnceAndKeptApartByShape) {
+  alignas(8) uint8_t raw[1 + 4 * sizeof(float)] = {};
+  const float vals[4] = {1.5f, -2.f, 0.25f, 8.f};
+  std::memcpy(raw + 1, vals, sizeof(vals));
+  int64_t dims4[1] = {4}, dims22[2] = {2, 2};
+  Tensor t;
+  t.data_type = kFloat;
+  t.dims = {dims4, 1};
+  t.data = {raw + 1, sizeof(vals)};
+  Tensor u = t;
+  u.dims = {dims22, 2};
+  ExecCache cache;
+  const RTensor a = cache.constant(t), again = cache.constant(t), b = cache.constant(u);
+  EXPECT_NE(a.ptr, raw + 1);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a.ptr) % alignof(float), 0u);
+  EXPECT_EQ(again.ptr, a.ptr);
+  EXPECT_EQ(a.shape, (Shape{4}));
+  EXPECT_EQ(b.shape, (Shape{2, 2}));
+  EXPECT_NE(b.ptr, a.ptr);
+  for (const RTensor* r : {&a, &again, &b})
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(r->data<float>()[i], vals[i]) << i;
 }

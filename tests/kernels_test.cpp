@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace k = ofg::kernels;
@@ -114,6 +116,40 @@ TEST(KernelsSgemm, SimdMatchesScalarBlockedAlphaBeta) {
   check_gemm(*simd, true, false, 131, 97, 513, 0.5f, 2.f, 1);
   check_gemm(*simd, false, true, 65, 200, 257, -1.5f, -1.f, 0);
   check_gemm(*simd, true, true, 250, 33, 260, 1.f, 1.f, 5);
+}
+
+// sgemm_prepacked_b gives exactly the table's own sgemm (alpha 1, beta 0) on the same operands:
+// sizes around the register tiles and across the K, M and N blocking, strided A, B and C; padding
+// columns of C untouched. The scalar table has no packed form (size 0); its entries still agree.
+void check_prepacked(const k::KernelTable& t, size_t M, size_t N, size_t K, size_t pad) {
+  const size_t lda = K + pad, ldb = N + pad, ldc = N + pad;
+  auto A = rnd(M * lda, -1, 1, 21), B = rnd(K * ldb, -1, 1, 22);
+  std::vector<float> want(M * ldc, std::nanf("")), got = want;
+  t.sgemm(false, false, M, N, K, 1.f, A.data(), lda, B.data(), ldb, 0.f, want.data(), ldc);
+  size_t n = t.sgemm_packed_b_size(K, N);
+  if (t.isa != std::string("scalar")) ASSERT_GE(n, K * N) << t.isa;
+  if (n == 0) n = K * N;  // the reference's "packed" B is B with row stride N
+  std::vector<float> buf(n + 16, std::nanf(""));  // the packed B is 64-byte aligned
+  float* packed = buf.data() + (64 - reinterpret_cast<uintptr_t>(buf.data()) % 64) % 64 / sizeof(float);
+  t.sgemm_pack_b(K, N, B.data(), ldb, packed);
+  t.sgemm_prepacked_b(M, N, K, A.data(), lda, packed, got.data(), ldc);
+  for (size_t i = 0; i < M * ldc; ++i) {
+    if (std::isnan(want[i])) ASSERT_TRUE(std::isnan(got[i])) << t.isa << " at " << i;
+    else ASSERT_EQ(got[i], want[i]) << t.isa << " M=" << M << " N=" << N << " K=" << K << " at " << i;
+  }
+}
+
+TEST(KernelsSgemm, PrepackedBMatchesSgemm) {
+  std::vector<const k::KernelTable*> tables{&k::scalar_table()};
+  if (const k::KernelTable* t = k::simd_table()) tables.push_back(t);
+  for (const k::KernelTable* t : tables) {
+    for (size_t M : {1, 5, 6, 9, 32})
+      for (size_t N : {1, 11, 16, 33})
+        for (size_t K : {1, 7, 64}) check_prepacked(*t, M, N, K, 0);
+    check_prepacked(*t, 127, 1601, 300, 3);
+    check_prepacked(*t, 0, 5, 5, 0);
+    check_prepacked(*t, 4, 5, 0, 1);
+  }
 }
 
 // y = alpha A x + beta y against the definition in double, for a table; lda > K and beta both

@@ -238,11 +238,18 @@ const RValue* Frame::find(const Value* v) const {
 Interpreter::Interpreter(Model& m, ExecCache* cache) : m_(m), cache_(cache) {}
 
 RTensor ExecCache::constant(const Tensor& t) {
+  // Keyed by the bytes and told apart by type and dims (tensors may share bytes).
+  const void* key = t.bytes().data;
+  uint64_t tag = 0x434F4E5354ull ^ static_cast<uint64_t>(t.data_type);  // "CONST"
+  for (int64_t d : t.dims) tag = tag * 0x100000001B3ull ^ static_cast<uint64_t>(d);
+  // A copy made on an earlier run is used without converting the bytes again.
+  if (const uint8_t* p = find(key, tag)) return RTensor::view(t.data_type, Shape(t.dims.begin(), t.dims.end()), p, nullptr);
   RTensor view = from_ir(t);
-  if (view.ptr == t.bytes().data || view.nbytes() == 0) return view;
-  // from_ir had to copy (unaligned bytes): keep that copy instead of making one per run.
+  if (view.ptr == key || view.nbytes() == 0) return view;
+  // from_ir had to copy (unaligned bytes, or bools to normalise): keep that copy instead of
+  // making one per run.
   const size_t n = view.nbytes();
-  const uint8_t* p = get(t.bytes().data, 0, n, [&](uint8_t* dst) { std::memcpy(dst, view.ptr, n); });
+  const uint8_t* p = get(key, tag, n, [&](uint8_t* dst) { std::memcpy(dst, view.ptr, n); });
   return RTensor::view(view.dtype, view.shape, p, nullptr);
 }
 

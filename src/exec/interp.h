@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -195,13 +196,30 @@ class ExecCache {
   // The entry for (key, tag), made by fill(bytes-long 64-byte-aligned buffer) on first use.
   template <class Fill>
   const uint8_t* get(const void* key, uint64_t tag, size_t bytes, Fill&& fill) {
+    return hold(key, tag, bytes, fill).get();
+  }
+  // As get, sharing ownership: a tensor viewing the entry stays valid after the cache is gone.
+  template <class Fill>
+  std::shared_ptr<uint8_t> hold(const void* key, uint64_t tag, size_t bytes, Fill&& fill) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = map_.find({key, tag});
-    if (it != map_.end()) return it->second.get();
+    if (it != map_.end()) return it->second;
     RTensor t = RTensor::alloc_uninit(kUint8, {static_cast<int64_t>(bytes)});
     fill(t.ptr);
     map_.emplace(std::make_pair(key, tag), t.hold);
-    return t.ptr;
+    entries_.insert(t.ptr);
+    return t.hold;
+  }
+  // The entry for (key, tag), or null when there is none yet.
+  const uint8_t* find(const void* key, uint64_t tag) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find({key, tag});
+    return it == map_.end() ? nullptr : it->second.get();
+  }
+  // Whether p is the start of an entry: its bytes then stay as they are while the cache lives.
+  bool holds(const void* p) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return entries_.count(p) != 0;
   }
   // The value of an initializer: a view of its bytes when aligned, else a copy made once.
   RTensor constant(const Tensor& t);
@@ -214,6 +232,7 @@ class ExecCache {
   };
   std::mutex mu_;
   std::unordered_map<std::pair<const void*, uint64_t>, std::shared_ptr<uint8_t>, KeyHash> map_;
+  std::unordered_set<const void*> entries_;
 };
 
 struct RunStats {

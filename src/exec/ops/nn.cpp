@@ -320,6 +320,31 @@ void op_gemm(OpCtx& c) {
   c.set(0, y);
 }
 
+// C = A * B for a 2-D B. A B that keeps its bytes across runs (an initializer, or an entry of the
+// interpreter's cache such as a transposed initializer) is packed once per model and kept in the
+// cache, as convolution weights are; the result is bit for bit the one of sgemm.
+void matmul_shared_b(OpCtx& c, int64_t M, int64_t N, int64_t K, const float* A, const float* B, float* C) {
+  const kernels::KernelTable& kt = kernels::active_table();
+  const size_t packed_floats = kt.sgemm_packed_b_size(K, N);
+  const Value* bv = c.node.inputs.size > 1 ? c.node.inputs[1] : nullptr;
+  ExecCache* cache = c.interp.cache();
+  const void* key = nullptr;
+  if (packed_floats && cache && bv) {
+    if (bv->is_constant()) key = bv->initializer->bytes().data;
+    else if (cache->holds(B)) key = B;
+  }
+  if (!key) {
+    gemm2d(false, false, M, N, K, 1.f, A, B, 0.f, C);
+    return;
+  }
+  const uint64_t tag = (0x4D41544D554Cull * 0x100000001B3ull ^ static_cast<uint64_t>(K)) * 0x100000001B3ull ^
+                       static_cast<uint64_t>(N);  // "MATMUL", K, N
+  const uint8_t* packed = cache->get(key, tag, packed_floats * sizeof(float), [&](uint8_t* dst) {
+    kt.sgemm_pack_b(K, N, B, N, reinterpret_cast<float*>(dst));
+  });
+  kt.sgemm_prepacked_b(M, N, K, A, K, reinterpret_cast<const float*>(packed), C, N);
+}
+
 void op_matmul(OpCtx& c) {
   const RTensor &a0 = c.t_rank(0, 1, 64), &b0 = c.t_rank(1, 1, 64);
   c.require(a0.dtype == b0.dtype, "A and B differ in element type");
@@ -334,11 +359,15 @@ void op_matmul(OpCtx& c) {
   Shape out = batch;
   if (!a1) out.push_back(M);
   if (!b1) out.push_back(N);
-  RTensor y = RTensor::alloc(a0.dtype, out);
+  // The float paths write every element (K = 0: zeros); the others start from zeros.
+  RTensor y = a0.dtype == kFloat ? RTensor::alloc_uninit(kFloat, out) : RTensor::alloc(a0.dtype, out);
   std::vector<std::pair<int64_t, int64_t>> pairs;
   broadcast_each(batch, {ab, bb}, [&](int64_t, const int64_t* o) { pairs.emplace_back(o[0], o[1]); });
   if (batch.empty()) pairs = {{0, 0}};
-  if (a0.dtype == kFloat) {
+  if (a0.dtype == kFloat && bs.size() == 2 && M && N) {
+    // One B for every batch: A's batches are one tall matrix (the same products, in one call).
+    matmul_shared_b(c, pairs.size() * M, N, K, a0.data<float>(), b0.data<float>(), y.data<float>());
+  } else if (a0.dtype == kFloat) {
     for (size_t i = 0; i < pairs.size(); ++i)
       if (M && N)
         gemm2d(false, false, M, N, K, 1.f, a0.data<float>() + pairs[i].first * M * K, b0.data<float>() + pairs[i].second * K * N,

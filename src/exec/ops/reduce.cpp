@@ -52,19 +52,38 @@ void op_reduce(OpCtx& c) {
     broadcast_each(x.shape, {rs}, [&](int64_t i, const int64_t* o) { mx[o[0]] = std::max(mx[o[0]], get_f64(x, i)); });
     for (auto& m : mx) if (std::isinf(m)) m = 0;
   }
-  broadcast_each(x.shape, {rs}, [&](int64_t i, const int64_t* o) {
-    double v = get_f64(x, i);
-    double& a = acc[o[0]];
-    switch (K) {
-      case R::Sum: case R::Mean: case R::LogSum: a += v; break;
-      case R::Max: a = (std::isnan(v) || std::isnan(a)) ? NAN : std::max(a, v); break;
-      case R::Min: a = (std::isnan(v) || std::isnan(a)) ? NAN : std::min(a, v); break;
-      case R::Prod: a *= v; break;
-      case R::L1: a += std::fabs(v); break;
-      case R::L2: case R::SumSquare: a += v * v; break;
-      case R::LogSumExp: a += std::exp(v - mx[o[0]]); break;
+  // Float input reduced over its trailing axes (LayerNorm's means, the common case): each output
+  // is a contiguous run, summed in double in the same order as the general walk below, so the
+  // results are the same bits, without the per-element index walk and type dispatch.
+  int lead = r;
+  while (lead > 0 && red[lead - 1]) --lead;
+  bool trailing = x.dtype == kFloat && n > 0 && (K == R::Sum || K == R::Mean || K == R::LogSum || K == R::SumSquare || K == R::L2);
+  for (int i = 0; i < lead && trailing; ++i) trailing = !red[i];
+  if (trailing) {
+    const float* px = x.data<float>();
+    for (int64_t o = 0; o < n; ++o, px += count) {
+      double a = acc[o];
+      if (K == R::Sum || K == R::Mean || K == R::LogSum)
+        for (int64_t j = 0; j < count; ++j) a += static_cast<double>(px[j]);
+      else
+        for (int64_t j = 0; j < count; ++j) a += static_cast<double>(px[j]) * static_cast<double>(px[j]);
+      acc[o] = a;
     }
-  });
+  } else {
+    broadcast_each(x.shape, {rs}, [&](int64_t i, const int64_t* o) {
+      double v = get_f64(x, i);
+      double& a = acc[o[0]];
+      switch (K) {
+        case R::Sum: case R::Mean: case R::LogSum: a += v; break;
+        case R::Max: a = (std::isnan(v) || std::isnan(a)) ? NAN : std::max(a, v); break;
+        case R::Min: a = (std::isnan(v) || std::isnan(a)) ? NAN : std::min(a, v); break;
+        case R::Prod: a *= v; break;
+        case R::L1: a += std::fabs(v); break;
+        case R::L2: case R::SumSquare: a += v * v; break;
+        case R::LogSumExp: a += std::exp(v - mx[o[0]]); break;
+      }
+    });
+  }
   RTensor y = RTensor::alloc(x.dtype, out);
   for (int64_t i = 0; i < n; ++i) {
     double a = acc[i];

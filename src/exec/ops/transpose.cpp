@@ -14,6 +14,23 @@ RTensor transpose(const RTensor& x, const std::vector<size_t>& perm) {
   return y;
 }
 
+// A Transpose of an initializer (weights stored [N, K] and turned to [K, N] before a MatMul, as
+// exporters often leave them) gives the same bytes on every run: it is done once per model and
+// kept in the interpreter's cache; the output views the cached bytes.
+RTensor transpose_maybe_cached(OpCtx& c, const RTensor& x, const std::vector<size_t>& perm) {
+  const Value* xv = c.node.inputs.size > 0 ? c.node.inputs[0] : nullptr;
+  ExecCache* cache = c.interp.cache();
+  if (!cache || !xv || !xv->is_constant() || x.numel() == 0) return transpose(x, perm);
+  uint64_t tag = 0x54524E5350ull;  // "TRNSP": apart from the other users of the cache
+  for (size_t p : perm) tag = tag * 0x100000001B3ull ^ p;
+  Shape s(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) s[i] = x.shape[perm[i]];
+  std::shared_ptr<uint8_t> bytes = cache->hold(xv->initializer->bytes().data, tag, x.nbytes(), [&](uint8_t* dst) {
+    kernels::transpose(x.ptr, dst, x.elem_size(), x.shape.data(), perm.data(), perm.size());
+  });
+  return RTensor::view(x.dtype, s, bytes.get(), bytes);
+}
+
 void op_transpose(OpCtx& c) {
   const RTensor& x = c.t(0);
   std::vector<int64_t> p = c.attr_ints("perm");
@@ -29,7 +46,7 @@ void op_transpose(OpCtx& c) {
       seen[perm[i]] = true;
     }
   }
-  c.set(0, transpose(x, perm));
+  c.set(0, transpose_maybe_cached(c, x, perm));
 }
 
 template <bool to_space>  // DepthToSpace, else SpaceToDepth

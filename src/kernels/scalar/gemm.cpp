@@ -21,6 +21,18 @@ void sgemm(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, float alpha
   }
 }
 
+// The reference has no packed layout: its "packed" B is B with row stride N, so a caller that
+// asked for a size of 0 never calls these, and one that calls them anyway stays correct.
+size_t sgemm_packed_b_size(size_t, size_t) { return 0; }
+void sgemm_pack_b(size_t K, size_t N, const float* B, size_t ldb, float* packed) {
+  for (size_t p = 0; p < K; ++p)
+    for (size_t j = 0; j < N; ++j) packed[p * N + j] = B[p * ldb + j];
+}
+void sgemm_prepacked_b(size_t M, size_t N, size_t K, const float* A, size_t lda, const float* packed, float* C,
+                       size_t ldc) {
+  sgemm(false, false, M, N, K, 1.f, A, lda, packed, N, 0.f, C, ldc);
+}
+
 void sgemv(size_t M, size_t K, float alpha, const float* A, size_t lda, const float* x, float beta, float* y) {
   for (size_t i = 0; i < M; ++i) {
     const float* a = A + i * lda;

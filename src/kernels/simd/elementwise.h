@@ -108,6 +108,13 @@ inline typename S::V un(typename S::V x, typename S::V alpha, typename S::V beta
     const F u2 = S::mul(S::set1(2.f * 0.7978845608028654f), S::fma(S::set1(0.044715f), x3, xl));
     return S::mul(xl, v_sigmoid<S>(u2));
   }
+  if constexpr (OP == UnaryOp::Erf) return v_erf<S>(x);
+  if constexpr (OP == UnaryOp::GeluErf) {
+    // -inf becomes the lowest float so that 0.5 x (1 + erf) is -0, not -inf * 0.
+    const F xl = S::max(S::set1(kLowest), x);
+    const F e = v_erf<S>(S::mul(xl, S::set1(0.70710678118654752f)));
+    return S::mul(S::mul(S::set1(0.5f), xl), S::add(S::set1(1.f), e));
+  }
   if constexpr (OP == UnaryOp::HardSigmoid) return clamp01<S>(S::add(S::mul(alpha, x), beta));
   if constexpr (OP == UnaryOp::HardSwish)
     return S::mul(x, clamp01<S>(S::add(S::mul(x, S::set1(1.f / 6.f)), S::set1(0.5f))));
@@ -157,7 +164,7 @@ void unary(UnaryOp op, const float* x, float* y, size_t n, float alpha, float be
     OFG_CASE(Relu) OFG_CASE(LeakyRelu) OFG_CASE(Clip) OFG_CASE(Exp) OFG_CASE(Log) OFG_CASE(Tanh)
     OFG_CASE(Sigmoid) OFG_CASE(GeluTanh) OFG_CASE(HardSigmoid) OFG_CASE(HardSwish)
     OFG_CASE(Softplus) OFG_CASE(Silu) OFG_CASE(Abs) OFG_CASE(Neg) OFG_CASE(Floor) OFG_CASE(Ceil)
-    OFG_CASE(Round)
+    OFG_CASE(Round) OFG_CASE(Erf) OFG_CASE(GeluErf)
 #undef OFG_CASE
     case UnaryOp::Sqrt:
       if constexpr (S::kExactSqrt) return un_loop<S, UnaryOp::Sqrt>(x, y, n, alpha, beta);
@@ -165,9 +172,6 @@ void unary(UnaryOp op, const float* x, float* y, size_t n, float alpha, float be
     case UnaryOp::Reciprocal:
       if constexpr (S::kExactDiv) return un_loop<S, UnaryOp::Reciprocal>(x, y, n, alpha, beta);
       break;
-    case UnaryOp::Erf:
-    case UnaryOp::GeluErf:
-      break;  // no vector erf yet
   }
   // The libm / IEEE reference per element.
   scalar::unary(op, x, y, n, alpha, beta);

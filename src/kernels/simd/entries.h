@@ -13,6 +13,9 @@ namespace ofg::kernels::simd {
 template <class Isa>
 void set_blocked_entries(KernelTable& t) {
   t.sgemm = sgemm<Isa>;
+  t.sgemm_packed_b_size = sgemm_packed_b_size<Isa>;
+  t.sgemm_pack_b = sgemm_pack_b<Isa>;
+  t.sgemm_prepacked_b = sgemm_prepacked_b<Isa>;
   t.conv2d = conv2d<Isa>;
   t.conv2d_packed_size = conv2d_packed_size<Isa>;
   t.conv2d_pack = conv2d_pack<Isa>;

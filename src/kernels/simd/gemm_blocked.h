@@ -157,29 +157,20 @@ inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size
     }
 }
 
-// The sgemm entry of kernels/kernel_list.h. Scratch: thread_local areas 2 (A panels) and 3 (B
-// panels).
-template <class Isa>
-void sgemm(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, float alpha, const float* A,
-           size_t lda, const float* B, size_t ldb, float beta, float* C, size_t ldc) {
+// The blocked loops of sgemm; b_block(j0, nc, p0, kc) gives the packed B panels of that block.
+template <class Isa, class BBlock>
+void sgemm_blocks(bool trans_a, size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda,
+                  float beta, float* C, size_t ldc, BBlock&& b_block) {
   constexpr size_t MR = Isa::MR, NR = Isa::NR, KC = Isa::KC, MC = Isa::MC, NC = Isa::NC;
-  static_assert(MC % MR == 0 && NR % Isa::W == 0, "blocking must hold whole register tiles");
-  if (M == 0 || N == 0) return;
-  if (K == 0 || alpha == 0.f) {
-    for (size_t i = 0; i < M; ++i)
-      for (size_t j = 0; j < N; ++j) C[i * ldc + j] = beta == 0.f ? 0.f : beta * C[i * ldc + j];
-    return;
-  }
-  const size_t nc_max = std::min(NC, (N + NR - 1) / NR * NR);
+  static_assert(MC % MR == 0 && NR % Isa::W == 0 && NC % NR == 0, "blocking must hold whole register tiles");
   const size_t mc_max = std::min(MC, (M + MR - 1) / MR * MR);
   const size_t kc_max = std::min(KC, K);
   float* pa = detail::scratch(2, mc_max * kc_max);
-  float* pb = detail::scratch(3, nc_max * kc_max);
   for (size_t j0 = 0; j0 < N; j0 += NC) {
     const size_t nc = std::min(NC, N - j0);
     for (size_t p0 = 0; p0 < K; p0 += KC) {
       const size_t kc = std::min(KC, K - p0);
-      pack_b<Isa>(trans_b, B, ldb, p0, kc, j0, nc, pb);
+      const float* pb = b_block(j0, nc, p0, kc);
       for (size_t i0 = 0; i0 < M; i0 += MC) {
         const size_t mc = std::min(MC, M - i0);
         pack_a<Isa>(trans_a, A, lda, i0, mc, p0, kc, alpha, pa);
@@ -194,6 +185,58 @@ void sgemm(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, float alpha
       }
     }
   }
+}
+
+// Fills C with beta * C (or zeros) for the cases with nothing to multiply; false when the product
+// has to be formed.
+inline bool sgemm_trivial(size_t M, size_t N, size_t K, float alpha, float beta, float* C, size_t ldc) {
+  if (M == 0 || N == 0) return true;
+  if (K != 0 && alpha != 0.f) return false;
+  for (size_t i = 0; i < M; ++i)
+    for (size_t j = 0; j < N; ++j) C[i * ldc + j] = beta == 0.f ? 0.f : beta * C[i * ldc + j];
+  return true;
+}
+
+// The sgemm entry of kernels/kernel_list.h. Scratch: thread_local areas 2 (A panels) and 3 (B
+// panels).
+template <class Isa>
+void sgemm(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, float alpha, const float* A,
+           size_t lda, const float* B, size_t ldb, float beta, float* C, size_t ldc) {
+  if (sgemm_trivial(M, N, K, alpha, beta, C, ldc)) return;
+  const size_t nc_max = std::min(Isa::NC, (N + Isa::NR - 1) / Isa::NR * Isa::NR);
+  float* pb = detail::scratch(3, nc_max * std::min(Isa::KC, K));
+  sgemm_blocks<Isa>(trans_a, M, N, K, alpha, A, lda, beta, C, ldc, [&](size_t j0, size_t nc, size_t p0, size_t kc) {
+    pack_b<Isa>(trans_b, B, ldb, p0, kc, j0, nc, pb);
+    return static_cast<const float*>(pb);
+  });
+}
+
+// Packed B for sgemm_prepacked_b: the panels sgemm would pack, every block kept, in the order
+// sgemm visits them (column blocks of NC, each split into K blocks of KC). A column block starting
+// at j0 begins at j0 * K (NC is a multiple of NR); inside it, the K block at p0 begins at
+// round_up(nc, NR) * p0.
+template <class Isa>
+size_t sgemm_packed_b_size(size_t K, size_t N) {
+  return (N + Isa::NR - 1) / Isa::NR * Isa::NR * K;
+}
+
+template <class Isa>
+void sgemm_pack_b(size_t K, size_t N, const float* B, size_t ldb, float* packed) {
+  for (size_t j0 = 0; j0 < N; j0 += Isa::NC) {
+    const size_t nc = std::min(Isa::NC, N - j0), ncr = (nc + Isa::NR - 1) / Isa::NR * Isa::NR;
+    for (size_t p0 = 0; p0 < K; p0 += Isa::KC)
+      pack_b<Isa>(false, B, ldb, p0, std::min(Isa::KC, K - p0), j0, nc, packed + j0 * K + ncr * p0);
+  }
+}
+
+template <class Isa>
+void sgemm_prepacked_b(size_t M, size_t N, size_t K, const float* A, size_t lda, const float* packed, float* C,
+                       size_t ldc) {
+  if (sgemm_trivial(M, N, K, 1.f, 0.f, C, ldc)) return;
+  sgemm_blocks<Isa>(false, M, N, K, 1.f, A, lda, 0.f, C, ldc, [&](size_t j0, size_t nc, size_t p0, size_t) {
+    const size_t ncr = (nc + Isa::NR - 1) / Isa::NR * Isa::NR;
+    return packed + j0 * K + ncr * p0;
+  });
 }
 
 }  // namespace ofg::kernels::simd
