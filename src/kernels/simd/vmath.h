@@ -26,6 +26,15 @@ constexpr float kLowest = -3.4028234663852886e38f;
 // Measured against libm in double (tests/kernels_math_test.cpp): relative error < 3e-7 for
 // x in [-87.33, 88.72]; absolute error < 2e-38 below (subnormal results, or 0 on an ISA that
 // flushes them); x > 88.7228 -> +inf, -inf -> 0, NaN -> NaN.
+// c[0] x^(N-1) + c[1] x^(N-2) + ... + c[N-1] by Horner's rule with fused multiply-adds (the
+// same operations in the same order as writing the chain out).
+template <class S, size_t N>
+inline typename S::V horner(typename S::V x, const float (&c)[N]) {
+  typename S::V p = S::set1(c[0]);
+  for (size_t i = 1; i < N; ++i) p = S::fma(p, x, S::set1(c[i]));
+  return p;
+}
+
 template <class S>
 inline typename S::V v_exp(typename S::V x) {
   using F = typename S::V;
@@ -57,13 +66,9 @@ inline typename S::V v_tanh(typename S::V x) {
   using F = typename S::V;
   const F ax = S::abs(x), sign = S::sign_bit(x);
   const F x2 = S::mul(x, x);
-  F p = S::set1(-929569.f / 638512875.f);
-  p = S::fma(p, x2, S::set1(21844.f / 6081075.f));
-  p = S::fma(p, x2, S::set1(-1382.f / 155925.f));
-  p = S::fma(p, x2, S::set1(62.f / 2835.f));
-  p = S::fma(p, x2, S::set1(-17.f / 315.f));
-  p = S::fma(p, x2, S::set1(2.f / 15.f));
-  p = S::fma(p, x2, S::set1(-1.f / 3.f));
+  static constexpr float kTanh[] = {-929569.f / 638512875.f, 21844.f / 6081075.f, -1382.f / 155925.f,
+                                     62.f / 2835.f, -17.f / 315.f, 2.f / 15.f, -1.f / 3.f};
+  const F p = horner<S>(x2, kTanh);
   const F small = S::fma(S::mul(p, x2), x, x);
   const F a10 = S::min(ax, S::set1(10.f));
   const F e = v_exp<S>(S::add(a10, a10));
@@ -129,26 +134,15 @@ inline typename S::V v_erf(typename S::V x) {
   using F = typename S::V;
   const F ax = S::abs(x), sign = S::sign_bit(x);
   const F x2 = S::mul(x, x);
-  F p = S::set1(-1.2290555301717926e-09f);
-  p = S::fma(p, x2, S::set1(1.4807192815879218e-08f));
-  p = S::fma(p, x2, S::set1(-1.6365844691234924e-07f));
-  p = S::fma(p, x2, S::set1(1.6462114365889246e-06f));
-  p = S::fma(p, x2, S::set1(-1.492565035840625e-05f));
-  p = S::fma(p, x2, S::set1(0.00012055332981789664f));
-  p = S::fma(p, x2, S::set1(-0.0008548327023450852f));
-  p = S::fma(p, x2, S::set1(0.005223977625442188f));
-  p = S::fma(p, x2, S::set1(-0.026866170645131252f));
-  p = S::fma(p, x2, S::set1(0.11283791670955126f));
-  p = S::fma(p, x2, S::set1(-0.37612638903183754f));
-  p = S::fma(p, x2, S::set1(1.1283791670955126f));
+  static constexpr float kErfSeries[] = {-1.2290555301717926e-09f, 1.4807192815879218e-08f, -1.6365844691234924e-07f, 1.6462114365889246e-06f,
+                                         -1.492565035840625e-05f, 0.00012055332981789664f, -0.0008548327023450852f, 0.005223977625442188f,
+                                         -0.026866170645131252f, 0.11283791670955126f, -0.37612638903183754f, 1.1283791670955126f};
+  const F p = horner<S>(x2, kErfSeries);
   const F small = S::mul(x, p);
   const F a6 = S::min(ax, S::set1(6.f));
   const F t = S::div(S::set1(1.f), S::fma(S::set1(0.3275911f), a6, S::set1(1.f)));
-  F q = S::set1(1.061405429f);
-  q = S::fma(q, t, S::set1(-1.453152027f));
-  q = S::fma(q, t, S::set1(1.421413741f));
-  q = S::fma(q, t, S::set1(-0.284496736f));
-  q = S::fma(q, t, S::set1(0.254829592f));
+  static constexpr float kErfTail[] = {1.061405429f, -1.453152027f, 1.421413741f, -0.284496736f, 0.254829592f};
+  const F q = horner<S>(t, kErfTail);
   const F tail = S::mul(S::mul(q, t), v_exp<S>(S::neg(S::mul(a6, a6))));
   const F large = S::or_mask(S::sub(S::set1(1.f), tail), sign);
   const F y = S::select(S::lt(ax, S::set1(1.f)), small, large);
