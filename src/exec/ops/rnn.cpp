@@ -232,7 +232,7 @@ void set_outputs(OpCtx& c, const Call& k, const Results<T>& r, int32_t dtype) {
     RTensor t = RTensor::alloc(dtype, std::move(shape));
     const bool same_order = !k.batch_major;
     if (same_order && dtype == kFloat && std::is_same<T, float>::value) {
-      std::memcpy(t.data<float>(), v.data(), v.size() * sizeof(float));
+      std::copy(v.begin(), v.end(), t.data<float>());  // (memcpy from an empty vector's null data is UB)
       return t;
     }
     for (int64_t i = 0; i < static_cast<int64_t>(v.size()); ++i)
