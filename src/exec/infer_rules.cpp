@@ -87,7 +87,8 @@ int64_t norm(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis;
 bool mark_axes(const std::vector<int64_t>& axes, int64_t rank, std::vector<bool>& mask) {
   for (int64_t a : axes) {
     a = norm(a, rank);
-    if (a < 0 || a >= rank) return false;
+    // A repeated axis is invalid (ONNX wants them unique), and Unsqueeze would read past its input's dims.
+    if (a < 0 || a >= rank || mask[static_cast<size_t>(a)]) return false;
     mask[static_cast<size_t>(a)] = true;
   }
   return true;
