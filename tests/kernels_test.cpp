@@ -152,6 +152,38 @@ TEST(KernelsSgemm, PrepackedBMatchesSgemm) {
   }
 }
 
+// A product of one row (sgemm and sgemm_prepacked_b skip the packing for it) is bit for bit the
+// row the blocked loops give: the same row repeated twice goes through the blocked driver (C with
+// a padded stride, so no matrix-vector shortcut applies), across the K (256) and N (1536 AVX2)
+// blocks, with alpha and beta.
+TEST(KernelsSgemm, OneRowIsTheBlockedDriversRow) {
+  SIMD_OR_SKIP();
+  for (size_t N : {1, 7, 8, 16, 33, 37, 100, 1601})
+    for (size_t K : {1, 7, 255, 256, 257, 600})
+      for (auto ab : {std::pair<float, float>{1.f, 0.f}, {0.5f, 2.f}, {-1.5f, 1.f}}) {
+        const size_t ldb = N + 2, ldc = N + 1;
+        auto a = rnd(K, -1, 1, 31), B = rnd(K * ldb, -1, 1, 32), C0 = rnd(2 * ldc, -1, 1, 33);
+        std::vector<float> A2(a);
+        A2.insert(A2.end(), a.begin(), a.end());
+        auto one = C0, two = C0;
+        simd->sgemm(false, false, 1, N, K, ab.first, a.data(), K, B.data(), ldb, ab.second, one.data(), ldc);
+        simd->sgemm(false, false, 2, N, K, ab.first, A2.data(), K, B.data(), ldb, ab.second, two.data(), ldc);
+        for (size_t j = 0; j < N; ++j)
+          ASSERT_EQ(one[j], two[j]) << simd->isa << " N=" << N << " K=" << K << " alpha=" << ab.first << " col " << j;
+        ASSERT_EQ(one[N], C0[N]);  // the padding column is untouched
+        if (ab.first != 1.f || ab.second != 0.f) continue;
+        // The packed form: one row against the packed panels, as the blocked loops over them.
+        std::vector<float> buf(simd->sgemm_packed_b_size(K, N) + 16);
+        float* packed = buf.data() + (64 - reinterpret_cast<uintptr_t>(buf.data()) % 64) % 64 / sizeof(float);
+        simd->sgemm_pack_b(K, N, B.data(), ldb, packed);
+        std::vector<float> p1(ldc, std::nanf("")), p2(2 * ldc, std::nanf(""));
+        simd->sgemm_prepacked_b(1, N, K, a.data(), K, packed, p1.data(), ldc);
+        simd->sgemm_prepacked_b(2, N, K, A2.data(), K, packed, p2.data(), ldc);
+        for (size_t j = 0; j < N; ++j) ASSERT_EQ(p1[j], p2[j]) << simd->isa << " packed N=" << N << " K=" << K << " col " << j;
+        for (size_t j = 0; j < N; ++j) ASSERT_EQ(p1[j], one[j]) << simd->isa << " packed vs sgemm, col " << j;
+      }
+}
+
 // y = alpha A x + beta y against the definition in double, for a table; lda > K and beta both
 // zero (y not read: starts as NaN) and not.
 void check_gemv(const k::KernelTable& t, size_t M, size_t K, float alpha, float beta) {
