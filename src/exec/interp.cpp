@@ -18,6 +18,21 @@ const RTensor& OpCtx::t(size_t i) const {
   return in[i]->t;
 }
 
+const void* OpCtx::constant_key(size_t i) const {
+  ExecCache* cache = interp.cache();
+  const Value* v = i < node.inputs.size ? node.inputs[i] : nullptr;
+  if (!cache || !v || !has(i)) return nullptr;
+  if (v->is_constant()) return v->initializer->bytes().data;
+  const Node* p = v->producer;
+  if (p && model.str(p->op_type) == "Constant" && model.str(p->domain).empty()) {
+    const Attribute* a = p->attribute(model, "value");
+    if (a && a->t) return a->t->bytes().data;
+  }
+  const RValue* r = in[i];
+  if (r->kind == RValue::kTensor && cache->holds(r->t.ptr)) return r->t.ptr;
+  return nullptr;
+}
+
 const Attribute* OpCtx::attr(const char* name) const { return node.attribute(model, name); }
 int64_t OpCtx::attr_i(const char* name, int64_t dflt) const {
   const Attribute* a = attr(name);
