@@ -228,6 +228,10 @@ class ExecCache {
   }
   // The value of an initializer: a view of its bytes when aligned, else a copy made once.
   RTensor constant(const Tensor& t);
+  size_t size() {  // the number of entries
+    std::lock_guard<std::mutex> lock(mu_);
+    return map_.size();
+  }
 
  private:
   struct KeyHash {
