@@ -193,6 +193,26 @@ void BM_Conv3x3(benchmark::State& state) {
 }
 BENCHMARK(BM_Conv3x3)->Arg(1)->Unit(benchmark::kMillisecond);
 
+// Depthwise 3x3 (MobileNet shapes): channels, plane size, stride.
+void BM_Depthwise3x3(benchmark::State& state) {
+  const k::KernelTable* t = table_arg(state, 1);
+  if (!t) return;
+  k::Conv2DParams p;
+  p.N = 1; p.C_in = p.C_out = p.group = state.range(0); p.H = p.W = state.range(1); p.kH = p.kW = 3;
+  p.stride_h = p.stride_w = state.range(2);
+  p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
+  k::conv2d_fill_output_size(p);
+  auto x = random_vec(p.C_in * p.H * p.W), w = random_vec(p.C_out * 9);
+  std::vector<float> y(p.C_out * p.H_out * p.W_out);
+  for (auto _ : state) {
+    t->conv2d(p, x.data(), w.data(), y.data());
+    benchmark::DoNotOptimize(y.data());
+  }
+  const double flops = 2.0 * p.C_out * p.H_out * p.W_out * 9;
+  state.counters["GFLOPS"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_Depthwise3x3)->Args({96, 112, 2})->Args({144, 56, 1})->Args({192, 28, 1})->Args({960, 7, 1})->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -126,6 +126,10 @@ TEST(KernelsConvDepthwise, OddWidthsStridesDilations) {
   check(p, seed++);
   check(make(1, 3, 6, 11, 3, 3, 3, 1, 1, 3), seed++, true);  // NaN through the vector interior
   check(make(1, 4, 11, 19, 4, 3, 3, 3, 1, 4), seed++);       // three phases
+  // Stride 2 splits whole vectors of pairs at once inside the row (AVX-512: 16 pairs): rows wide
+  // enough for several, with even and odd padding (where the pairs start).
+  for (size_t W : {32, 33, 47, 70})
+    for (size_t pad : {0, 1, 2}) check(make(1, 3, 5, W, 3, 3, 3, 2, pad, 3), seed++);
   p = make(1, 3, 10, 21, 3, 3, 5, 2, 0, 3);  // stride 2, dilated, pads only on one side each
   p.dil_w = 2;
   p.pad_top = 2;

@@ -87,14 +87,19 @@ void depthwise(const Conv2DParams& p, const float* x, const float* w, float* y) 
     const float* wc = w + c * p.kH * p.kW;
     float* out = y + nc * Ho * Wo;
     // Phase ph, row r, column q is input (r - pt, q * sw + ph - pl), zero outside the input.
-    for (size_t ph = 0; ph < sw; ++ph)
-      for (size_t r = 0; r < rows; ++r) {
-        float* d = buf.data() + (ph * rows + r) * cols;
-        const ptrdiff_t ih = static_cast<ptrdiff_t>(r) - pt;
-        if (ih < 0 || ih >= H) std::fill(d, d + cols, 0.f);
-        else copy_phase(plane + ih * W, W, pl, static_cast<ptrdiff_t>(sw), static_cast<ptrdiff_t>(ph), d,
-                        static_cast<ptrdiff_t>(cols), 0.f);
+    for (size_t r = 0; r < rows; ++r) {
+      const ptrdiff_t ih = static_cast<ptrdiff_t>(r) - pt;
+      const ptrdiff_t len = static_cast<ptrdiff_t>(cols);
+      if (sw == 2 && ih >= 0 && ih < H) {
+        copy_phases2<Isa>(plane + ih * W, W, pl, buf.data() + r * cols, buf.data() + (rows + r) * cols, len, 0.f);
+        continue;
       }
+      for (size_t ph = 0; ph < sw; ++ph) {
+        float* d = buf.data() + (ph * rows + r) * cols;
+        if (ih < 0 || ih >= H) std::fill(d, d + cols, 0.f);
+        else copy_phase(plane + ih * W, W, pl, static_cast<ptrdiff_t>(sw), static_cast<ptrdiff_t>(ph), d, len, 0.f);
+      }
+    }
     if (taps == 9) depthwise_rows<Isa, 9>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, 9, out);
     else if (taps == 25) depthwise_rows<Isa, 25>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, 25, out);
     else depthwise_rows<Isa, 0>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, taps, out);
