@@ -308,6 +308,8 @@ const Interpreter::Plan& Interpreter::plan_for(Graph* g) {
 }
 
 void Interpreter::exec_node(Node* n, Frame& f) {
+  const bool keep = cache_ && constant_node(n);
+  if (keep && recall_outputs(n, f)) return;
   std::string_view domain = m_.str(n->domain);
   std::string_view op = m_.str(n->op_type);
   int64_t opset = m_.opset_version(domain);
@@ -361,6 +363,7 @@ void Interpreter::exec_node(Node* n, Frame& f) {
   }
   stats_.peak_live_bytes = std::max(stats_.peak_live_bytes, live_bytes_);
   ++stats_.nodes_run;
+  if (keep) keep_outputs(n, f);
 }
 
 std::vector<RValue> Interpreter::run_graph(Graph* g, const std::vector<RValue>& inputs, Frame* parent) {

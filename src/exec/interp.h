@@ -228,6 +228,16 @@ class ExecCache {
   }
   // The value of an initializer: a view of its bytes when aligned, else a copy made once.
   RTensor constant(const Tensor& t);
+  // Outputs of nodes computed from constants only (Interpreter::constant_node), kept after their
+  // first run up to kKeptOutputBytes in all: later runs take them instead of computing them again.
+  static constexpr size_t kKeptOutputBytes = size_t{64} << 20;
+  const RValue* kept_output(const Value* v);
+  size_t kept_count() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return kept_.size();
+  }
+  // Keeps every output of a node, or none when they would pass the limit.
+  void keep_outputs(const std::vector<std::pair<const Value*, RValue>>& outs);
   size_t size() {  // the number of entries
     std::lock_guard<std::mutex> lock(mu_);
     return map_.size();
@@ -242,6 +252,8 @@ class ExecCache {
   std::mutex mu_;
   std::unordered_map<std::pair<const void*, uint64_t>, std::shared_ptr<uint8_t>, KeyHash> map_;
   std::unordered_set<const void*> entries_;
+  std::unordered_map<const Value*, RValue> kept_;
+  size_t kept_bytes_ = 0;
 };
 
 struct RunStats {
@@ -274,6 +286,17 @@ class Interpreter {
   };
   const Plan& plan_for(Graph* g);
   void exec_node(Node* n, Frame& f);
+  // Whether a node's outputs depend on constants only (initializers, Constant nodes, such nodes'
+  // outputs): no subgraph, no random numbers. With a cache, their outputs are computed on the
+  // first run and kept (exec/constant_nodes.cpp): exports recompute weight slices, reshapes and
+  // masks from constants on every run otherwise.
+  bool constant_node(const Node* n);  // decided once per node
+  bool computes_from_constants(const Node* n);
+  bool constant_value(const Value* v);
+  bool recall_outputs(const Node* n, Frame& f);
+  void keep_outputs(const Node* n, const Frame& f);
+  std::unordered_map<const Value*, bool> constant_values_;
+  std::unordered_map<const Node*, bool> constant_nodes_;
   RTensor initializer_value(const Tensor& t) { return cache_ ? cache_->constant(t) : from_ir(t); }
   Model& m_;
   ExecCache* cache_ = nullptr;
