@@ -242,6 +242,12 @@ std::vector<const OpEntry*> Registry::all() const {
 
 // ------------------------------------------------------------------ frames and plans
 
+const RValue& Interpreter::initializer_rvalue(const Value* v) {
+  RValue& r = initializer_values_[v];  // a node-based map: references stay valid as it grows
+  if (r.kind == RValue::kNone) r = RValue::tensor(initializer_value(*v->initializer));
+  return r;
+}
+
 const RValue* Frame::find(const Value* v) const {
   for (const Frame* f = this; f; f = f->parent) {
     auto it = f->values.find(v);
@@ -331,6 +337,7 @@ void Interpreter::exec_node(Node* n, Frame& f) {
       continue;
     }
     const RValue* rv = f.find(v);
+    if (!rv && v->initializer) rv = &initializer_rvalue(v);
     if (!rv) fail(Status::kInvalidModel, ctx.where() + ": input '" + std::string(m_.str(v->name)) + "' has no value");
     if (e->promote_half && rv->kind == RValue::kTensor && (rv->t.dtype == kFloat16 || rv->t.dtype == kBfloat16)) {
       had_half = true;
@@ -369,7 +376,8 @@ void Interpreter::exec_node(Node* n, Frame& f) {
 std::vector<RValue> Interpreter::run_graph(Graph* g, const std::vector<RValue>& inputs, Frame* parent) {
   Frame f;
   f.parent = parent;
-  for (Value* v : g->initializers) f.values[v] = RValue::tensor(initializer_value(*v->initializer));
+  // Initializers are not bound here: a lookup that finds no value takes the initializer's
+  // (initializer_rvalue), made once per interpreter instead of once per run of the graph.
   for (size_t i = 0; i < g->inputs.size && i < inputs.size(); ++i) f.values[g->inputs[i].value] = inputs[i];
   const Plan& p = plan_for(g);
   for (size_t i = 0; i < p.order.size(); ++i) {
@@ -385,6 +393,7 @@ std::vector<RValue> Interpreter::run_graph(Graph* g, const std::vector<RValue>& 
   std::vector<RValue> out;
   for (const ValueInfo& vi : g->outputs) {
     const RValue* r = f.find(vi.value);
+    if (!r && vi.value->initializer) r = &initializer_rvalue(vi.value);
     if (!r) fail(Status::kInvalidModel, "graph output '" + std::string(m_.str(vi.value->name)) + "' was not computed");
     out.push_back(*r);
   }

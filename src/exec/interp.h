@@ -298,6 +298,9 @@ class Interpreter {
   std::unordered_map<const Value*, bool> constant_values_;
   std::unordered_map<const Node*, bool> constant_nodes_;
   RTensor initializer_value(const Tensor& t) { return cache_ ? cache_->constant(t) : from_ir(t); }
+  // The value of an initializer that no frame binds, made on first use and kept.
+  const RValue& initializer_rvalue(const Value* v);
+  std::unordered_map<const Value*, RValue> initializer_values_;
   Model& m_;
   ExecCache* cache_ = nullptr;
   std::unordered_map<Graph*, Plan> plans_;
