@@ -41,11 +41,15 @@ bool Interpreter::constant_value(const Value* v) {
 }
 
 bool Interpreter::constant_node(const Node* n) {
-  auto it = constant_nodes_.find(n);
-  if (it != constant_nodes_.end()) return it->second;
-  const bool constant = computes_from_constants(n);
-  constant_nodes_.emplace(n, constant);
-  return constant;
+  // Remembered under the node's first output (a node without one has nothing to keep).
+  const Value* key = nullptr;
+  for (const Value* v : n->outputs)
+    if (v && !key) key = v;
+  if (!key) return false;
+  if (key->id >= constant_nodes_.size()) constant_nodes_.resize(std::max<size_t>(key->id + 1, m_.value_count), -1);
+  int8_t& known = constant_nodes_[key->id];
+  if (known < 0) known = computes_from_constants(n) ? 1 : 0;
+  return known == 1;
 }
 
 bool Interpreter::computes_from_constants(const Node* n) {
