@@ -4,6 +4,7 @@
 // compiled with AVX2/FMA flags.
 #pragma once
 
+#include "kernels/internal.h"
 #include "kernels/simd/lanes.h"
 
 #include <immintrin.h>
@@ -20,6 +21,9 @@ struct Isa : simd::Lanes<__v8sf> {
   // kc 256 / mc 120 / nc 1536 (B block 1.5 MiB, A block 120 KiB) measured at ~93% of the
   // single-core FMA peak for 512 and 1024 in bench_kernels; not tuned further.
   static constexpr size_t KC = 256, MC = 120, NC = 1536;
+
+  // The table these instantiations belong to, for the entries a template calls through it.
+  static const KernelTable& table() { return avx2_table(); }
 
   static V zero() { return _mm256_setzero_ps(); }
   static V set1(float v) { return _mm256_set1_ps(v); }

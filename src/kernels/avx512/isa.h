@@ -1,0 +1,136 @@
+// The AVX-512 (F, DQ, BW, VL) vector operations and register tile that the shared templates of
+// kernels/simd/ are instantiated with: 16 float lanes. AVX-512 compares into opmask registers;
+// the templates take masks as vectors, so every mask here is kept as all-ones float lanes (DQ's
+// vpmovm2d makes one from an opmask, vpmovd2m turns it back for a blend). Included only by files
+// compiled with the AVX-512 flags (CMakeLists.txt).
+#pragma once
+
+#include "kernels/internal.h"
+#include "kernels/simd/lanes.h"
+
+#include <immintrin.h>
+
+#include <cstddef>
+#include <utility>
+
+namespace ofg::kernels::avx512 {
+
+// __v16sf is __m512 without may_alias, which a template argument would drop with a warning.
+struct Isa : simd::Lanes<__v16sf> {
+  using V = __m512;
+  static constexpr size_t W = 16;
+  // 14 rows x 32 columns: 28 accumulators and two B vectors of the 32 zmm registers; the A
+  // values come as broadcast memory operands of the FMAs, so they need no register. Measured on
+  // Zen 5 (bench_kernels BM_Sgemm): 12x32 and 8x48 reach fewer GFLOPS. The blocking keeps a B
+  // panel (kc x 32, 32 KiB) in L1 and the A block (mc x kc, 140 KiB) in L2.
+  static constexpr size_t MR = 14, NR = 32;
+  static constexpr size_t KC = 256, MC = 140, NC = 1536;
+  static constexpr size_t NV = NR / W;
+
+  static const KernelTable& table() { return avx512_table(); }
+
+  static V zero() { return _mm512_setzero_ps(); }
+  static V set1(float v) { return _mm512_set1_ps(v); }
+  static V load(const float* p) { return _mm512_loadu_ps(p); }
+  static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
+  static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  // vmaxps/vminps return the second operand when either is NaN (as on AVX2).
+  static V min(V a, V b) { return _mm512_min_ps(a, b); }
+  static V max(V a, V b) { return _mm512_max_ps(a, b); }
+  static V from_mask(__mmask16 k) { return _mm512_castsi512_ps(_mm512_movm_epi32(k)); }
+  static __mmask16 to_mask(V m) { return _mm512_movepi32_mask(_mm512_castps_si512(m)); }
+  static V nan_mask(V v) { return from_mask(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q)); }
+  static V or_mask(V a, V b) { return _mm512_or_ps(a, b); }
+  static V select(V mask, V yes, V no) { return _mm512_mask_blend_ps(to_mask(mask), no, yes); }
+
+  // Elementwise: what the common lane operations (simd::Lanes, the base) lack.
+  static constexpr bool kExactDiv = true, kExactSqrt = true, kHasF64 = true;
+  using F64 = __m512d;  // diff_f32 (kernels/simd/diff.h)
+  static F64 widen(const float* p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
+  static V div(V a, V b) { return _mm512_div_ps(a, b); }
+  static V fnma(V a, V b, V c) { return _mm512_fnmadd_ps(a, b, c); }  // c - a * b
+  static V sqrt(V x) { return _mm512_sqrt_ps(x); }
+  // vrndscaleps with scale 0: the rounding mode in the low bits, exceptions suppressed.
+  static V round_even(V x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static V floor(V x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
+  static V ceil(V x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
+  static bool any(V mask) { return to_mask(mask) != 0; }
+  static float hsum(V v) {
+    // Halves added down to one lane: the same pairing as the AVX2 sum after its first step.
+    const __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+  }
+
+  // transpose2d (kernels/simd/transpose.h): 16x16 float tiles transposed in registers: 4x4
+  // transposes within each 128-bit lane (unpack, shuffle), then the lanes exchanged with two
+  // rounds of 128-bit shuffles.
+  static constexpr size_t kTile = 16;
+  static void transpose_tile(const float* s, size_t sld, float* d, size_t dld) {
+    __m512 r[16], t[16];
+    for (size_t i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(s + i * sld);
+    for (size_t i = 0; i < 16; i += 2) {
+      t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+      t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    // r[4q + j]: column j of each 4x4 block of rows 4q..4q+3 (lane l holds that block's columns
+    // 4l..4l+3).
+    for (size_t q = 0; q < 16; q += 4) {
+      r[q + 0] = _mm512_shuffle_ps(t[q], t[q + 2], 0x44);
+      r[q + 1] = _mm512_shuffle_ps(t[q], t[q + 2], 0xEE);
+      r[q + 2] = _mm512_shuffle_ps(t[q + 1], t[q + 3], 0x44);
+      r[q + 3] = _mm512_shuffle_ps(t[q + 1], t[q + 3], 0xEE);
+    }
+    // Gather lane l of the four row groups into output rows 4l..4l+3.
+    for (size_t j = 0; j < 4; ++j) {
+      const __m512 a = _mm512_shuffle_f32x4(r[j], r[4 + j], 0x88), b = _mm512_shuffle_f32x4(r[j], r[4 + j], 0xDD);
+      const __m512 c = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0x88), e = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0xDD);
+      _mm512_storeu_ps(d + (0 + j) * dld, _mm512_shuffle_f32x4(a, c, 0x88));
+      _mm512_storeu_ps(d + (4 + j) * dld, _mm512_shuffle_f32x4(b, e, 0x88));
+      _mm512_storeu_ps(d + (8 + j) * dld, _mm512_shuffle_f32x4(a, c, 0xDD));
+      _mm512_storeu_ps(d + (12 + j) * dld, _mm512_shuffle_f32x4(b, e, 0xDD));
+    }
+  }
+
+  // d[t] = v[from + t] for t < n: lanes moved down by `from`, then a masked store.
+  static void store_lanes(float* d, V v, size_t from, size_t n) {
+    const __m512i idx = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                         _mm512_set1_epi32(static_cast<int>(from)));
+    _mm512_mask_storeu_ps(d, static_cast<__mmask16>((1u << n) - 1), _mm512_permutexvar_ps(idx, v));
+  }
+  static void deinterleave(const float* p, V& even, V& odd) {
+    const __m512 a = _mm512_loadu_ps(p), b = _mm512_loadu_ps(p + 16);
+    // Indices 16..31 pick from b.
+    even = _mm512_permutex2var_ps(a, _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), b);
+    odd = _mm512_permutex2var_ps(a, _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), b);
+  }
+  static void store_interleaved(float* o, V a, V b) {
+    const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    _mm512_storeu_ps(o, _mm512_permutex2var_ps(a, lo, b));
+    _mm512_storeu_ps(o + 16, _mm512_permutex2var_ps(a, _mm512_add_epi32(lo, _mm512_set1_epi32(8)), b));
+  }
+
+  // acc[i * NV + h] = sum over p < kc of a[p * MR + i] * b[p * NR + W h .. + W]. A pack
+  // expansion over the accumulator index K = i * NV + h makes every index a constant, so the
+  // compiler keeps the accumulators in registers (with a loop over an array it may not).
+  static void gemm_acc(size_t kc, const float* a, const float* b, V (&acc)[MR * NV]) {
+    steps(kc, a, b, acc, std::make_index_sequence<MR * NV>{}, std::make_index_sequence<NV>{});
+  }
+
+  template <size_t... K, size_t... H>
+  static void steps(size_t kc, const float* a, const float* b, V (&acc)[MR * NV], std::index_sequence<K...>,
+                    std::index_sequence<H...>) {
+    V c[MR * NV] = {((void)K, _mm512_setzero_ps())...};
+    for (size_t p = 0; p < kc; ++p) {
+      const V bv[NV] = {_mm512_loadu_ps(b + W * H)...};
+      ((c[K] = _mm512_fmadd_ps(_mm512_set1_ps(a[K / NV]), bv[K % NV], c[K])), ...);
+      a += MR;
+      b += NR;
+    }
+    ((acc[K] = c[K]), ...);
+  }
+};
+
+}  // namespace ofg::kernels::avx512
