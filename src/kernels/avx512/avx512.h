@@ -1,7 +1,8 @@
-// The entries of the kernel table that the AVX-512 table overrides; the others (igemm with
-// VNNI, conversions, quantization, hashing) stay those of the AVX2 table it starts from. Only
-// the entries kernels/simd/ writes once for every ISA: set_blocked_entries (blocked.cpp) and
-// set_vector_entries (vector.cpp).
+// The AVX-512 folder's declarations. It overrides only entries that kernels/simd/ writes once
+// for every ISA, those a 16-lane vector measured faster with (bench_kernels): SGEMM and Conv2D
+// (blocked.cpp), sgemv, unary, softmax and layer norm (vector.cpp). Everything else (igemm with
+// its VNNI choice, conversions, quantization, hashing, pooling, binary, reduce, transposes)
+// stays the AVX2 table's, which the AVX-512 table starts from.
 #pragma once
 
 #include "kernels/internal.h"

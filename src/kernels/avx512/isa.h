@@ -1,5 +1,5 @@
 // The AVX-512 (F, DQ, BW, VL) vector operations and register tile that the shared templates of
-// kernels/simd/ are instantiated with: 16 float lanes. AVX-512 compares into opmask registers;
+// kernels/simd/ are instantiated with (the entries avx512.h lists): 16 float lanes. AVX-512 compares into opmask registers;
 // the templates take masks as vectors, so every mask here is kept as all-ones float lanes (DQ's
 // vpmovm2d makes one from an opmask, vpmovd2m turns it back for a blend). Included only by files
 // compiled with the AVX-512 flags (CMakeLists.txt).
@@ -19,10 +19,11 @@ namespace ofg::kernels::avx512 {
 struct Isa : simd::Lanes<__v16sf> {
   using V = __m512;
   static constexpr size_t W = 16;
-  // 14 rows x 32 columns: 28 accumulators and two B vectors of the 32 zmm registers; the A
-  // values come as broadcast memory operands of the FMAs, so they need no register. Measured on
-  // Zen 5 (bench_kernels BM_Sgemm): 12x32 and 8x48 reach fewer GFLOPS. The blocking keeps a B
-  // panel (kc x 32, 32 KiB) in L1 and the A block (mc x kc, 140 KiB) in L2.
+  // 14 rows x 32 columns: 28 accumulators, two B vectors and one broadcast A value of the 32
+  // zmm registers. The blocking keeps a B panel (kc x 32, 32 KiB) in L1 and the A block
+  // (mc x kc, 140 KiB) in L2. Measured on Zen 5 (bench_kernels BM_Sgemm, 512 and 1024): ~80% of
+  // the zmm FMA peak; 12x32 was slower at 1024, and kc 192-512, mc 84-280, nc 768-3072 all
+  // stayed within the noise of a shared machine.
   static constexpr size_t MR = 14, NR = 32;
   static constexpr size_t KC = 256, MC = 140, NC = 1536;
   static constexpr size_t NV = NR / W;
@@ -57,42 +58,15 @@ struct Isa : simd::Lanes<__v16sf> {
   static bool any(V mask) { return to_mask(mask) != 0; }
   static float hsum(V v) {
     // Halves added down to one lane: the same pairing as the AVX2 sum after its first step.
-    const __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+    const __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_castps512_ps256(_mm512_shuffle_f32x4(v, v, 0x0E)));
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
     s = _mm_add_ss(s, _mm_movehdup_ps(s));
     return _mm_cvtss_f32(s);
   }
 
-  // transpose2d (kernels/simd/transpose.h): 16x16 float tiles transposed in registers: 4x4
-  // transposes within each 128-bit lane (unpack, shuffle), then the lanes exchanged with two
-  // rounds of 128-bit shuffles.
-  static constexpr size_t kTile = 16;
-  static void transpose_tile(const float* s, size_t sld, float* d, size_t dld) {
-    __m512 r[16], t[16];
-    for (size_t i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(s + i * sld);
-    for (size_t i = 0; i < 16; i += 2) {
-      t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-      t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-    }
-    // r[4q + j]: column j of each 4x4 block of rows 4q..4q+3 (lane l holds that block's columns
-    // 4l..4l+3).
-    for (size_t q = 0; q < 16; q += 4) {
-      r[q + 0] = _mm512_shuffle_ps(t[q], t[q + 2], 0x44);
-      r[q + 1] = _mm512_shuffle_ps(t[q], t[q + 2], 0xEE);
-      r[q + 2] = _mm512_shuffle_ps(t[q + 1], t[q + 3], 0x44);
-      r[q + 3] = _mm512_shuffle_ps(t[q + 1], t[q + 3], 0xEE);
-    }
-    // Gather lane l of the four row groups into output rows 4l..4l+3.
-    for (size_t j = 0; j < 4; ++j) {
-      const __m512 a = _mm512_shuffle_f32x4(r[j], r[4 + j], 0x88), b = _mm512_shuffle_f32x4(r[j], r[4 + j], 0xDD);
-      const __m512 c = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0x88), e = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0xDD);
-      _mm512_storeu_ps(d + (0 + j) * dld, _mm512_shuffle_f32x4(a, c, 0x88));
-      _mm512_storeu_ps(d + (4 + j) * dld, _mm512_shuffle_f32x4(b, e, 0x88));
-      _mm512_storeu_ps(d + (8 + j) * dld, _mm512_shuffle_f32x4(a, c, 0xDD));
-      _mm512_storeu_ps(d + (12 + j) * dld, _mm512_shuffle_f32x4(b, e, 0xDD));
-    }
-  }
+  // No transpose_tile: transpose2d stays the AVX2 table's (a 16x16 register transpose measured
+  // slower than AVX2's 8x8 one, bench_kernels BM_Transpose).
 
   // d[t] = v[from + t] for t < n: lanes moved down by `from`, then a masked store.
   static void store_lanes(float* d, V v, size_t from, size_t n) {
