@@ -191,58 +191,56 @@ void BM_Softmax(benchmark::State& state) {
 }
 BENCHMARK(BM_Softmax)->Arg(0)->Arg(1)->Arg(2);
 
-// The entries the AVX-512 table may or may not override (README, Kernels): each on data that
-// stays in L2, so the figures show the vector width rather than the memory bandwidth.
-void BM_LayerNorm(benchmark::State& state) {
+// The entries the AVX-512 table may or may not override (README, Kernels), each on data that
+// stays in L2, so the figures show the vector width rather than the memory bandwidth:
+// op(table, x, y) on nx random floats x into ny floats y, nx items an iteration.
+template <class Op>
+void table_op(benchmark::State& state, size_t nx, size_t ny, Op op) {
   const k::KernelTable* t = table_arg(state, state.range(0));
   if (!t) return;
+  auto x = random_vec(nx);
+  std::vector<float> y(ny);
+  timed(state, y, nx, [&] { op(*t, x.data(), y.data()); });
+}
+
+void BM_LayerNorm(benchmark::State& state) {
   const size_t rows = 128, D = 768;
-  auto x = random_vec(rows * D), sc = random_vec(D), bi = random_vec(D);
-  std::vector<float> y(x.size());
-  timed(state, y, x.size(), [&] { t->layer_norm(x.data(), sc.data(), bi.data(), y.data(), rows, D, 1e-5f, nullptr, nullptr); });
+  const auto sc = random_vec(D, -1, 1, 2), bi = random_vec(D, -1, 1, 3);
+  table_op(state, rows * D, rows * D, [&](const k::KernelTable& t, const float* x, float* y) {
+    t.layer_norm(x, sc.data(), bi.data(), y, rows, D, 1e-5f, nullptr, nullptr);
+  });
 }
 BENCHMARK(BM_LayerNorm)->Arg(1)->Arg(2);
 
 void BM_ReduceSum(benchmark::State& state) {
-  const k::KernelTable* t = table_arg(state, state.range(0));
-  if (!t) return;
-  const size_t outer = 128, len = 768;
-  auto x = random_vec(outer * len);
-  std::vector<float> y(outer);
-  timed(state, y, x.size(), [&] { t->reduce(k::ReduceOp::Sum, x.data(), y.data(), outer, len, 1); });
+  table_op(state, 128 * 768, 128, [](const k::KernelTable& t, const float* x, float* y) {
+    t.reduce(k::ReduceOp::Sum, x, y, 128, 768, 1);
+  });
 }
 BENCHMARK(BM_ReduceSum)->Arg(1)->Arg(2);
 
 void BM_Sgemv(benchmark::State& state) {
-  const k::KernelTable* t = table_arg(state, state.range(0));
-  if (!t) return;
-  const size_t M = 256, K = 512;
-  auto A = random_vec(M * K), x = random_vec(K);
-  std::vector<float> y(M);
-  timed(state, y, M * K, [&] { t->sgemv(M, K, 1.f, A.data(), K, x.data(), 0.f, y.data()); });
+  const auto v = random_vec(512, -1, 1, 2);
+  table_op(state, 256 * 512, 256, [&](const k::KernelTable& t, const float* A, float* y) {
+    t.sgemv(256, 512, 1.f, A, 512, v.data(), 0.f, y);
+  });
 }
 BENCHMARK(BM_Sgemv)->Arg(1)->Arg(2);
 
 void BM_Transpose(benchmark::State& state) {
-  const k::KernelTable* t = table_arg(state, state.range(0));
-  if (!t) return;
-  const size_t R = 256, C = 384;
-  auto x = random_vec(R * C);
-  std::vector<float> y(x.size());
-  timed(state, y, x.size(), [&] { t->transpose2d(4, x.data(), C, y.data(), R, R, C); });
+  table_op(state, 256 * 384, 256 * 384, [](const k::KernelTable& t, const float* x, float* y) {
+    t.transpose2d(4, x, 384, y, 256, 256, 384);
+  });
 }
 BENCHMARK(BM_Transpose)->Arg(1)->Arg(2);
 
 void BM_MaxPool3x3(benchmark::State& state) {
-  const k::KernelTable* t = table_arg(state, state.range(0));
-  if (!t) return;
   k::Pool2DParams p;
   p.C = 64; p.H = p.W = 56; p.kH = p.kW = 3; p.stride_h = p.stride_w = 2;
   p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
   p.H_out = p.W_out = 28;
-  auto x = random_vec(p.C * p.H * p.W);
-  std::vector<float> y(p.C * p.H_out * p.W_out);
-  timed(state, y, y.size(), [&] { t->max_pool2d(p, x.data(), y.data()); });
+  table_op(state, p.C * p.H * p.W, p.C * p.H_out * p.W_out,
+           [&](const k::KernelTable& t, const float* x, float* y) { t.max_pool2d(p, x, y); });
 }
 BENCHMARK(BM_MaxPool3x3)->Arg(1)->Arg(2);
 
@@ -264,18 +262,17 @@ void BM_Conv3x3(benchmark::State& state) {
 }
 BENCHMARK(BM_Conv3x3)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
-// MobileNet's depthwise 3x3 (stride 1) at its plane sizes; the second argument is H = W.
+// MobileNet's depthwise 3x3 (stride 1) at its plane sizes; the second argument is H = W, the
+// channels grow as the plane shrinks (64 at 56 x 56).
 void BM_Depthwise3x3(benchmark::State& state) {
-  const k::KernelTable* t = table_arg(state, state.range(0));
-  if (!t) return;
   k::Conv2DParams p;
   p.N = 1; p.H = p.W = static_cast<size_t>(state.range(1)); p.kH = p.kW = 3;
-  p.C_in = p.C_out = p.group = 64 * 56 / p.H;  // the work grows slower than the plane shrinks
+  p.C_in = p.C_out = p.group = 64 * 56 / p.H;
   p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
   k::conv2d_fill_output_size(p);
-  auto x = random_vec(p.C_in * p.H * p.W), w = random_vec(p.C_out * 9);
-  std::vector<float> y(p.C_out * p.H_out * p.W_out);
-  timed(state, y, y.size(), [&] { t->conv2d(p, x.data(), w.data(), y.data()); });
+  const auto w = random_vec(p.C_out * 9, -1, 1, 2);
+  table_op(state, p.C_in * p.H * p.W, p.C_out * p.H_out * p.W_out,
+           [&](const k::KernelTable& t, const float* x, float* y) { t.conv2d(p, x, w.data(), y); });
 }
 BENCHMARK(BM_Depthwise3x3)->ArgsProduct({{1, 2}, {7, 14, 28, 56, 112}});
 

@@ -1,23 +1,32 @@
 // The AVX-512 (F, DQ, BW, VL) vector operations and register tile that the shared templates of
-// kernels/simd/ are instantiated with (the entries avx512.h lists): 16 float lanes. AVX-512 compares into opmask registers;
-// the templates take masks as vectors, so every mask here is kept as all-ones float lanes (DQ's
-// vpmovm2d makes one from an opmask, vpmovd2m turns it back for a blend). Included only by files
-// compiled with the AVX-512 flags (CMakeLists.txt).
+// kernels/simd/ are instantiated with (for the entries avx512.h lists): 16 float lanes. Included
+// only by files compiled with the AVX-512 flags (CMakeLists.txt).
 #pragma once
-
-#include "kernels/internal.h"
-#include "kernels/simd/lanes.h"
 
 #include <immintrin.h>
 
 #include <cstddef>
 #include <utility>
 
+#include "kernels/internal.h"
+#include "kernels/simd/lanes.h"
+
 namespace ofg::kernels::avx512 {
 
 // __v16sf is __m512 without may_alias, which a template argument would drop with a warning.
 struct Isa : simd::Lanes<__v16sf> {
   using V = __m512;
+  static const KernelTable& table() { return avx512_table(); }
+
+  // AVX-512 compares into opmask registers while the templates take masks as vectors, so every
+  // mask here is all-ones float lanes: DQ's vpmovm2d makes one from an opmask, vpmovd2m turns it
+  // back for a blend.
+  static V from_mask(__mmask16 k) { return _mm512_castsi512_ps(_mm512_movm_epi32(k)); }
+  static __mmask16 to_mask(V m) { return _mm512_movepi32_mask(_mm512_castps_si512(m)); }
+  static V nan_mask(V v) { return from_mask(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q)); }
+  static V select(V mask, V yes, V no) { return _mm512_mask_blend_ps(to_mask(mask), no, yes); }
+  static bool any(V mask) { return to_mask(mask) != 0; }
+
   static constexpr size_t W = 16;
   // 14 rows x 32 columns: 28 accumulators, two B vectors and one broadcast A value of the 32
   // zmm registers. The blocking keeps a B panel (kc x 32, 32 KiB) in L1 and the A block
@@ -28,43 +37,24 @@ struct Isa : simd::Lanes<__v16sf> {
   static constexpr size_t KC = 256, MC = 140, NC = 1536;
   static constexpr size_t NV = NR / W;
 
-  static const KernelTable& table() { return avx512_table(); }
-
-  static V zero() { return _mm512_setzero_ps(); }
-  static V set1(float v) { return _mm512_set1_ps(v); }
-  static V load(const float* p) { return _mm512_loadu_ps(p); }
-  static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
   static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static V fnma(V a, V b, V c) { return _mm512_fnmadd_ps(a, b, c); }  // c - a * b
   // vmaxps/vminps return the second operand when either is NaN (as on AVX2).
   static V min(V a, V b) { return _mm512_min_ps(a, b); }
   static V max(V a, V b) { return _mm512_max_ps(a, b); }
-  static V from_mask(__mmask16 k) { return _mm512_castsi512_ps(_mm512_movm_epi32(k)); }
-  static __mmask16 to_mask(V m) { return _mm512_movepi32_mask(_mm512_castps_si512(m)); }
-  static V nan_mask(V v) { return from_mask(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q)); }
-  static V or_mask(V a, V b) { return _mm512_or_ps(a, b); }
-  static V select(V mask, V yes, V no) { return _mm512_mask_blend_ps(to_mask(mask), no, yes); }
 
   // Elementwise: what the common lane operations (simd::Lanes, the base) lack.
   static constexpr bool kExactDiv = true, kExactSqrt = true, kHasF64 = true;
+  static V sqrt(V x) { return _mm512_sqrt_ps(x); }
+  // vrndscaleps with scale 0 and rounding mode M, exceptions suppressed.
+  template <int M>
+  static V rounded(V x) { return _mm512_roundscale_ps(x, M | _MM_FROUND_NO_EXC); }
+  static V round_even(V x) { return rounded<_MM_FROUND_TO_NEAREST_INT>(x); }
+  static V floor(V x) { return rounded<_MM_FROUND_TO_NEG_INF>(x); }
+  static V ceil(V x) { return rounded<_MM_FROUND_TO_POS_INF>(x); }
+  static float hsum(V v) { return _mm512_reduce_add_ps(v); }
   using F64 = __m512d;  // diff_f32 (kernels/simd/diff.h)
   static F64 widen(const float* p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
-  static V div(V a, V b) { return _mm512_div_ps(a, b); }
-  static V fnma(V a, V b, V c) { return _mm512_fnmadd_ps(a, b, c); }  // c - a * b
-  static V sqrt(V x) { return _mm512_sqrt_ps(x); }
-  // vrndscaleps with scale 0: the rounding mode in the low bits, exceptions suppressed.
-  static V round_even(V x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-  static V floor(V x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
-  static V ceil(V x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
-  static bool any(V mask) { return to_mask(mask) != 0; }
-  static float hsum(V v) {
-    // Halves added down to one lane: the same pairing as the AVX2 sum after its first step.
-    const __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_castps512_ps256(_mm512_shuffle_f32x4(v, v, 0x0E)));
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-  }
-
   // No transpose_tile: transpose2d stays the AVX2 table's (a 16x16 register transpose measured
   // slower than AVX2's 8x8 one, bench_kernels BM_Transpose).
 
