@@ -104,7 +104,7 @@ void depthwise(const Conv2DParams& p, const float* x, const float* w, float* y) 
     else if (taps == 25) depthwise_rows<Isa, 25>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, 25, out);
     else depthwise_rows<Isa, 0>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, taps, out);
   }
-  apply_bias_activation(*simd_table(), y, p.N, p.C_out, p.H_out * p.W_out, p.bias, p.act,
+  apply_bias_activation(Isa::table(), y, p.N, p.C_out, p.H_out * p.W_out, p.bias, p.act,
                         p.act_alpha, p.act_beta);
 }
 
@@ -247,7 +247,7 @@ void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* pack
     }
   }
   if (act_after)
-    apply_bias_activation(*simd_table(), y, p.N, p.C_out, HWo, nullptr, p.act, p.act_alpha, p.act_beta);
+    apply_bias_activation(Isa::table(), y, p.N, p.C_out, HWo, nullptr, p.act, p.act_alpha, p.act_beta);
 }
 
 // The conv2d entries of kernels/kernel_list.h. The packed form is either the Winograd-transformed
@@ -279,7 +279,7 @@ void conv2d(const Conv2DParams& p, const float* x, const float* w, float* y) {
   if (is_depthwise(p)) {
     depthwise<Isa>(p, x, w, y);
   } else if (n == 0 || p.H_out * p.W_out == 0) {
-    conv2d_gemm(*simd_table(), p, x, w, y);
+    conv2d_gemm(Isa::table(), p, x, w, y);
   } else {
     // Without a caller-kept copy the weights are packed here, once for the whole batch.
     float* packed = detail::scratch(2, n);

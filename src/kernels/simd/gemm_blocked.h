@@ -9,6 +9,8 @@
 //                      VFP code on 32-bit ARM)
 //   gemm_acc(kc, a, b, acc)  acc[i * NR / W + h] = sum over kc of the packed A panel's row i
 //                      times the packed B panel's columns [h * W, h * W + W)
+//   table()            the kernel table this ISA's instantiations fill (conv2d calls its
+//                      sgemm and unary entries through it)
 // Everything in these headers is a template on Isa or static, so the code lives only in that
 // ISA's translation units (compiled with its flags) and is never shared with baseline code.
 // Include them only from an ISA folder.
