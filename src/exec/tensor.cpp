@@ -52,7 +52,18 @@ size_t max_tensor_bytes() { return t_budget ? t_budget : default_max_tensor_byte
 TensorBudgetScope::TensorBudgetScope(size_t bytes) : previous_(t_budget) { t_budget = bytes; }
 TensorBudgetScope::~TensorBudgetScope() { t_budget = previous_; }
 
+bool tensor_bytes_within_limit(int64_t numel, size_t elem_size, size_t& bytes) {
+  int64_t b = 0;
+  if (numel < 0 || __builtin_mul_overflow(numel, static_cast<int64_t>(elem_size), &b) ||
+      static_cast<uint64_t>(b) > max_tensor_bytes())
+    return false;
+  bytes = static_cast<size_t>(b);
+  return true;
+}
+
 size_t check_tensor_bytes(int64_t numel, size_t elem_size, const std::string& what) {
+  size_t ok_bytes = 0;
+  if (tensor_bytes_within_limit(numel, elem_size, ok_bytes)) return ok_bytes;
   int64_t bytes = 0;
   if (numel < 0 || __builtin_mul_overflow(numel, static_cast<int64_t>(elem_size), &bytes) ||
       static_cast<uint64_t>(bytes) > max_tensor_bytes())
@@ -82,7 +93,10 @@ RTensor RTensor::alloc_uninit(int32_t dtype, Shape shape) {
     if (d < 0) fail(Status::kInvalidModel, "negative dimension in shape " + shape_str(t.shape));
   size_t es = dtype_size(dtype);
   if (es == 0) fail(Status::kUnsupported, std::string("element type ") + dtype_name(dtype) + " is not supported");
-  size_t bytes = check_tensor_bytes(t.numel(), es, "a tensor of shape " + shape_str(t.shape));
+  // The message is only built when the check fails (this runs for every tensor of every run).
+  size_t bytes = 0;
+  if (!tensor_bytes_within_limit(t.numel(), es, bytes))
+    bytes = check_tensor_bytes(t.numel(), es, "a tensor of shape " + shape_str(t.shape));
   // Rounded up so SIMD tails may read a whole vector; 64-byte alignment for cache lines / AVX.
   size_t alloc = (bytes + 63) / 64 * 64;
   if (alloc == 0) alloc = 64;

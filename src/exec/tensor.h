@@ -70,6 +70,8 @@ class TensorBudgetScope {
 // Fails with Status::kLimit unless `numel` elements of `elem_size` bytes fit in the budget;
 // returns the byte count. `what` names the tensor in the message.
 size_t check_tensor_bytes(int64_t numel, size_t elem_size, const std::string& what);
+// The same check without the failure: false when over the limit; else bytes = numel * elem_size.
+bool tensor_bytes_within_limit(int64_t numel, size_t elem_size, size_t& bytes);
 
 struct RTensor {
   int32_t dtype = 0;

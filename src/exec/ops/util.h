@@ -101,7 +101,9 @@ void broadcast_runs(const Shape& out, const std::vector<Shape>& ins, F&& f) {
 // Element count of a scratch buffer (std::vector) whose size comes from data: refused like a
 // tensor of that size when over the budget (run.max_tensor_bytes).
 inline size_t scratch_elems(int64_t n, size_t elem_size = sizeof(double)) {
-  check_tensor_bytes(n, elem_size, "a scratch buffer of " + std::to_string(n) + " elements");
+  size_t bytes = 0;
+  if (!tensor_bytes_within_limit(n, elem_size, bytes))
+    check_tensor_bytes(n, elem_size, "a scratch buffer of " + std::to_string(n) + " elements");
   return static_cast<size_t>(n);
 }
 
