@@ -248,6 +248,25 @@ const RValue& Interpreter::initializer_rvalue(const Value* v) {
   return r;
 }
 
+const OpEntry* Interpreter::op_entry(const Node* n, int64_t& opset) {
+  // Remembered under the node's first output (every node that runs has one).
+  const Value* key = nullptr;
+  for (const Value* v : n->outputs)
+    if (v && !key) key = v;
+  if (key && key->id < op_entries_.size() && op_entries_[key->id].first) {
+    opset = op_entries_[key->id].second;
+    return op_entries_[key->id].first;
+  }
+  const std::string_view domain = m_.str(n->domain);
+  opset = m_.opset_version(domain);
+  const OpEntry* e = Registry::instance().find(domain, m_.str(n->op_type), opset);
+  if (key && e) {
+    if (key->id >= op_entries_.size()) op_entries_.resize(std::max<size_t>(key->id + 1, m_.value_count));
+    op_entries_[key->id] = {e, opset};
+  }
+  return e;
+}
+
 const RValue* Frame::find(const Value* v) const {
   for (const Frame* f = this; f; f = f->parent) {
     auto it = f->values.find(v);
@@ -318,8 +337,8 @@ void Interpreter::exec_node(Node* n, Frame& f) {
   if (keep && recall_outputs(n, f)) return;
   std::string_view domain = m_.str(n->domain);
   std::string_view op = m_.str(n->op_type);
-  int64_t opset = m_.opset_version(domain);
-  const OpEntry* e = Registry::instance().find(domain, op, opset);
+  int64_t opset = 0;
+  const OpEntry* e = op_entry(n, opset);
   if (!e)
     fail(Status::kUnsupported, "unsupported op " + std::string(op) + ", domain " +
                                    (domain.empty() ? std::string("ai.onnx") : std::string(domain)) + ", opset " +

@@ -296,7 +296,10 @@ class Interpreter {
   bool recall_outputs(const Node* n, Frame& f);
   void keep_outputs(const Node* n, const Frame& f);
   std::unordered_map<const Value*, bool> constant_values_;
-  std::vector<int8_t> constant_nodes_;  // by the node's first output's id: -1 not yet known, 0 no, 1 yes
+  std::vector<int8_t> constant_nodes_;
+  // The registry entry and opset of a node, looked up once (by its first output's id).
+  const OpEntry* op_entry(const Node* n, int64_t& opset);
+  std::vector<std::pair<const OpEntry*, int64_t>> op_entries_;  // by the node's first output's id: -1 not yet known, 0 no, 1 yes
   RTensor initializer_value(const Tensor& t) { return cache_ ? cache_->constant(t) : from_ir(t); }
   // The value of an initializer that no frame binds, made on first use and kept.
   const RValue& initializer_rvalue(const Value* v);
