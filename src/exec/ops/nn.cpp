@@ -309,11 +309,15 @@ void op_gemm(OpCtx& c) {
     c.error("inner dimensions differ: A " + shape_str(a.shape) + ", B " + shape_str(b.shape));
   if (c.has(2) && broadcast_shapes(c, {c.t(2).shape, {M, N}}) != Shape{M, N})
     c.error("C " + shape_str(c.t(2).shape) + " does not broadcast to " + shape_str({M, N}));
-  RTensor y = RTensor::alloc(kFloat, {M, N});
+  RTensor y = RTensor::alloc_uninit(kFloat, {M, N});  // every element is written below (C, then sgemm)
   float bet = 0.f;
   if (c.has(2) && beta != 0.f) {
     RTensor cc = as_float(c.t(2));
-    broadcast_each(y.shape, {cc.shape}, [&](int64_t i, const int64_t* o) { y.data<float>()[i] = beta * cc.data<float>()[o[0]]; });
+    const float* pc = cc.data<float>();
+    float* py = y.data<float>();
+    broadcast_runs(y.shape, {cc.shape}, [&](int64_t n, const int64_t* o, int64_t len, const int64_t* st) {
+      for (int64_t t = 0; t < len; ++t) py[n + t] = beta * pc[o[0] + t * st[0]];
+    });
     bet = 1.f;
   }
   if (M && N) gemm2d(ta, tb, M, N, K, alpha, a.data<float>(), b.data<float>(), bet, y.data<float>());
