@@ -2,9 +2,11 @@
 // load once, read the inputs from .pb files, warm up, then time each run separately and report
 // the median (the mean would be dragged by the noise of other jobs sharing the machine).
 //
-// usage: bench_run MODEL.onnx INPUT.pb [INPUT.pb ...] [--runs N] [--warmup N] [--json]
+// usage: bench_run MODEL.onnx INPUT.pb [INPUT.pb ...] [--runs N] [--warmup N] [--threads N] [--json]
 // Inputs are bound to the graph inputs by the name stored in each .pb file.
-// The interpreter is single-threaded, so this is a one-thread figure by construction.
+// --threads sets the option run.threads; the default is 1, so figures are one-thread figures
+// unless asked otherwise (0: the machine's cores). The output line also gives a hash of the
+// output bytes, so runs with different thread counts can be checked to agree bit for bit.
 #include <onnxforge.h>
 
 #include <algorithm>
@@ -49,24 +51,39 @@ std::vector<char> read_file(const std::string& path) {
   return std::vector<char>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }
 
+// FNV-1a over every output's bytes, in order.
+uint64_t hash_outputs(ofg_tensor* const* outs, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; ++i) {
+    const auto* p = static_cast<const unsigned char*>(ofg_tensor_data(outs[i]));
+    for (size_t k = 0, e = ofg_tensor_nbytes(outs[i]); k < e; ++k) h = (h ^ p[k]) * 0x100000001b3ull;
+  }
+  return h;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string model_path;
   std::vector<std::string> input_paths;
   int runs = 10, warmup = 2;
+  std::string threads = "1";
   bool json = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--runs" && i + 1 < argc) runs = std::atoi(argv[++i]);
     else if (a == "--warmup" && i + 1 < argc) warmup = std::atoi(argv[++i]);
+    else if (a == "--threads" && i + 1 < argc) threads = argv[++i];
     else if (a == "--json") json = true;
     else if (model_path.empty()) model_path = a;
     else input_paths.push_back(a);
   }
   if (model_path.empty() || input_paths.empty() || runs < 1)
-    die("usage: bench_run MODEL.onnx INPUT.pb [INPUT.pb ...] [--runs N] [--warmup N] [--json]");
+    die("usage: bench_run MODEL.onnx INPUT.pb [INPUT.pb ...] [--runs N] [--warmup N] [--threads N] [--json]");
 
+  ofg_options* options = nullptr;
+  check(ofg_options_create(&options), "ofg_options_create");
+  check(ofg_options_set(options, "run.threads", threads.c_str()), "--threads");
   ofg_model* model = nullptr;
   check(ofg_load(model_path.c_str(), nullptr, &model), "ofg_load");
 
@@ -85,14 +102,16 @@ int main(int argc, char** argv) {
   for (auto& n : names) name_ptrs.push_back(n.c_str());
 
   std::vector<double> ms, cpu;
+  uint64_t output_hash = 0;
   auto run_once = [&]() {
     size_t n_out = 0;
     ofg_tensor** outs = nullptr;
     const double c0 = cpu_ms();
     auto t0 = std::chrono::steady_clock::now();
-    check(ofg_run(model, nullptr, inputs.size(), name_ptrs.data(), inputs.data(), &n_out, &outs), "ofg_run");
+    check(ofg_run(model, options, inputs.size(), name_ptrs.data(), inputs.data(), &n_out, &outs), "ofg_run");
     auto t1 = std::chrono::steady_clock::now();
     const double c1 = cpu_ms();
+    output_hash = hash_outputs(outs, n_out);
     ofg_tensors_free(outs, n_out);
     ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     cpu.push_back(c1 - c0);
@@ -105,14 +124,18 @@ int main(int argc, char** argv) {
   const double median = median_of(ms), median_cpu = median_of(cpu);
 
   if (json) {
-    std::printf("{\"median_ms\": %.4f, \"median_cpu_ms\": %.4f, \"runs_ms\": [", median, median_cpu);
+    std::printf("{\"median_ms\": %.4f, \"median_cpu_ms\": %.4f, \"threads\": \"%s\", \"outputs_fnv\": \"%016llx\", "
+                "\"runs_ms\": [",
+                median, median_cpu, threads.c_str(), static_cast<unsigned long long>(output_hash));
     for (size_t i = 0; i < ms.size(); ++i) std::printf("%s%.4f", i ? ", " : "", ms[i]);
     std::printf("]}\n");
   } else {
-    std::printf("%s: median %.3f ms wall, %.3f ms cpu over %d runs (%d warm-up)\n", model_path.c_str(), median,
-                median_cpu, runs, warmup);
+    std::printf("%s: median %.3f ms wall, %.3f ms cpu over %d runs (%d warm-up), threads %s, outputs %016llx\n",
+                model_path.c_str(), median, median_cpu, runs, warmup, threads.c_str(),
+                static_cast<unsigned long long>(output_hash));
   }
   for (ofg_tensor* t : inputs) ofg_tensor_free(t);
   ofg_model_free(model);
+  ofg_options_free(options);
   return 0;
 }

@@ -1,5 +1,6 @@
 // The onnxforge command line. Written against include_c/onnxforge.h only.
 #pragma once
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,6 +33,15 @@ int parse_command(const CommandHelp& help, const Args& args, const std::vector<O
 ofg_status load_model(const std::string& path, bool demo, ofg_model** out);
 // Size of a file on disk, -1 when it cannot be read.
 long long file_size(const std::string& path);
+
+// --threads N: "run.threads" for every command that runs a model (0 or absent: the machine's
+// cores).
+extern const OptionSpec kThreadsSpec;
+// Sets run.threads on `o` when --threads was given; kOk or kUsage (after printing why).
+int apply_threads_option(const ParsedArgs& p, ofg_options* o);
+// A new options object in `out` with run.threads set when --threads was given, else none (null);
+// kOk or kUsage.
+int make_threads_options(const ParsedArgs& p, std::unique_ptr<ofg_options, void (*)(ofg_options*)>& out);
 
 // The options that choose verification inputs, shared by `optimize --verify` and `verify`.
 extern const std::vector<OptionSpec> kVerifySpecs;

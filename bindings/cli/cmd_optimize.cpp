@@ -37,6 +37,7 @@ std::vector<OptionSpec> specs() {
       {"--verify-each-pass", OptionSpec::kFlag, "", "verify after every class 1/2 pass; roll back a pass that drifts"},
   };
   s.insert(s.end(), kVerifySpecs.begin(), kVerifySpecs.end());
+  s.push_back(kThreadsSpec);
   return s;
 }
 
@@ -142,6 +143,7 @@ int cmd_optimize(const Args& args) {
   if (st == OFG_OK && p.has("--check")) st = ofg_options_set(opts, "optimize.check_each_pass", "1");
   if (st == OFG_OK && p.has("--external-data")) st = ofg_options_set(opts, "save.external_data", "1");
   if (st == OFG_OK && verify_each) st = ofg_options_set(opts, "optimize.verify_each_pass", "1");
+  if (st == OFG_OK && p.has("--threads")) st = ofg_options_set(opts, "run.threads", p.text("--threads").c_str());
   if (st != OFG_OK) {
     ofg_options_free(opts);
     return report("options", st);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,7 +50,7 @@ struct Line {
 };
 
 // Runs `model` with `inputs` bound to graph inputs 0..n-1 and compares with `expected`.
-bool run_and_compare(ofg_model* m, const std::string& set, std::vector<ofg_tensor*>& inputs,
+bool run_and_compare(ofg_model* m, const ofg_options* o, const std::string& set, std::vector<ofg_tensor*>& inputs,
                      std::vector<ofg_tensor*>& expected, double atol, double rtol, std::vector<Line>& lines,
                      const std::string& only_name = "") {
   std::vector<std::string> names;
@@ -64,7 +65,7 @@ bool run_and_compare(ofg_model* m, const std::string& set, std::vector<ofg_tenso
   for (auto& n : names) cn.push_back(n.c_str());
   size_t n_out = 0;
   ofg_tensor** outs = nullptr;
-  ofg_status s = ofg_run(m, nullptr, inputs.size(), cn.data(), inputs.data(), &n_out, &outs);
+  ofg_status s = ofg_run(m, o, inputs.size(), cn.data(), inputs.data(), &n_out, &outs);
   if (s != OFG_OK) {
     Line l;
     l.set = set;
@@ -112,7 +113,7 @@ Line problem_line(const std::string& set, const std::string& name, ofg_status s)
 
 // One data set of a model with sequence or optional inputs/outputs: each .pb is parsed per the
 // declared type of its input/output, the run and the comparison go through ofg_value.
-bool run_set_values(ofg_model* m, const std::string& dir, const std::string& set, double atol, double rtol,
+bool run_set_values(ofg_model* m, const ofg_options* o, const std::string& dir, const std::string& set, double atol, double rtol,
                     std::vector<Line>& lines) {
   std::vector<ofg_value*> inputs, expected;
   std::vector<std::string> names;
@@ -148,7 +149,7 @@ bool run_set_values(ofg_model* m, const std::string& dir, const std::string& set
   if (ok && names.size() == inputs.size()) {
     std::vector<const char*> cn;
     for (auto& n : names) cn.push_back(n.c_str());
-    if (ofg_status s = ofg_run_values(m, nullptr, inputs.size(), cn.data(), inputs.data(), &n_out, &outs)) {
+    if (ofg_status s = ofg_run_values(m, o, inputs.size(), cn.data(), inputs.data(), &n_out, &outs)) {
       lines.push_back(problem_line(set, "*", s));
       ok = false;
     }
@@ -217,7 +218,7 @@ std::string describe(const ofg_value* v) {
 }
 
 // run MODEL --input NAME=FILE.pb for a model with sequence or optional inputs/outputs.
-int run_named_values(ofg_model* m, const std::vector<std::pair<std::string, std::string>>& named,
+int run_named_values(ofg_model* m, const ofg_options* o, const std::vector<std::pair<std::string, std::string>>& named,
                      const std::string& out_dir) {
   std::vector<ofg_value*> inputs;
   std::vector<const char*> names;
@@ -252,7 +253,7 @@ int run_named_values(ofg_model* m, const std::vector<std::pair<std::string, std:
   }
   size_t n_out = 0;
   ofg_value** outs = nullptr;
-  ofg_status s = ofg_run_values(m, nullptr, inputs.size(), names.data(), inputs.data(), &n_out, &outs);
+  ofg_status s = ofg_run_values(m, o, inputs.size(), names.data(), inputs.data(), &n_out, &outs);
   cleanup();
   if (s != OFG_OK) return report("run", s);
   int rc = kOk;
@@ -318,6 +319,7 @@ const std::vector<OptionSpec> kRunSpecs = {
     {"--light", OptionSpec::kFlag, "", "MODEL is a light-suite model: arange input, expected output beside it"},
     {"--input", OptionSpec::kText, "NAME=FILE.pb", "bind input NAME to a .pb file (MODEL form)", true},
     {"--output-dir", OptionSpec::kText, "D", "write output_K.pb files into D (MODEL form)"},
+    kThreadsSpec,
 };
 
 }  // namespace
@@ -358,6 +360,8 @@ int cmd_run(const Args& args) {
     return usage_error(kHelp.name, "--json, --rtol and --atol compare with expected outputs: give DIR or --light");
   if (light && (!named.empty() || !out_dir.empty()))
     return usage_error(kHelp.name, "--light takes no --input or --output-dir");
+  std::unique_ptr<ofg_options, void (*)(ofg_options*)> opts(nullptr, ofg_options_free);
+  if (int rc = make_threads_options(p, opts); rc != kOk) return rc;
   std::string model_path = is_dir ? target + "/model.onnx" : target;
   ofg_model* m = nullptr;
   if (ofg_status s = ofg_load(model_path.c_str(), nullptr, &m)) return report("load", s);
@@ -393,7 +397,7 @@ int cmd_run(const Args& args) {
     }
     for (const std::string& set : sets) {
       if (values) {
-        ok &= run_set_values(m, target, set, atol, rtol, lines);
+        ok &= run_set_values(m, opts.get(), target, set, atol, rtol, lines);
         continue;
       }
       std::vector<ofg_tensor*> inputs, expected;
@@ -413,7 +417,7 @@ int cmd_run(const Args& args) {
         }
       };
       bool load_ok = load_all("input", inputs) && load_all("output", expected);
-      ok &= load_ok && run_and_compare(m, set, inputs, expected, atol, rtol, lines);
+      ok &= load_ok && run_and_compare(m, opts.get(), set, inputs, expected, atol, rtol, lines);
       free_all(inputs);
       free_all(expected);
     }
@@ -456,14 +460,14 @@ int cmd_run(const Args& args) {
       ofg_model_free(m);
       return report("expected output", s);
     }
-    ok = run_and_compare(m, "light", inputs, expected, atol, rtol, lines, in_name);
+    ok = run_and_compare(m, opts.get(), "light", inputs, expected, atol, rtol, lines, in_name);
     free_all(inputs);
     free_all(expected);
     rc = print(target, lines, ok, json);
   } else {
     // Named input files are read per the declared type of their input (tensor, sequence or
     // optional), so one path serves every model.
-    rc = run_named_values(m, named, out_dir);
+    rc = run_named_values(m, opts.get(), named, out_dir);
   }
   ofg_model_free(m);
   return rc;

@@ -18,13 +18,14 @@ const CommandHelp kHelp = {
 int cmd_verify(const Args& args) {
   std::vector<OptionSpec> specs = {{"--json", OptionSpec::kFlag, "", "print the report as one JSON object"}};
   specs.insert(specs.end(), kVerifySpecs.begin(), kVerifySpecs.end());
+  specs.push_back(kThreadsSpec);
   ParsedArgs p;
   if (int rc = parse_command(kHelp, args, specs, p); rc >= 0) return rc;
   if (p.positional.size() != 2) return usage_error(kHelp.name, "give two models, A (reference) and B (candidate)");
   const std::string &a = p.positional[0], &b = p.positional[1];
   ofg_options* o = nullptr;
   if (ofg_options_create(&o) != OFG_OK) return report("options", OFG_ERR_NO_MEMORY);
-  if (apply_verify_options(p, o, a) != kOk) {
+  if (apply_verify_options(p, o, a) != kOk || apply_threads_option(p, o) != kOk) {
     ofg_options_free(o);
     return kUsage;
   }

@@ -29,6 +29,23 @@ ofg_status load_model(const std::string& path, bool demo, ofg_model** out) {
   return ofg_load(path.c_str(), nullptr, out);
 }
 
+const OptionSpec kThreadsSpec = {"--threads", OptionSpec::kCount, "N",
+                                  "threads for the model's ops (default 0: the machine's cores; 1: one)"};
+
+int apply_threads_option(const ParsedArgs& p, ofg_options* o) {
+  if (!p.has("--threads")) return kOk;
+  if (ofg_status s = ofg_options_set(o, "run.threads", p.text("--threads").c_str())) return report("--threads", s);
+  return kOk;
+}
+
+int make_threads_options(const ParsedArgs& p, std::unique_ptr<ofg_options, void (*)(ofg_options*)>& out) {
+  if (!p.has("--threads")) return kOk;
+  ofg_options* o = nullptr;
+  if (ofg_options_create(&o) != OFG_OK) return report("options", OFG_ERR_NO_MEMORY);
+  out.reset(o);
+  return apply_threads_option(p, o);
+}
+
 long long file_size(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : -1;

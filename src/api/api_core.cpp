@@ -15,6 +15,9 @@
 
 namespace ofg::api {
 namespace {
+
+// More threads than this is a typo, not a machine.
+constexpr unsigned long kMaxRunThreads = 1024;
 thread_local std::string g_last_error;
 
 bool is_count(const std::string& v, bool allow_zero) {
@@ -38,6 +41,8 @@ void validate_option(const std::string& key, const std::string& v) {
     if (key == k && (!is_count(v, false) || v.size() > 9)) bad("a positive count");
   if ((key == "save.external_threshold" || key == "verify.seed") && !is_count(v, true)) bad("a non-negative integer");
   if (key == "run.max_tensor_bytes" && (!is_count(v, false) || v.size() > 19)) bad("a positive byte count");
+  if (key == "run.threads" && (!is_count(v, true) || v.size() > 4 || std::stoul(v) > kMaxRunThreads))
+    bad("a thread count from 0 (the machine's cores) to 1024");
   if (key.rfind("verify.dim.", 0) == 0 && (!is_count(v, true) || v.size() > 18)) bad("a non-negative size");
   if (key == "verify.atol" || key == "verify.rtol") {
     char* end = nullptr;
@@ -81,6 +86,11 @@ SaveOptions save_options(const ofg_options* o) {
   s.external_file_name = o->get("save.external_file", "");
   s.durable = parse_flag(o, "save.durable");
   return s;
+}
+
+unsigned run_threads(const ofg_options* o) {
+  if (!o) return 0;
+  return static_cast<unsigned>(std::strtoul(o->get("run.threads", "0").c_str(), nullptr, 10));
 }
 
 size_t tensor_budget(const ofg_options* o) {
@@ -148,7 +158,7 @@ ofg_status ofg_options_set(ofg_options* options, const char* key, const char* va
                                         "verify.int_high", "verify.max_tries", "verify.input_shapes",
                                         "verify.test_data",
                                         // read by every call that runs ops (src/api/api_core.cpp)
-                                        "run.max_tensor_bytes"};
+                                        "run.max_tensor_bytes", "run.threads"};
     bool found = (std::strncmp(key, "verify.dim.", 11) == 0 && key[11] != '\0') ||
                  (std::strncmp(key, "verify.input.", 13) == 0 && key[13] != '\0');
     for (const char* k : known) found |= std::strcmp(k, key) == 0;

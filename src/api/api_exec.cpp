@@ -211,7 +211,7 @@ ofg_status ofg_verify(const ofg_model* reference, const ofg_model* candidate, co
     require(reference, "ofg_verify", "reference");
     require(candidate, "ofg_verify", "candidate");
     require(report, "ofg_verify", "report");
-    exec::TensorBudgetScope budget(tensor_budget(options));
+    RunScope run_scope(options);
     verify::Options o = verify_options(options, "ofg_verify");
     o.given = given_inputs(options, *reference->model, "ofg_verify");
     o.progress = progress_hook(options);

@@ -151,7 +151,7 @@ ofg_status ofg_run_pass(ofg_model* model, const char* pass, const ofg_options* o
   return api_call([&] {
     require(model, "ofg_run_pass", "model");
     require(pass, "ofg_run_pass", "pass");
-    exec::TensorBudgetScope budget(tensor_budget(options));
+    RunScope run_scope(options);
     const passes::PassInfo* info = passes::find_pass(pass);
     if (!info) fail(Status::kInvalidArgument, std::string("ofg_run_pass: unknown pass '") + pass + "'");
     passes::PipelineOptions po;
@@ -170,7 +170,7 @@ ofg_status ofg_run_pass(ofg_model* model, const char* pass, const ofg_options* o
 ofg_status ofg_optimize(ofg_model* model, const ofg_options* options, ofg_pass_report** report) {
   return api_call([&] {
     require(model, "ofg_optimize", "model");
-    exec::TensorBudgetScope budget(tensor_budget(options));
+    RunScope run_scope(options);
     passes::PipelineOptions po = pipeline_options(model, options);
     if (options && options->has("optimize.input_shapes")) {
       model->forget_runs();

@@ -4,6 +4,8 @@
 #include <string>
 
 #include "api/handles.h"
+#include "exec/tensor.h"
+#include "kernels/parallel.h"
 #include "verify/verify.h"
 
 namespace ofg::api {
@@ -19,8 +21,23 @@ std::function<void(int level, const std::string& message)> log_hook(const ofg_op
 // "verify.input.NAME" (one .pb file per input), read by verify::read_given_inputs.
 std::vector<verify::GivenInputs> given_inputs(const ofg_options* options, const Model& reference, const char* caller);
 
-// "run.max_tensor_bytes" (0 when not set: the default budget), for an exec::TensorBudgetScope
-// around every call that runs ops (ofg_run*, ofg_verify, ofg_optimize, ofg_run_pass).
+// "run.max_tensor_bytes" (0 when not set: the default budget), for the RunScope around every
+// call that runs ops (ofg_run*, ofg_verify, ofg_optimize, ofg_run_pass).
 size_t tensor_budget(const ofg_options* options);
+
+// "run.threads": threads for the ops of one call (0 when not set: the machine's cores).
+unsigned run_threads(const ofg_options* options);
+
+// What every call that runs ops sets on its thread for its duration: the tensor budget and the
+// intra-op thread count (both thread-local, so concurrent calls keep their own).
+class RunScope {
+ public:
+  explicit RunScope(const ofg_options* options)
+      : budget_(tensor_budget(options)), threads_(run_threads(options)) {}
+
+ private:
+  exec::TensorBudgetScope budget_;
+  kernels::ThreadsScope threads_;
+};
 
 }  // namespace ofg::api

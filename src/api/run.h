@@ -21,7 +21,7 @@ void run_model(const char* fn, const ofg_model* model, const ofg_options* option
   require(model, fn, "model");
   require(n_outputs, fn, "n_outputs");
   require(outputs, fn, "outputs");
-  exec::TensorBudgetScope budget(tensor_budget(options));
+  RunScope run_scope(options);
   if (n_inputs) {
     require(names, fn, "names");
     require(inputs, fn, "inputs");

@@ -74,20 +74,22 @@ Plan make_plan(const int64_t* a_dims, size_t a_rank, const int64_t* b_dims, size
   return p;
 }
 
-// Walks the outer dims and calls inner(a, sa, b, sb, y, n) on the contiguous last dim.
+// Calls inner(a, sa, b, sb, y, n) on the contiguous last dim for output rows [r0, r1) (a row
+// is one run of the last dim).
 template <class T, class Inner>
-void walk(const Plan& p, const T* a, const T* b, T* y, Inner inner) {
-  if (p.total == 0) return;
-  if (p.rank == 0) {
-    inner(a, 0, b, 0, y, 1);
-    return;
-  }
+void walk_rows(const Plan& p, const T* a, const T* b, T* y, size_t r0, size_t r1, Inner& inner) {
   const size_t last = p.rank - 1;
   const size_t n = p.dim[last];
   size_t idx[kMaxRank] = {};
   size_t oa = 0, ob = 0;
-  for (size_t base = 0; base < p.total; base += n) {
-    inner(a + oa, p.sa[last], b + ob, p.sb[last], y + base, n);
+  for (size_t d = last, r = r0; d-- > 0;) {  // the outer index of row r0
+    idx[d] = r % p.dim[d];
+    r /= p.dim[d];
+    oa += idx[d] * p.sa[d];
+    ob += idx[d] * p.sb[d];
+  }
+  for (size_t row = r0; row < r1; ++row) {
+    inner(a + oa, p.sa[last], b + ob, p.sb[last], y + row * n, n);
     for (size_t d = last; d-- > 0;) {
       oa += p.sa[d];
       ob += p.sb[d];
@@ -97,6 +99,26 @@ void walk(const Plan& p, const T* a, const T* b, T* y, Inner inner) {
       idx[d] = 0;
     }
   }
+}
+
+// Walks the outer dims and calls inner(a, sa, b, sb, y, n) on the contiguous last dim. Large
+// outputs are split between threads: by rows, or, for a single row, into ranges of it.
+template <class T, class Inner>
+void walk(const Plan& p, const T* a, const T* b, T* y, Inner inner) {
+  if (p.total == 0) return;
+  if (p.rank == 0) {
+    inner(a, 0, b, 0, y, 1);
+    return;
+  }
+  const size_t last = p.rank - 1;
+  const size_t n = p.dim[last], rows = p.total / n;
+  if (rows == 1) {
+    const size_t sa = p.sa[last], sb = p.sb[last];
+    parallel_ranges(n, kElementGrain, kElementsPerPart,
+                    [&](size_t lo, size_t hi) { inner(a + lo * sa, sa, b + lo * sb, sb, y + lo, hi - lo); });
+    return;
+  }
+  parallel_ranges(rows, 1, plane_grain(n), [&](size_t lo, size_t hi) { walk_rows(p, a, b, y, lo, hi, inner); });
 }
 
 template <class T>

@@ -26,14 +26,15 @@ void apply_bias_activation(const KernelTable& t, float* y, size_t N, size_t C, s
     case Activation::HardSwish: op = UnaryOp::HardSwish; break;
   }
   if (!bias && !has_act) return;
-  // Plane by plane so the activation reads what the bias just wrote while it is in cache.
-  for (size_t n = 0; n < N; ++n) {
-    for (size_t c = 0; c < C; ++c) {
-      float* plane = y + (n * C + c) * HW;
-      if (bias) t.binary_vs(BinaryOp::Add, plane, bias[c], plane, HW);
+  // Plane by plane so the activation reads what the bias just wrote while it is in cache; the
+  // planes are split between threads.
+  parallel_ranges(N * C, 1, plane_grain(HW), [&](size_t lo, size_t hi) {
+    for (size_t nc = lo; nc < hi; ++nc) {
+      float* plane = y + nc * HW;
+      if (bias) t.binary_vs(BinaryOp::Add, plane, bias[nc % C], plane, HW);
       if (has_act) t.unary(op, plane, plane, HW, alpha, beta);
     }
-  }
+  });
 }
 
 namespace {

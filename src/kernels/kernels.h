@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/parallel.h"
 #include "kernels/spatial.h"
 
 namespace ofg::kernels {
@@ -202,23 +203,41 @@ void binary_i64(BinaryOp op, const int64_t* a, const int64_t* a_dims, size_t a_r
 bool broadcast_shape(const int64_t* a_dims, size_t a_rank, const int64_t* b_dims, size_t b_rank,
                      int64_t* out, size_t* out_rank);
 
+// Elements per part of an elementwise loop split between threads (see parallel_ranges): parts
+// start on multiples of kElementGrain, a multiple of every vector loop's step.
+constexpr size_t kElementGrain = 256, kElementsPerPart = size_t{1} << 15;
+
 inline void unary(UnaryOp op, const float* x, float* y, size_t n, float alpha = 0.f,
                   float beta = 0.f) {
-  active_table().unary(op, x, y, n, alpha, beta);
+  const KernelTable& t = active_table();
+  parallel_ranges(n, kElementGrain, kElementsPerPart,
+                  [&](size_t b, size_t e) { t.unary(op, x + b, y + b, e - b, alpha, beta); });
 }
 inline void reduce(ReduceOp op, const float* x, float* y, size_t outer, size_t len, size_t inner) {
   active_table().reduce(op, x, y, outer, len, inner);
 }
+// Softmax over [outer, len, inner], the outer rows split between threads.
+inline void softmax_with_log(const float* x, float* y, size_t outer, size_t len, size_t inner, bool log) {
+  const KernelTable& t = active_table();
+  const size_t row = len * inner;
+  parallel_ranges(outer, 1, plane_grain(row), [&](size_t b, size_t e) {
+    t.softmax(x + b * row, y + b * row, e - b, len, inner, log);
+  });
+}
 inline void softmax(const float* x, float* y, size_t outer, size_t len, size_t inner) {
-  active_table().softmax(x, y, outer, len, inner, false);
+  softmax_with_log(x, y, outer, len, inner, false);
 }
 inline void log_softmax(const float* x, float* y, size_t outer, size_t len, size_t inner) {
-  active_table().softmax(x, y, outer, len, inner, true);
+  softmax_with_log(x, y, outer, len, inner, true);
 }
 inline void layer_norm(const float* x, const float* scale, const float* bias, float* y,
                        size_t rows, size_t D, float eps, float* mean = nullptr,
                        float* inv_std = nullptr) {
-  active_table().layer_norm(x, scale, bias, y, rows, D, eps, mean, inv_std);
+  const KernelTable& t = active_table();
+  parallel_ranges(rows, 1, plane_grain(D), [&](size_t b, size_t e) {
+    t.layer_norm(x + b * D, scale, bias, y + b * D, e - b, D, eps, mean ? mean + b : nullptr,
+                 inv_std ? inv_std + b : nullptr);
+  });
 }
 
 inline void max_pool2d(const Pool2DParams& p, const float* x, float* y) {

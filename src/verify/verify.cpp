@@ -3,8 +3,10 @@
 #include <chrono>
 #include <cmath>
 
+#include "ir/graph_ops.h"
 #include "ir/json.h"
 #include "kernels/kernels.h"
+#include "verify/candidate_run.h"
 #include "verify/inputs.h"
 
 namespace ofg::verify {
@@ -128,6 +130,33 @@ std::vector<InputInfo> describe_inputs(const NamedValues& inputs, const GivenInp
   return out;
 }
 
+// The candidate gets the reference's inputs by name; inputs it lacks are dropped (a pass may have
+// removed an unused input), inputs it needs but the reference lacks are an error of its run.
+NamedValues candidate_inputs(const Model& candidate, const NamedValues& inputs) {
+  NamedValues cin;
+  for (auto& kv : inputs)
+    for (const ValueInfo& vi : candidate.graph->inputs)
+      if (candidate.str(vi.value->name) == kv.first) cin.push_back(kv);
+  return cin;
+}
+
+// Computes every tensor of m still pending (Tensor::recipe) on this thread. The two models may
+// share tensors (a snapshot and the model it was taken from, or one model given twice), and
+// two interpreters reading one pending tensor at once would both compute it into one arena.
+void materialize_pending(Model& m) {
+  auto touch = [](const Tensor* t) {
+    if (t && t->recipe) t->bytes();
+  };
+  for_each_graph(m.graph, [&](Graph* g) {
+    for (Value* v : g->initializers) touch(v->initializer);
+    for (Node* n = g->first; n != nullptr; n = n->next)
+      for (Attribute& a : n->attributes) {
+        touch(a.t);
+        for (Tensor* t : a.tensors) touch(t);
+      }
+  });
+}
+
 }  // namespace
 
 Report verify_models(Model& reference, Model& candidate, const Options& o) {
@@ -135,6 +164,13 @@ Report verify_models(Model& reference, Model& candidate, const Options& o) {
   r.atol = o.atol;
   r.rtol = o.rtol;
   exec::Interpreter ri(reference), ci(candidate);
+  if (kernels::threads() >= 2) {
+    materialize_pending(reference);
+    materialize_pending(candidate);
+  }
+  // The candidate runs on the inputs of each reference run, beside it when threads allow; its
+  // result is used only when the reference accepted them, as if it had run afterwards.
+  CandidateRun cand(ci);
   InputPlanner planner(reference, o);
   std::map<std::string, OutputDiff> worst;
   std::vector<std::string> order;
@@ -149,6 +185,7 @@ Report verify_models(Model& reference, Model& candidate, const Options& o) {
     if (given) {
       // Real data: a failure of the reference on it is the model's (or the data's), as it is.
       inputs = merge(o.given[s].values, planner.make(0, seed));
+      cand.start(candidate_inputs(candidate, inputs));
       ro = ri.run(inputs);
     } else if (!searched) {
       std::string first_error, last_error;
@@ -159,22 +196,26 @@ Report verify_models(Model& reference, Model& candidate, const Options& o) {
       size_t empty_k = 0;
       for (size_t k = 0; k < planner.count() && !accepted; ++k) {
         inputs = planner.make(k, seed);
+        cand.start(candidate_inputs(candidate, inputs));
         try {
           ro = ri.run(inputs);
           if (all_empty(ro) && k + 1 < planner.count()) {
             if (!have_empty) empty_k = k;
             have_empty = true;
+            cand.abandon();
             continue;
           }
           accepted = true;
           chosen = k;
         } catch (const Error& e) {
           if (!rejects_inputs(e) || !planner.has_choices()) throw;
+          cand.abandon();
           std::string what = "[" + planner.describe(k) + "] " + e.what();
           if (first_error.empty()) first_error = what;
           last_error = what;
           if (o.log) o.log(1, "verify: the reference rejected input set " + what);
         } catch (const std::bad_alloc&) {
+          cand.abandon();
           std::string what = "[" + planner.describe(k) + "] out of memory";
           if (first_error.empty()) first_error = what;
           last_error = what;
@@ -186,6 +227,7 @@ Report verify_models(Model& reference, Model& candidate, const Options& o) {
       if (!accepted && have_empty) {
         chosen = empty_k;
         inputs = planner.make(chosen, seed);
+        cand.start(candidate_inputs(candidate, inputs));
         ro = ri.run(inputs);
         accepted = true;
       }
@@ -206,6 +248,7 @@ Report verify_models(Model& reference, Model& candidate, const Options& o) {
                            : std::string());
     } else {
       inputs = planner.make(chosen, seed);
+      cand.start(candidate_inputs(candidate, inputs));
       ro = ri.run(inputs);
     }
     if (s == 0) {
@@ -214,15 +257,9 @@ Report verify_models(Model& reference, Model& candidate, const Options& o) {
         r.note = "given inputs: " + o.given[0].source +
                  (o.given.size() > 1 ? " and " + std::to_string(o.given.size() - 1) + " more set(s)" : std::string());
     }
-    // The candidate gets the same inputs by name; inputs it lacks are dropped (a pass may have
-    // removed an unused input), inputs it needs but the reference lacks are an error below.
-    NamedValues cin;
-    for (auto& kv : inputs)
-      for (const ValueInfo& vi : candidate.graph->inputs)
-        if (candidate.str(vi.value->name) == kv.first) cin.push_back(kv);
     std::vector<RValue> co;
     try {
-      co = ci.run(cin);
+      co = cand.finish();
     } catch (const Error& e) {
       fail(e.status(), std::string("verify: the candidate model failed on inputs the reference accepts: ") + e.what());
     }

@@ -2,6 +2,7 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
@@ -29,6 +30,13 @@ inline std::vector<float> rnd(size_t n, float lo = -1.f, float hi = 1.f, unsigne
   std::vector<float> v(n);
   for (auto& x : v) x = d(rng);
   return v;
+}
+
+// A 64-byte aligned area of n floats inside `buf` (resized to hold it), as packed operands need.
+inline float* aligned_floats(std::vector<float>& buf, size_t n) {
+  buf.assign(n + 16, 0.f);
+  const size_t skip = (64 - reinterpret_cast<uintptr_t>(buf.data()) % 64) % 64 / sizeof(float);
+  return buf.data() + skip;
 }
 
 }  // namespace ofg::test

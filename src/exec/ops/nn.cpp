@@ -366,10 +366,17 @@ void op_matmul(OpCtx& c) {
     // One B for every batch: A's batches are one tall matrix (the same products, in one call).
     matmul_shared_b(c, pairs.size() * M, N, K, a0.data<float>(), b0.data<float>(), y.data<float>());
   } else if (a0.dtype == kFloat) {
-    for (size_t i = 0; i < pairs.size(); ++i)
+    auto one = [&](size_t i) {
       if (M && N)
         gemm2d(false, false, M, N, K, 1.f, a0.data<float>() + pairs[i].first * M * K, b0.data<float>() + pairs[i].second * K * N,
                0.f, y.data<float>() + i * M * N);
+    };
+    // Enough batches for every thread: one whole product per task (each then runs on one
+    // thread); fewer: one after the other, each split inside sgemm.
+    const size_t macs = pairs.size() * static_cast<size_t>(M * N * K);
+    if (pairs.size() >= kernels::threads() && macs >= kernels::kParallelWork) kernels::parallel_for(pairs.size(), one);
+    else
+      for (size_t i = 0; i < pairs.size(); ++i) one(i);
   } else {
     visit_numeric(a0.dtype, [&](auto tag) {
       using T = decltype(tag);

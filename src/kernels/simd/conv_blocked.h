@@ -70,7 +70,6 @@ void depthwise(const Conv2DParams& p, const float* x, const float* w, float* y) 
   // vector run reads (the output row rounded up to whole vectors, plus the reach of the taps).
   const size_t rows = Ho == 0 ? 0 : (Ho - 1) * sh + (p.kH - 1) * p.dil_h + 1;
   const size_t cols = (Wo + VW - 1) / VW * VW + reach_w / sw + 1;
-  std::vector<float> buf(sw * rows * cols);
   // Per tap (kh, kw): where its run for output (0, 0) starts in buf.
   const size_t taps = p.kH * p.kW;
   std::vector<size_t> off(taps);
@@ -81,29 +80,34 @@ void depthwise(const Conv2DParams& p, const float* x, const float* w, float* y) 
     }
   const ptrdiff_t H = static_cast<ptrdiff_t>(p.H), W = static_cast<ptrdiff_t>(p.W);
   const ptrdiff_t pt = static_cast<ptrdiff_t>(p.pad_top), pl = static_cast<ptrdiff_t>(p.pad_left);
-  for (size_t nc = 0; nc < p.N * p.C_in && Wo > 0; ++nc) {
-    const size_t c = nc % p.C_in;
-    const float* plane = x + nc * p.H * p.W;
-    const float* wc = w + c * p.kH * p.kW;
-    float* out = y + nc * Ho * Wo;
-    // Phase ph, row r, column q is input (r - pt, q * sw + ph - pl), zero outside the input.
-    for (size_t r = 0; r < rows; ++r) {
-      const ptrdiff_t ih = static_cast<ptrdiff_t>(r) - pt;
-      const ptrdiff_t len = static_cast<ptrdiff_t>(cols);
-      if (sw == 2 && ih >= 0 && ih < H) {
-        copy_phases2<Isa>(plane + ih * W, W, pl, buf.data() + r * cols, buf.data() + (rows + r) * cols, len, 0.f);
-        continue;
+  // Planes are independent: each part of them has its own copy buffer.
+  const size_t planes = Wo > 0 ? p.N * p.C_in : 0;
+  parallel_ranges(planes, 1, plane_grain(Ho * Wo * taps), [&](size_t nc_lo, size_t nc_hi) {
+    std::vector<float> buf(sw * rows * cols);
+    for (size_t nc = nc_lo; nc < nc_hi; ++nc) {
+      const size_t c = nc % p.C_in;
+      const float* plane = x + nc * p.H * p.W;
+      const float* wc = w + c * p.kH * p.kW;
+      float* out = y + nc * Ho * Wo;
+      // Phase ph, row r, column q is input (r - pt, q * sw + ph - pl), zero outside the input.
+      for (size_t r = 0; r < rows; ++r) {
+        const ptrdiff_t ih = static_cast<ptrdiff_t>(r) - pt;
+        const ptrdiff_t len = static_cast<ptrdiff_t>(cols);
+        if (sw == 2 && ih >= 0 && ih < H) {
+          copy_phases2<Isa>(plane + ih * W, W, pl, buf.data() + r * cols, buf.data() + (rows + r) * cols, len, 0.f);
+          continue;
+        }
+        for (size_t ph = 0; ph < sw; ++ph) {
+          float* d = buf.data() + (ph * rows + r) * cols;
+          if (ih < 0 || ih >= H) std::fill(d, d + cols, 0.f);
+          else copy_phase(plane + ih * W, W, pl, static_cast<ptrdiff_t>(sw), static_cast<ptrdiff_t>(ph), d, len, 0.f);
+        }
       }
-      for (size_t ph = 0; ph < sw; ++ph) {
-        float* d = buf.data() + (ph * rows + r) * cols;
-        if (ih < 0 || ih >= H) std::fill(d, d + cols, 0.f);
-        else copy_phase(plane + ih * W, W, pl, static_cast<ptrdiff_t>(sw), static_cast<ptrdiff_t>(ph), d, len, 0.f);
-      }
+      if (taps == 9) depthwise_rows<Isa, 9>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, 9, out);
+      else if (taps == 25) depthwise_rows<Isa, 25>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, 25, out);
+      else depthwise_rows<Isa, 0>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, taps, out);
     }
-    if (taps == 9) depthwise_rows<Isa, 9>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, 9, out);
-    else if (taps == 25) depthwise_rows<Isa, 25>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, 25, out);
-    else depthwise_rows<Isa, 0>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, taps, out);
-  }
+  });
   apply_bias_activation(Isa::table(), y, p.N, p.C_out, p.H_out * p.W_out, p.bias, p.act,
                         p.act_alpha, p.act_beta);
 }
@@ -209,41 +213,32 @@ void pack_weights(const Conv2DParams& p, const float* w, float* packed) {
                   packed + g * per_group + p0 * Mpad);
 }
 
+// One GEMM per group and image: A = the group's packed weights (Cg_out x K), B = the image's
+// im2col columns, packed per part into this thread's scratch area 3.
 template <class Isa>
 void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* packed, float* y) {
-  constexpr size_t MR = Isa::MR, NR = Isa::NR, KC = Isa::KC, MC = Isa::MC, NC = Isa::NC;
+  constexpr size_t MR = Isa::MR, NR = Isa::NR, KC = Isa::KC, NC = Isa::NC;
   const size_t Cg_in = p.C_in / p.group, Cg_out = p.C_out / p.group;
   const size_t K = Cg_in * p.kH * p.kW, HW = p.H * p.W, HWo = p.H_out * p.W_out;
   Epilogue ep;
   const bool act_after = fused_clamp(p, ep);
   const size_t Mpad = (Cg_out + MR - 1) / MR * MR;
-  float* pb = detail::scratch(3, std::min(NC, (HWo + NR - 1) / NR * NR) * std::min(KC, K));
+  const size_t pb_floats = std::min(NC, (HWo + NR - 1) / NR * NR) * std::min(KC, K);
   for (size_t g = 0; g < p.group; ++g) {
     const float* pa = packed + g * packed_group_floats<Isa>(p);
-    const float* bias = p.bias ? p.bias + g * Cg_out : nullptr;
+    ep.bias = p.bias ? p.bias + g * Cg_out : nullptr;
     for (size_t n = 0; n < p.N; ++n) {
       const float* xg = x + (n * p.C_in + g * Cg_in) * HW;
       float* yg = y + (n * p.C_out + g * Cg_out) * HWo;
-      for (size_t j0 = 0; j0 < HWo; j0 += NC) {
-        const size_t nc = std::min(NC, HWo - j0);
-        for (size_t p0 = 0; p0 < K; p0 += KC) {
-          const size_t kc = std::min(KC, K - p0);
-          pack_b_conv<Isa>(p, xg, p0, kc, j0, nc, pb);
-          ep.last = p0 + kc == K;
-          for (size_t i0 = 0; i0 < Cg_out; i0 += MC) {
-            const size_t mc = std::min(MC, Cg_out - i0);
-            for (size_t jb = 0; jb < nc; jb += NR) {
-              const size_t nr = std::min(NR, nc - jb);
-              for (size_t ib = 0; ib < mc; ib += MR) {
-                const size_t mr = std::min(MR, mc - ib);
-                ep.bias = bias ? bias + i0 + ib : nullptr;
-                micro_tile<Isa>(kc, pa + p0 * Mpad + (i0 + ib) * kc, pb + jb * kc,
-                                yg + (i0 + ib) * HWo + j0 + jb, HWo, mr, nr, p0 == 0, 0.f, ep);
-              }
-            }
-          }
-        }
-      }
+      gemm_parallel<Isa>(Cg_out, HWo, K, [&](size_t i_lo, size_t i_hi, size_t j_lo, size_t j_hi) {
+        float* pb = detail::scratch(3, pb_floats);
+        gemm_part<Isa>(K, i_lo, i_hi, j_lo, j_hi, 0.f, yg, HWo, ep,
+                       [&](size_t i0, size_t, size_t p0, size_t kc) { return pa + p0 * Mpad + i0 * kc; },
+                       [&](size_t, size_t p0, size_t kc, size_t js, size_t ns) {
+                         pack_b_conv<Isa>(p, xg, p0, kc, js, ns, pb);
+                         return static_cast<const float*>(pb);
+                       });
+      });
     }
   }
   if (act_after)

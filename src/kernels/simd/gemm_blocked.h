@@ -22,6 +22,7 @@
 #include "kernels/internal.h"
 #include "kernels/simd/gemm_row.h"
 #include "kernels/simd/gemv.h"
+#include "kernels/parallel.h"
 
 #include <algorithm>
 #include <cstring>
@@ -161,34 +162,78 @@ inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size
     }
 }
 
-// The blocked loops of sgemm; b_block(j0, nc, p0, kc) gives the packed B panels of that block.
-template <class Isa, class BBlock>
-void sgemm_blocks(bool trans_a, size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda,
-                  float beta, float* C, size_t ldc, BBlock&& b_block) {
+// The blocked loops of one part of a GEMM: output rows [i_lo, i_hi) and columns [j_lo, j_hi),
+// both starting on register-tile boundaries (multiples of MR and NR), so every tile and every
+// k-block is the one the whole product would form and the part's values are bit for bit the same.
+// a_block(i0, mc, p0, kc) gives the MR-row panels of rows [i0, i0 + mc) of that k-block;
+// b_block(J0, p0, kc, js, ns) the NR-column panels of columns [js, js + ns) of the column block
+// at J0 (a multiple of NC). ep is applied on the last k-block, its bias offset to the tile's rows.
+template <class Isa, class ABlock, class BBlock>
+void gemm_part(size_t K, size_t i_lo, size_t i_hi, size_t j_lo, size_t j_hi, float beta, float* C, size_t ldc,
+               const Epilogue& ep0, ABlock&& a_block, BBlock&& b_block) {
   constexpr size_t MR = Isa::MR, NR = Isa::NR, KC = Isa::KC, MC = Isa::MC, NC = Isa::NC;
   static_assert(MC % MR == 0 && NR % Isa::W == 0 && NC % NR == 0, "blocking must hold whole register tiles");
-  const size_t mc_max = std::min(MC, (M + MR - 1) / MR * MR);
-  const size_t kc_max = std::min(KC, K);
-  float* pa = detail::scratch(2, mc_max * kc_max);
-  for (size_t j0 = 0; j0 < N; j0 += NC) {
-    const size_t nc = std::min(NC, N - j0);
+  Epilogue ep = ep0;
+  for (size_t J0 = j_lo / NC * NC; J0 < j_hi; J0 += NC) {
+    const size_t js = std::max(j_lo, J0), ns = std::min(j_hi, J0 + NC) - js;
     for (size_t p0 = 0; p0 < K; p0 += KC) {
       const size_t kc = std::min(KC, K - p0);
-      const float* pb = b_block(j0, nc, p0, kc);
-      for (size_t i0 = 0; i0 < M; i0 += MC) {
-        const size_t mc = std::min(MC, M - i0);
-        pack_a<Isa>(trans_a, A, lda, i0, mc, p0, kc, alpha, pa);
-        for (size_t jb = 0; jb < nc; jb += NR) {
-          const size_t nr = std::min(NR, nc - jb);
+      const float* pb = b_block(J0, p0, kc, js, ns);
+      ep.last = p0 + kc == K;
+      for (size_t i0 = i_lo; i0 < i_hi; i0 += MC) {
+        const size_t mc = std::min(MC, i_hi - i0);
+        const float* pa = a_block(i0, mc, p0, kc);
+        for (size_t jb = 0; jb < ns; jb += NR) {
+          const size_t nr = std::min(NR, ns - jb);
           for (size_t ib = 0; ib < mc; ib += MR) {
-            const size_t mr = std::min(MR, mc - ib);
-            micro_tile<Isa>(kc, pa + ib * kc, pb + jb * kc, C + (i0 + ib) * ldc + j0 + jb, ldc, mr,
-                            nr, p0 == 0, beta, Epilogue{});
+            ep.bias = ep0.bias ? ep0.bias + (i0 + ib) : nullptr;
+            micro_tile<Isa>(kc, pa + ib * kc, pb + jb * kc, C + (i0 + ib) * ldc + js + jb, ldc,
+                            std::min(MR, mc - ib), nr, p0 == 0, beta, ep);
           }
         }
       }
     }
   }
+}
+
+// Below this many multiply-adds a GEMM runs on one thread: waking a worker costs more.
+constexpr size_t kGemmParallelMacs = size_t{1} << 18;
+
+// Calls part(i_lo, i_hi, j_lo, j_hi) for parts of an M x N x K product on up to threads() threads
+// (see gemm_part). The columns are split when there are enough column tiles and the product is
+// at least as wide as tall (each part then packs only its own B panels, and A again), else the
+// rows.
+template <class Isa, class Part>
+void gemm_parallel(size_t M, size_t N, size_t K, Part&& part) {
+  constexpr size_t MR = Isa::MR, NR = Isa::NR;
+  const size_t width = threads(), tiles_m = (M + MR - 1) / MR, tiles_n = (N + NR - 1) / NR;
+  if (width <= 1 || M * N * K < kGemmParallelMacs) {
+    part(size_t{0}, M, size_t{0}, N);
+    return;
+  }
+  const bool cols = tiles_n >= width ? (N >= M || tiles_m < width) : tiles_n >= tiles_m;
+  const size_t tiles = cols ? tiles_n : tiles_m, parts = std::min(width, tiles);
+  parallel_for(parts, [&](size_t t) {
+    const size_t lo = tiles * t / parts, hi = tiles * (t + 1) / parts;
+    if (cols) part(size_t{0}, M, lo * NR, std::min(N, hi * NR));
+    else part(lo * MR, std::min(M, hi * MR), size_t{0}, N);
+  });
+}
+
+// The blocked sgemm over every part; A is packed per part into this thread's scratch area 2.
+template <class Isa, class BBlock>
+void sgemm_blocks(bool trans_a, size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda,
+                  float beta, float* C, size_t ldc, BBlock&& b_block) {
+  gemm_parallel<Isa>(M, N, K, [&](size_t i_lo, size_t i_hi, size_t j_lo, size_t j_hi) {
+    float* pa = detail::scratch(2, std::min(Isa::MC, (i_hi - i_lo + Isa::MR - 1) / Isa::MR * Isa::MR) *
+                                       std::min(Isa::KC, K));
+    gemm_part<Isa>(K, i_lo, i_hi, j_lo, j_hi, beta, C, ldc, Epilogue{},
+                   [&](size_t i0, size_t mc, size_t p0, size_t kc) {
+                     pack_a<Isa>(trans_a, A, lda, i0, mc, p0, kc, alpha, pa);
+                     return static_cast<const float*>(pa);
+                   },
+                   b_block);
+  });
 }
 
 // Fills C with beta * C (or zeros) for the cases with nothing to multiply; false when the product
@@ -202,7 +247,7 @@ inline bool sgemm_trivial(size_t M, size_t N, size_t K, float alpha, float beta,
 }
 
 // The sgemm entry of kernels/kernel_list.h. Scratch: thread_local areas 2 (A panels) and 3 (B
-// panels).
+// panels) of each thread that runs a part.
 template <class Isa>
 void sgemm(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, float alpha, const float* A,
            size_t lda, const float* B, size_t ldb, float beta, float* C, size_t ldc) {
@@ -214,12 +259,21 @@ void sgemm(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, float alpha
     if (trans_b) return sgemv<Isa>(N, K, alpha, B, ldb, A, beta, C);
     return row_times_matrix<Isa>(N, K, alpha, A, B, ldb, beta, C);
   }
-  const size_t nc_max = std::min(Isa::NC, (N + Isa::NR - 1) / Isa::NR * Isa::NR);
-  float* pb = detail::scratch(3, nc_max * std::min(Isa::KC, K));
-  sgemm_blocks<Isa>(trans_a, M, N, K, alpha, A, lda, beta, C, ldc, [&](size_t j0, size_t nc, size_t p0, size_t kc) {
-    pack_b<Isa>(trans_b, B, ldb, p0, kc, j0, nc, pb);
-    return static_cast<const float*>(pb);
-  });
+  sgemm_blocks<Isa>(trans_a, M, N, K, alpha, A, lda, beta, C, ldc,
+                    [&](size_t, size_t p0, size_t kc, size_t js, size_t ns) {
+                      float* pb = detail::scratch(3, std::min(Isa::NC, (N + Isa::NR - 1) / Isa::NR * Isa::NR) *
+                                                         std::min(Isa::KC, K));
+                      pack_b<Isa>(trans_b, B, ldb, p0, kc, js, ns, pb);
+                      return static_cast<const float*>(pb);
+                    });
+}
+
+// Where sgemm_pack_b put the panel of column js (a multiple of NR inside the column block at J0)
+// for the k-block at p0.
+template <class Isa>
+size_t packed_panel_offset(size_t N, size_t K, size_t J0, size_t p0, size_t kc, size_t js) {
+  const size_t nc = std::min(Isa::NC, N - J0), ncr = (nc + Isa::NR - 1) / Isa::NR * Isa::NR;
+  return J0 * K + ncr * p0 + (js - J0) * kc;
 }
 
 // Packed B for sgemm_prepacked_b: the panels sgemm would pack, every block kept, in the order
@@ -245,10 +299,10 @@ void sgemm_prepacked_b(size_t M, size_t N, size_t K, const float* A, size_t lda,
                        size_t ldc) {
   if (sgemm_trivial(M, N, K, 1.f, 0.f, C, ldc)) return;
   if (M == 1) return row_times_packed<Isa>(N, K, A, packed, C);
-  sgemm_blocks<Isa>(false, M, N, K, 1.f, A, lda, 0.f, C, ldc, [&](size_t j0, size_t nc, size_t p0, size_t) {
-    const size_t ncr = (nc + Isa::NR - 1) / Isa::NR * Isa::NR;
-    return packed + j0 * K + ncr * p0;
-  });
+  sgemm_blocks<Isa>(false, M, N, K, 1.f, A, lda, 0.f, C, ldc,
+                    [&](size_t J0, size_t p0, size_t kc, size_t js, size_t) {
+                      return packed + packed_panel_offset<Isa>(N, K, J0, p0, kc, js);
+                    });
 }
 
 }  // namespace ofg::kernels::simd

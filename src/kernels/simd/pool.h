@@ -10,6 +10,7 @@
 #pragma once
 
 #include "kernels/internal.h"
+#include "kernels/parallel.h"
 #include "kernels/simd/phase_split.h"
 
 #include <algorithm>
@@ -38,70 +39,75 @@ void max_pool2d(const Pool2DParams& p, const float* x, float* y) {
   const size_t sw = p.stride_w, Wo = p.W_out, reach = (p.kW - 1) * p.dil_w;
   const size_t Q = (Wo + Isa::W - 1) / Isa::W * Isa::W + reach / sw + 1;
   const ptrdiff_t pl = static_cast<ptrdiff_t>(p.pad_left), s = static_cast<ptrdiff_t>(sw);
-  // Slots 0 and 1 are free here (pooling calls no other kernel). With stride 1 the row pass
-  // writes straight into the padded row.
-  float* phases = detail::scratch(1, std::max(sw * Q, p.pad_left + p.W + Isa::W));
-  float* colmax = sw == 1 ? phases + p.pad_left : detail::scratch(0, p.W + Isa::W);
   std::vector<size_t> tap(p.kW);
   for (size_t kw = 0; kw < p.kW; ++kw) tap[kw] = (kw * p.dil_w) % sw * Q + kw * p.dil_w / sw;
-  for (size_t nc = 0; nc < p.N * p.C && Wo > 0; ++nc) {
-    const float* plane = x + nc * p.H * p.W;
-    float* out = y + nc * p.H_out * Wo;
-    for (size_t oh = 0; oh < p.H_out; ++oh) {
-      // Rows of this window that are inside the input.
-      const float* rows[kMaxRows];
-      size_t nrows = 0;
-      for (size_t kh = 0; kh < p.kH; ++kh) {
-        const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h + kh * p.dil_h) - static_cast<ptrdiff_t>(p.pad_top);
-        if (ih >= 0 && ih < H) rows[nrows++] = plane + ih * W;
-      }
-      float* orow = out + oh * Wo;
-      if (nrows == 0) {
-        std::fill(orow, orow + Wo, ninf);
-        continue;
-      }
-      ptrdiff_t iw = 0;
-      for (; iw + VW <= W; iw += VW) {
-        V m = Isa::load(rows[0] + iw);
-        V nan = Isa::nan_mask(m);
-        for (size_t r = 1; r < nrows; ++r) {
-          const V v = Isa::load(rows[r] + iw);
-          m = Isa::max(v, m);
-          nan = Isa::or_mask(nan, Isa::nan_mask(v));
+  // Planes are split between threads; each part has its own rows in its thread's scratch.
+  const size_t planes = Wo > 0 ? p.N * p.C : 0;
+  const size_t plane_work = p.H * p.W * p.kH + p.H_out * Wo * p.kW;
+  parallel_ranges(planes, 1, plane_grain(plane_work), [&](size_t nc_lo, size_t nc_hi) {
+    // Slots 0 and 1 are free here (pooling calls no other kernel). With stride 1 the row pass
+    // writes straight into the padded row.
+    float* phases = detail::scratch(1, std::max(sw * Q, p.pad_left + p.W + Isa::W));
+    float* colmax = sw == 1 ? phases + p.pad_left : detail::scratch(0, p.W + Isa::W);
+    for (size_t nc = nc_lo; nc < nc_hi; ++nc) {
+      const float* plane = x + nc * p.H * p.W;
+      float* out = y + nc * p.H_out * Wo;
+      for (size_t oh = 0; oh < p.H_out; ++oh) {
+        // Rows of this window that are inside the input.
+        const float* rows[kMaxRows];
+        size_t nrows = 0;
+        for (size_t kh = 0; kh < p.kH; ++kh) {
+          const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h + kh * p.dil_h) - static_cast<ptrdiff_t>(p.pad_top);
+          if (ih >= 0 && ih < H) rows[nrows++] = plane + ih * W;
         }
-        Isa::store(colmax + iw, Isa::select(nan, qnan, m));
-      }
-      for (; iw < W; ++iw) {
-        float m = rows[0][iw];
-        for (size_t r = 1; r < nrows && !std::isnan(m); ++r) {
-          const float v = rows[r][iw];
-          if (v > m || std::isnan(v)) m = v;
+        float* orow = out + oh * Wo;
+        if (nrows == 0) {
+          std::fill(orow, orow + Wo, ninf);
+          continue;
         }
-        colmax[iw] = m;
-      }
-      if (sw == 1) {
-        std::fill(phases, phases + p.pad_left, ninf);
-        if (p.pad_left + p.W < Q) std::fill(phases + p.pad_left + p.W, phases + Q, ninf);
-      } else {
-        if (sw == 2) copy_phases2<Isa>(colmax, W, pl, phases, phases + Q, static_cast<ptrdiff_t>(Q), ninf);
-        else
-          for (size_t ph = 0; ph < sw; ++ph)
-            copy_phase(colmax, W, pl, s, static_cast<ptrdiff_t>(ph), phases + ph * Q, static_cast<ptrdiff_t>(Q), ninf);
-      }
-      for (size_t ow = 0; ow < Wo; ow += Isa::W) {
-        V m = Isa::set1(ninf);
-        V nan = Isa::nan_mask(m);
-        for (size_t kw = 0; kw < p.kW; ++kw) {
-          const V v = Isa::load(phases + tap[kw] + ow);
-          m = Isa::max(v, m);
-          nan = Isa::or_mask(nan, Isa::nan_mask(v));
+        ptrdiff_t iw = 0;
+        for (; iw + VW <= W; iw += VW) {
+          V m = Isa::load(rows[0] + iw);
+          V nan = Isa::nan_mask(m);
+          for (size_t r = 1; r < nrows; ++r) {
+            const V v = Isa::load(rows[r] + iw);
+            m = Isa::max(v, m);
+            nan = Isa::or_mask(nan, Isa::nan_mask(v));
+          }
+          Isa::store(colmax + iw, Isa::select(nan, qnan, m));
         }
-        const V r = Isa::select(nan, qnan, m);
-        if (ow + Isa::W <= Wo) Isa::store(orow + ow, r);
-        else Isa::store_lanes(orow + ow, r, 0, Wo - ow);
+        for (; iw < W; ++iw) {
+          float m = rows[0][iw];
+          for (size_t r = 1; r < nrows && !std::isnan(m); ++r) {
+            const float v = rows[r][iw];
+            if (v > m || std::isnan(v)) m = v;
+          }
+          colmax[iw] = m;
+        }
+        if (sw == 1) {
+          std::fill(phases, phases + p.pad_left, ninf);
+          if (p.pad_left + p.W < Q) std::fill(phases + p.pad_left + p.W, phases + Q, ninf);
+        } else {
+          if (sw == 2) copy_phases2<Isa>(colmax, W, pl, phases, phases + Q, static_cast<ptrdiff_t>(Q), ninf);
+          else
+            for (size_t ph = 0; ph < sw; ++ph)
+              copy_phase(colmax, W, pl, s, static_cast<ptrdiff_t>(ph), phases + ph * Q, static_cast<ptrdiff_t>(Q), ninf);
+        }
+        for (size_t ow = 0; ow < Wo; ow += Isa::W) {
+          V m = Isa::set1(ninf);
+          V nan = Isa::nan_mask(m);
+          for (size_t kw = 0; kw < p.kW; ++kw) {
+            const V v = Isa::load(phases + tap[kw] + ow);
+            m = Isa::max(v, m);
+            nan = Isa::or_mask(nan, Isa::nan_mask(v));
+          }
+          const V r = Isa::select(nan, qnan, m);
+          if (ow + Isa::W <= Wo) Isa::store(orow + ow, r);
+          else Isa::store_lanes(orow + ow, r, 0, Wo - ow);
+        }
       }
     }
-  }
+  });
 }
 
 template <class Isa>
@@ -112,44 +118,47 @@ void avg_pool2d(const Pool2DParams& p, const float* x, float* y) {
   const ptrdiff_t kH = static_cast<ptrdiff_t>(p.kH), kW = static_cast<ptrdiff_t>(p.kW);
   const ptrdiff_t pt = static_cast<ptrdiff_t>(p.pad_top), pl = static_cast<ptrdiff_t>(p.pad_left);
   const ptrdiff_t pb = static_cast<ptrdiff_t>(p.pad_bottom), pr = static_cast<ptrdiff_t>(p.pad_right);
-  // One row of column sums; slot 0 is free here (pooling calls no other kernel).
-  float* colsum = detail::scratch(0, p.W + Isa::W);
-  for (size_t nc = 0; nc < p.N * p.C; ++nc) {
-    const float* plane = x + nc * p.H * p.W;
-    float* out = y + nc * p.H_out * p.W_out;
-    for (size_t oh = 0; oh < p.H_out; ++oh) {
-      const ptrdiff_t h0 = static_cast<ptrdiff_t>(oh * p.stride_h) - pt, h1 = h0 + kH;
-      const ptrdiff_t hs = std::max<ptrdiff_t>(h0, 0), he = std::min(h1, H);
-      float* orow = out + oh * p.W_out;
-      if (hs >= he) {  // the window's rows are all padding: the reference's sum is 0
-        std::fill(orow, orow + p.W_out, 0.f);
-        continue;
-      }
-      ptrdiff_t iw = 0;
-      for (; iw + VW <= W; iw += VW) {
-        V s = Isa::load(plane + hs * W + iw);
-        for (ptrdiff_t ih = hs + 1; ih < he; ++ih) s = Isa::add(s, Isa::load(plane + ih * W + iw));
-        Isa::store(colsum + iw, s);
-      }
-      for (; iw < W; ++iw) {
-        float s = plane[hs * W + iw];
-        for (ptrdiff_t ih = hs + 1; ih < he; ++ih) s += plane[ih * W + iw];
-        colsum[iw] = s;
-      }
-      const ptrdiff_t rows_counted =
-          p.count_include_pad ? std::min(h1, H + pb) - std::max(h0, -pt) : he - hs;
-      for (size_t ow = 0; ow < p.W_out; ++ow) {
-        const ptrdiff_t w0 = static_cast<ptrdiff_t>(ow * p.stride_w) - pl, w1 = w0 + kW;
-        const ptrdiff_t ws = std::max<ptrdiff_t>(w0, 0), we = std::min(w1, W);
-        double s = 0;
-        for (ptrdiff_t c = ws; c < we; ++c) s += colsum[c];
-        const ptrdiff_t cols_counted =
-            p.count_include_pad ? std::min(w1, W + pr) - std::max(w0, -pl) : std::max<ptrdiff_t>(we - ws, 0);
-        const ptrdiff_t count = rows_counted * cols_counted;
-        orow[ow] = count > 0 ? static_cast<float>(s / static_cast<double>(count)) : 0.f;
+  const size_t plane_work = p.H * p.W * p.kH + p.H_out * p.W_out * p.kW;
+  parallel_ranges(p.N * p.C, 1, plane_grain(plane_work), [&](size_t nc_lo, size_t nc_hi) {
+    // One row of column sums; slot 0 is free here (pooling calls no other kernel).
+    float* colsum = detail::scratch(0, p.W + Isa::W);
+    for (size_t nc = nc_lo; nc < nc_hi; ++nc) {
+      const float* plane = x + nc * p.H * p.W;
+      float* out = y + nc * p.H_out * p.W_out;
+      for (size_t oh = 0; oh < p.H_out; ++oh) {
+        const ptrdiff_t h0 = static_cast<ptrdiff_t>(oh * p.stride_h) - pt, h1 = h0 + kH;
+        const ptrdiff_t hs = std::max<ptrdiff_t>(h0, 0), he = std::min(h1, H);
+        float* orow = out + oh * p.W_out;
+        if (hs >= he) {  // the window's rows are all padding: the reference's sum is 0
+          std::fill(orow, orow + p.W_out, 0.f);
+          continue;
+        }
+        ptrdiff_t iw = 0;
+        for (; iw + VW <= W; iw += VW) {
+          V s = Isa::load(plane + hs * W + iw);
+          for (ptrdiff_t ih = hs + 1; ih < he; ++ih) s = Isa::add(s, Isa::load(plane + ih * W + iw));
+          Isa::store(colsum + iw, s);
+        }
+        for (; iw < W; ++iw) {
+          float s = plane[hs * W + iw];
+          for (ptrdiff_t ih = hs + 1; ih < he; ++ih) s += plane[ih * W + iw];
+          colsum[iw] = s;
+        }
+        const ptrdiff_t rows_counted =
+            p.count_include_pad ? std::min(h1, H + pb) - std::max(h0, -pt) : he - hs;
+        for (size_t ow = 0; ow < p.W_out; ++ow) {
+          const ptrdiff_t w0 = static_cast<ptrdiff_t>(ow * p.stride_w) - pl, w1 = w0 + kW;
+          const ptrdiff_t ws = std::max<ptrdiff_t>(w0, 0), we = std::min(w1, W);
+          double s = 0;
+          for (ptrdiff_t c = ws; c < we; ++c) s += colsum[c];
+          const ptrdiff_t cols_counted =
+              p.count_include_pad ? std::min(w1, W + pr) - std::max(w0, -pl) : std::max<ptrdiff_t>(we - ws, 0);
+          const ptrdiff_t count = rows_counted * cols_counted;
+          orow[ow] = count > 0 ? static_cast<float>(s / static_cast<double>(count)) : 0.f;
+        }
       }
     }
-  }
+  });
 }
 
 }  // namespace ofg::kernels::simd

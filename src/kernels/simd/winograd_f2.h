@@ -26,6 +26,7 @@
 // rounding a little (see the error note at kM below).
 #pragma once
 
+#include "kernels/parallel.h"
 #include "kernels/simd/gemm_blocked.h"
 
 #include <algorithm>
@@ -107,12 +108,14 @@ inline void store_columns(float* Vt, size_t C, size_t c, size_t col, typename Is
   if (here < n) Isa::store_lanes(Vt + (col / NR + 1) * C * NR + c * NR, v, here, n - here);
 }
 
-// Transforms the input tiles of tile rows [r0, r1) into V (columns numbered from r0's first tile).
+// Transforms the input tiles of tile rows [r0, r1) and channels [c0, c1) into V (columns numbered
+// from r0's first tile).
 // noinline (here and below): keeps the transforms apart from the GEMM in profiles; they run
 // once per block, so the call costs nothing.
 template <class Isa>
 __attribute__((noinline)) void input_transform(const Conv2DParams& p, const Geometry& g, const float* x,
-                                               size_t r0, size_t r1, size_t cols_pad, float* V, float* stage) {
+                                               size_t r0, size_t r1, size_t c0, size_t c1, size_t cols_pad, float* V,
+                                               float* stage) {
   using Vec = typename Isa::V;
   constexpr size_t NR = Isa::NR, VW = Isa::W;
   const size_t C = p.C_in, HW = p.H * p.W;
@@ -126,7 +129,7 @@ __attribute__((noinline)) void input_transform(const Conv2DParams& p, const Geom
   for (size_t r = r0; r < r1; ++r) {
     const size_t n = r / g.tiles_h, th = r % g.tiles_h;
     const size_t col0 = (r - r0) * g.tiles_w;
-    for (size_t c = 0; c < C; ++c) {
+    for (size_t c = c0; c < c1; ++c) {
       const float* plane = x + (n * C + c) * HW;
       for (int i = 0; i < kA; ++i) {
         float* d = rows_in + i * g.row_w;
@@ -163,24 +166,25 @@ __attribute__((noinline)) void input_transform(const Conv2DParams& p, const Geom
   const size_t cols = (r1 - r0) * g.tiles_w;
   if (cols % NR) {
     for (int t = 0; t < kT; ++t)
-      for (size_t c = 0; c < C; ++c) {
+      for (size_t c = c0; c < c1; ++c) {
         float* d = V + t * C * cols_pad + (cols / NR) * C * NR + c * NR;
         for (size_t lane = cols % NR; lane < NR; ++lane) d[lane] = 0.f;
       }
   }
 }
 
-// Turns the GEMM results of tile rows [r0, r1) into output pixels, with bias and Relu/Clip.
+// Turns the GEMM results of tile rows [r0, r1) into output channels [k0, k1), with bias and
+// Relu/Clip.
 template <class Isa>
 __attribute__((noinline)) void output_transform(const Conv2DParams& p, const Geometry& g, const float* Mb,
-                                                size_t ldm, size_t r0, size_t r1, const Epilogue& ep,
-                                                float* y, float* stage) {
+                                                size_t ldm, size_t r0, size_t r1, size_t k0, size_t k1,
+                                                const Epilogue& ep, float* y, float* stage) {
   using Vec = typename Isa::V;
   constexpr size_t VW = Isa::W;
   const size_t HWo = p.H_out * p.W_out;
   float* orow = stage;  // kM output rows of kM * tiles_wv values
   const Vec vlo = Isa::set1(ep.lo), vhi = Isa::set1(ep.hi);
-  for (size_t k = 0; k < p.C_out; ++k) {
+  for (size_t k = k0; k < k1; ++k) {
     const Vec vbias = Isa::set1(p.bias ? p.bias[k] : 0.f);
     for (size_t r = r0; r < r1; ++r) {
       const size_t n = r / g.tiles_h, th = r % g.tiles_h;
@@ -272,12 +276,18 @@ void winograd_conv(const Conv2DParams& p, const float* x, const float* packed, f
   const size_t ldm = max_cols_pad + Isa::W;
   float* V = detail::scratch(3, kT * C * max_cols_pad);
   float* Mb = detail::scratch(1, kT * g.Mpad * ldm);
-  float* stage = detail::scratch(0, std::max(2 * kA * g.row_w, kM * kM * g.tiles_wv));
+  const size_t stage_floats = std::max(2 * kA * g.row_w, kM * kM * g.tiles_wv);
+  // Threads split the input transform by channel, the kT GEMMs by position and the output
+  // transform by output channel; each part writes its own rows of V, its own Mt or its own output
+  // planes, and has its own staging area (scratch area 0 of the thread that runs it).
   for (size_t r0 = 0; r0 < g.rows; r0 += g.rows_per_block) {
     const size_t r1 = std::min(g.rows, r0 + g.rows_per_block);
     const size_t cols_pad = round_up((r1 - r0) * g.tiles_w, NR);
-    input_transform<Isa>(p, g, x, r0, r1, cols_pad, V, stage);
-    for (int t = 0; t < kT; ++t) {
+    const size_t tile_work = (r1 - r0) * g.tiles_wv * kT;
+    parallel_ranges(C, 1, plane_grain(tile_work), [&](size_t c0, size_t c1) {
+      input_transform<Isa>(p, g, x, r0, r1, c0, c1, cols_pad, V, detail::scratch(0, stage_floats));
+    });
+    parallel_for(kT, [&](size_t t) {
       const float* Ut = packed + t * g.Mpad * C;
       const float* Vt = V + t * C * cols_pad;
       float* Mt = Mb + t * g.Mpad * ldm;
@@ -291,8 +301,10 @@ void winograd_conv(const Conv2DParams& p, const float* x, const float* packed, f
                               Mt + (i0 + ib) * ldm + jb, ldm, MR, NR, p0 == 0, 0.f, Epilogue{});
         }
       }
-    }
-    output_transform<Isa>(p, g, Mb, ldm, r0, r1, ep, y, stage);
+    });
+    parallel_ranges(p.C_out, 1, plane_grain(tile_work), [&](size_t k0, size_t k1) {
+      output_transform<Isa>(p, g, Mb, ldm, r0, r1, k0, k1, ep, y, detail::scratch(0, stage_floats));
+    });
   }
   if (act_after)
     apply_bias_activation(Isa::table(), y, p.N, p.C_out, p.H_out * p.W_out, nullptr, p.act,

@@ -1,0 +1,148 @@
+// The worker pool behind parallel_for (kernels/parallel.h).
+//
+// One process-wide pool, created on the first call that asks for more than one thread and grown
+// to the widest call seen; calls from several threads share it. A call posts a job (a task
+// counter) that up to width - 1 idle workers join; the caller works on the job too, so every job
+// finishes even when no worker is free (two concurrent runs never wait on each other). Tasks are
+// claimed one at a time from the counter, so a slow thread never holds back a queue of its own.
+#include "kernels/parallel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace ofg::kernels {
+
+namespace {
+
+thread_local unsigned tls_threads = 1;
+std::atomic<unsigned> g_workers_started{0};
+
+struct Job {
+  detail::TaskFn fn;
+  void* ctx;
+  size_t n;
+  std::atomic<size_t> next{0};
+  unsigned seats;       // workers that may still join (pool mutex)
+  unsigned active = 0;  // workers inside the job (pool mutex)
+  std::mutex error_mutex;
+  std::exception_ptr error;
+
+  // Claims and runs tasks until none is left; the first exception stops the claiming.
+  void work() {
+    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) {
+      try {
+        fn(ctx, i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+        next.store(n, std::memory_order_relaxed);
+      }
+    }
+  }
+};
+
+class Pool {
+ public:
+  ~Pool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
+
+  void run(size_t n, unsigned width, detail::TaskFn fn, void* ctx) {
+    Job job;
+    job.fn = fn;
+    job.ctx = ctx;
+    job.n = n;
+    job.seats = static_cast<unsigned>(std::min<size_t>(width - 1, n - 1));
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      grow(job.seats);
+      queue_.push_back(&job);
+    }
+    if (job.seats == 1) wake_.notify_one();
+    else wake_.notify_all();
+    // Nested parallel_for calls inside the caller's tasks run inline, as on the workers.
+    const unsigned saved = tls_threads;
+    tls_threads = 1;
+    job.work();
+    tls_threads = saved;
+    // No worker may join once the job is off the queue; wait for those that did.
+    std::unique_lock<std::mutex> lock(mutex_);
+    queue_.erase(std::remove(queue_.begin(), queue_.end(), &job), queue_.end());
+    left_.wait(lock, [&] { return job.active == 0; });
+    lock.unlock();
+    if (job.error) std::rethrow_exception(job.error);
+  }
+
+ private:
+  // Starts workers until there are `want` (called with the mutex held).
+  void grow(unsigned want) {
+    while (workers_.size() < want) {
+      workers_.emplace_back([this] { loop(); });
+      g_workers_started.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+  void loop() {
+    tls_threads = 1;
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      Job* job = queue_.front();
+      if (--job->seats == 0) queue_.pop_front();
+      ++job->active;
+      lock.unlock();
+      job->work();
+      lock.lock();
+      // The caller may destroy the job as soon as active reaches 0 under the mutex.
+      if (--job->active == 0) left_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_, left_;
+  std::deque<Job*> queue_;
+  std::vector<std::thread> workers_;
+  bool stopping_ = false;
+};
+
+Pool& pool() {
+  static Pool p;  // created by the first call wider than one thread only
+  return p;
+}
+
+}  // namespace
+
+unsigned hardware_threads() {
+  static const unsigned n = std::max(1u, std::thread::hardware_concurrency());
+  return n;
+}
+
+unsigned threads() { return tls_threads; }
+
+// More than this is a typo rather than a machine; the pool never grows past it.
+constexpr unsigned kMaxThreads = 1024;
+
+ThreadsScope::ThreadsScope(unsigned n) : previous_(tls_threads) {
+  tls_threads = std::min(n ? n : hardware_threads(), kMaxThreads);
+}
+ThreadsScope::~ThreadsScope() { tls_threads = previous_; }
+
+unsigned detail::pool_workers() { return g_workers_started.load(std::memory_order_relaxed); }
+
+void detail::run_tasks(size_t n, unsigned width, TaskFn task, void* ctx) {
+  pool().run(n, width, task, ctx);
+}
+
+}  // namespace ofg::kernels

@@ -1,0 +1,91 @@
+// Intra-op threads: parallel_for splits a kernel's output into tasks run by a small process-wide
+// pool of workers together with the calling thread.
+//
+// The number of threads is a setting of the calling thread (ThreadsScope, set by the C ABI from
+// the option "run.threads" for the duration of one call), so two runs on two threads of the
+// caller each use their own count and never change each other's. The default is 1: code that sets
+// nothing runs exactly as before, and no worker is ever created for it.
+//
+// Rules every caller keeps: a task writes only its own part of the output and computes every
+// value in the same order as the single-thread code, so the results are bit for bit those of
+// threads = 1. Scratch (kernels::detail::scratch) is per thread: a task takes its own inside the
+// task, never a pointer the caller fetched before.
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+
+namespace ofg::kernels {
+
+// Threads parallel_for may use on this thread (>= 1).
+unsigned threads();
+// The machine's hardware threads (>= 1).
+unsigned hardware_threads();
+
+// Sets threads() on this thread until destroyed (0: hardware_threads()); restores the previous
+// value. Worker threads running tasks see 1, so nested parallel_for calls run inline.
+class ThreadsScope {
+ public:
+  explicit ThreadsScope(unsigned n);
+  ~ThreadsScope();
+  ThreadsScope(const ThreadsScope&) = delete;
+  ThreadsScope& operator=(const ThreadsScope&) = delete;
+
+ private:
+  unsigned previous_;
+};
+
+namespace detail {
+using TaskFn = void (*)(void* ctx, size_t task);
+// Runs task(ctx, i) for i < n on up to `width` threads (the caller among them); returns when all
+// are done and rethrows the first exception a task threw (the remaining tasks are skipped).
+void run_tasks(size_t n, unsigned width, TaskFn task, void* ctx);
+// Worker threads started so far in this process (tests check that one thread starts none).
+unsigned pool_workers();
+}  // namespace detail
+
+// fn(i) for every i < n_tasks, on up to threads() threads. With one thread, or one task, the loop
+// runs here in order without touching the pool.
+template <class F>
+void parallel_for(size_t n_tasks, F&& fn) {
+  const unsigned width = threads();
+  if (width <= 1 || n_tasks <= 1) {
+    for (size_t i = 0; i < n_tasks; ++i) fn(i);
+    return;
+  }
+  using Fn = std::remove_reference_t<F>;
+  detail::run_tasks(n_tasks, width, [](void* ctx, size_t i) { (*static_cast<Fn*>(ctx))(i); },
+                    const_cast<void*>(static_cast<const void*>(&fn)));
+}
+
+// Work (multiply-adds, or elements of a cheap loop) below which splitting does not pay: waking a
+// worker costs a few microseconds.
+constexpr size_t kParallelWork = size_t{1} << 16;
+
+// Items per part so that a part holds at least kParallelWork when one item is `work_per_item`.
+inline size_t plane_grain(size_t work_per_item) {
+  return work_per_item >= kParallelWork ? 1 : (kParallelWork + work_per_item - 1) / (work_per_item ? work_per_item : 1);
+}
+
+// Splits [0, total) into at most threads() ranges of whole `grain`-sized pieces (the last range
+// takes the remainder) and calls fn(begin, end) for each; below 2 * min_range elements, one call.
+// Range starts are multiples of grain, so a kernel whose vector loop runs in steps that divide
+// grain meets its scalar tail only at the very end, as with one call.
+template <class F>
+void parallel_ranges(size_t total, size_t grain, size_t min_range, F&& fn) {
+  const unsigned width = threads();
+  const size_t pieces = (total + grain - 1) / grain;
+  size_t parts = width;
+  if (min_range > 0 && total / min_range < parts) parts = total / min_range;
+  if (pieces < parts) parts = pieces;
+  if (parts <= 1) {
+    if (total) fn(size_t{0}, total);
+    return;
+  }
+  parallel_for(parts, [&](size_t t) {
+    const size_t b = pieces * t / parts * grain, e = t + 1 == parts ? total : pieces * (t + 1) / parts * grain;
+    fn(b, e);
+  });
+}
+
+}  // namespace ofg::kernels
