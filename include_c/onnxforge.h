@@ -28,7 +28,11 @@
  *   file; a model loaded from memory views the caller's buffer unless "load.copy_buffer" is "1"
  *   (bindings for garbage-collected languages should always set it).
  *
- *   Threads. The library starts no thread that outlives a call. A model is not thread-safe, not
+ *   Threads. Calls that run ops (ofg_run, ofg_run_values, ofg_verify, ofg_optimize, ofg_run_pass)
+ *   split the work of large ops between "run.threads" threads (default: the machine's cores), the
+ *   calling thread among them; the helpers are a process-wide pool started on first need and kept,
+ *   idle, for later calls (with run.threads "1" none is ever started). Results are bit for bit the
+ *   same on any number of threads. No other thread outlives a call. A model is not thread-safe, not
  *   even for the calls that take it const (running it fills caches): use one model from one
  *   thread at a time, or one ofg_model_clone per thread. Distinct models, tensors and values may be
  *   used from different threads at once; tensors and values are immutable and may be read from
@@ -133,6 +137,11 @@ OFG_API void ofg_options_free(ofg_options* options);
  *                             ofg_run_pass); a larger one (a size computed from data: Range,
  *                             ConstantOfShape, Tile, Expand, Resize, Pad, ...) fails the call with
  *                             OFG_ERR_LIMIT (default: 4 GiB, or half the physical memory if less).
+ *   "run.threads"             threads for the ops of those calls, decimal 0..1024 (default 0: the
+ *                             machine's cores; 1: the calling thread only). Large GEMMs,
+ *                             convolutions, pooling, elementwise ops and row normalisations are
+ *                             split by output, so every result is identical on any count;
+ *                             ofg_verify with 2 or more runs the two models at once, each on half.
  */
 OFG_API ofg_status ofg_options_set(ofg_options* options, const char* key, const char* value);
 /* Values are checked when set (OFG_ERR_INVALID_ARGUMENT, the options unchanged): flags are "0" or
@@ -349,7 +358,8 @@ OFG_API ofg_status ofg_tensor_save_pb(const ofg_tensor* tensor, const char* name
  * ofg_tensors_free(*outputs, *n_outputs). Unsupported ops fail with OFG_ERR_UNSUPPORTED naming op,
  * domain and opset; outputs that are sequences or optionals fail with OFG_ERR_UNSUPPORTED
  * (ofg_run_values returns them).
- * Options: NULL (none are read yet). The model is not modified but is not thread-safe. */
+ * Options: "run.max_tensor_bytes", "run.threads" (ofg_options_set). The model is not modified but
+ * is not thread-safe. */
 OFG_API ofg_status ofg_run(const ofg_model* model, const ofg_options* options, size_t n_inputs,
                            const char* const* names, const ofg_tensor* const* inputs, size_t* n_outputs,
                            ofg_tensor*** outputs);
@@ -406,7 +416,9 @@ typedef struct ofg_report ofg_report;
  *   "verify.input_shapes" "NAME=1,3,224,224;NAME2=..." whole input shapes
  *   "verify.int_high"     bound of integer inputs nothing else bounds (default 4)
  *   "verify.max_tries"    input sets tried before OFG_ERR_NO_VALID_INPUTS (default 32)
- *   "verify.test_data", "verify.input.NAME"  real data, see above */
+ *   "verify.test_data", "verify.input.NAME"  real data, see above
+ *   "run.threads"         with 2 or more, the reference and the candidate run at the same time on
+ *                         two threads (the report is the same as with one) */
 OFG_API ofg_status ofg_verify(const ofg_model* reference, const ofg_model* candidate, const ofg_options* options,
                               ofg_report** report);
 OFG_API void ofg_report_free(ofg_report* report);
@@ -498,7 +510,7 @@ OFG_API ofg_status ofg_value_save_pb(const ofg_value* value, const char* name, v
  * empty). On success *outputs is a new array of *n_outputs values in graph-output order, each
  * named after its output, released with ofg_values_free(*outputs, *n_outputs). An output declared
  * optional comes back as an optional value (empty or not); other outputs come back as what they
- * are. Options: NULL (none are read yet). The model is not modified but is not thread-safe. */
+ * are. Options as for ofg_run. The model is not modified but is not thread-safe. */
 OFG_API ofg_status ofg_run_values(const ofg_model* model, const ofg_options* options, size_t n_inputs,
                                   const char* const* names, const ofg_value* const* inputs, size_t* n_outputs,
                                   ofg_value*** outputs);

@@ -596,7 +596,8 @@ class Model:
                  samples: Optional[int] = None, seed: Optional[int] = None, atol: Optional[float] = None,
                  rtol: Optional[float] = None, dims: Optional[Mapping[str, int]] = None,
                  test_data: Optional[PathLike] = None, inputs: Optional[Mapping[str, Any]] = None,
-                 progress: Optional[ProgressCallback] = None, log: Optional[LogCallback] = None) -> Report:
+                 progress: Optional[ProgressCallback] = None, log: Optional[LogCallback] = None,
+                 threads: Optional[int] = None) -> Report:
         """Optimizes the model in place and returns what was done.
 
         Args:
@@ -614,8 +615,11 @@ class Model:
             progress: ``progress(done, total)`` after each pass (and verification sample);
                 returning False cancels with :class:`CancelledError`.
             log: ``log(level, message)`` for notable events (a pass rolled back...).
+            threads: threads for the ops the passes and the verification run (option
+                ``run.threads``; default: the machine's cores, 1: one thread).
         """
         values: Dict[str, Any] = {
+            "run.threads": threads,
             "optimize.passes": None if passes is None else ",".join(passes),
             "optimize.skip": None if skip is None else ",".join(skip),
             "optimize.input_shapes": _shapes_spec(input_shapes),
@@ -655,13 +659,15 @@ class Model:
         finally:
             lib.ofg_pass_report_free(rh)
 
-    def run(self, inputs: Mapping[str, Any]) -> Dict[str, Any]:
+    def run(self, inputs: Mapping[str, Any], threads: Optional[int] = None) -> Dict[str, Any]:
         """Runs the main graph with the library's interpreter.
 
         Args:
             inputs: graph input name -> numpy array (any array-like; bool and float16 included),
                 a list of arrays for a sequence input, or None for an empty optional. Inputs
                 that have an initializer may be left out.
+            threads: threads for the ops (option ``run.threads``; default: the machine's cores,
+                1: one thread). Results are the same on any number of threads.
         Returns:
             graph output name -> numpy array (a list for sequences, None for an empty optional),
             in graph-output order. bfloat16 outputs are widened to float32.
@@ -675,7 +681,9 @@ class Model:
             c_vals = (c_void_p * max(1, len(vals)))(*[v.value for v in vals])
             n_out = c_size_t()
             outs = ctypes.POINTER(c_void_p)()
-            _raise_for(lib.ofg_run_values(self._handle, None, len(names), c_names, c_vals, byref(n_out), byref(outs)))
+            with _Options({"run.threads": threads}) as o:
+                o.check(lib.ofg_run_values(self._handle, o.handle, len(names), c_names, c_vals, byref(n_out),
+                                           byref(outs)))
             try:
                 result: Dict[str, Any] = {}
                 for i in range(n_out.value):
@@ -787,7 +795,7 @@ def verify(reference: Any, candidate: Any, samples: Optional[int] = None, seed: 
            dims: Optional[Mapping[str, int]] = None, input_shapes: Union[None, str, Mapping[str, Sequence[int]]] = None,
            atol: Optional[float] = None, rtol: Optional[float] = None, int_high: Optional[int] = None,
            max_tries: Optional[int] = None, progress: Optional[ProgressCallback] = None,
-           log: Optional[LogCallback] = None) -> VerifyReport:
+           log: Optional[LogCallback] = None, threads: Optional[int] = None) -> VerifyReport:
     """Runs `reference` and `candidate` (Models, or anything :func:`load` takes) on the same
     inputs and compares every output of the reference (|a - e| <= atol + rtol * |e|).
 
@@ -795,7 +803,8 @@ def verify(reference: Any, candidate: Any, samples: Optional[int] = None, seed: 
     ``inputs``: input name -> .pb path or numpy array), else seeded inputs the reference accepts
     (``samples`` sets from ``seed``; symbolic dims from ``dims`` / ``input_shapes`` or derived
     from the graph). Raises :class:`NoValidInputsError` when no input set is accepted. A mismatch
-    does not raise: check ``report.passed``.
+    does not raise: check ``report.passed``. ``threads``: threads for the ops (option
+    ``run.threads``; default: the machine's cores); with two or more the two models run at once.
     """
     ref, own_ref = _as_model(reference)
     cand, own_cand = _as_model(candidate)
@@ -803,6 +812,7 @@ def verify(reference: Any, candidate: Any, samples: Optional[int] = None, seed: 
         with _InputFiles(inputs) as files:
             values = _verify_values(samples, seed, atol, rtol, dims, input_shapes, test_data, files.paths, int_high,
                                     max_tries)
+            values["run.threads"] = threads
             with _Options(values, progress, log) as o:
                 vh = c_void_p()
                 o.check(lib.ofg_verify(ref._handle, cand._handle, o.handle, byref(vh)))

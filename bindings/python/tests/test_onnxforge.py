@@ -135,6 +135,22 @@ def test_option_values_are_checked() -> None:
         onnxforge.verify(m, m, atol=float("nan"))
 
 
+def test_threads_give_the_same_results() -> None:
+    a = onnxforge.demo()
+    b = a.clone()
+    b.optimize(threads=2)
+    image = np.random.default_rng(1).standard_normal((4, 3, 32, 32)).astype(np.float32)
+    one = a.run({"image": image}, threads=1)["logits"]
+    for n in (2, 3, 0):
+        assert a.run({"image": image}, threads=n)["logits"].tobytes() == one.tobytes()
+    r1 = onnxforge.verify(a, b, samples=2, threads=1)
+    r2 = onnxforge.verify(a, b, samples=2, threads=2)
+    assert r1.passed and r2.passed
+    assert [(o.name, o.max_abs, o.elements) for o in r1.outputs] == [(o.name, o.max_abs, o.elements) for o in r2.outputs]
+    with pytest.raises(onnxforge.InvalidArgumentError, match="run.threads"):
+        a.run({"image": image}, threads=-1)
+
+
 def test_clone_is_independent() -> None:
     m = onnxforge.demo()
     c = m.clone()
