@@ -5,7 +5,7 @@ bench/models/make_models.py builds into BUILD/bench-models for what the shared d
 GRU, encoder-decoder with KV cache, dynamically and statically quantized CNNs).
 
 onnxforge: bench/bench_run (a C++ program over the public C ABI: load once, ofg_run timed per call,
-median of N after warm-up; the interpreter runs on one thread).
+median of N after warm-up), with run.threads 1 and the machine's cores.
 ONNX Runtime: onnxruntime-node 1.30 driven by DATA/realworld/ort_run.js on the same input bytes,
 CPU provider, graph optimizations "all" and "disabled", intra-op threads 1 and the machine's cores;
 the median of N timed runs after one warm-up run. It is installed with npm into BUILD/ort-node on
@@ -17,7 +17,8 @@ Every model's outputs are checked as well: ONNX Runtime's outputs (optimizations
 written beside the inputs as output_K.pb where the model has none, and `onnxforge run DIR` compares
 onnxforge's outputs with them (column "match": the largest absolute difference, or "FAIL").
 
-Prints one row per model: milliseconds and the ratios onnxforge / ORT (lower is better).
+Prints one row per model: milliseconds and the ratios onnxforge / ORT (lower is better), on one thread
+(onnxforge / ORT all, / ORT none) and on the machine's threads (onnxforge* / ORT all*).
     /usr/bin/python3 bench/ort_bench.py BUILD_DIR [DATA_DIR] [--runs N] [--models a,b] [--json]
                                         [--seg-size N]   (image size of the segmentation model, default 256)
 """
@@ -165,9 +166,9 @@ def check_onnxforge(build, model_dir):
     return (max(diffs) if diffs else 0.0, p.returncode == 0)
 
 
-def time_onnxforge(build, model, pbs, runs):
-    p = subprocess.run([os.path.join(build, "bench", "bench_run"), model, *pbs, "--runs", str(runs), "--json"],
-                       capture_output=True, text=True)
+def time_onnxforge(build, model, pbs, runs, threads):
+    p = subprocess.run([os.path.join(build, "bench", "bench_run"), model, *pbs, "--runs", str(runs), "--threads",
+                        str(threads), "--json"], capture_output=True, text=True)
     if p.returncode != 0:
         return None
     return json.loads(p.stdout)["median_ms"]
@@ -188,7 +189,8 @@ def main():
             model = os.path.join(d, "model.onnx")
             record_ort_outputs(module, ort_run, d, inputs, work)
             row = {"model": name, "match": check_onnxforge(build, d),
-                   "onnxforge_ms": time_onnxforge(build, model, pbs, runs)}
+                   "onnxforge_ms": time_onnxforge(build, model, pbs, runs, 1),
+                   "onnxforge_t%d_ms" % cores: time_onnxforge(build, model, pbs, runs, cores)}
             for threads in (1, cores):
                 for level in ("all", "disabled"):
                     row["ort_%s_t%d_ms" % (level, threads)] = time_ort(module, ort_run, model, inputs, threads, level,
@@ -203,21 +205,23 @@ def main():
     def ratio(a, b):
         return "%7.2f" % (a / b) if a and b else "      -"
 
-    print("CPU: %s, %d cores; onnxforge on 1 thread; ORT %s, CPU provider; medians of %d runs (ms)"
-          % (cpu_name(), cores, ORT_VERSION, runs))
-    print("%-26s %10s %10s %10s %10s | %8s %8s %8s | %s" % ("model", "onnxforge", "ORT all", "ORT none", "ORT all*",
-                                                            "/all", "/none", "/all*", "match (max abs)"))
+    print("CPU: %s, %d cores; ORT %s, CPU provider; medians of %d runs (ms)" % (cpu_name(), cores, ORT_VERSION, runs))
+    print("%-26s %10s %10s %10s %10s %10s | %8s %8s %8s | %s" % (
+        "model", "onnxforge", "ORT all", "ORT none", "onnxforge*", "ORT all*", "/all", "/none", "*/all*",
+        "match (max abs)"))
     for r in rows:
-        o, a, n, am = (r["onnxforge_ms"], r["ort_all_t1_ms"], r["ort_disabled_t1_ms"], r["ort_all_t%d_ms" % cores])
+        o, a, n = r["onnxforge_ms"], r["ort_all_t1_ms"], r["ort_disabled_t1_ms"]
+        om, am = r["onnxforge_t%d_ms" % cores], r["ort_all_t%d_ms" % cores]
         fmt = lambda v: "%10.3f" % v if v else "%10s" % "failed"  # noqa: E731
         match = "-" if r["match"] is None else ("%.2g" % r["match"][0]) + ("" if r["match"][1] else " FAIL")
-        print("%-26s %s %s %s %s | %s %s %s | %s" % (r["model"], fmt(o), fmt(a), fmt(n), fmt(am), ratio(o, a),
-                                                      ratio(o, n), ratio(o, am), match))
-    ok = [r for r in rows if r["onnxforge_ms"] and r["ort_all_t1_ms"]]
-    if ok:
-        print("median onnxforge / ORT all (1 thread): %.2f" % statistics.median(
-            r["onnxforge_ms"] / r["ort_all_t1_ms"] for r in ok))
-    print("ORT all*: ORT with %d intra-op threads (onnxforge runs on one)." % cores)
+        print("%-26s %s %s %s %s %s | %s %s %s | %s" % (r["model"], fmt(o), fmt(a), fmt(n), fmt(om), fmt(am),
+                                                         ratio(o, a), ratio(o, n), ratio(om, am), match))
+    for label, mine, theirs in (("1 thread", "onnxforge_ms", "ort_all_t1_ms"),
+                                ("%d threads" % cores, "onnxforge_t%d_ms" % cores, "ort_all_t%d_ms" % cores)):
+        ok = [r for r in rows if r[mine] and r[theirs]]
+        if ok:
+            print("median onnxforge / ORT all (%s): %.2f" % (label, statistics.median(r[mine] / r[theirs] for r in ok)))
+    print("onnxforge*, ORT all*: both with %d intra-op threads (run.threads, intra_op_num_threads)." % cores)
 
 
 def cpu_name():

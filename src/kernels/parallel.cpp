@@ -64,12 +64,13 @@ class Pool {
     job.ctx = ctx;
     job.n = n;
     job.seats = static_cast<unsigned>(std::min<size_t>(width - 1, n - 1));
+    const unsigned seats = job.seats;  // workers change job.seats under the mutex from here on
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      grow(job.seats);
+      grow(seats);
       queue_.push_back(&job);
     }
-    if (job.seats == 1) wake_.notify_one();
+    if (seats == 1) wake_.notify_one();
     else wake_.notify_all();
     // Nested parallel_for calls inside the caller's tasks run inline, as on the workers.
     const unsigned saved = tls_threads;
