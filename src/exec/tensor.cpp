@@ -49,8 +49,7 @@ size_t default_max_tensor_bytes() {
 
 size_t max_tensor_bytes() { return t_budget ? t_budget : default_max_tensor_bytes(); }
 
-TensorBudgetScope::TensorBudgetScope(size_t bytes) : previous_(t_budget) { t_budget = bytes; }
-TensorBudgetScope::~TensorBudgetScope() { t_budget = previous_; }
+TensorBudgetScope::TensorBudgetScope(size_t bytes) : ScopedSetting(t_budget, bytes) {}
 
 bool tensor_bytes_within_limit(int64_t numel, size_t elem_size, size_t& bytes) {
   int64_t b = 0;

@@ -12,6 +12,7 @@
 
 #include "ir/error.h"
 #include "ir/ir.h"
+#include "ir/scoped_setting.h"
 
 namespace ofg::exec {
 
@@ -57,15 +58,9 @@ size_t max_tensor_bytes();
 // min(4 GiB, half of the physical memory).
 size_t default_max_tensor_bytes();
 // Sets this thread's limit while alive (0: the default), restoring the previous one after.
-class TensorBudgetScope {
+class TensorBudgetScope : ScopedSetting<size_t> {
  public:
   explicit TensorBudgetScope(size_t bytes);
-  ~TensorBudgetScope();
-  TensorBudgetScope(const TensorBudgetScope&) = delete;
-  TensorBudgetScope& operator=(const TensorBudgetScope&) = delete;
-
- private:
-  size_t previous_;
 };
 // Fails with Status::kLimit unless `numel` elements of `elem_size` bytes fit in the budget;
 // returns the byte count. `what` names the tensor in the message.

@@ -135,10 +135,7 @@ unsigned threads() { return tls_threads; }
 // More than this is a typo rather than a machine; the pool never grows past it.
 constexpr unsigned kMaxThreads = 1024;
 
-ThreadsScope::ThreadsScope(unsigned n) : previous_(tls_threads) {
-  tls_threads = std::min(n ? n : hardware_threads(), kMaxThreads);
-}
-ThreadsScope::~ThreadsScope() { tls_threads = previous_; }
+ThreadsScope::ThreadsScope(unsigned n) : ScopedSetting(tls_threads, std::min(n ? n : hardware_threads(), kMaxThreads)) {}
 
 unsigned detail::pool_workers() { return g_workers_started.load(std::memory_order_relaxed); }
 

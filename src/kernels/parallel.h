@@ -15,6 +15,8 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "ir/scoped_setting.h"
+
 namespace ofg::kernels {
 
 // Threads parallel_for may use on this thread (>= 1).
@@ -24,15 +26,9 @@ unsigned hardware_threads();
 
 // Sets threads() on this thread until destroyed (0: hardware_threads()); restores the previous
 // value. Worker threads running tasks see 1, so nested parallel_for calls run inline.
-class ThreadsScope {
+class ThreadsScope : ScopedSetting<unsigned> {
  public:
   explicit ThreadsScope(unsigned n);
-  ~ThreadsScope();
-  ThreadsScope(const ThreadsScope&) = delete;
-  ThreadsScope& operator=(const ThreadsScope&) = delete;
-
- private:
-  unsigned previous_;
 };
 
 namespace detail {
