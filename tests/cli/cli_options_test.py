@@ -41,6 +41,19 @@ def test_meaningless_combinations_are_refused():
     assert "given twice" in p.stderr
 
 
+def test_threads_option():
+    src, opt = demo_model(), os.path.join(TMP, "t.onnx")
+    run("optimize", src, opt, "--verify", "--threads", "2")
+    one = json.loads(run("verify", src, opt, "--samples", "2", "--json", "--threads", "1").stdout)["report"]
+    two = json.loads(run("verify", src, opt, "--samples", "2", "--json", "--threads=2").stdout)["report"]
+    assert one == two and one["passed"] and one["outputs"][0]["max_abs"] > 0, (one, two)
+    p = run("verify", src, src, "--threads", "5000", ok=(2,))
+    assert "run.threads" in p.stderr, p.stderr
+    p = run("run", TMP, "--threads", "x", ok=(2,))
+    assert "--threads takes a whole number" in p.stderr, p.stderr
+    assert "--threads N" in run("help", "run").stdout
+
+
 def test_help_pages_are_on_stdout():
     for command in ("inspect", "convert", "optimize", "passes", "run", "verify"):
         p = run("help", command)
