@@ -163,11 +163,11 @@ Report verify_models(Model& reference, Model& candidate, const Options& o) {
   Report r;
   r.atol = o.atol;
   r.rtol = o.rtol;
-  exec::Interpreter ri(reference), ci(candidate);
-  if (kernels::threads() >= 2) {
+  if (kernels::threads() >= 2) {  // before any interpreter looks at the weights
     materialize_pending(reference);
     materialize_pending(candidate);
   }
+  exec::Interpreter ri(reference), ci(candidate);
   // The candidate runs on the inputs of each reference run, beside it when threads allow; its
   // result is used only when the reference accepted them, as if it had run afterwards.
   CandidateRun cand(ci);
