@@ -156,6 +156,8 @@ TEST(KernelsParallel, SgemmBitIdentical) {
     }, what);
     const size_t packed_floats = t.sgemm_packed_b_size(c.K, c.N);
     if (packed_floats == 0 || c.tb) continue;
+    expect_same_bits(packed_floats, [&](float* out) { t.sgemm_pack_b(c.K, c.N, B.data(), ldb, out); },
+                     what + " packing");
     std::vector<float> buf;
     float* packed = test::aligned_floats(buf, packed_floats);
     t.sgemm_pack_b(c.K, c.N, B.data(), ldb, packed);
@@ -207,6 +209,7 @@ TEST(KernelsParallel, ConvolutionsBitIdentical) {
     expect_same_bits(n, [&](float* y) { t.conv2d(p, x.data(), w.data(), y); }, what);
     const size_t packed_floats = t.conv2d_packed_size(p);
     if (packed_floats == 0) continue;
+    expect_same_bits(packed_floats, [&](float* out) { t.conv2d_pack(p, w.data(), out); }, what + " packing");
     std::vector<float> buf;
     float* packed = test::aligned_floats(buf, packed_floats);
     t.conv2d_pack(p, w.data(), packed);

@@ -207,10 +207,15 @@ template <class Isa>
 void pack_weights(const Conv2DParams& p, const float* w, float* packed) {
   const size_t Cg_out = p.C_out / p.group, K = (p.C_in / p.group) * p.kH * p.kW;
   const size_t Mpad = (Cg_out + Isa::MR - 1) / Isa::MR * Isa::MR, per_group = packed_group_floats<Isa>(p);
-  for (size_t g = 0; g < p.group; ++g)
-    for (size_t p0 = 0; p0 < K; p0 += Isa::KC)
+  // One task per group and k-block: each fills its own panels.
+  const size_t kblocks = (K + Isa::KC - 1) / Isa::KC;
+  parallel_ranges(p.group * kblocks, 1, plane_grain(Cg_out * Isa::KC), [&](size_t lo, size_t hi) {
+    for (size_t b = lo; b < hi; ++b) {
+      const size_t g = b / kblocks, p0 = b % kblocks * Isa::KC;
       pack_a<Isa>(false, w + g * Cg_out * K, K, 0, Cg_out, p0, std::min(Isa::KC, K - p0), 1.f,
                   packed + g * per_group + p0 * Mpad);
+    }
+  });
 }
 
 // One GEMM per group and image: A = the group's packed weights (Cg_out x K), B = the image's

@@ -287,11 +287,15 @@ size_t sgemm_packed_b_size(size_t K, size_t N) {
 
 template <class Isa>
 void sgemm_pack_b(size_t K, size_t N, const float* B, size_t ldb, float* packed) {
-  for (size_t j0 = 0; j0 < N; j0 += Isa::NC) {
-    const size_t nc = std::min(Isa::NC, N - j0), ncr = (nc + Isa::NR - 1) / Isa::NR * Isa::NR;
-    for (size_t p0 = 0; p0 < K; p0 += Isa::KC)
+  // One task per column block and k-block: each fills its own panels.
+  const size_t jblocks = (N + Isa::NC - 1) / Isa::NC, kblocks = (K + Isa::KC - 1) / Isa::KC;
+  parallel_ranges(jblocks * kblocks, 1, plane_grain(Isa::NC * Isa::KC), [&](size_t lo, size_t hi) {
+    for (size_t b = lo; b < hi; ++b) {
+      const size_t j0 = b / kblocks * Isa::NC, p0 = b % kblocks * Isa::KC;
+      const size_t nc = std::min(Isa::NC, N - j0), ncr = (nc + Isa::NR - 1) / Isa::NR * Isa::NR;
       pack_b<Isa>(false, B, ldb, p0, std::min(Isa::KC, K - p0), j0, nc, packed + j0 * K + ncr * p0);
-  }
+    }
+  });
 }
 
 template <class Isa>

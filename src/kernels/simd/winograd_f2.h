@@ -240,27 +240,31 @@ void winograd_pack(const Conv2DParams& p, const float* w, float* packed) {
   const size_t K = p.C_out, C = p.C_in, Mpad = round_up(K, Isa::MR);
   // U[t][k][c] = (G g G^T)[t], computed in double so the weights add no rounding of their own.
   std::vector<float> U(kT * K * C);
-  for (size_t k = 0; k < K; ++k)
-    for (size_t c = 0; c < C; ++c) {
-      const float* gk = w + (k * C + c) * 9;
-      double tmp[kA][3];  // G g
-      for (int i = 0; i < kA; ++i)
-        for (int j = 0; j < 3; ++j) {
-          double acc = 0;
-          for (int r = 0; r < 3; ++r) acc += G[i][r] * gk[r * 3 + j];
-          tmp[i][j] = acc;
-        }
-      for (int i = 0; i < kA; ++i)
-        for (int j = 0; j < kA; ++j) {
-          double acc = 0;
-          for (int r = 0; r < 3; ++r) acc += tmp[i][r] * G[j][r];
-          U[(i * kA + j) * K * C + k * C + c] = static_cast<float>(acc);
-        }
-    }
-  for (int t = 0; t < kT; ++t)
+  // Output channels are split between threads (each writes its own rows of U), then positions.
+  parallel_ranges(K, 1, plane_grain(C * 100), [&](size_t k_lo, size_t k_hi) {
+    for (size_t k = k_lo; k < k_hi; ++k)
+      for (size_t c = 0; c < C; ++c) {
+        const float* gk = w + (k * C + c) * 9;
+        double tmp[kA][3];  // G g
+        for (int i = 0; i < kA; ++i)
+          for (int j = 0; j < 3; ++j) {
+            double acc = 0;
+            for (int r = 0; r < 3; ++r) acc += G[i][r] * gk[r * 3 + j];
+            tmp[i][j] = acc;
+          }
+        for (int i = 0; i < kA; ++i)
+          for (int j = 0; j < kA; ++j) {
+            double acc = 0;
+            for (int r = 0; r < 3; ++r) acc += tmp[i][r] * G[j][r];
+            U[(i * kA + j) * K * C + k * C + c] = static_cast<float>(acc);
+          }
+      }
+  });
+  parallel_for(kT, [&](size_t t) {
     for (size_t p0 = 0; p0 < C; p0 += Isa::KC)
       pack_a<Isa>(false, U.data() + t * K * C, C, 0, K, p0, std::min(Isa::KC, C - p0), 1.f,
                   packed + t * Mpad * C + p0 * Mpad);
+  });
 }
 
 template <class Isa>
