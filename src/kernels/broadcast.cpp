@@ -101,9 +101,10 @@ void walk_rows(const Plan& p, const T* a, const T* b, T* y, size_t r0, size_t r1
   }
 }
 
-// Walks the outer dims and calls inner(a, sa, b, sb, y, n) on the contiguous last dim. Large
-// outputs are split between threads: by rows, or, for a single row, into ranges of it.
-template <class T, class Inner>
+// Walks the outer dims and calls inner(a, sa, b, sb, y, n) on the contiguous last dim. With
+// `split` (the float ops, which take the time), large outputs are split between threads: by rows,
+// or, for a single row, into ranges of it.
+template <bool split, class T, class Inner>
 void walk(const Plan& p, const T* a, const T* b, T* y, Inner inner) {
   if (p.total == 0) return;
   if (p.rank == 0) {
@@ -112,6 +113,10 @@ void walk(const Plan& p, const T* a, const T* b, T* y, Inner inner) {
   }
   const size_t last = p.rank - 1;
   const size_t n = p.dim[last], rows = p.total / n;
+  if (!split) {
+    walk_rows(p, a, b, y, 0, rows, inner);
+    return;
+  }
   if (rows == 1) {
     const size_t sa = p.sa[last], sb = p.sb[last];
     parallel_ranges(n, kElementGrain, kElementsPerPart,
@@ -125,7 +130,7 @@ template <class T>
 void binary_int(BinaryOp op, const T* a, const int64_t* a_dims, size_t a_rank, const T* b,
                 const int64_t* b_dims, size_t b_rank, T* y) {
   const Plan p = make_plan(a_dims, a_rank, b_dims, b_rank);
-  walk(p, a, b, y, [op](const T* a, size_t sa, const T* b, size_t sb, T* y, size_t n) {
+  walk<false>(p, a, b, y, [op](const T* a, size_t sa, const T* b, size_t sb, T* y, size_t n) {
     for (size_t i = 0; i < n; ++i) y[i] = int_binary(op, a[i * sa], b[i * sb]);
   });
 }
@@ -136,7 +141,7 @@ void binary_f32_with(const KernelTable& t, BinaryOp op, const float* a, const in
                      size_t a_rank, const float* b, const int64_t* b_dims, size_t b_rank,
                      float* y) {
   const Plan p = make_plan(a_dims, a_rank, b_dims, b_rank);
-  walk(p, a, b, y, [&t, op](const float* a, size_t sa, const float* b, size_t sb, float* y, size_t n) {
+  walk<true>(p, a, b, y, [&t, op](const float* a, size_t sa, const float* b, size_t sb, float* y, size_t n) {
     if (sa && sb) t.binary_vv(op, a, b, y, n);
     else if (sa) t.binary_vs(op, a, *b, y, n);
     else if (sb) t.binary_sv(op, *a, b, y, n);

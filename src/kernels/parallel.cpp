@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
-#include <deque>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -101,7 +100,7 @@ class Pool {
       wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
       if (stopping_) return;
       Job* job = queue_.front();
-      if (--job->seats == 0) queue_.pop_front();
+      if (--job->seats == 0) queue_.erase(queue_.begin());
       ++job->active;
       lock.unlock();
       job->work();
@@ -113,7 +112,7 @@ class Pool {
 
   std::mutex mutex_;
   std::condition_variable wake_, left_;
-  std::deque<Job*> queue_;
+  std::vector<Job*> queue_;  // jobs with free seats, oldest first
   std::vector<std::thread> workers_;
   bool stopping_ = false;
 };
@@ -139,8 +138,35 @@ ThreadsScope::ThreadsScope(unsigned n) : ScopedSetting(tls_threads, std::min(n ?
 
 unsigned detail::pool_workers() { return g_workers_started.load(std::memory_order_relaxed); }
 
-void detail::run_tasks(size_t n, unsigned width, TaskFn task, void* ctx) {
+void detail::run_tasks(size_t n, TaskFn task, void* ctx) {
+  const unsigned width = tls_threads;
+  if (width <= 1 || n <= 1) {
+    for (size_t i = 0; i < n; ++i) task(ctx, i);
+    return;
+  }
   pool().run(n, width, task, ctx);
+}
+
+void detail::run_ranges(size_t total, size_t grain, size_t min_range, RangeFn fn, void* ctx) {
+  const size_t pieces = (total + grain - 1) / grain;
+  size_t parts = tls_threads;
+  if (min_range > 0 && total / min_range < parts) parts = total / min_range;
+  if (pieces < parts) parts = pieces;
+  if (parts <= 1) {
+    if (total) fn(ctx, 0, total);
+    return;
+  }
+  struct Split {
+    size_t total, grain, pieces, parts;
+    RangeFn fn;
+    void* ctx;
+  } split{total, grain, pieces, parts, fn, ctx};
+  run_tasks(parts, [](void* c, size_t t) {
+    const Split& sp = *static_cast<const Split*>(c);
+    const size_t b = sp.pieces * t / sp.parts * sp.grain;
+    const size_t e = t + 1 == sp.parts ? sp.total : sp.pieces * (t + 1) / sp.parts * sp.grain;
+    sp.fn(sp.ctx, b, e);
+  }, &split);
 }
 
 }  // namespace ofg::kernels

@@ -31,29 +31,6 @@ class ThreadsScope : ScopedSetting<unsigned> {
   explicit ThreadsScope(unsigned n);
 };
 
-namespace detail {
-using TaskFn = void (*)(void* ctx, size_t task);
-// Runs task(ctx, i) for i < n on up to `width` threads (the caller among them); returns when all
-// are done and rethrows the first exception a task threw (the remaining tasks are skipped).
-void run_tasks(size_t n, unsigned width, TaskFn task, void* ctx);
-// Worker threads started so far in this process (tests check that one thread starts none).
-unsigned pool_workers();
-}  // namespace detail
-
-// fn(i) for every i < n_tasks, on up to threads() threads. With one thread, or one task, the loop
-// runs here in order without touching the pool.
-template <class F>
-void parallel_for(size_t n_tasks, F&& fn) {
-  const unsigned width = threads();
-  if (width <= 1 || n_tasks <= 1) {
-    for (size_t i = 0; i < n_tasks; ++i) fn(i);
-    return;
-  }
-  using Fn = std::remove_reference_t<F>;
-  detail::run_tasks(n_tasks, width, [](void* ctx, size_t i) { (*static_cast<Fn*>(ctx))(i); },
-                    const_cast<void*>(static_cast<const void*>(&fn)));
-}
-
 // Work (multiply-adds, or elements of a cheap loop) below which splitting does not pay: waking a
 // worker costs a few microseconds.
 constexpr size_t kParallelWork = size_t{1} << 16;
@@ -63,25 +40,43 @@ inline size_t plane_grain(size_t work_per_item) {
   return work_per_item >= kParallelWork ? 1 : (kParallelWork + work_per_item - 1) / (work_per_item ? work_per_item : 1);
 }
 
+namespace detail {
+// What the templates below hand to parallel.cpp: a plain function and a pointer to the caller's
+// lambda, so each lambda adds only a two-line trampoline to the library.
+using TaskFn = void (*)(void* ctx, size_t task);
+using RangeFn = void (*)(void* ctx, size_t begin, size_t end);
+// Runs task(ctx, i) for i < n on up to threads() threads (the caller among them; in order on the
+// caller alone with one thread or one task); returns when all are done and rethrows the first
+// exception a task threw (the remaining tasks are skipped).
+void run_tasks(size_t n, TaskFn task, void* ctx);
+// The splitting of parallel_ranges.
+void run_ranges(size_t total, size_t grain, size_t min_range, RangeFn fn, void* ctx);
+// Worker threads started so far in this process (tests check that one thread starts none).
+unsigned pool_workers();
+
+template <class F>
+void* context(F& fn) {
+  return const_cast<void*>(static_cast<const void*>(&fn));
+}
+}  // namespace detail
+
+// fn(i) for every i < n_tasks, on up to threads() threads. With one thread, or one task, the loop
+// runs here in order without touching the pool.
+template <class F>
+void parallel_for(size_t n_tasks, F&& fn) {
+  using Fn = std::remove_reference_t<F>;
+  detail::run_tasks(n_tasks, [](void* ctx, size_t i) { (*static_cast<Fn*>(ctx))(i); }, detail::context(fn));
+}
+
 // Splits [0, total) into at most threads() ranges of whole `grain`-sized pieces (the last range
 // takes the remainder) and calls fn(begin, end) for each; below 2 * min_range elements, one call.
 // Range starts are multiples of grain, so a kernel whose vector loop runs in steps that divide
 // grain meets its scalar tail only at the very end, as with one call.
 template <class F>
 void parallel_ranges(size_t total, size_t grain, size_t min_range, F&& fn) {
-  const unsigned width = threads();
-  const size_t pieces = (total + grain - 1) / grain;
-  size_t parts = width;
-  if (min_range > 0 && total / min_range < parts) parts = total / min_range;
-  if (pieces < parts) parts = pieces;
-  if (parts <= 1) {
-    if (total) fn(size_t{0}, total);
-    return;
-  }
-  parallel_for(parts, [&](size_t t) {
-    const size_t b = pieces * t / parts * grain, e = t + 1 == parts ? total : pieces * (t + 1) / parts * grain;
-    fn(b, e);
-  });
+  using Fn = std::remove_reference_t<F>;
+  detail::run_ranges(total, grain, min_range, [](void* ctx, size_t b, size_t e) { (*static_cast<Fn*>(ctx))(b, e); },
+                     detail::context(fn));
 }
 
 }  // namespace ofg::kernels

@@ -19,10 +19,11 @@
 // (kc x NR); partial panels are zero-filled so the register tile never needs masks.
 #pragma once
 
+#include "kernels/gemm_split.h"
 #include "kernels/internal.h"
+#include "kernels/parallel.h"
 #include "kernels/simd/gemm_row.h"
 #include "kernels/simd/gemv.h"
-#include "kernels/parallel.h"
 
 #include <algorithm>
 #include <cstring>
@@ -196,27 +197,19 @@ void gemm_part(size_t K, size_t i_lo, size_t i_hi, size_t j_lo, size_t j_hi, flo
   }
 }
 
-// Below this many multiply-adds a GEMM runs on one thread: waking a worker costs more.
-constexpr size_t kGemmParallelMacs = size_t{1} << 18;
-
-// Calls part(i_lo, i_hi, j_lo, j_hi) for parts of an M x N x K product on up to threads() threads
-// (see gemm_part). The columns are split when there are enough column tiles and the product is
-// at least as wide as tall (each part then packs only its own B panels, and A again), else the
-// rows.
+// Calls part(i_lo, i_hi, j_lo, j_hi) for the parts of an M x N x K product (kernels/gemm_split.h)
+// on up to threads() threads; see gemm_part.
 template <class Isa, class Part>
 void gemm_parallel(size_t M, size_t N, size_t K, Part&& part) {
-  constexpr size_t MR = Isa::MR, NR = Isa::NR;
-  const size_t width = threads(), tiles_m = (M + MR - 1) / MR, tiles_n = (N + NR - 1) / NR;
-  if (width <= 1 || M * N * K < kGemmParallelMacs) {
+  const GemmSplit split = gemm_split(M, N, K, Isa::MR, Isa::NR);
+  if (split.parts <= 1) {
     part(size_t{0}, M, size_t{0}, N);
     return;
   }
-  const bool cols = tiles_n >= width ? (N >= M || tiles_m < width) : tiles_n >= tiles_m;
-  const size_t tiles = cols ? tiles_n : tiles_m, parts = std::min(width, tiles);
-  parallel_for(parts, [&](size_t t) {
-    const size_t lo = tiles * t / parts, hi = tiles * (t + 1) / parts;
-    if (cols) part(size_t{0}, M, lo * NR, std::min(N, hi * NR));
-    else part(lo * MR, std::min(M, hi * MR), size_t{0}, N);
+  parallel_for(split.parts, [&](size_t t) {
+    size_t i0, i1, j0, j1;
+    split.part(t, i0, i1, j0, j1);
+    part(i0, i1, j0, j1);
   });
 }
 

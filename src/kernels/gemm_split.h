@@ -1,0 +1,25 @@
+// How one GEMM's output is split between threads (simd/gemm_blocked.h, gemm_parallel): plain
+// arithmetic, kept out of the templates so every ISA and driver shares one copy.
+#pragma once
+
+#include <cstddef>
+
+namespace ofg::kernels {
+
+struct GemmSplit {
+  size_t parts = 1;  // 1: the whole product on the calling thread
+  bool cols = false;  // split the columns (else the rows)
+  size_t tiles = 0, M = 0, N = 0, MR = 0, NR = 0;
+
+  // Rows [i0, i1) and columns [j0, j1) of part t: whole register tiles (multiples of MR and NR),
+  // the last part up to M or N.
+  void part(size_t t, size_t& i0, size_t& i1, size_t& j0, size_t& j1) const;
+};
+
+// Below kGemmParallelMacs multiply-adds, or with one thread, one part. Else the columns are split
+// when there are enough column tiles for threads() and the product is at least as wide as tall
+// (each part then packs only its own B panels, and A again), else the rows.
+constexpr size_t kGemmParallelMacs = size_t{1} << 18;
+GemmSplit gemm_split(size_t M, size_t N, size_t K, size_t MR, size_t NR);
+
+}  // namespace ofg::kernels
