@@ -6,7 +6,7 @@
 
 namespace ofg::kernels {
 
-GemmSplit gemm_split(size_t M, size_t N, size_t K, size_t MR, size_t NR) {
+GemmSplit gemm_split(size_t M, size_t N, size_t K, size_t MR, size_t NR, Prepacked prepacked) {
   GemmSplit s;
   s.M = M;
   s.N = N;
@@ -14,7 +14,9 @@ GemmSplit gemm_split(size_t M, size_t N, size_t K, size_t MR, size_t NR) {
   s.NR = NR;
   const size_t width = threads(), tiles_m = (M + MR - 1) / MR, tiles_n = (N + NR - 1) / NR;
   if (width <= 1 || M * N * K < kGemmParallelMacs) return s;
-  s.cols = tiles_n >= width ? (N >= M || tiles_m < width) : tiles_n >= tiles_m;
+  if (prepacked == Prepacked::B && tiles_m >= width) s.cols = false;
+  else if (prepacked == Prepacked::A && tiles_n >= width) s.cols = true;
+  else s.cols = tiles_n >= width ? (N >= M || tiles_m < width) : tiles_n >= tiles_m;
   s.tiles = s.cols ? tiles_n : tiles_m;
   s.parts = std::min<size_t>(width, s.tiles);
   return s;

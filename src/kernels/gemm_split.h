@@ -16,10 +16,16 @@ struct GemmSplit {
   void part(size_t t, size_t& i0, size_t& i1, size_t& j0, size_t& j1) const;
 };
 
-// Below kGemmParallelMacs multiply-adds, or with one thread, one part. Else the columns are split
-// when there are enough column tiles for threads() and the product is at least as wide as tall
-// (each part then packs only its own B panels, and A again), else the rows.
+// Which operand comes packed already (weights kept packed by the interpreter): a part packs only
+// the other one, so the split goes along the prepacked operand's dimension and nothing is packed
+// twice.
+enum class Prepacked { None, A, B };
+
+// Below kGemmParallelMacs multiply-adds, or with one thread, one part. Else the rows are split when
+// B is prepacked, the columns when A is (when there are enough tiles for threads()); with neither,
+// the columns when the product is at least as wide as tall (each part packs its own B panels and
+// all of A again), else the rows.
 constexpr size_t kGemmParallelMacs = size_t{1} << 18;
-GemmSplit gemm_split(size_t M, size_t N, size_t K, size_t MR, size_t NR);
+GemmSplit gemm_split(size_t M, size_t N, size_t K, size_t MR, size_t NR, Prepacked prepacked);
 
 }  // namespace ofg::kernels

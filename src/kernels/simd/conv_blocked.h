@@ -235,7 +235,7 @@ void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* pack
     for (size_t n = 0; n < p.N; ++n) {
       const float* xg = x + (n * p.C_in + g * Cg_in) * HW;
       float* yg = y + (n * p.C_out + g * Cg_out) * HWo;
-      gemm_parallel<Isa>(Cg_out, HWo, K, [&](size_t i_lo, size_t i_hi, size_t j_lo, size_t j_hi) {
+      gemm_parallel<Isa>(Cg_out, HWo, K, Prepacked::A, [&](size_t i_lo, size_t i_hi, size_t j_lo, size_t j_hi) {
         float* pb = detail::scratch(3, pb_floats);
         gemm_part<Isa>(K, i_lo, i_hi, j_lo, j_hi, 0.f, yg, HWo, ep,
                        [&](size_t i0, size_t, size_t p0, size_t kc) { return pa + p0 * Mpad + i0 * kc; },

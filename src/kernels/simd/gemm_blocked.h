@@ -200,8 +200,8 @@ void gemm_part(size_t K, size_t i_lo, size_t i_hi, size_t j_lo, size_t j_hi, flo
 // Calls part(i_lo, i_hi, j_lo, j_hi) for the parts of an M x N x K product (kernels/gemm_split.h)
 // on up to threads() threads; see gemm_part.
 template <class Isa, class Part>
-void gemm_parallel(size_t M, size_t N, size_t K, Part&& part) {
-  const GemmSplit split = gemm_split(M, N, K, Isa::MR, Isa::NR);
+void gemm_parallel(size_t M, size_t N, size_t K, Prepacked prepacked, Part&& part) {
+  const GemmSplit split = gemm_split(M, N, K, Isa::MR, Isa::NR, prepacked);
   if (split.parts <= 1) {
     part(size_t{0}, M, size_t{0}, N);
     return;
@@ -216,8 +216,8 @@ void gemm_parallel(size_t M, size_t N, size_t K, Part&& part) {
 // The blocked sgemm over every part; A is packed per part into this thread's scratch area 2.
 template <class Isa, class BBlock>
 void sgemm_blocks(bool trans_a, size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda,
-                  float beta, float* C, size_t ldc, BBlock&& b_block) {
-  gemm_parallel<Isa>(M, N, K, [&](size_t i_lo, size_t i_hi, size_t j_lo, size_t j_hi) {
+                  float beta, float* C, size_t ldc, Prepacked prepacked, BBlock&& b_block) {
+  gemm_parallel<Isa>(M, N, K, prepacked, [&](size_t i_lo, size_t i_hi, size_t j_lo, size_t j_hi) {
     float* pa = detail::scratch(2, std::min(Isa::MC, (i_hi - i_lo + Isa::MR - 1) / Isa::MR * Isa::MR) *
                                        std::min(Isa::KC, K));
     gemm_part<Isa>(K, i_lo, i_hi, j_lo, j_hi, beta, C, ldc, Epilogue{},
@@ -252,7 +252,7 @@ void sgemm(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, float alpha
     if (trans_b) return sgemv<Isa>(N, K, alpha, B, ldb, A, beta, C);
     return row_times_matrix<Isa>(N, K, alpha, A, B, ldb, beta, C);
   }
-  sgemm_blocks<Isa>(trans_a, M, N, K, alpha, A, lda, beta, C, ldc,
+  sgemm_blocks<Isa>(trans_a, M, N, K, alpha, A, lda, beta, C, ldc, Prepacked::None,
                     [&](size_t, size_t p0, size_t kc, size_t js, size_t ns) {
                       float* pb = detail::scratch(3, std::min(Isa::NC, (N + Isa::NR - 1) / Isa::NR * Isa::NR) *
                                                          std::min(Isa::KC, K));
@@ -296,7 +296,7 @@ void sgemm_prepacked_b(size_t M, size_t N, size_t K, const float* A, size_t lda,
                        size_t ldc) {
   if (sgemm_trivial(M, N, K, 1.f, 0.f, C, ldc)) return;
   if (M == 1) return row_times_packed<Isa>(N, K, A, packed, C);
-  sgemm_blocks<Isa>(false, M, N, K, 1.f, A, lda, 0.f, C, ldc,
+  sgemm_blocks<Isa>(false, M, N, K, 1.f, A, lda, 0.f, C, ldc, Prepacked::B,
                     [&](size_t J0, size_t p0, size_t kc, size_t js, size_t) {
                       return packed + packed_panel_offset<Isa>(N, K, J0, p0, kc, js);
                     });
