@@ -98,9 +98,10 @@ void depthwise(const Conv2DParams& p, const float* x, const float* w, float* y) 
     if (taps == 9) depthwise_rows<Isa, 9>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, 9, out);
     else if (taps == 25) depthwise_rows<Isa, 25>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, 25, out);
     else depthwise_rows<Isa, 0>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, taps, out);
+    // Bias, activation and post on the plane just written, while it is in cache.
+    apply_bias_activation(*simd_table(), out, 1, 1, Ho * Wo, p.bias ? p.bias + c : nullptr, p.act,
+                          p.act_alpha, p.act_beta, p.post, c);
   }
-  apply_bias_activation(*simd_table(), y, p.N, p.C_out, p.H_out * p.W_out, p.bias, p.act,
-                        p.act_alpha, p.act_beta);
 }
 
 // Moves the column cursor of pack_b_conv past a run, wrapping to the next output row.
@@ -232,6 +233,7 @@ void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* pack
               for (size_t ib = 0; ib < mc; ib += MR) {
                 const size_t mr = std::min(MR, mc - ib);
                 ep.bias = bias ? bias + i0 + ib : nullptr;
+                ep.chan = g * Cg_out + i0 + ib;
                 micro_tile<Isa>(kc, pa + p0 * Mpad + (i0 + ib) * kc, pb + jb * kc,
                                 yg + (i0 + ib) * HWo + j0 + jb, HWo, mr, nr, p0 == 0, 0.f, ep);
               }

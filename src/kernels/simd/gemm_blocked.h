@@ -18,6 +18,7 @@
 #pragma once
 
 #include "kernels/internal.h"
+#include "kernels/simd/elementwise.h"
 
 #include <algorithm>
 #include <cstring>
@@ -84,21 +85,37 @@ void pack_b(bool trans, const float* B, size_t ldb, size_t p0, size_t kc, size_t
   pack_panels<Isa, Isa::NR>(!trans, B, ldb, p0, kc, j0, nc, 1.f, dst);
 }
 
+// Where a ConvPost's activation runs: on the registers of the tile (Relu and Clip, with the unary
+// kernel's own lane code) or over each stored row of the tile (anything else, a gate included,
+// with the unary and binary kernels' loops while the rows are in L1).
+enum class PostAct { None, Relu, Clip, Rows };
+
 // What the last k-block of a tile does after accumulating: add a per-row bias (row i of the tile
 // gets bias[i]) and clamp to [lo, hi] (Relu is [0, inf), Clip [min, max]). The convolution driver
 // uses it so that bias and activation cost no extra pass over the output. Clamping is written as
 // max(lo, v) / min(hi, v): with the value as second operand a NaN passes through, as the scalar
-// reference requires.
+// reference requires. Then a ConvPost (kernels.h) for channels chan, chan + 1, ... (row i of the
+// tile is channel chan + i).
 struct Epilogue {
   bool last = false;
   const float* bias = nullptr;
   bool clamp = false;
   float lo = 0.f, hi = 0.f;
+  const ConvPost* post = nullptr;
+  PostAct post_act = PostAct::None;
+  size_t chan = 0;
 };
 
 // Relu and Clip become the register tile's clamp; any other activation runs afterwards over the
-// output (returns true then).
+// output (returns true then). Also takes p's ConvPost.
 static inline bool fused_clamp(const Conv2DParams& p, Epilogue& ep) {
+  ep.post = p.post;
+  if (p.post && p.post->act) {
+    const bool lanes = p.post->gate == ConvPost::Gate::None;
+    ep.post_act = lanes && p.post->op == UnaryOp::Relu   ? PostAct::Relu
+                  : lanes && p.post->op == UnaryOp::Clip ? PostAct::Clip
+                                                         : PostAct::Rows;
+  }
   switch (p.act) {
     case Activation::None: return false;
     case Activation::Relu:
@@ -115,6 +132,48 @@ static inline bool fused_clamp(const Conv2DParams& p, Epilogue& ep) {
   }
 }
 
+// The register part of ep.post on one vector of channel c's values: the affine step as affine_vs
+// computes it, then Relu or Clip as the unary kernel computes them.
+template <class Isa>
+struct PostLanes {
+  using V = typename Isa::V;
+  V scale, shift, alpha, beta;
+  PostLanes() = default;
+  PostLanes(const Epilogue& ep, size_t c)
+      : scale(Isa::set1(ep.post->scale ? ep.post->scale[c] : 1.f)),
+        shift(Isa::set1(ep.post->scale ? ep.post->shift[c] : 0.f)),
+        alpha(Isa::set1(ep.post->alpha)),
+        beta(Isa::set1(ep.post->beta)) {}
+  V operator()(const Epilogue& ep, V v) const {
+    if (ep.post->scale) v = affine<Isa>(v, scale, shift);
+    if (ep.post_act == PostAct::Relu) v = un<Isa, UnaryOp::Relu>(v, alpha, beta);
+    else if (ep.post_act == PostAct::Clip) v = un<Isa, UnaryOp::Clip>(v, alpha, beta);
+    return v;
+  }
+};
+
+// The rest of ep.post over n stored values of channel c: everything when lanes_done is false
+// (values that skipped PostLanes), else only an activation PostLanes does not do. The loops are the
+// elementwise table entries themselves (affine_vs, unary, binary_vv Mul).
+template <class Isa>
+void post_stored(const Epilogue& ep, size_t c, float* y, size_t n, bool lanes_done) {
+  const ConvPost& post = *ep.post;
+  if (!lanes_done && post.scale) affine_vs<Isa>(y, post.scale[c], post.shift[c], y, n);
+  if (!post.act || (lanes_done && ep.post_act != PostAct::Rows)) return;
+  if (post.gate == ConvPost::Gate::None) {
+    unary<Isa>(post.op, y, y, n, post.alpha, post.beta);
+    return;
+  }
+  constexpr size_t kStretch = 64;
+  alignas(64) float act[kStretch];
+  for (size_t i = 0; i < n; i += kStretch) {
+    const size_t m = std::min(kStretch, n - i);
+    unary<Isa>(post.op, y + i, act, m, post.alpha, post.beta);
+    if (post.gate == ConvPost::Gate::XTimesAct) binary<Isa, Operands::VV>(BinaryOp::Mul, y + i, act, y + i, m);
+    else binary<Isa, Operands::VV>(BinaryOp::Mul, act, y + i, y + i, m);
+  }
+}
+
 // acc = A panel (kc x MR) * B panel (kc x NR); then C tile = acc + (first ? beta*C : C), then the
 // epilogue when ep.last. Partial tiles go through a stack buffer so the full-tile path has no
 // masks.
@@ -125,12 +184,13 @@ inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size
   constexpr size_t MR = Isa::MR, NR = Isa::NR, NV = NR / Isa::W;
   V acc[MR * NV];
   Isa::gemm_acc(kc, a, b, acc);
-  const bool bias = ep.last && ep.bias, clamp = ep.last && ep.clamp;
+  const bool bias = ep.last && ep.bias, clamp = ep.last && ep.clamp, post = ep.last && ep.post;
   if (mr == MR && nr == NR) {
     const V vb = Isa::set1(beta), vlo = Isa::set1(ep.lo), vhi = Isa::set1(ep.hi);
     for (size_t i = 0; i < MR; ++i) {
       float* row = C + i * ldc;
       const V vbias = bias ? Isa::set1(ep.bias[i]) : Isa::zero();
+      const PostLanes<Isa> lanes = post ? PostLanes<Isa>(ep, ep.chan + i) : PostLanes<Isa>();
       for (size_t h = 0; h < NV; ++h) {
         float* c = row + h * Isa::W;
         V v = acc[i * NV + h];
@@ -138,8 +198,10 @@ inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size
         else if (beta != 0.f) v = Isa::fma(vb, Isa::load(c), v);
         if (bias) v = Isa::add(v, vbias);
         if (clamp) v = Isa::min(vhi, Isa::max(vlo, v));
+        if (post) v = lanes(ep, v);
         Isa::store(c, v);
       }
+      if (post && ep.post_act == PostAct::Rows) post_stored<Isa>(ep, ep.chan + i, row, NR, true);
     }
     return;
   }
@@ -155,6 +217,8 @@ inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size
       if (clamp) r = r < ep.lo ? ep.lo : (r > ep.hi ? ep.hi : r);
       c = r;
     }
+  if (post)
+    for (size_t i = 0; i < mr; ++i) post_stored<Isa>(ep, ep.chan + i, C + i * ldc, nr, false);
 }
 
 // The blocked loops of sgemm; b_block(j0, nc, p0, kc) gives the packed B panels of that block.

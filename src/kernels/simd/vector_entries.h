@@ -26,7 +26,7 @@ void binary_sv(BinaryOp op, float a, const float* b, float* y, size_t n) {
 }
 
 #define OFG_SIMD_VECTOR_KERNELS(X) \
-  X(sgemv) X(binary_vv) X(binary_vs) X(binary_sv) X(unary) X(reduce) X(softmax) X(layer_norm) X(transpose2d)
+  X(sgemv) X(binary_vv) X(binary_vs) X(binary_sv) X(affine_vs) X(unary) X(reduce) X(softmax) X(layer_norm) X(transpose2d)
 
 template <class S>
 void set_vector_entries(KernelTable& t) {

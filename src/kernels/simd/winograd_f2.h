@@ -170,7 +170,8 @@ __attribute__((noinline)) void input_transform(const Conv2DParams& p, const Geom
   }
 }
 
-// Turns the GEMM results of tile rows [r0, r1) into output pixels, with bias and Relu/Clip.
+// Turns the GEMM results of tile rows [r0, r1) into output pixels, with bias, Relu/Clip and
+// ep.post.
 template <class Isa>
 __attribute__((noinline)) void output_transform(const Conv2DParams& p, const Geometry& g, const float* Mb,
                                                 size_t ldm, size_t r0, size_t r1, const Epilogue& ep,
@@ -182,6 +183,7 @@ __attribute__((noinline)) void output_transform(const Conv2DParams& p, const Geo
   const Vec vlo = Isa::set1(ep.lo), vhi = Isa::set1(ep.hi);
   for (size_t k = 0; k < p.C_out; ++k) {
     const Vec vbias = Isa::set1(p.bias ? p.bias[k] : 0.f);
+    const PostLanes<Isa> lanes = ep.post ? PostLanes<Isa>(ep, k) : PostLanes<Isa>();
     for (size_t r = r0; r < r1; ++r) {
       const size_t n = r / g.tiles_h, th = r % g.tiles_h;
       const float* src = Mb + k * ldm + (r - r0) * g.tiles_w;
@@ -199,6 +201,7 @@ __attribute__((noinline)) void output_transform(const Conv2DParams& p, const Geo
           for (int j2 = 0; j2 < kM; ++j2) {
             Vec v = Isa::add(i2 == 0 ? at0<Isa>(s[j2]) : at1<Isa>(s[j2]), vbias);
             if (ep.clamp) v = Isa::min(vhi, Isa::max(vlo, v));
+            if (ep.post) v = lanes(ep, v);
             yv[j2] = v;
           }
           // Columns 0 and 1 of the W tiles become 2W consecutive output pixels.
@@ -208,8 +211,9 @@ __attribute__((noinline)) void output_transform(const Conv2DParams& p, const Geo
       for (int i2 = 0; i2 < kM; ++i2) {
         const size_t oh = th * kM + i2;
         if (oh >= p.H_out) break;
-        std::memcpy(y + (n * p.C_out + k) * HWo + oh * p.W_out, orow + i2 * kM * g.tiles_wv,
-                    p.W_out * sizeof(float));
+        float* yrow = y + (n * p.C_out + k) * HWo + oh * p.W_out;
+        std::memcpy(yrow, orow + i2 * kM * g.tiles_wv, p.W_out * sizeof(float));
+        if (ep.post && ep.post_act == PostAct::Rows) post_stored<Isa>(ep, k, yrow, p.W_out, true);
       }
     }
   }
