@@ -64,7 +64,15 @@ void expect_same_bytes(const Runs& r) {
     const RTensor& b = r.plain[i].t;
     ASSERT_EQ(a.dtype, b.dtype) << "output " << i;
     ASSERT_EQ(a.shape, b.shape) << "output " << i;
-    ASSERT_EQ(std::memcmp(a.ptr, b.ptr, a.nbytes()), 0) << "output " << i << " differs";
+    if (std::memcmp(a.ptr, b.ptr, a.nbytes()) == 0) continue;
+    // The first element that differs, as bits, for the failure message.
+    size_t e = 0;
+    while (e + 4 <= a.nbytes() && std::memcmp(a.ptr + e, b.ptr + e, 4) == 0) e += 4;
+    uint32_t fa = 0, fb = 0;
+    std::memcpy(&fa, a.ptr + e, std::min<size_t>(4, a.nbytes() - e));
+    std::memcpy(&fb, b.ptr + e, std::min<size_t>(4, b.nbytes() - e));
+    ADD_FAILURE() << "output " << i << " differs at element " << e / 4 << ": fused bits " << std::hex << fa
+                  << ", node by node " << fb;
   }
   EXPECT_EQ(r.fused_stats.nodes_run, r.plain_stats.nodes_run);
 }

@@ -22,15 +22,15 @@ float activate(Activation act, float v, float alpha, float beta) {
 // ConvPost on one output value of channel c, with the one-element forms of the entries it names.
 float post_one(const ConvPost* post, size_t c, float v) {
   if (!post) return v;
-  if (post->scale) v = binary_one(BinaryOp::Add, binary_one(BinaryOp::Mul, v, post->scale[c]), post->shift[c]);
+  if (post->scale) v = binary_one(BinaryOp::Add, rounded(binary_one(BinaryOp::Mul, v, post->scale[c])), post->shift[c]);
   if (!post->act) return v;
   const float a = unary_one(post->op, v, post->alpha, post->beta);
-  switch (post->gate) {
-    case ConvPost::Gate::None: return a;
-    case ConvPost::Gate::XTimesAct: return binary_one(BinaryOp::Mul, v, a);
-    case ConvPost::Gate::ActTimesX: return binary_one(BinaryOp::Mul, a, v);
-  }
-  return a;
+  if (post->gate == ConvPost::Gate::None) return a;
+  // A NaN first operand is the product, quieted, as the multiply instructions give it (see
+  // simd::gate_product).
+  const float first = post->gate == ConvPost::Gate::XTimesAct ? v : a;
+  const float second = post->gate == ConvPost::Gate::XTimesAct ? a : v;
+  return std::isnan(first) ? first + first : binary_one(BinaryOp::Mul, first, second);
 }
 }  // namespace
 

@@ -28,7 +28,7 @@ void binary_sv(BinaryOp op, float a, const float* b, float* y, size_t n) {
 }
 
 void affine_vs(const float* x, float a, float b, float* y, size_t n) {
-  for (size_t i = 0; i < n; ++i) y[i] = binary_one(BinaryOp::Add, binary_one(BinaryOp::Mul, x[i], a), b);
+  for (size_t i = 0; i < n; ++i) y[i] = binary_one(BinaryOp::Add, rounded(binary_one(BinaryOp::Mul, x[i], a)), b);
 }
 
 }  // namespace ofg::kernels::scalar

@@ -78,11 +78,11 @@ void binary(BinaryOp op, const float* a, const float* b, float* y, size_t n) {
   }
 }
 
-// x * a then + b per lane with the lane operations binary_vs uses for Mul and Add (two roundings),
-// tails through the same buffer.
+// x * a then + b per lane with the lane operations binary_vs uses for Mul and Add (two roundings:
+// rounded() keeps them apart), tails through the same buffer.
 template <class S>
 inline typename S::V affine(typename S::V x, typename S::V a, typename S::V b) {
-  return bin<S, BinaryOp::Add>(bin<S, BinaryOp::Mul>(x, a), b);
+  return bin<S, BinaryOp::Add>(rounded(bin<S, BinaryOp::Mul>(x, a)), b);
 }
 
 template <class S>
