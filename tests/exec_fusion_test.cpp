@@ -90,7 +90,7 @@ std::vector<std::vector<std::string>> chain_types(Model& m) {
 }
 
 // How the chain after the conv (or BatchNormalization) ends.
-enum class Act { None, Relu, Clip, ClipAttr, Sigmoid, HardSigmoid, LeakyRelu, Tanh, HardSwish, SiluXS, SiluSX, HardSwishGate };
+enum class Act { None, Relu, Clip, ClipConstantNodes, ClipAttr, Sigmoid, HardSigmoid, LeakyRelu, Tanh, HardSwish, SiluXS, SiluSX, HardSwishGate };
 
 // Conv geometry: which kernel path runs it.
 struct Geo {
@@ -112,6 +112,7 @@ Value* add_act(GraphBuilder& b, Value* y, Act act) {
     case Act::None: return y;
     case Act::Relu: return b.op("Relu", {y});
     case Act::Clip: return b.op("Clip", {y, b.initializer("lo", {}, {0.f}), b.initializer("hi", {}, {6.f})});
+    case Act::ClipConstantNodes: return b.op("Clip", {y, b.constant("lo", {}, {-1.f}), b.constant("hi", {}, {1.5f})});
     case Act::ClipAttr: return b.op("Clip", {y}, {b.f("min", -0.5f), b.f("max", 0.75f)});
     case Act::Sigmoid: return b.op("Sigmoid", {y});
     case Act::HardSigmoid: return b.op("HardSigmoid", {y}, {b.f("alpha", 0.25f), b.f("beta", 0.4f)});
@@ -163,7 +164,7 @@ const Geo kGeos[] = {
     {"wide", 3, 7, 1, 3, 2, 17, 19, true},          // the first layer of a CNN
     {"conv1d", 6, 9, 1, 5, 1, 1, 40, true, true},   // 1-D through the 2-D kernels
 };
-const Act kActs[] = {Act::None, Act::Relu, Act::Clip, Act::ClipAttr, Act::Sigmoid, Act::HardSigmoid, Act::LeakyRelu,
+const Act kActs[] = {Act::None, Act::Relu, Act::Clip, Act::ClipConstantNodes, Act::ClipAttr, Act::Sigmoid, Act::HardSigmoid, Act::LeakyRelu,
                      Act::Tanh, Act::HardSwish, Act::SiluXS, Act::SiluSX, Act::HardSwishGate};
 
 }  // namespace

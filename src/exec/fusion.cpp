@@ -36,12 +36,23 @@ struct Uses {
   }
 };
 
-bool constant_or_absent(const Node* n, uint32_t i) { return i >= n->inputs.size || !n->inputs[i] || n->inputs[i]->is_constant(); }
+// An initializer that is no graph input, or the output of a Constant node (exporters give
+// Clip its bounds that way): computed before any node that reads it, the same on every run.
+bool is_constant(const Model& m, const Value* v) {
+  if (v->is_constant()) return true;
+  const Node* p = v->producer;
+  const std::string_view d = p ? m.str(p->domain) : std::string_view();
+  return p && p->inputs.size == 0 && (d.empty() || d == "ai.onnx") && m.str(p->op_type) == "Constant";
+}
+
+bool constant_or_absent(const Model& m, const Node* n, uint32_t i) {
+  return i >= n->inputs.size || !n->inputs[i] || is_constant(m, n->inputs[i]);
+}
 
 bool is_fusable_bn(const Uses& u, const Node* n) {
   if (!u.is(n, "BatchNormalization") || n->inputs.size < 5) return false;
   for (uint32_t i = 1; i < 5; ++i)
-    if (!n->inputs[i] || !n->inputs[i]->is_constant()) return false;
+    if (!n->inputs[i] || !is_constant(u.m, n->inputs[i])) return false;
   const Attribute* tm = n->attribute(u.m, "training_mode");
   return !tm || tm->int_or(0) == 0;
 }
@@ -50,7 +61,7 @@ bool is_fusable_act(const Uses& u, const Node* n) {
   for (const char* t : {"Relu", "LeakyRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh"})
     if (u.is(n, t)) return n->inputs.size == 1;
   // Bounds read when the chain runs must not be computed later than its first node.
-  return u.is(n, "Clip") && constant_or_absent(n, 1) && constant_or_absent(n, 2) && n->inputs.size <= 3;
+  return u.is(n, "Clip") && constant_or_absent(u.m, n, 1) && constant_or_absent(u.m, n, 2) && n->inputs.size <= 3;
 }
 
 // From value x (the chain's current result), the activation, or the activation and the Mul of

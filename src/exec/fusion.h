@@ -7,7 +7,7 @@
 // where every value inside has only the chain's next node as consumer (the gate's x: the
 // activation and the Mul), is not a graph output and is not read by a subgraph; the
 // BatchNormalization is in inference mode with constant scale, B, mean and var; Clip's bounds are
-// constant. Whether the tensors are float32 is checked when the chain runs (else its nodes run one
+// constant (initializers or Constant nodes). Whether the tensors are float32 is checked when the chain runs (else its nodes run one
 // by one).
 #pragma once
 #include <vector>
