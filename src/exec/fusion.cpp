@@ -26,12 +26,14 @@ struct Uses {
   }
   Node* only_user(const Value* v) const { return users.at(v).front(); }
 
-  // A default-domain node of this type that the registry runs at the model's opset, with one
-  // output.
+  // A default-domain node of this type that the registry runs at the model's opset, with only
+  // its first output named (BatchNormalization may list its training outputs as "").
   bool is(const Node* n, std::string_view type) const {
     const std::string_view d = m.str(n->domain);
     if ((!d.empty() && d != "ai.onnx") || m.str(n->op_type) != type) return false;
-    if (n->outputs.size != 1 || !n->outputs[0]) return false;
+    if (n->outputs.size == 0 || !n->outputs[0]) return false;
+    for (uint32_t i = 1; i < n->outputs.size; ++i)
+      if (n->outputs[i]) return false;
     return Registry::instance().find("", type, m.opset_version(d)) != nullptr;
   }
 };

@@ -583,7 +583,10 @@ void register_elementwise_ops(Registry& r) {
   r.add("ThresholdedRelu", op_thresholded_relu).infer(rules::same_type);
   r.add("Celu", op_celu).infer(rules::same_type);
   r.add("Gelu", op_gelu).infer(rules::same_type);
-  r.add("Clip", op_clip).infer(rules::same_type);
+  // One kernel, two entries: the bounds are attributes before opset 11 and inputs after
+  // (clip_params reads the node's opset).
+  r.add("Clip", op_clip, 1, 10).infer(rules::same_type);
+  r.add("Clip", op_clip, 11).infer(rules::same_type);
   r.add("IsNaN", op_isnan);
   r.add("IsInf", op_isinf);
   r.add("PRelu", op_prelu).infer(rules::elementwise);
