@@ -121,19 +121,13 @@ FusedChain chain_from(const Uses& u, Node* n) {
 
 std::vector<FusedChain> find_chains(const Model& m, Graph* g, const std::vector<Node*>& order) {
   Uses u{m, g, {}, {}};
+  std::vector<Value*> captured;
   for (Node* n : order) {
     for (Value* v : n->inputs)
       if (v) u.users[v].push_back(n);
-    for (Attribute& a : n->attributes) {
-      auto note = [&](Graph* sub) {
-        for_each_graph(sub, [&](Graph* s) {
-          for (Value* v : s->captures) u.captured.insert(v);
-        });
-      };
-      if (a.g) note(a.g);
-      for (Graph* s : a.graphs) note(s);
-    }
+    append_subgraph_captures(n, captured);
   }
+  u.captured.insert(captured.begin(), captured.end());
   std::vector<FusedChain> chains;
   std::unordered_set<const Node*> taken;
   for (Node* n : order) {

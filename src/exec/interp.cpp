@@ -292,6 +292,7 @@ const Interpreter::Plan& Interpreter::plan_for(Graph* g) {
     }
   }
   std::unordered_map<const Value*, size_t> last;
+  std::vector<Value*> captured;
   for (size_t i = 0; i < p.order.size(); ++i) {
     Node* n = p.order[i];
     auto use = [&](const Value* v) {
@@ -301,15 +302,9 @@ const Interpreter::Plan& Interpreter::plan_for(Graph* g) {
     for (Value* v : n->inputs)
       if (v) use(v);
     // Values a subgraph reads from this scope are inputs of the node that owns the subgraph.
-    for (Attribute& a : n->attributes) {
-      auto note = [&](Graph* sub) {
-        for_each_graph(sub, [&](Graph* s) {
-          for (Value* v : s->captures) use(v);
-        });
-      };
-      if (a.g) note(a.g);
-      for (Graph* s : a.graphs) note(s);
-    }
+    captured.clear();
+    append_subgraph_captures(n, captured);
+    for (const Value* v : captured) use(v);
   }
   p.release_after.resize(p.order.size());
   for (auto& kv : last) {

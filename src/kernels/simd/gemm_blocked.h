@@ -226,9 +226,11 @@ inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size
     switch (ep.post_act) {
 #define OFG_POST_CASE(k) \
   case PostAct::k: return store_full_tile<Isa, true, PostAct::k>(acc, C, ldc, first, beta, bias, clamp, ep);
-      OFG_POST_CASE(None) OFG_POST_CASE(Relu) OFG_POST_CASE(Clip) OFG_POST_CASE(SigmoidGate)
-      OFG_POST_CASE(HardSigmoidGate) OFG_POST_CASE(Rows)
+      OFG_POST_CASE(Relu) OFG_POST_CASE(Clip) OFG_POST_CASE(SigmoidGate) OFG_POST_CASE(HardSigmoidGate)
 #undef OFG_POST_CASE
+      // Only the affine step (post_stored then has nothing to do), or an activation over the rows.
+      case PostAct::None:
+      case PostAct::Rows: return store_full_tile<Isa, true, PostAct::Rows>(acc, C, ldc, first, beta, bias, clamp, ep);
     }
   }
   alignas(64) float tile[MR * NR];
