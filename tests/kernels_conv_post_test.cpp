@@ -17,9 +17,10 @@ namespace {
 
 using Gate = k::ConvPost::Gate;
 
+// The reference and every SIMD table this CPU runs.
 std::vector<const k::KernelTable*> tables() {
   std::vector<const k::KernelTable*> t{&k::scalar_table()};
-  if (k::simd_table()) t.push_back(k::simd_table());
+  t.insert(t.end(), k::simd_tables().begin(), k::simd_tables().end());
   return t;
 }
 

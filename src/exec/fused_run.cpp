@@ -14,9 +14,9 @@ namespace {
 bool is_f32(const RValue* v) { return v && v->kind == RValue::kTensor && v->t.dtype == kFloat; }
 
 // The inputs a fused run reads as float32 (Clip's bounds may be of any type): else the nodes run
-// one by one, with the ops' promotion of other types.
-bool all_float(const FusedChain& c, Frame& f) {
-  auto in = [&](const Node* n, uint32_t i) { return i < n->inputs.size && n->inputs[i] ? f.find(n->inputs[i]) : nullptr; };
+// one by one, with the ops' promotion of other types. in(n, i): input i of node n, or null.
+template <class In>
+bool all_float(const FusedChain& c, In&& in) {
   const Node* head = c.head();
   if (!is_f32(in(head, 0))) return false;
   if (c.conv && (!is_f32(in(c.conv, 1)) || (c.conv->inputs.size > 2 && c.conv->inputs[2] && !is_f32(in(c.conv, 2)))))
@@ -30,14 +30,15 @@ bool all_float(const FusedChain& c, Frame& f) {
 }  // namespace
 
 void Interpreter::run_chain(const FusedChain& c, Frame& f) {
-  if (!all_float(c, f)) {
+  auto in = [&](const Node* n, uint32_t i) { return i < n->inputs.size && n->inputs[i] ? value_of(n->inputs[i], f) : nullptr; };
+  if (!all_float(c, in)) {
     for (Node* n : c.nodes) exec_node(n, f);
     return;
   }
   // The context of a node of the chain: its values that exist (the chain's inner values do not).
   auto ctx = [&](Node* n) {
     OpCtx x{*this, m_, *n, m_.opset_version(m_.str(n->domain)), {}, {}, &f};
-    for (Value* v : n->inputs) x.in.push_back(v ? f.find(v) : nullptr);
+    for (uint32_t i = 0; i < n->inputs.size; ++i) x.in.push_back(in(n, i));
     x.out.resize(n->outputs.size);
     return x;
   };
