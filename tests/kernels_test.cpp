@@ -160,7 +160,7 @@ TEST(KernelsSgemm, PrepackedBMatchesSgemm) {
 // a padded stride, so no matrix-vector shortcut applies), across the K (256) and N (1536 AVX2)
 // blocks, with alpha and beta.
 TEST(KernelsSgemm, OneRowIsTheBlockedDriversRow) {
-  SIMD_OR_SKIP();
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
   for (size_t N : {1, 7, 8, 16, 33, 37, 100, 1601})
     for (size_t K : {1, 7, 255, 256, 257, 600})
       for (auto ab : {std::pair<float, float>{1.f, 0.f}, {0.5f, 2.f}, {-1.5f, 1.f}}) {
@@ -185,6 +185,7 @@ TEST(KernelsSgemm, OneRowIsTheBlockedDriversRow) {
         for (size_t j = 0; j < N; ++j) ASSERT_EQ(p1[j], p2[j]) << simd->isa << " packed N=" << N << " K=" << K << " col " << j;
         for (size_t j = 0; j < N; ++j) ASSERT_EQ(p1[j], one[j]) << simd->isa << " packed vs sgemm, col " << j;
       }
+  });
 }
 
 // y = alpha A x + beta y against the definition in double, for a table; lda > K and beta both
