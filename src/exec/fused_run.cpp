@@ -43,6 +43,7 @@ void Interpreter::run_chain(const FusedChain& c, Frame& f) {
     return x;
   };
   kernels::ConvPost post;
+  post.table = &kernels::active_table();  // the separate ops' table
   std::vector<float> scale, shift;
   // The BatchNormalization factors for C channels and the activation, read through their nodes.
   auto make_post = [&](int64_t C) -> const kernels::ConvPost* {

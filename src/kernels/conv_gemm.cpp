@@ -33,7 +33,7 @@ void apply_bias_activation(const KernelTable& t, float* y, size_t N, size_t C, s
       float* plane = y + (n * C + c) * HW;
       if (bias) t.binary_vs(BinaryOp::Add, plane, bias[c], plane, HW);
       if (has_act) t.unary(op, plane, plane, HW, alpha, beta);
-      if (post) apply_conv_post(t, *post, c0 + c, plane, plane, HW);
+      if (post) apply_conv_post(post->table ? *post->table : t, *post, c0 + c, plane, plane, HW);
     }
   }
 }

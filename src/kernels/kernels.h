@@ -55,6 +55,8 @@ enum class ReduceOp { Sum, Mean, Max, Min, Prod, SumSquare, L1, L2, LogSum, LogS
 // Activation fused into conv outputs (after the bias).
 enum class Activation { None, Relu, LeakyRelu /*alpha*/, Clip /*alpha=min, beta=max*/, Sigmoid, Silu, HardSwish };
 
+struct KernelTable;
+
 // Work a convolution does on each output channel after its bias, for the interpreter's run of a
 // Conv -> BatchNormalization -> activation chain as one call (the values between them are never
 // stored). Every step is the arithmetic of the table entry the separate op would call, in the same
@@ -70,6 +72,9 @@ struct ConvPost {
   UnaryOp op = UnaryOp::Relu;
   float alpha = 0.f, beta = 0.f;
   enum class Gate : uint8_t { None, XTimesAct, ActTimesX } gate = Gate::None;
+  // The table whose entries the steps reproduce (the one the separate ops run on; a table may
+  // run some convolutions with another ISA's kernel); null: the convolution's own.
+  const KernelTable* table = nullptr;
 };
 
 

@@ -181,10 +181,14 @@ inline typename Isa::V post_lanes(const ConvPost& post, const PostConsts<Isa>& k
 template <class Isa>
 void post_stored(const Epilogue& ep, size_t c, float* y, size_t n, bool affine_done, bool act_done) {
   // The table's own entries: the very code the separate ops run.
-  const KernelTable& t = Isa::table();
   const ConvPost& post = *ep.post;
+  const KernelTable& t = post.table ? *post.table : Isa::table();
   if (!affine_done && post.scale) t.affine_vs(y, post.scale[c], post.shift[c], y, n);
-  if (post.act && !act_done) apply_conv_post(t, ConvPost{nullptr, nullptr, true, post.op, post.alpha, post.beta, post.gate}, c, y, y, n);
+  if (post.act && !act_done) {
+    ConvPost act = post;
+    act.scale = act.shift = nullptr;
+    apply_conv_post(t, act, c, y, y, n);
+  }
 }
 
 // A full register tile to C: + C (or beta * C), bias, clamp, and with POST ep.post (K its
