@@ -1,18 +1,18 @@
-# The size budget: the stripped shared library must stay within 1.5 MiB, 1.5 MiB + 64 KiB on
+# The size budget: the stripped shared library must stay within 1.5 MiB, 1.5 MiB + 128 KiB on
 # x86-64 (also in cross builds, with the target's strip). OFG_SIZE_BUDGET overrides the limit in
 # bytes.
 if(OFG_SANITIZE OR OFG_FUZZ)
   return()
 endif()
-# x86-64 gets 64 KiB more: it carries one more SIMD table than the other targets (AVX-512 beside
-# AVX2; the AVX-512 SGEMM, convolution and vector-math instantiations add ~41 KB), and the
-# intra-op threads' split drivers exist once per table (threads added 20.6 KB there; the other
-# targets keep their margin of 190 KB and more).
+# x86-64 gets 128 KiB more: it carries one more SIMD table than the other targets (AVX-512 beside
+# AVX2: its SGEMM, convolution and vector-math instantiations add ~41 KB), and what is written once
+# per SIMD table is there twice: the intra-op threads' split drivers (+20.6 KB on x86-64) and the
+# fused convolution epilogue (+28.7 KB). The ARM targets keep 1.5 MiB with their margin.
 set(OFG_SIZE_BUDGET "" CACHE STRING "Budget in bytes for the stripped libonnxforge.so (empty: the target's default)")
 set(_ofg_budget "${OFG_SIZE_BUDGET}")
 if(NOT _ofg_budget)
   if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
-    set(_ofg_budget 1638400)
+    set(_ofg_budget 1703936)
   else()
     set(_ofg_budget 1572864)
   endif()

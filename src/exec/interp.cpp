@@ -302,26 +302,55 @@ size_t value_bytes(const RValue& v) {
 }
 }  // namespace
 
+void Interpreter::set_plan_fusion(bool on) {
+  if (on == fuse_) return;
+  fuse_ = on;
+  plans_.clear();
+}
+
 const Interpreter::Plan& Interpreter::plan_for(Graph* g) {
   auto it = plans_.find(g);
   if (it != plans_.end()) return it->second;
   Plan p;
   for (Node* n = g->first; n; n = n->next) p.order.push_back(n);
+  p.chain_at.assign(p.order.size(), -1);
+  // run_at[i]: where order[i] runs, the position of its chain's last node when it has one (what
+  // it reads must live until then).
+  std::vector<size_t> run_at(p.order.size());
+  for (size_t i = 0; i < p.order.size(); ++i) run_at[i] = i;
+  if (fuse_) {
+    p.chains = find_chains(m_, g, p.order);
+    // A chain computed from constants only runs once with a cache (its nodes' outputs are kept,
+    // exec/constant_nodes.cpp): left to that.
+    if (cache_)
+      p.chains.erase(std::remove_if(p.chains.begin(), p.chains.end(),
+                                    [&](const FusedChain& c) { return constant_node(c.head()); }),
+                     p.chains.end());
+    std::unordered_map<const Node*, size_t> pos;
+    for (size_t i = 0; i < p.order.size(); ++i) pos[p.order[i]] = i;
+    for (size_t k = 0; k < p.chains.size(); ++k) {
+      const size_t tail = pos[p.chains[k].nodes.back()];
+      for (Node* n : p.chains[k].nodes) {
+        p.chain_at[pos[n]] = -2;
+        run_at[pos[n]] = tail;
+      }
+      p.chain_at[tail] = static_cast<int32_t>(k);
+    }
+  }
   std::unordered_map<const Value*, size_t> last;
+  std::vector<Value*> captured;
   for (size_t i = 0; i < p.order.size(); ++i) {
     Node* n = p.order[i];
+    auto use = [&](const Value* v) {
+      size_t& l = last[v];
+      l = std::max(l, run_at[i]);
+    };
     for (Value* v : n->inputs)
-      if (v) last[v] = i;
+      if (v) use(v);
     // Values a subgraph reads from this scope are inputs of the node that owns the subgraph.
-    for (Attribute& a : n->attributes) {
-      auto note = [&](Graph* sub) {
-        for_each_graph(sub, [&](Graph* s) {
-          for (Value* v : s->captures) last[v] = i;
-        });
-      };
-      if (a.g) note(a.g);
-      for (Graph* s : a.graphs) note(s);
-    }
+    captured.clear();
+    append_subgraph_captures(n, captured);
+    for (const Value* v : captured) use(v);
   }
   p.release_after.resize(p.order.size());
   for (auto& kv : last) {
@@ -330,6 +359,11 @@ const Interpreter::Plan& Interpreter::plan_for(Graph* g) {
     p.release_after[kv.second].push_back(v);
   }
   return plans_.emplace(g, std::move(p)).first->second;
+}
+
+void Interpreter::store(Value* v, RValue r, Frame& f) {
+  live_bytes_ += value_bytes(r);
+  f.values[v] = std::move(r);
 }
 
 void Interpreter::exec_node(Node* n, Frame& f) {
@@ -355,8 +389,7 @@ void Interpreter::exec_node(Node* n, Frame& f) {
       ctx.in.push_back(nullptr);
       continue;
     }
-    const RValue* rv = f.find(v);
-    if (!rv && v->initializer) rv = &initializer_rvalue(v);
+    const RValue* rv = value_of(v, f);
     if (!rv) fail(Status::kInvalidModel, ctx.where() + ": input '" + std::string(m_.str(v->name)) + "' has no value");
     if (e->promote_half && rv->kind == RValue::kTensor && (rv->t.dtype == kFloat16 || rv->t.dtype == kBfloat16)) {
       had_half = true;
@@ -384,8 +417,7 @@ void Interpreter::exec_node(Node* n, Frame& f) {
     RValue& r = ctx.out[i];
     if (r.kind == RValue::kNone) continue;  // optional output the op did not produce
     if (had_half && r.kind == RValue::kTensor && r.t.dtype == kFloat) r.t = cast_tensor(r.t, half_type);
-    live_bytes_ += value_bytes(r);
-    f.values[v] = std::move(r);
+    store(v, std::move(r), f);
   }
   stats_.peak_live_bytes = std::max(stats_.peak_live_bytes, live_bytes_);
   ++stats_.nodes_run;
@@ -400,7 +432,9 @@ std::vector<RValue> Interpreter::run_graph(Graph* g, const std::vector<RValue>& 
   for (size_t i = 0; i < g->inputs.size && i < inputs.size(); ++i) f.values[g->inputs[i].value] = inputs[i];
   const Plan& p = plan_for(g);
   for (size_t i = 0; i < p.order.size(); ++i) {
-    exec_node(p.order[i], f);
+    const int32_t k = p.chain_at[i];
+    if (k == -1) exec_node(p.order[i], f);
+    else if (k >= 0) run_chain(p.chains[k], f);
     for (const Value* v : p.release_after[i]) {
       auto it = f.values.find(v);
       if (it == f.values.end()) continue;

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "exec/fusion.h"
 #include "exec/tensor.h"
 #include "ir/ir.h"
 
@@ -257,7 +258,8 @@ class ExecCache {
 };
 
 struct RunStats {
-  size_t nodes_run = 0;
+  size_t nodes_run = 0;      // a fused chain counts its nodes
+  size_t fused_chains = 0;   // chains run as one call (exec/fusion.h)
   size_t peak_live_bytes = 0;
   size_t freed_values = 0;
 };
@@ -277,12 +279,21 @@ class Interpreter {
   // Runs one node with its inputs taken from `f` and its outputs stored there (constant folding
   // evaluates single nodes this way, with the same kernels and half-precision handling).
   void run_node(Node* n, Frame& f) { exec_node(n, f); }
+  // Plan-time fusions (exec/fusion.h), on by default. Their results are bit-identical to running
+  // the nodes one by one; turning them off (tests compare both) drops the plans made so far.
+  void set_plan_fusion(bool on);
+  // The chains the plan of g runs fused (plans it if needed).
+  size_t planned_chains(Graph* g) { return plan_for(g).chains.size(); }
 
  private:
   struct Plan {
     std::vector<Node*> order;
     // values to release after order[i] ran
     std::vector<std::vector<const Value*>> release_after;
+    std::vector<FusedChain> chains;
+    // Per order[i]: -1 runs alone, -2 runs inside the chain of a later node, k >= 0 runs chain k
+    // (order[i] is its last node).
+    std::vector<int32_t> chain_at;
   };
   const Plan& plan_for(Graph* g);
   void exec_node(Node* n, Frame& f);
@@ -296,10 +307,20 @@ class Interpreter {
   bool recall_outputs(const Node* n, Frame& f);
   void keep_outputs(const Node* n, const Frame& f);
   std::unordered_map<const Value*, bool> constant_values_;
-  std::vector<int8_t> constant_nodes_;
+  std::vector<int8_t> constant_nodes_;  // by the node's first output's id: -1 not yet known, 0 no, 1 yes
   // The registry entry and opset of a node, looked up once (by its first output's id).
   const OpEntry* op_entry(const Node* n, int64_t& opset);
-  std::vector<std::pair<const OpEntry*, int64_t>> op_entries_;  // by the node's first output's id: -1 not yet known, 0 no, 1 yes
+  std::vector<std::pair<const OpEntry*, int64_t>> op_entries_;
+  // A chain as one call, or node by node when its tensors are not all float32 (exec/fused_run.cpp).
+  void run_chain(const FusedChain& c, Frame& f);
+  // Stores a node's output value in the frame and counts its bytes.
+  void store(Value* v, RValue r, Frame& f);
+  // The value of v as a node reads it: the frame's, else the initializer's; null when none.
+  const RValue* value_of(const Value* v, Frame& f) {
+    const RValue* r = f.find(v);
+    return r || !v->initializer ? r : &initializer_rvalue(v);
+  }
+  bool fuse_ = true;
   RTensor initializer_value(const Tensor& t) { return cache_ ? cache_->constant(t) : from_ir(t); }
   // The value of an initializer that no frame binds, made on first use and kept.
   const RValue& initializer_rvalue(const Value* v);

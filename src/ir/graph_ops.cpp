@@ -326,6 +326,16 @@ void collect_captures(Graph* g, std::unordered_set<Value*>& outer_reads) {
 }
 }  // namespace
 
+void append_subgraph_captures(Node* n, std::vector<Value*>& out) {
+  for (Attribute& a : n->attributes) {
+    auto add = [&](Graph* sub) {
+      for_each_graph(sub, [&](Graph* s) { out.insert(out.end(), s->captures.begin(), s->captures.end()); });
+    };
+    if (a.g) add(a.g);
+    for (Graph* s : a.graphs) add(s);
+  }
+}
+
 void recompute_captures(Graph* g) {
   std::unordered_set<Value*> outer;
   if (g->parent) return collect_captures(g, outer);

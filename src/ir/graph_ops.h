@@ -58,6 +58,10 @@ void for_each_graph(Graph* g, F&& f) {
   }
 }
 
+// Appends to out the values that the subgraphs of n, at any depth, read from outside themselves
+// (their Graph::captures; a value may come more than once).
+void append_subgraph_captures(Node* n, std::vector<Value*>& out);
+
 // Recomputes Graph::captures of g and its subgraphs from what their nodes read (for graphs
 // built in memory; the loader records captures as it resolves names).
 void recompute_captures(Graph* g);

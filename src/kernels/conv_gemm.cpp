@@ -13,7 +13,8 @@ void conv2d_fill_output_size(Conv2DParams& p) {
 }
 
 void apply_bias_activation(const KernelTable& t, float* y, size_t N, size_t C, size_t HW,
-                           const float* bias, Activation act, float alpha, float beta) {
+                           const float* bias, Activation act, float alpha, float beta,
+                           const ConvPost* post, size_t c0) {
   bool has_act = true;
   UnaryOp op = UnaryOp::Relu;
   switch (act) {
@@ -25,16 +26,43 @@ void apply_bias_activation(const KernelTable& t, float* y, size_t N, size_t C, s
     case Activation::Silu: op = UnaryOp::Silu; break;
     case Activation::HardSwish: op = UnaryOp::HardSwish; break;
   }
-  if (!bias && !has_act) return;
+  if (!bias && !has_act && !post) return;
   // Plane by plane so the activation reads what the bias just wrote while it is in cache; the
   // planes are split between threads.
   parallel_ranges(N * C, 1, plane_grain(HW), [&](size_t lo, size_t hi) {
     for (size_t nc = lo; nc < hi; ++nc) {
+      const size_t c = nc % C;
       float* plane = y + nc * HW;
-      if (bias) t.binary_vs(BinaryOp::Add, plane, bias[nc % C], plane, HW);
+      if (bias) t.binary_vs(BinaryOp::Add, plane, bias[c], plane, HW);
       if (has_act) t.unary(op, plane, plane, HW, alpha, beta);
+      if (post) apply_conv_post(post->table ? *post->table : t, *post, c0 + c, plane, plane, HW);
     }
   });
+}
+
+void apply_conv_post(const KernelTable& t, const ConvPost& post, size_t c, const float* x, float* y,
+                     size_t n) {
+  // 512 floats: the stretch, the gate's activation values and the result all stay in L1.
+  constexpr size_t kStretch = 512;
+  float act[kStretch];
+  for (size_t i = 0; i < n; i += kStretch) {
+    const size_t m = std::min(kStretch, n - i);
+    const float* src = x + i;
+    float* dst = y + i;
+    if (post.scale) {
+      t.affine_vs(src, post.scale[c], post.shift[c], dst, m);
+      src = dst;
+    }
+    if (!post.act) {
+      if (src != dst) std::memcpy(dst, src, m * sizeof(float));
+    } else if (post.gate == ConvPost::Gate::None) {
+      t.unary(post.op, src, dst, m, post.alpha, post.beta);
+    } else {
+      t.unary(post.op, src, act, m, post.alpha, post.beta);
+      if (post.gate == ConvPost::Gate::XTimesAct) t.binary_vv(BinaryOp::Mul, src, act, dst, m);
+      else t.binary_vv(BinaryOp::Mul, act, src, dst, m);
+    }
+  }
 }
 
 namespace {
@@ -101,7 +129,7 @@ void conv2d_gemm(const KernelTable& t, const Conv2DParams& p, const float* x, co
       }
     }
   }
-  apply_bias_activation(t, y, p.N, p.C_out, HWo, p.bias, p.act, p.act_alpha, p.act_beta);
+  apply_bias_activation(t, y, p.N, p.C_out, HWo, p.bias, p.act, p.act_alpha, p.act_beta, p.post);
 }
 
 }  // namespace ofg::kernels

@@ -20,6 +20,25 @@ float binary_one(BinaryOp op, float a, float b);
 float unary_one(UnaryOp op, float x, float alpha, float beta);
 }  // namespace scalar
 
+// v unchanged, as a value the compiler cannot see through: a product passed through it is not
+// contracted with a following addition into a fused multiply-add (GCC contracts a * b + c in C++
+// whenever the target has FMA, whatever the -std mode), so that x * a + b rounds twice, as the
+// separate Mul and Add kernels do. For a float or an ISA's float vector.
+template <class T>
+inline T rounded(T v) {
+#if defined(__x86_64__) || defined(__i386__)
+  __asm__("" : "+x"(v));
+#elif defined(__aarch64__)
+  __asm__("" : "+w"(v));
+#elif defined(__arm__)
+  if constexpr (sizeof(T) == sizeof(float)) __asm__("" : "+t"(v));
+  else __asm__("" : "+w"(v));
+#else
+  __asm__("" : "+m"(v));
+#endif
+  return v;
+}
+
 // One byte of an igemm operand as its integer value (uint8, or int8 when is_signed).
 inline int32_t int8_value(uint8_t v, bool is_signed) {
   return is_signed ? static_cast<int32_t>(static_cast<int8_t>(v)) : static_cast<int32_t>(v);

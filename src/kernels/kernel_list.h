@@ -72,6 +72,9 @@ OFG_KERNEL(void, conv_transpose2d, (const ConvTranspose2DParams& p, const float*
 OFG_KERNEL(void, binary_vv, (BinaryOp op, const float* a, const float* b, float* y, size_t n))
 OFG_KERNEL(void, binary_vs, (BinaryOp op, const float* a, float b, float* y, size_t n))
 OFG_KERNEL(void, binary_sv, (BinaryOp op, float a, const float* b, float* y, size_t n))
+// y = x * a rounded, then + b rounded (no fused multiply-add): binary_vs Mul then binary_vs Add
+// bit for bit, in one pass (BatchNormalization at inference).
+OFG_KERNEL(void, affine_vs, (const float* x, float a, float b, float* y, size_t n))
 
 OFG_KERNEL(void, unary, (UnaryOp op, const float* x, float* y, size_t n, float alpha, float beta))
 

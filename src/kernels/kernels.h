@@ -56,6 +56,28 @@ enum class ReduceOp { Sum, Mean, Max, Min, Prod, SumSquare, L1, L2, LogSum, LogS
 // Activation fused into conv outputs (after the bias).
 enum class Activation { None, Relu, LeakyRelu /*alpha*/, Clip /*alpha=min, beta=max*/, Sigmoid, Silu, HardSwish };
 
+struct KernelTable;
+
+// Work a convolution does on each output channel after its bias, for the interpreter's run of a
+// Conv -> BatchNormalization -> activation chain as one call (the values between them are never
+// stored). Every step is the arithmetic of the table entry the separate op would call, in the same
+// order, so the result is bit-identical to running the ops one by one:
+//   y = y * scale[c], rounded, then y + shift[c], rounded  (affine_vs, BatchNormalization's kernel)
+//   y = op(y)                                              (unary; when act)
+//   or with a gate, y * op(y) or op(y) * y                 (unary, then binary_vv Mul with the
+//                                                           operands in the graph's Mul order)
+struct ConvPost {
+  const float* scale = nullptr;  // C_out values, or null for no affine step (shift then unused)
+  const float* shift = nullptr;
+  bool act = false;
+  UnaryOp op = UnaryOp::Relu;
+  float alpha = 0.f, beta = 0.f;
+  enum class Gate : uint8_t { None, XTimesAct, ActTimesX } gate = Gate::None;
+  // The table whose entries the steps reproduce (the one the separate ops run on; a table may
+  // run some convolutions with another ISA's kernel); null: the convolution's own.
+  const KernelTable* table = nullptr;
+};
+
 
 // NCHW convolution. Weights are [C_out, C_in/group, kH, kW]; bias is [C_out] or null.
 struct Conv2DParams {
@@ -68,6 +90,7 @@ struct Conv2DParams {
   const float* bias = nullptr;
   Activation act = Activation::None;
   float act_alpha = 0.f, act_beta = 0.f;
+  const ConvPost* post = nullptr;  // after the bias; act must be None when it is set
 };
 void conv2d_fill_output_size(Conv2DParams& p);
 
@@ -181,9 +204,15 @@ inline void conv_transpose2d(const ConvTranspose2DParams& p, const float* x, con
 // non-depthwise cases; exposed so tests can check it against the naive reference.
 void conv2d_gemm(const KernelTable& t, const Conv2DParams& p, const float* x, const float* w,
                  float* y);
-// Bias + activation over [N, C, HW] in place (used by the conv paths).
+// Bias + activation over [N, C, HW] in place (used by the conv paths), then post (when not null)
+// with plane c of each image taken as channel c0 + c.
 void apply_bias_activation(const KernelTable& t, float* y, size_t N, size_t C, size_t HW,
-                           const float* bias, Activation act, float alpha, float beta);
+                           const float* bias, Activation act, float alpha, float beta,
+                           const ConvPost* post = nullptr, size_t c0 = 0);
+// post's steps for n values of channel c, read from x and written to y (x == y allowed), in
+// stretches short enough to stay in L1 between the steps.
+void apply_conv_post(const KernelTable& t, const ConvPost& post, size_t c, const float* x, float* y,
+                     size_t n);
 
 // Numpy-broadcasting binary op. Shapes are int64 dims (rank 0..kMaxBroadcastRank, all >= 0,
 // broadcast-compatible: the caller checked). y has the broadcast shape, dense.

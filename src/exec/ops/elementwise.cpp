@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "exec/infer_rules.h"
+#include "exec/ops/fusable.h"
 #include "exec/ops/util.h"
 #include "kernels/int_arith.h"
 
@@ -376,22 +377,24 @@ template <U OP>
 void op_unary(OpCtx& c) {
   run_unary(c, OP, 0, 0);
 }
-void op_leaky_relu(OpCtx& c) { run_unary(c, U::LeakyRelu, c.attr_f("alpha", 0.01f), 0); }
-void op_hard_sigmoid(OpCtx& c) { run_unary(c, U::HardSigmoid, c.attr_f("alpha", 0.2f), c.attr_f("beta", 0.5f)); }
-void op_elu(OpCtx& c) { run_unary(c, U::Elu, c.attr_f("alpha", 1.f), 0); }
-void op_selu(OpCtx& c) { run_unary(c, U::Selu, c.attr_f("alpha", 1.67326319217681884765625f), 0, c.attr_f("gamma", 1.05070102214813232421875f)); }
-void op_thresholded_relu(OpCtx& c) { run_unary(c, U::ThresholdedRelu, c.attr_f("alpha", 1.f), 0); }
-void op_celu(OpCtx& c) { run_unary(c, U::Celu, c.attr_f("alpha", 1.f), 0); }
-void op_gelu(OpCtx& c) { run_unary(c, c.attr_s("approximate", "none") == "tanh" ? U::GeluTanh : U::GeluErf, 0, 0); }
-
-void op_clip_attr(OpCtx& c) {  // opset < 11: min/max attributes
-  run_unary(c, U::Clip, c.attr_f("min", -std::numeric_limits<float>::infinity()),
-            c.attr_f("max", std::numeric_limits<float>::infinity()));
+// Parameters of the activations with attributes or bound inputs (activation_kernel reads them
+// the same way for a fused chain).
+void leaky_relu_params(const OpCtx& c, double& alpha, double& beta) { alpha = c.attr_f("alpha", 0.01f), beta = 0; }
+void hard_sigmoid_params(const OpCtx& c, double& alpha, double& beta) {
+  alpha = c.attr_f("alpha", 0.2f);
+  beta = c.attr_f("beta", 0.5f);
 }
-void op_clip(OpCtx& c) {
-  double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
-  if (!is_float_type(c.t(0).dtype)) {
-    visit_numeric(c.t(0).dtype, [&](auto tag) {
+// Clip's bounds for an input of type dtype: the min/max attributes before opset 11, inputs 1 and 2
+// after (absent: the type's range, infinite for floats).
+void clip_params(const OpCtx& c, int32_t dtype, double& lo, double& hi) {
+  if (c.opset < 11) {
+    lo = c.attr_f("min", -std::numeric_limits<float>::infinity());
+    hi = c.attr_f("max", std::numeric_limits<float>::infinity());
+    return;
+  }
+  lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
+  if (!is_float_type(dtype)) {
+    visit_numeric(dtype, [&](auto tag) {
       using T = decltype(tag);
       lo = static_cast<double>(std::numeric_limits<T>::lowest());
       hi = static_cast<double>(std::numeric_limits<T>::max());
@@ -399,6 +402,23 @@ void op_clip(OpCtx& c) {
   }
   if (c.has(1)) lo = get_f64(c.t_numel(1, 1), 0);
   if (c.has(2)) hi = get_f64(c.t_numel(2, 1), 0);
+}
+
+template <void (*PARAMS)(const OpCtx&, double&, double&), U OP>
+void op_unary_params(OpCtx& c) {
+  double alpha = 0, beta = 0;
+  PARAMS(c, alpha, beta);
+  run_unary(c, OP, alpha, beta);
+}
+void op_elu(OpCtx& c) { run_unary(c, U::Elu, c.attr_f("alpha", 1.f), 0); }
+void op_selu(OpCtx& c) { run_unary(c, U::Selu, c.attr_f("alpha", 1.67326319217681884765625f), 0, c.attr_f("gamma", 1.05070102214813232421875f)); }
+void op_thresholded_relu(OpCtx& c) { run_unary(c, U::ThresholdedRelu, c.attr_f("alpha", 1.f), 0); }
+void op_celu(OpCtx& c) { run_unary(c, U::Celu, c.attr_f("alpha", 1.f), 0); }
+void op_gelu(OpCtx& c) { run_unary(c, c.attr_s("approximate", "none") == "tanh" ? U::GeluTanh : U::GeluErf, 0, 0); }
+
+void op_clip(OpCtx& c) {  // both forms: clip_params reads the opset's
+  double lo = 0, hi = 0;
+  clip_params(c, c.t(0).dtype, lo, hi);
   run_unary(c, U::Clip, lo, hi);
 }
 
@@ -456,6 +476,25 @@ void op_swish(OpCtx& c) {
 
 
 }  // namespace
+
+bool activation_kernel(const OpCtx& c, kernels::UnaryOp& op, float& alpha, float& beta) {
+  const std::string_view type = c.model.str(c.node.op_type);
+  double a = 0, b = 0;
+  U u;
+  if (type == "Relu") u = U::Relu;
+  else if (type == "Sigmoid") u = U::Sigmoid;
+  else if (type == "Tanh") u = U::Tanh;
+  else if (type == "HardSwish") u = U::HardSwish;
+  else if (type == "LeakyRelu") u = U::LeakyRelu, leaky_relu_params(c, a, b);
+  else if (type == "HardSigmoid") u = U::HardSigmoid, hard_sigmoid_params(c, a, b);
+  else if (type == "Clip") u = U::Clip, clip_params(c, kFloat, a, b);
+  else return false;
+  if (!kernel_op(u, op)) return false;
+  // As run_unary hands them to the kernel.
+  alpha = static_cast<float>(a);
+  beta = static_cast<float>(b);
+  return true;
+}
 
 // ------------------------------------------------------------------ type/shape rules (exec/infer_rules.h)
 namespace rules {
@@ -554,14 +593,16 @@ void register_elementwise_ops(Registry& r) {
 #define OFG_ADD_UNARY(name, rule) r.add(#name, op_unary<U::name>).infer(rule);
   OFG_UNARY_OPS(OFG_ADD_UNARY)
 #undef OFG_ADD_UNARY
-  r.add("LeakyRelu", op_leaky_relu).infer(rules::same_type);
-  r.add("HardSigmoid", op_hard_sigmoid).infer(rules::same_type);
+  r.add("LeakyRelu", op_unary_params<leaky_relu_params, U::LeakyRelu>).infer(rules::same_type);
+  r.add("HardSigmoid", op_unary_params<hard_sigmoid_params, U::HardSigmoid>).infer(rules::same_type);
   r.add("Elu", op_elu).infer(rules::same_type);
   r.add("Selu", op_selu).infer(rules::same_type);
   r.add("ThresholdedRelu", op_thresholded_relu).infer(rules::same_type);
   r.add("Celu", op_celu).infer(rules::same_type);
   r.add("Gelu", op_gelu).infer(rules::same_type);
-  r.add("Clip", op_clip_attr, 1, 10).infer(rules::same_type);
+  // One kernel, two entries: the bounds are attributes before opset 11 and inputs after
+  // (clip_params reads the node's opset).
+  r.add("Clip", op_clip, 1, 10).infer(rules::same_type);
   r.add("Clip", op_clip, 11).infer(rules::same_type);
   r.add("IsNaN", op_isnan);
   r.add("IsInf", op_isinf);

@@ -1,6 +1,7 @@
 // Neural-network ops on float32 through the kernels: Conv, ConvTranspose, Gemm, MatMul, pooling,
 // normalizations, Softmax, Dropout (inference).
 #include "exec/infer_rules.h"
+#include "exec/ops/fusable.h"
 #include "exec/ops/util.h"
 #include "ir/int128.h"
 
@@ -85,7 +86,9 @@ void conv2d_maybe_prepacked(OpCtx& c, const kernels::Conv2DParams& p, const RTen
   kt.conv2d_prepacked(p, x.data<float>(), reinterpret_cast<const float*>(packed), y.data<float>());
 }
 
-void op_conv(OpCtx& c) {
+}  // namespace
+
+void run_conv(OpCtx& c, const std::function<const kernels::ConvPost*(int64_t)>& make_post) {
   RTensor x = as_float(c.t(0)), w = as_float(c.t(1));
   RTensor b;
   if (c.has(2)) b = as_float(c.t(2));
@@ -103,6 +106,7 @@ void op_conv(OpCtx& c) {
     c.error("W " + shape_str(w.shape) + " does not match X " + shape_str(x.shape) + " with group " + std::to_string(group));
   if (c.has(2)) c.require(b.numel() == w.shape[0], "B must have " + std::to_string(w.shape[0]) + " values, got shape " + shape_str(b.shape));
   RTensor y = RTensor::alloc_uninit(kFloat, out);  // every element is written by the kernel
+  const kernels::ConvPost* post = make_post ? make_post(w.shape[0]) : nullptr;
   if (y.numel() == 0) { c.set(0, y); return; }
   if (r == 1 || r == 2) {
     // A 1-D convolution is the 2-D one over a single row ([N, C, W] is [N, C, 1, W], its weights
@@ -116,6 +120,7 @@ void op_conv(OpCtx& c) {
     p.W = in[h]; p.kW = k[h]; p.stride_w = s[h]; p.dil_w = d[h]; p.pad_left = pb[h]; p.pad_right = pe[h];
     p.W_out = out[2 + h];
     p.bias = c.has(2) ? b.data<float>() : nullptr;
+    p.post = post;
     conv2d_maybe_prepacked(c, p, x, w, y);
   } else {
     kernels::ConvNdParams p;
@@ -126,9 +131,17 @@ void op_conv(OpCtx& c) {
     }
     p.bias = c.has(2) ? b.data<float>() : nullptr;
     kernels::conv_nd(p, x.data<float>(), w.data<float>(), y.data<float>());
+    // The N-D kernel has no post step: one pass over its output instead.
+    if (post)
+      kernels::apply_bias_activation(kernels::active_table(), y.data<float>(), out[0], out[1], y.numel() / (out[0] * out[1]),
+                                     nullptr, kernels::Activation::None, 0.f, 0.f, post);
   }
   c.set(0, y);
 }
+
+namespace {
+
+void op_conv(OpCtx& c) { run_conv(c, nullptr); }
 
 // Generic N-D transposed convolution (scatter form).
 void op_conv_transpose(OpCtx& c) {
@@ -401,28 +414,20 @@ void op_matmul(OpCtx& c) {
 void op_batchnorm(OpCtx& c) {
   if (c.attr_i("training_mode", 0) != 0)
     fail(Status::kUnsupported, c.where() + ": BatchNormalization in training mode is not supported");
-  RTensor x = as_float(c.t(0)), sc = as_float(c.t(1)), bi = as_float(c.t(2)), mean = as_float(c.t(3)), var = as_float(c.t(4));
-  float eps = c.attr_f("epsilon", 1e-5f);
+  RTensor x = as_float(c.t(0));
   c.require(x.rank() >= 1, "X must have rank >= 1");
-  RTensor y = RTensor::alloc_uninit(kFloat, x.shape);  // every element is written below
   int64_t N = x.shape[0], C = x.rank() > 1 ? x.shape[1] : 1;
-  for (const RTensor* p : {&sc, &bi, &mean, &var})
-    c.require(p->numel() == C, "scale, B, mean and var must have " + std::to_string(C) + " values, got shape " + shape_str(p->shape));
+  std::vector<float> a, b;
+  batchnorm_factors(c, C, a, b);
+  RTensor y = RTensor::alloc_uninit(kFloat, x.shape);  // every element is written below
   int64_t HW = (N != 0 && C != 0) ? x.numel() / (N * C) : 0;
   // y = x * a + b per channel, rounded after the product and after the sum (no fused
-  // multiply-add), as two vector passes over each plane (the plane stays in cache between them).
+  // multiply-add), in one vector pass over each plane.
   const kernels::KernelTable& kt = kernels::active_table();
   const size_t plane = static_cast<size_t>(HW);
-  for (int64_t ch = 0; ch < C && plane > 0; ++ch) {
-    float a = sc.data<float>()[ch] / std::sqrt(var.data<float>()[ch] + eps);
-    float b = bi.data<float>()[ch] - mean.data<float>()[ch] * a;
-    for (int64_t n = 0; n < N; ++n) {
-      const float* px = x.data<float>() + (n * C + ch) * HW;
-      float* py = y.data<float>() + (n * C + ch) * HW;
-      kt.binary_vs(kernels::BinaryOp::Mul, px, a, py, plane);
-      kt.binary_vs(kernels::BinaryOp::Add, py, b, py, plane);
-    }
-  }
+  for (int64_t ch = 0; ch < C && plane > 0; ++ch)
+    for (int64_t n = 0; n < N; ++n)
+      kt.affine_vs(x.data<float>() + (n * C + ch) * HW, a[ch], b[ch], y.data<float>() + (n * C + ch) * HW, plane);
   c.set(0, y);
 }
 
@@ -654,6 +659,19 @@ void op_mvn(OpCtx& c) {
 }
 
 }  // namespace
+
+void batchnorm_factors(const OpCtx& c, int64_t C, std::vector<float>& a, std::vector<float>& b) {
+  RTensor sc = as_float(c.t(1)), bi = as_float(c.t(2)), mean = as_float(c.t(3)), var = as_float(c.t(4));
+  float eps = c.attr_f("epsilon", 1e-5f);
+  for (const RTensor* p : {&sc, &bi, &mean, &var})
+    c.require(p->numel() == C, "scale, B, mean and var must have " + std::to_string(C) + " values, got shape " + shape_str(p->shape));
+  a.resize(static_cast<size_t>(C));
+  b.resize(static_cast<size_t>(C));
+  for (int64_t ch = 0; ch < C; ++ch) {
+    a[ch] = sc.data<float>()[ch] / std::sqrt(var.data<float>()[ch] + eps);
+    b[ch] = bi.data<float>()[ch] - mean.data<float>()[ch] * a[ch];
+  }
+}
 
 // ------------------------------------------------------------------ type/shape rules (exec/infer_rules.h)
 namespace rules {

@@ -18,6 +18,20 @@ float activate(Activation act, float v, float alpha, float beta) {
   }
   return v;
 }
+
+// ConvPost on one output value of channel c, with the one-element forms of the entries it names.
+float post_one(const ConvPost* post, size_t c, float v) {
+  if (!post) return v;
+  if (post->scale) v = binary_one(BinaryOp::Add, rounded(binary_one(BinaryOp::Mul, v, post->scale[c])), post->shift[c]);
+  if (!post->act) return v;
+  const float a = unary_one(post->op, v, post->alpha, post->beta);
+  if (post->gate == ConvPost::Gate::None) return a;
+  // A NaN first operand is the product, quieted, as the multiply instructions give it (see
+  // simd::gate_product).
+  const float first = post->gate == ConvPost::Gate::XTimesAct ? v : a;
+  const float second = post->gate == ConvPost::Gate::XTimesAct ? a : v;
+  return std::isnan(first) ? first + first : binary_one(BinaryOp::Mul, first, second);
+}
 }  // namespace
 
 void conv2d(const Conv2DParams& p, const float* x, const float* w, float* y) {
@@ -43,7 +57,7 @@ void conv2d(const Conv2DParams& p, const float* x, const float* w, float* y) {
               }
             }
           y[((n * p.C_out + co) * p.H_out + oh) * p.W_out + ow] =
-              activate(p.act, acc, p.act_alpha, p.act_beta);
+              post_one(p.post, co, activate(p.act, acc, p.act_alpha, p.act_beta));
         }
     }
 }

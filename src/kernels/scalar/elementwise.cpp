@@ -27,4 +27,8 @@ void binary_sv(BinaryOp op, float a, const float* b, float* y, size_t n) {
   for (size_t i = 0; i < n; ++i) y[i] = binary_one(op, a, b[i]);
 }
 
+void affine_vs(const float* x, float a, float b, float* y, size_t n) {
+  for (size_t i = 0; i < n; ++i) y[i] = binary_one(BinaryOp::Add, rounded(binary_one(BinaryOp::Mul, x[i], a)), b);
+}
+
 }  // namespace ofg::kernels::scalar

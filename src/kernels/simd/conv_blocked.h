@@ -106,10 +106,11 @@ void depthwise(const Conv2DParams& p, const float* x, const float* w, float* y) 
       if (taps == 9) depthwise_rows<Isa, 9>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, 9, out);
       else if (taps == 25) depthwise_rows<Isa, 25>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, 25, out);
       else depthwise_rows<Isa, 0>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, taps, out);
+      // Bias, activation and post on the plane just written, while it is in cache.
+      apply_bias_activation(Isa::table(), out, 1, 1, Ho * Wo, p.bias ? p.bias + c : nullptr, p.act,
+                            p.act_alpha, p.act_beta, p.post, c);
     }
   });
-  apply_bias_activation(Isa::table(), y, p.N, p.C_out, p.H_out * p.W_out, p.bias, p.act,
-                        p.act_alpha, p.act_beta);
 }
 
 // Moves the column cursor of pack_b_conv past a run, wrapping to the next output row.
@@ -235,6 +236,7 @@ void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* pack
     for (size_t n = 0; n < p.N; ++n) {
       const float* xg = x + (n * p.C_in + g * Cg_in) * HW;
       float* yg = y + (n * p.C_out + g * Cg_out) * HWo;
+      ep.chan = g * Cg_out;  // gemm_part adds each tile's first row
       gemm_parallel<Isa>(Cg_out, HWo, K, Prepacked::A, [&](size_t i_lo, size_t i_hi, size_t j_lo, size_t j_hi) {
         float* pb = detail::scratch(3, pb_floats);
         gemm_part<Isa>(K, i_lo, i_hi, j_lo, j_hi, 0.f, yg, HWo, ep,

@@ -78,6 +78,27 @@ void binary(BinaryOp op, const float* a, const float* b, float* y, size_t n) {
   }
 }
 
+// x * a then + b per lane with the lane operations binary_vs uses for Mul and Add (two roundings:
+// rounded() keeps them apart), tails through the same buffer.
+template <class S>
+inline typename S::V affine(typename S::V x, typename S::V a, typename S::V b) {
+  return bin<S, BinaryOp::Add>(rounded(bin<S, BinaryOp::Mul>(x, a)), b);
+}
+
+template <class S>
+void affine_vs(const float* x, float a, float b, float* y, size_t n) {
+  constexpr size_t L = S::W;
+  const typename S::V va = S::set1(a), vb = S::set1(b);
+  size_t i = 0;
+  for (; i + L <= n; i += L) S::store(y + i, affine<S>(S::load(x + i), va, vb));
+  if (i < n) {
+    float t[L] = {};
+    std::memcpy(t, x + i, (n - i) * 4);
+    S::store(t, affine<S>(S::load(t), va, vb));
+    std::memcpy(y + i, t, (n - i) * 4);
+  }
+}
+
 template <class S>
 inline typename S::V clamp01(typename S::V v) {
   return S::min(S::set1(1.f), S::max(S::zero(), v));

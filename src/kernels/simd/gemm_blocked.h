@@ -24,6 +24,7 @@
 #include "kernels/parallel.h"
 #include "kernels/simd/gemm_row.h"
 #include "kernels/simd/gemv.h"
+#include "kernels/simd/elementwise.h"
 
 #include <algorithm>
 #include <cstring>
@@ -90,21 +91,34 @@ void pack_b(bool trans, const float* B, size_t ldb, size_t p0, size_t kc, size_t
   pack_panels<Isa, Isa::NR>(!trans, B, ldb, p0, kc, j0, nc, 1.f, dst);
 }
 
-// What the last k-block of a tile does after accumulating: add a per-row bias (row i of the tile
-// gets bias[i]) and clamp to [lo, hi] (Relu is [0, inf), Clip [min, max]). The convolution driver
-// uses it so that bias and activation cost no extra pass over the output. Clamping is written as
-// max(lo, v) / min(hi, v): with the value as second operand a NaN passes through, as the scalar
-// reference requires.
+// Where a ConvPost's activation runs: on the registers of the tile (Relu, Clip and the gates of
+// Sigmoid and HardSigmoid, with the unary and binary kernels' own lane code) or over each stored
+// row of the tile (anything else, with those kernels' loops while the rows are in L1).
+enum class PostAct { None, Relu, Clip, SigmoidGate, HardSigmoidGate, Rows };
+
 struct Epilogue {
   bool last = false;
   const float* bias = nullptr;
   bool clamp = false;
   float lo = 0.f, hi = 0.f;
+  const ConvPost* post = nullptr;
+  PostAct post_act = PostAct::None;
+  size_t chan = 0;
 };
 
 // Relu and Clip become the register tile's clamp; any other activation runs afterwards over the
-// output (returns true then).
+// output (returns true then). Also takes p's ConvPost.
 static inline bool fused_clamp(const Conv2DParams& p, Epilogue& ep) {
+  ep.post = p.post;
+  if (p.post && p.post->act) {
+    const bool gate = p.post->gate != ConvPost::Gate::None;
+    const UnaryOp op = p.post->op;
+    ep.post_act = !gate && op == UnaryOp::Relu           ? PostAct::Relu
+                  : !gate && op == UnaryOp::Clip         ? PostAct::Clip
+                  : gate && op == UnaryOp::Sigmoid       ? PostAct::SigmoidGate
+                  : gate && op == UnaryOp::HardSigmoid   ? PostAct::HardSigmoidGate
+                                                         : PostAct::Rows;
+  }
   switch (p.act) {
     case Activation::None: return false;
     case Activation::Relu:
@@ -121,6 +135,91 @@ static inline bool fused_clamp(const Conv2DParams& p, Epilogue& ep) {
   }
 }
 
+// The gate's x * act(x) (or act(x) * x) as binary_vv's Mul gives it. With two NaN operands the
+// multiply instructions of x86 and ARM return the first one, quieted; a compiler free to swap the
+// operands of a product (it is commutative) could return the other one's sign and payload, so a
+// NaN first operand is returned explicitly (first + first: itself, quieted).
+template <class Isa>
+inline typename Isa::V gate_product(ConvPost::Gate gate, typename Isa::V x, typename Isa::V act) {
+  const typename Isa::V first = gate == ConvPost::Gate::XTimesAct ? x : act;
+  const typename Isa::V second = gate == ConvPost::Gate::XTimesAct ? act : x;
+  return Isa::select(Isa::nan_mask(first), Isa::add(first, first), bin<Isa, BinaryOp::Mul>(first, second));
+}
+
+// ep.post's activation on one vector of values as the unary kernel computes it, and a gate's
+// product as binary_vv computes it; nothing for None and Rows. K is fixed so that the register
+// tile's loop is compiled once per kind.
+template <class Isa, PostAct K>
+inline typename Isa::V act_lanes(typename Isa::V v, typename Isa::V a, typename Isa::V b, ConvPost::Gate gate) {
+  if constexpr (K == PostAct::Relu) return un<Isa, UnaryOp::Relu>(v, a, b);
+  if constexpr (K == PostAct::Clip) return un<Isa, UnaryOp::Clip>(v, a, b);
+  if constexpr (K == PostAct::SigmoidGate || K == PostAct::HardSigmoidGate) {
+    const typename Isa::V s = un<Isa, K == PostAct::SigmoidGate ? UnaryOp::Sigmoid : UnaryOp::HardSigmoid>(v, a, b);
+    return gate_product<Isa>(gate, v, s);
+  }
+  return v;
+}
+
+// ep.post's per-channel constants as vectors: scale, shift, alpha, beta.
+template <class Isa>
+struct PostConsts {
+  typename Isa::V scale, shift, alpha, beta;
+  PostConsts() = default;
+  PostConsts(const ConvPost& post, size_t c)
+      : scale(Isa::set1(post.scale ? post.scale[c] : 1.f)), shift(Isa::set1(post.scale ? post.shift[c] : 0.f)),
+        alpha(Isa::set1(post.alpha)), beta(Isa::set1(post.beta)) {}
+};
+
+// The register part of ep.post on one vector of channel c's values: the affine step as affine_vs
+// computes it, then the activation when K does it there.
+template <class Isa, PostAct K>
+inline typename Isa::V post_lanes(const ConvPost& post, const PostConsts<Isa>& k, typename Isa::V v) {
+  if (post.scale) v = affine<Isa>(v, k.scale, k.shift);
+  return act_lanes<Isa, K>(v, k.alpha, k.beta, post.gate);
+}
+
+// The parts of ep.post over n stored values of channel c that the registers did not do: the
+// affine step unless affine_done, the activation unless act_done.
+template <class Isa>
+void post_stored(const Epilogue& ep, size_t c, float* y, size_t n, bool affine_done, bool act_done) {
+  // The table's own entries: the very code the separate ops run.
+  const ConvPost& post = *ep.post;
+  const KernelTable& t = post.table ? *post.table : Isa::table();
+  if (!affine_done && post.scale) t.affine_vs(y, post.scale[c], post.shift[c], y, n);
+  if (post.act && !act_done) {
+    ConvPost act = post;
+    act.scale = act.shift = nullptr;
+    apply_conv_post(t, act, c, y, y, n);
+  }
+}
+
+// A full register tile to C: + C (or beta * C), bias, clamp, and with POST ep.post (K its
+// activation kind).
+template <class Isa, bool POST, PostAct K>
+inline void store_full_tile(const typename Isa::V* acc, float* C, size_t ldc, bool first, float beta, bool bias,
+                            bool clamp, const Epilogue& ep) {
+  using V = typename Isa::V;
+  constexpr size_t MR = Isa::MR, NV = Isa::NR / Isa::W;
+  const V vb = Isa::set1(beta), vlo = Isa::set1(ep.lo), vhi = Isa::set1(ep.hi);
+  for (size_t i = 0; i < MR; ++i) {
+    float* row = C + i * ldc;
+    const V vbias = bias ? Isa::set1(ep.bias[i]) : Isa::zero();
+    PostConsts<Isa> pk;
+    if constexpr (POST) pk = PostConsts<Isa>(*ep.post, ep.chan + i);
+    for (size_t h = 0; h < NV; ++h) {
+      float* c = row + h * Isa::W;
+      V v = acc[i * NV + h];
+      if (!first) v = Isa::add(v, Isa::load(c));
+      else if (beta != 0.f) v = Isa::fma(vb, Isa::load(c), v);
+      if (bias) v = Isa::add(v, vbias);
+      if (clamp) v = Isa::min(vhi, Isa::max(vlo, v));
+      if constexpr (POST) v = post_lanes<Isa, K>(*ep.post, pk, v);
+      Isa::store(c, v);
+    }
+    if constexpr (POST && K == PostAct::Rows) post_stored<Isa>(ep, ep.chan + i, row, Isa::NR, true, false);
+  }
+}
+
 // acc = A panel (kc x MR) * B panel (kc x NR); then C tile = acc + (first ? beta*C : C), then the
 // epilogue when ep.last. Partial tiles go through a stack buffer so the full-tile path has no
 // masks.
@@ -131,23 +230,18 @@ inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size
   constexpr size_t MR = Isa::MR, NR = Isa::NR, NV = NR / Isa::W;
   V acc[MR * NV];
   Isa::gemm_acc(kc, a, b, acc);
-  const bool bias = ep.last && ep.bias, clamp = ep.last && ep.clamp;
+  const bool bias = ep.last && ep.bias, clamp = ep.last && ep.clamp, post = ep.last && ep.post;
   if (mr == MR && nr == NR) {
-    const V vb = Isa::set1(beta), vlo = Isa::set1(ep.lo), vhi = Isa::set1(ep.hi);
-    for (size_t i = 0; i < MR; ++i) {
-      float* row = C + i * ldc;
-      const V vbias = bias ? Isa::set1(ep.bias[i]) : Isa::zero();
-      for (size_t h = 0; h < NV; ++h) {
-        float* c = row + h * Isa::W;
-        V v = acc[i * NV + h];
-        if (!first) v = Isa::add(v, Isa::load(c));
-        else if (beta != 0.f) v = Isa::fma(vb, Isa::load(c), v);
-        if (bias) v = Isa::add(v, vbias);
-        if (clamp) v = Isa::min(vhi, Isa::max(vlo, v));
-        Isa::store(c, v);
-      }
+    if (!post) return store_full_tile<Isa, false, PostAct::None>(acc, C, ldc, first, beta, bias, clamp, ep);
+    switch (ep.post_act) {
+#define OFG_POST_CASE(k) \
+  case PostAct::k: return store_full_tile<Isa, true, PostAct::k>(acc, C, ldc, first, beta, bias, clamp, ep);
+      OFG_POST_CASE(Relu) OFG_POST_CASE(Clip) OFG_POST_CASE(SigmoidGate) OFG_POST_CASE(HardSigmoidGate)
+#undef OFG_POST_CASE
+      // Only the affine step (post_stored then has nothing to do), or an activation over the rows.
+      case PostAct::None:
+      case PostAct::Rows: return store_full_tile<Isa, true, PostAct::Rows>(acc, C, ldc, first, beta, bias, clamp, ep);
     }
-    return;
   }
   alignas(64) float tile[MR * NR];
   for (size_t i = 0; i < MR * NV; ++i) Isa::store(tile + i * Isa::W, acc[i]);
@@ -161,6 +255,8 @@ inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size
       if (clamp) r = r < ep.lo ? ep.lo : (r > ep.hi ? ep.hi : r);
       c = r;
     }
+  if (post)
+    for (size_t i = 0; i < mr; ++i) post_stored<Isa>(ep, ep.chan + i, C + i * ldc, nr, false, false);
 }
 
 // The blocked loops of one part of a GEMM: output rows [i_lo, i_hi) and columns [j_lo, j_hi),
@@ -188,6 +284,7 @@ void gemm_part(size_t K, size_t i_lo, size_t i_hi, size_t j_lo, size_t j_hi, flo
           const size_t nr = std::min(NR, ns - jb);
           for (size_t ib = 0; ib < mc; ib += MR) {
             ep.bias = ep0.bias ? ep0.bias + (i0 + ib) : nullptr;
+            ep.chan = ep0.chan + i0 + ib;
             micro_tile<Isa>(kc, pa + ib * kc, pb + jb * kc, C + (i0 + ib) * ldc + js + jb, ldc,
                             std::min(MR, mc - ib), nr, p0 == 0, beta, ep);
           }

@@ -29,7 +29,7 @@ void binary_sv(BinaryOp op, float a, const float* b, float* y, size_t n) {
 // softmax's exponentials, layer norm's two passes, the matrix-vector product's multiply-adds),
 // which a wider vector speeds up; and those whose speed is the memory traffic's.
 #define OFG_SIMD_COMPUTE_KERNELS(X) X(sgemv) X(unary) X(softmax) X(layer_norm)
-#define OFG_SIMD_MEMORY_KERNELS(X) X(binary_vv) X(binary_vs) X(binary_sv) X(reduce) X(transpose2d)
+#define OFG_SIMD_MEMORY_KERNELS(X) X(binary_vv) X(binary_vs) X(binary_sv) X(affine_vs) X(reduce) X(transpose2d)
 #define OFG_SET_KERNEL(name) t.name = name<S>;
 
 template <class S>

@@ -173,8 +173,8 @@ __attribute__((noinline)) void input_transform(const Conv2DParams& p, const Geom
   }
 }
 
-// Turns the GEMM results of tile rows [r0, r1) into output channels [k0, k1), with bias and
-// Relu/Clip.
+// Turns the GEMM results of tile rows [r0, r1) into output channels [k0, k1), with bias,
+// Relu/Clip and ep.post.
 template <class Isa>
 __attribute__((noinline)) void output_transform(const Conv2DParams& p, const Geometry& g, const float* Mb,
                                                 size_t ldm, size_t r0, size_t r1, size_t k0, size_t k1,
@@ -186,6 +186,9 @@ __attribute__((noinline)) void output_transform(const Conv2DParams& p, const Geo
   const Vec vlo = Isa::set1(ep.lo), vhi = Isa::set1(ep.hi);
   for (size_t k = k0; k < k1; ++k) {
     const Vec vbias = Isa::set1(p.bias ? p.bias[k] : 0.f);
+    // ep.post's affine step and a Relu or Clip on the registers, any other activation on the rows.
+    const PostConsts<Isa> pk = ep.post ? PostConsts<Isa>(*ep.post, k) : PostConsts<Isa>();
+    const bool lanes_act = ep.post_act == PostAct::Relu || ep.post_act == PostAct::Clip;
     for (size_t r = r0; r < r1; ++r) {
       const size_t n = r / g.tiles_h, th = r % g.tiles_h;
       const float* src = Mb + k * ldm + (r - r0) * g.tiles_w;
@@ -203,6 +206,11 @@ __attribute__((noinline)) void output_transform(const Conv2DParams& p, const Geo
           for (int j2 = 0; j2 < kM; ++j2) {
             Vec v = Isa::add(i2 == 0 ? at0<Isa>(s[j2]) : at1<Isa>(s[j2]), vbias);
             if (ep.clamp) v = Isa::min(vhi, Isa::max(vlo, v));
+            if (ep.post) {
+              if (ep.post_act == PostAct::Relu) v = post_lanes<Isa, PostAct::Relu>(*ep.post, pk, v);
+              else if (ep.post_act == PostAct::Clip) v = post_lanes<Isa, PostAct::Clip>(*ep.post, pk, v);
+              else v = post_lanes<Isa, PostAct::None>(*ep.post, pk, v);
+            }
             yv[j2] = v;
           }
           // Columns 0 and 1 of the W tiles become 2W consecutive output pixels.
@@ -212,8 +220,9 @@ __attribute__((noinline)) void output_transform(const Conv2DParams& p, const Geo
       for (int i2 = 0; i2 < kM; ++i2) {
         const size_t oh = th * kM + i2;
         if (oh >= p.H_out) break;
-        std::memcpy(y + (n * p.C_out + k) * HWo + oh * p.W_out, orow + i2 * kM * g.tiles_wv,
-                    p.W_out * sizeof(float));
+        float* yrow = y + (n * p.C_out + k) * HWo + oh * p.W_out;
+        std::memcpy(yrow, orow + i2 * kM * g.tiles_wv, p.W_out * sizeof(float));
+        if (ep.post && !lanes_act) post_stored<Isa>(ep, k, yrow, p.W_out, true, false);
       }
     }
   }

@@ -1,0 +1,146 @@
+#include "exec/fusion.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "exec/interp.h"
+#include "ir/graph_ops.h"
+
+namespace ofg::exec {
+namespace {
+
+// What the planner knows of g's values: consumers (a node once per input slot naming the value)
+// and the values subgraphs read.
+struct Uses {
+  const Model& m;
+  Graph* g;
+  std::unordered_map<const Value*, std::vector<Node*>> users;
+  std::unordered_set<const Value*> captured;
+
+  // v stays inside a chain when it has exactly n consumer slots, is no graph output and no
+  // subgraph reads it.
+  bool inner(const Value* v, size_t n) const {
+    if (!v || v->graph != g || v->is_graph_output() || captured.count(v)) return false;
+    auto it = users.find(v);
+    return it != users.end() && it->second.size() == n;
+  }
+  Node* only_user(const Value* v) const { return users.at(v).front(); }
+
+  // A default-domain node of this type that the registry runs at the model's opset, with only
+  // its first output named (BatchNormalization may list its training outputs as "").
+  bool is(const Node* n, std::string_view type) const {
+    const std::string_view d = m.str(n->domain);
+    if ((!d.empty() && d != "ai.onnx") || m.str(n->op_type) != type) return false;
+    if (n->outputs.size == 0 || !n->outputs[0]) return false;
+    for (uint32_t i = 1; i < n->outputs.size; ++i)
+      if (n->outputs[i]) return false;
+    return Registry::instance().find("", type, m.opset_version(d)) != nullptr;
+  }
+};
+
+// An initializer that is no graph input, or the output of a Constant node (exporters give
+// Clip its bounds that way): computed before any node that reads it, the same on every run.
+bool is_constant(const Model& m, const Value* v) {
+  if (v->is_constant()) return true;
+  const Node* p = v->producer;
+  const std::string_view d = p ? m.str(p->domain) : std::string_view();
+  return p && p->inputs.size == 0 && (d.empty() || d == "ai.onnx") && m.str(p->op_type) == "Constant";
+}
+
+bool constant_or_absent(const Model& m, const Node* n, uint32_t i) {
+  return i >= n->inputs.size || !n->inputs[i] || is_constant(m, n->inputs[i]);
+}
+
+bool is_fusable_bn(const Uses& u, const Node* n) {
+  if (!u.is(n, "BatchNormalization") || n->inputs.size < 5) return false;
+  for (uint32_t i = 1; i < 5; ++i)
+    if (!n->inputs[i] || !is_constant(u.m, n->inputs[i])) return false;
+  const Attribute* tm = n->attribute(u.m, "training_mode");
+  return !tm || tm->int_or(0) == 0;
+}
+
+bool is_fusable_act(const Uses& u, const Node* n) {
+  for (const char* t : {"Relu", "LeakyRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh"})
+    if (u.is(n, t)) return n->inputs.size == 1;
+  // Bounds read when the chain runs must not be computed later than its first node.
+  return u.is(n, "Clip") && constant_or_absent(u.m, n, 1) && constant_or_absent(u.m, n, 2) && n->inputs.size <= 3;
+}
+
+// From value x (the chain's current result), the activation, or the activation and the Mul of
+// x * act(x), that consume it; false when neither is there.
+bool extend_with_act(const Uses& u, const Value* x, FusedChain& c) {
+  if (u.inner(x, 1)) {
+    Node* a = u.only_user(x);
+    if (!is_fusable_act(u, a) || a->inputs[0] != x) return false;
+    c.act = a;
+    c.nodes.push_back(a);
+    return true;
+  }
+  if (!u.inner(x, 2)) return false;
+  Node* a = u.users.at(x)[0];
+  Node* mul = u.users.at(x)[1];
+  if (!is_fusable_act(u, a)) std::swap(a, mul);
+  if (!is_fusable_act(u, a) || a->inputs[0] != x || !u.is(mul, "Mul") || mul->inputs.size != 2) return false;
+  const Value* ax = a->outputs[0];
+  if (!u.inner(ax, 1) || u.only_user(ax) != mul) return false;
+  if (!((mul->inputs[0] == x && mul->inputs[1] == ax) || (mul->inputs[0] == ax && mul->inputs[1] == x))) return false;
+  c.act = a;
+  c.gate = mul;
+  c.act_first = mul->inputs[0] == ax;
+  c.nodes.push_back(a);
+  c.nodes.push_back(mul);
+  return true;
+}
+
+// The longest chain starting at n, or one of a single node (not a chain).
+FusedChain chain_from(const Uses& u, Node* n) {
+  FusedChain c;
+  c.nodes.push_back(n);
+  const Value* x = n->outputs.size ? n->outputs[0] : nullptr;
+  if (u.is(n, "Conv") && n->inputs.size >= 2 && n->inputs[0] && n->inputs[1]) {
+    c.conv = n;
+    if (u.inner(x, 1) && is_fusable_bn(u, u.only_user(x)) && u.only_user(x)->inputs[0] == x) {
+      c.bn = u.only_user(x);
+      c.nodes.push_back(c.bn);
+      x = c.bn->outputs[0];
+    }
+    extend_with_act(u, x, c);
+  } else if (is_fusable_bn(u, n) && n->inputs[0]) {
+    c.bn = n;
+    extend_with_act(u, x, c);
+  } else if (is_fusable_act(u, n) && n->inputs[0]) {
+    // Only the gate pattern: a lone activation gains nothing.
+    const Value* in = n->inputs[0];
+    FusedChain g;
+    if (extend_with_act(u, in, g) && g.gate && g.act == n) return g;
+  }
+  return c;
+}
+
+}  // namespace
+
+std::vector<FusedChain> find_chains(const Model& m, Graph* g, const std::vector<Node*>& order) {
+  Uses u{m, g, {}, {}};
+  std::vector<Value*> captured;
+  for (Node* n : order) {
+    for (Value* v : n->inputs)
+      if (v) u.users[v].push_back(n);
+    append_subgraph_captures(n, captured);
+  }
+  u.captured.insert(captured.begin(), captured.end());
+  std::vector<FusedChain> chains;
+  std::unordered_set<const Node*> taken;
+  for (Node* n : order) {
+    if (taken.count(n)) continue;
+    FusedChain c = chain_from(u, n);
+    if (c.nodes.size() < 2) continue;
+    bool free = true;
+    for (Node* k : c.nodes) free = free && !taken.count(k);
+    if (!free) continue;
+    for (Node* k : c.nodes) taken.insert(k);
+    chains.push_back(std::move(c));
+  }
+  return chains;
+}
+
+}  // namespace ofg::exec

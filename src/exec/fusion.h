@@ -1,0 +1,32 @@
+// Plan-time fusion of the interpreter: chains of nodes that run as one kernel call with results
+// bit-identical to running the nodes one by one. The model is not changed; the values inside a
+// chain are simply never stored. A chain is
+//   Conv -> [BatchNormalization] -> [activation | x * activation(x)]   (at least two nodes)
+//   BatchNormalization -> activation | x * activation(x)
+//   activation -> Mul(x, activation(x)) (x * Sigmoid(x) = SiLU, x * HardSigmoid(x) = HardSwish)
+// where every value inside has only the chain's next node as consumer (the gate's x: the
+// activation and the Mul), is not a graph output and is not read by a subgraph; the
+// BatchNormalization is in inference mode with constant scale, B, mean and var; Clip's bounds are
+// constant (initializers or Constant nodes). Whether the tensors are float32 is checked when the chain runs (else its nodes run one
+// by one).
+#pragma once
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace ofg::exec {
+
+struct FusedChain {
+  Node* conv = nullptr;  // the first node when set
+  Node* bn = nullptr;    // the first node when conv is null
+  Node* act = nullptr;   // the first node when conv and bn are null
+  Node* gate = nullptr;  // the Mul of x * act(x)
+  bool act_first = false;  // the gate is Mul(act(x), x)
+  std::vector<Node*> nodes;  // in graph order; the last one's output is the chain's result
+  Node* head() const { return nodes.front(); }
+};
+
+// The chains of g, a node in at most one; order is g's nodes in execution order.
+std::vector<FusedChain> find_chains(const Model& m, Graph* g, const std::vector<Node*>& order);
+
+}  // namespace ofg::exec
