@@ -178,6 +178,46 @@ TEST(KernelsSgemv, ScalarAndSimdMatchDefinitionOnOddSizes) {
       }
 }
 
+// y = alpha x B + beta y against the definition in double, for a table; ldb > N, beta zero (y
+// starts as NaN: it must not be read) and not.
+void check_gemv_t(const k::KernelTable& t, size_t K, size_t N, float alpha, float beta) {
+  const size_t ldb = N + 5;
+  auto B = rnd(K * ldb, -1.f, 1.f, 21), x = rnd(K, -1.f, 1.f, 22), y0 = rnd(N, -1.f, 1.f, 23);
+  std::vector<float> y = beta == 0.f ? std::vector<float>(N, std::nanf("")) : y0;
+  t.sgemv_t(K, N, alpha, x.data(), B.data(), ldb, beta, y.data());
+  for (size_t j = 0; j < N; ++j) {
+    double s = 0;
+    for (size_t p = 0; p < K; ++p) s += double(x[p]) * B[p * ldb + j];
+    const double want = alpha * s + (beta == 0.f ? 0.0 : double(beta) * y0[j]);
+    ASSERT_NEAR(y[j], want, 1e-5 * (1 + K)) << t.isa << " K=" << K << " N=" << N << " column " << j;
+  }
+}
+
+TEST(KernelsSgemv, TransposedScalarAndSimdMatchDefinitionOnOddSizes) {
+  std::vector<const k::KernelTable*> tables = {&k::scalar_table()};
+  if (k::simd_table()) tables.push_back(k::simd_table());
+  // N crosses every column block of the SIMD version (8, 2 and 1 vectors, then single columns).
+  for (const k::KernelTable* t : tables)
+    for (size_t K : {0, 1, 7, 128})
+      for (size_t N : {1, 3, 8, 17, 64, 67, 99, 512}) {
+        check_gemv_t(*t, K, N, 1.f, 0.f);
+        check_gemv_t(*t, K, N, -0.5f, 2.f);
+      }
+}
+
+// The SIMD table against the scalar reference on the recurrent shape (512 gate rows of a
+// 128-wide LSTM): the same sums in another order, so equal within float rounding.
+TEST(KernelsSgemv, TransposedSimdMatchesScalar) {
+  const k::KernelTable* simd = k::simd_table();
+  if (!simd) GTEST_SKIP() << "no SIMD table";
+  const size_t K = 128, N = 512;
+  auto B = rnd(K * N, -1.f, 1.f, 31), x = rnd(K, -1.f, 1.f, 32);
+  std::vector<float> a(N), b(N);
+  k::scalar_table().sgemv_t(K, N, 1.f, x.data(), B.data(), N, 0.f, a.data());
+  simd->sgemv_t(K, N, 1.f, x.data(), B.data(), N, 0.f, b.data());
+  for (size_t j = 0; j < N; ++j) ASSERT_NEAR(a[j], b[j], 1e-4) << "column " << j;
+}
+
 // ------------------------------------------------------------------ conv
 
 namespace {

@@ -1,5 +1,5 @@
 // The kernel-table entries that kernels/simd/ implements once for every SIMD table from an ISA's
-// lane operations: the matrix-vector product, binary and unary elementwise, reduce, softmax, layer norm, 4-byte transposes
+// lane operations: the matrix-vector products, binary and unary elementwise, reduce, softmax, layer norm, 4-byte transposes
 // and diff_f32 (where the ISA has double vectors). An ISA folder instantiates them with its Isa
 // struct from one translation unit compiled with its flags (avx2/vector.cpp, neon/vector.cpp).
 #pragma once
@@ -26,7 +26,7 @@ void binary_sv(BinaryOp op, float a, const float* b, float* y, size_t n) {
 }
 
 #define OFG_SIMD_VECTOR_KERNELS(X) \
-  X(sgemv) X(binary_vv) X(binary_vs) X(binary_sv) X(unary) X(reduce) X(softmax) X(layer_norm) X(transpose2d)
+  X(sgemv) X(sgemv_t) X(binary_vv) X(binary_vs) X(binary_sv) X(unary) X(reduce) X(softmax) X(layer_norm) X(transpose2d)
 
 template <class S>
 void set_vector_entries(KernelTable& t) {
