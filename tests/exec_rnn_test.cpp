@@ -27,6 +27,7 @@ struct Case {
   bool input_forget = false;
   std::vector<std::string> activations;  // empty: defaults
   bool constant_r = false;  // R an initializer, the float32 run repeated with a kept ExecCache
+  int64_t hidden = 6;  // 50: the gate rows span several panels of the transposed R (64 rows each)
 };
 
 int gates(const std::string& op) { return op == "RNN" ? 1 : op == "GRU" ? 3 : 4; }
@@ -96,7 +97,7 @@ std::vector<RValue> run_call(const Case& k, int32_t dtype, const std::vector<std
 void check_case(const Case& k, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-1.f, 1.f);
-  const int64_t S = 5, B = 3, I = 7, H = 6, G = gates(k.op);
+  const int64_t S = 5, B = 3, I = 7, H = k.hidden, G = gates(k.op);
   const int64_t D = std::string(k.direction) == "bidirectional" ? 2 : 1;
   auto fill = [&](int64_t n) {
     std::vector<float> v(static_cast<size_t>(n));
@@ -148,8 +149,10 @@ TEST(ExecRnn, Float32PathMatchesDoubleReference) {
       {"LSTM", "bidirectional", true, false, false, false, false, false,
        {"Sigmoid", "Softsign", "Elu", "HardSigmoid", "Affine", "ThresholdedRelu"}},
       {"LSTM", "bidirectional", false, false, false, false, false, false, {}, true},
-      {"GRU", "reverse", false, true, false, false, false, false, {}, true},
-      {"GRU", "bidirectional", false, false, true, false, true, false, {}, true},
+      {"LSTM", "forward", false, true, true, true, false, false, {}, true, 50},
+      {"GRU", "reverse", false, true, false, false, false, false, {}, true, 50},
+      {"GRU", "bidirectional", false, false, true, false, true, false, {}, true, 50},
+      {"RNN", "forward", false, false, false, false, false, false, {}, true, 70},
   };
   unsigned seed = 1;
   for (const Case& k : cases) {

