@@ -179,6 +179,9 @@ TEST(ExecQuantInt, ConvMatchesDirectReference) {
       {{2, 3, 10, 9}, {4, 3, 3, 2}, 1, {2, 2}, {2, 1}, {0, 1, 2, 0}, kInt8, kInt8, false, ""},
       {{1, 6, 8, 37}, {6, 1, 3, 3}, 6, {1, 1}, {1, 1}, {1, 1, 1, 1}, kUint8, kInt8, true, ""},   // depthwise
       {{1, 6, 9, 40}, {6, 1, 3, 3}, 6, {2, 2}, {1, 2}, {1, 0, 1, 2}, kInt8, kUint8, false, ""},  // depthwise
+      {{1, 5, 12, 48}, {5, 1, 3, 3}, 5, {2, 2}, {1, 1}, {1, 1, 1, 1}, kUint8, kInt8, true, ""},  // depthwise, OW 24
+      {{1, 3, 11, 30}, {3, 1, 3, 3}, 3, {1, 1}, {2, 2}, {2, 2, 2, 2}, kInt8, kInt8, false, ""},  // depthwise dilated
+      {{1, 3, 10, 33}, {3, 1, 3, 3}, 3, {3, 3}, {1, 1}, {1, 1, 1, 1}, kUint8, kUint8, true, ""},  // depthwise stride 3
       {{1, 4, 5, 5}, {4, 1, 3, 3}, 4, {1, 1}, {1, 1}, {20, 20, 20, 20}, kUint8, kUint8, false, ""},  // big pads
       {{1, 4, 7, 6}, {6, 2, 3, 3}, 2, {1, 2}, {1, 1}, {1, 1, 1, 1}, kUint8, kUint8, true, ""},  // grouped
       {{1, 8, 7, 13}, {5, 8, 1, 1}, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, kUint8, kInt8, true, ""},  // pointwise

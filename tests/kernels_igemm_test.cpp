@@ -283,6 +283,11 @@ TEST(KernelsQuant, RequantizeMatchesScalar) {
   std::vector<int32_t> acc = {0, 1, -1, std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(),
                               100, -100, 50, 150, 250, 350};
   for (int i = 0; i < 500; ++i) acc.push_back(static_cast<int32_t>(rng() % 200001) - 100000);
+  // Around +-2^23, where the SIMD version changes from float to double lanes, in whole vectors
+  // of 8 and mixed.
+  for (int32_t edge : {(1 << 23) - 4, -(1 << 23) - 4, (1 << 24) - 4})
+    for (int32_t d = 0; d < 8; ++d) acc.push_back(edge + d);
+  for (int i = 0; i < 64; ++i) acc.push_back(static_cast<int32_t>(rng() % (1 << 25)) - (1 << 24));
   // Ties: with multiplier 0.5 odd accumulators land on .5 and must round to even.
   {
     uint8_t y[3];
@@ -294,8 +299,10 @@ TEST(KernelsQuant, RequantizeMatchesScalar) {
   }
   SIMD_OR_SKIP();
   const double inf = std::numeric_limits<double>::infinity();
-  for (double mult : {0.5, 0.0013, 1.7e-5, static_cast<double>(0.1f), inf, std::nan("")})
-    for (double bias : {0.0, -1234.0, 70000.0})
+  // Float multipliers (the float lanes) and others (double lanes only); biases below and at 2^23.
+  for (double mult : {0.5, 0.0013, 1.7e-5, static_cast<double>(0.1f), static_cast<double>(3.7e-4f),
+                      static_cast<double>(1e-30f), inf, std::nan("")})
+    for (double bias : {0.0, -1234.0, 70000.0, 8388607.0, -8388608.0, 9e6})
       for (int32_t zero : {0, 128, -128, 5})
         for (bool s : {false, true}) {
           std::vector<uint8_t> a(acc.size()), b(acc.size());

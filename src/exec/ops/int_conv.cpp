@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 #include "exec/ops/util.h"
 
@@ -112,8 +113,9 @@ void im2col(const IntConvGeom& g, const uint8_t* x, uint8_t pad, size_t Cg, size
 }
 
 // dst[j] = x[j] - zero as int16 for j < n. Blocks of 16 with a separate loop per signedness, so
-// that the compiler vectorises them at -O2 (its cheap cost model wants a known trip count).
-void widen_shifted(const uint8_t* x, int64_t n, bool is_signed, int32_t zero, int16_t* dst) {
+// that the compiler vectorises them at -O2 (its cheap cost model wants a known trip count, and
+// no run-time alias check: hence __restrict, as a uint8_t pointer may alias anything).
+void widen_shifted(const uint8_t* __restrict x, int64_t n, bool is_signed, int32_t zero, int16_t* __restrict dst) {
   const int16_t z = static_cast<int16_t>(zero);
   int64_t j = 0;
   if (is_signed) {
@@ -141,9 +143,19 @@ bool depthwise_2d(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const 
   if (kn > static_cast<int64_t>(kMaxChunk)) return false;
   const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1], Hp = ext[0], Wp = ext[1];
   const int64_t sh = g.stride[0], sw = g.stride[1], dh = g.dilation[0], dw = g.dilation[1];
-  std::vector<int16_t> plane(scratch_elems(Hp * Wp, sizeof(int16_t)), 0);
+  // kSlack zeros after the plane: the stride-2 rows below ask the kernel for a few outputs past
+  // the last column so that all the real ones take its vector loop.
+  constexpr int64_t kSlack = 64;
+  std::vector<int16_t> plane(scratch_elems(Hp * Wp + kSlack, sizeof(int16_t)), 0);
   std::vector<int16_t> taps(static_cast<size_t>(kn));
   std::vector<const int16_t*> rows(static_cast<size_t>(kn));
+  // Stride 1: the output rows of a channel are one kernel call over the plane read as a single
+  // row of width Wp (output (oh, ow) at oh * Wp + ow; the Wp - OW columns between rows are
+  // computed and dropped), so the kernel's scalar tail runs once per channel, not once per row.
+  const bool flat = sh == 1 && sw == 1;
+  const int64_t row_call = (OW + 7) / 8 * 8 + 1;  // stride > 1: outputs asked per row (see kSlack)
+  if (!flat && (KW - 1) * dw + (row_call - 1) * sw >= Wp + kSlack) return false;  // the last read stays in the slack
+  std::vector<int32_t> ybuf(scratch_elems(flat ? OH * Wp : row_call, sizeof(int32_t)));
   const kernels::KernelTable& kt = kernels::active_table();
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t c = 0; c < g.C; ++c) {
@@ -153,12 +165,21 @@ bool depthwise_2d(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const 
       for (int64_t q = 0; q < kn; ++q)
         taps[static_cast<size_t>(q)] = static_cast<int16_t>(int8_value(w.data[c * kn + q], w.is_signed) - wz[static_cast<size_t>(c)]);
       int32_t* yc = y + (n * g.C + c) * OH * OW;
+      if (flat) {
+        for (int64_t kh = 0; kh < KH; ++kh)
+          for (int64_t kw = 0; kw < KW; ++kw) rows[static_cast<size_t>(kh * KW + kw)] = plane.data() + kh * dh * Wp + kw * dw;
+        kt.dw_row_i16(rows.data(), taps.data(), static_cast<size_t>(kn), 1, static_cast<size_t>((OH - 1) * Wp + OW),
+                      ybuf.data());
+        for (int64_t oh = 0; oh < OH; ++oh) std::memcpy(yc + oh * OW, ybuf.data() + oh * Wp, OW * sizeof(int32_t));
+        continue;
+      }
       for (int64_t oh = 0; oh < OH; ++oh) {
         for (int64_t kh = 0; kh < KH; ++kh)
           for (int64_t kw = 0; kw < KW; ++kw)
             rows[static_cast<size_t>(kh * KW + kw)] = plane.data() + (oh * sh + kh * dh) * Wp + kw * dw;
-        kt.dw_row_i16(rows.data(), taps.data(), static_cast<size_t>(kn), static_cast<size_t>(sw), static_cast<size_t>(OW),
-                      yc + oh * OW);
+        kt.dw_row_i16(rows.data(), taps.data(), static_cast<size_t>(kn), static_cast<size_t>(sw),
+                      static_cast<size_t>(row_call), ybuf.data());
+        std::memcpy(yc + oh * OW, ybuf.data(), OW * sizeof(int32_t));
       }
     }
   return true;
@@ -201,7 +222,8 @@ void int_conv_compute(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, co
     pointwise = pointwise && g.kernel[a] == 1 && g.stride[a] == 1 && g.pad_begin[a] == 0 && g.out[a] == g.in[a];
   // im2col in column blocks of about 1 MiB so that large images need no K x HW buffer.
   const int64_t nb_max = pointwise ? out_n : std::min<int64_t>(out_n, std::max<int64_t>(256, (1 << 20) / std::max<int64_t>(1, K)));
-  std::vector<uint8_t> cols(pointwise ? 0 : scratch_elems(K * nb_max, 1));
+  // Not value-initialised: im2col writes every byte of the columns it hands to int_gemm.
+  std::unique_ptr<uint8_t[]> cols(new uint8_t[pointwise ? 0 : scratch_elems(K * nb_max, 1)]);
   std::vector<int32_t> zb(static_cast<size_t>(nb_max), xz);
   const uint8_t pad = static_cast<uint8_t>(xz);
   for (int64_t n = 0; n < g.N; ++n)
@@ -216,8 +238,8 @@ void int_conv_compute(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, co
       }
       for (int64_t j0 = 0; j0 < out_n; j0 += nb_max) {
         const int64_t nb = std::min(nb_max, out_n - j0);
-        im2col(g, xg, pad, Cg, j0, nb, cols.data());
-        int_gemm(OCg, nb, K, wg, K, za, {cols.data(), x.is_signed}, nb, zb.data(), yg + j0, out_n);
+        im2col(g, xg, pad, Cg, j0, nb, cols.get());
+        int_gemm(OCg, nb, K, wg, K, za, {cols.get(), x.is_signed}, nb, zb.data(), yg + j0, out_n);
       }
     }
 }

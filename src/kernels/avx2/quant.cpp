@@ -5,6 +5,8 @@
 
 #include <immintrin.h>
 
+#include <cmath>
+
 namespace ofg::kernels::avx2 {
 
 namespace {
@@ -48,12 +50,26 @@ void requantize_u8(const int32_t* acc, size_t n, double bias, double mult, int32
                    uint8_t* y) {
   const __m256d vb = _mm256_set1_pd(bias), vm = _mm256_set1_pd(mult);
   const __m256 vz = _mm256_set1_ps(static_cast<float>(zero));
+  // A float lane path, twice as wide, gives the same bits when mult is a float and |bias| and every
+  // |acc| are below 2^23: acc + bias is then exact in float, and the float product of two floats
+  // is the correctly rounded exact product, which is what rounding the (exact) double product to
+  // float gives. Vectors with a larger accumulator take the double path.
+  const bool float_ok = static_cast<double>(static_cast<float>(mult)) == mult && std::fabs(bias) < 8388608.0;
+  const __m256 fb = _mm256_set1_ps(static_cast<float>(float_ok ? bias : 0.0)), fm = _mm256_set1_ps(static_cast<float>(mult));
+  const __m256i half_range = _mm256_set1_epi32(1 << 23);
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + i));
-    const __m256d d0 = _mm256_mul_pd(_mm256_add_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(a)), vb), vm);
-    const __m256d d1 = _mm256_mul_pd(_mm256_add_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(a, 1)), vb), vm);
-    const __m256 f = _mm256_set_m128(_mm256_cvtpd_ps(d1), _mm256_cvtpd_ps(d0));
+    // acc + 2^23 (wrapping) below 2^24 as unsigned <=> -2^23 <= acc < 2^23.
+    const bool small = _mm256_testz_si256(_mm256_add_epi32(a, half_range), _mm256_set1_epi32(~0xFFFFFF)) != 0;
+    __m256 f;
+    if (float_ok && small) {
+      f = _mm256_mul_ps(_mm256_add_ps(_mm256_cvtepi32_ps(a), fb), fm);
+    } else {
+      const __m256d d0 = _mm256_mul_pd(_mm256_add_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(a)), vb), vm);
+      const __m256d d1 = _mm256_mul_pd(_mm256_add_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(a, 1)), vb), vm);
+      f = _mm256_set_m128(_mm256_cvtpd_ps(d1), _mm256_cvtpd_ps(d0));
+    }
     store8(_mm256_add_ps(round_even(f), vz), out_signed, y + i);
   }
   scalar::requantize_u8(acc + i, n - i, bias, mult, zero, out_signed, y + i);
