@@ -25,6 +25,19 @@ int32_t saturate_i64(int64_t v) {
                                                   std::numeric_limits<int32_t>::max()));
 }
 
+// Calls row(ci, r, hshift, wshift) for each im2col row of a 2-D convolution: channel ci, kernel
+// tap (kh, kw) reading input row oh + hshift (times the stride) and column ow + wshift; r[o] is
+// the row's byte for flat output position o (j0 <= o < j0 + nb) of the block in dst.
+template <class Row>
+void for_each_row_2d(const IntConvGeom& g, size_t Cg, size_t j0, size_t nb, uint8_t* dst, Row&& row) {
+  const int64_t KH = g.kernel[0], KW = g.kernel[1];
+  for (size_t ci = 0; ci < Cg; ++ci)
+    for (int64_t kh = 0; kh < KH; ++kh)
+      for (int64_t kw = 0; kw < KW; ++kw)
+        row(ci, dst + ((static_cast<int64_t>(ci) * KH + kh) * KW + kw) * static_cast<int64_t>(nb) - static_cast<int64_t>(j0),
+            kh * g.dilation[0] - g.pad_begin[0], kw * g.dilation[1] - g.pad_begin[1]);
+}
+
 // The im2col matrix of one group (row = channel * kn + kernel position), columns [j0, j0 + nb) (flat
 // output positions), into dst (ldb = nb). A position in the padding holds the zero point byte,
 // which contributes nothing once it is subtracted. Each row is walked in segments along the last
@@ -35,30 +48,26 @@ int32_t saturate_i64(int64_t v) {
 bool im2col_shifted_plane(const IntConvGeom& g, const uint8_t* x, uint8_t pad, size_t Cg, size_t j0, size_t nb,
                           uint8_t* dst) {
   if (g.in.size() != 2 || g.stride[0] != 1 || g.stride[1] != 1 || g.out[1] != g.in[1]) return false;
-  const int64_t IH = g.in[0], W = g.in[1], KH = g.kernel[0], KW = g.kernel[1], OH = g.out[0];
+  const int64_t IH = g.in[0], W = g.in[1], OH = g.out[0];
   const int64_t b0 = static_cast<int64_t>(j0), b1 = b0 + static_cast<int64_t>(nb);
-  for (size_t ci = 0; ci < Cg; ++ci)
-    for (int64_t kh = 0; kh < KH; ++kh)
-      for (int64_t kw = 0; kw < KW; ++kw) {
-        uint8_t* row = dst + ((static_cast<int64_t>(ci) * KH + kh) * KW + kw) * static_cast<int64_t>(nb) - b0;  // row[o]
-        const int64_t hshift = kh * g.dilation[0] - g.pad_begin[0], wshift = kw * g.dilation[1] - g.pad_begin[1];
-        // Output rows oh with input row oh + hshift inside [0, IH).
-        const int64_t lo = std::clamp<int64_t>(std::max<int64_t>(0, -hshift) * W, b0, b1);
-        const int64_t hi = std::clamp<int64_t>(std::min<int64_t>(OH, IH - hshift) * W, lo, b1);
-        std::memset(row + b0, pad, static_cast<size_t>(lo - b0));
-        // Output o reads plane element o + shift; the copy stays inside the plane (what it leaves
-        // out of [lo, hi) are wrapped columns, set below).
-        const int64_t shift = hshift * W + wshift;
-        const int64_t s0 = std::max(lo, -shift), s1 = std::min(hi, IH * W - shift);
-        if (s1 > s0) std::memcpy(row + s0, x + static_cast<int64_t>(ci) * IH * W + s0 + shift, static_cast<size_t>(s1 - s0));
-        std::memset(row + hi, pad, static_cast<size_t>(b1 - hi));
-        // Columns ow with ow + wshift outside [0, W) read the neighbouring row: padding instead.
-        const int64_t c0 = std::clamp<int64_t>(wshift < 0 ? 0 : W - wshift, 0, W);
-        const int64_t c1 = std::clamp<int64_t>(wshift < 0 ? -wshift : W, 0, W);
-        if (c0 >= c1) continue;
-        for (int64_t base = lo / W * W; base < hi; base += W)
-          for (int64_t o = std::max(base + c0, lo); o < std::min(base + c1, hi); ++o) row[o] = pad;
-      }
+  for_each_row_2d(g, Cg, j0, nb, dst, [&](size_t ci, uint8_t* row, int64_t hshift, int64_t wshift) {
+    // Output rows oh with input row oh + hshift inside [0, IH).
+    const int64_t lo = std::clamp<int64_t>(std::max<int64_t>(0, -hshift) * W, b0, b1);
+    const int64_t hi = std::clamp<int64_t>(std::min<int64_t>(OH, IH - hshift) * W, lo, b1);
+    std::memset(row + b0, pad, static_cast<size_t>(lo - b0));
+    // Output o reads plane element o + shift; the copy stays inside the plane (what it leaves
+    // out of [lo, hi) are wrapped columns, set below).
+    const int64_t shift = hshift * W + wshift;
+    const int64_t s0 = std::max(lo, -shift), s1 = std::min(hi, IH * W - shift);
+    if (s1 > s0) std::memcpy(row + s0, x + static_cast<int64_t>(ci) * IH * W + s0 + shift, static_cast<size_t>(s1 - s0));
+    std::memset(row + hi, pad, static_cast<size_t>(b1 - hi));
+    // Columns ow with ow + wshift outside [0, W) read the neighbouring row: padding instead.
+    const int64_t c0 = std::clamp<int64_t>(wshift < 0 ? 0 : W - wshift, 0, W);
+    const int64_t c1 = std::clamp<int64_t>(wshift < 0 ? -wshift : W, 0, W);
+    if (c0 >= c1) return;
+    for (int64_t base = lo / W * W; base < hi; base += W)
+      for (int64_t o = std::max(base + c0, lo); o < std::min(base + c1, hi); ++o) row[o] = pad;
+  });
   return true;
 }
 
@@ -75,36 +84,32 @@ void copy_every_other(const uint8_t* __restrict src, int64_t n, uint8_t* __restr
 // memset and the N-d odometer below cost more than the copy).
 bool im2col_2d(const IntConvGeom& g, const uint8_t* x, uint8_t pad, size_t Cg, size_t j0, size_t nb, uint8_t* dst) {
   if (g.in.size() != 2) return false;
-  const int64_t IH = g.in[0], IW = g.in[1], KH = g.kernel[0], KW = g.kernel[1], OW = g.out[1];
+  const int64_t IH = g.in[0], IW = g.in[1], OW = g.out[1];
   const int64_t SH = g.stride[0], SW = g.stride[1];
   const int64_t b0 = static_cast<int64_t>(j0), b1 = b0 + static_cast<int64_t>(nb);
-  for (size_t ci = 0; ci < Cg; ++ci)
-    for (int64_t kh = 0; kh < KH; ++kh)
-      for (int64_t kw = 0; kw < KW; ++kw) {
-        uint8_t* row = dst + ((static_cast<int64_t>(ci) * KH + kh) * KW + kw) * static_cast<int64_t>(nb) - b0;  // row[o]
-        const int64_t hshift = kh * g.dilation[0] - g.pad_begin[0], wshift = kw * g.dilation[1] - g.pad_begin[1];
-        // Output columns [lo, hi) read input columns ow * SW + wshift inside [0, IW).
-        const int64_t lo = wshift >= 0 ? 0 : std::min<int64_t>(OW, (-wshift + SW - 1) / SW);
-        const int64_t hi = IW - wshift <= 0 ? lo : std::max(lo, std::min<int64_t>(OW, (IW - wshift - 1) / SW + 1));
-        for (int64_t o = b0; o < b1;) {
-          const int64_t oh = o / OW, ow0 = o % OW, end = std::min(b1, o - ow0 + OW);  // this output row: [o, end)
-          uint8_t* seg = row + o - ow0;  // seg[ow]
-          const int64_t ih = oh * SH + hshift;
-          const int64_t l = ih >= 0 && ih < IH ? std::clamp(lo, ow0, end - o + ow0) : end - o + ow0;
-          const int64_t h = ih >= 0 && ih < IH ? std::clamp(hi, l, end - o + ow0) : l;
-          for (int64_t ow = ow0; ow < l; ++ow) seg[ow] = pad;
-          const uint8_t* src = x + static_cast<int64_t>(ci) * IH * IW + ih * IW + wshift;
-          if (SW == 1) {
-            if (h > l) std::memcpy(seg + l, src + l, static_cast<size_t>(h - l));
-          } else if (SW == 2) {
-            if (h > l) copy_every_other(src + 2 * l, h - l, seg + l);
-          } else {
-            for (int64_t ow = l; ow < h; ++ow) seg[ow] = src[ow * SW];
-          }
-          for (int64_t ow = h; ow < end - o + ow0; ++ow) seg[ow] = pad;
-          o = end;
-        }
+  for_each_row_2d(g, Cg, j0, nb, dst, [&](size_t ci, uint8_t* row, int64_t hshift, int64_t wshift) {
+    // Output columns [lo, hi) read input columns ow * SW + wshift inside [0, IW).
+    const int64_t lo = wshift >= 0 ? 0 : std::min<int64_t>(OW, (-wshift + SW - 1) / SW);
+    const int64_t hi = IW - wshift <= 0 ? lo : std::max(lo, std::min<int64_t>(OW, (IW - wshift - 1) / SW + 1));
+    for (int64_t o = b0; o < b1;) {
+      const int64_t oh = o / OW, ow0 = o % OW, end = std::min(b1, o - ow0 + OW);  // this output row: [o, end)
+      uint8_t* seg = row + o - ow0;  // seg[ow]
+      const int64_t ih = oh * SH + hshift;
+      const int64_t l = ih >= 0 && ih < IH ? std::clamp(lo, ow0, end - o + ow0) : end - o + ow0;
+      const int64_t h = ih >= 0 && ih < IH ? std::clamp(hi, l, end - o + ow0) : l;
+      for (int64_t ow = ow0; ow < l; ++ow) seg[ow] = pad;
+      const uint8_t* src = x + static_cast<int64_t>(ci) * IH * IW + ih * IW + wshift;
+      if (SW == 1) {
+        if (h > l) std::memcpy(seg + l, src + l, static_cast<size_t>(h - l));
+      } else if (SW == 2) {
+        if (h > l) copy_every_other(src + 2 * l, h - l, seg + l);
+      } else {
+        for (int64_t ow = l; ow < h; ++ow) seg[ow] = src[ow * SW];
       }
+      for (int64_t ow = h; ow < end - o + ow0; ++ow) seg[ow] = pad;
+      o = end;
+    }
+  });
   return true;
 }
 

@@ -29,36 +29,8 @@ inline void store_row_i32(int32_t* c, __m512i lo, __m512i hi, size_t nr, bool fi
 // units (>= 1) quads of packed panels (A: 24 bytes per quad, B: 128).
 void micro_6x32_vnni(size_t units, const uint8_t* pa, const uint8_t* pb, int32_t* C, size_t ldc, size_t mr, size_t nr,
                      bool first) {
-  // Named accumulators, each started by its own first step (see micro_6x16_i32 for why).
-  __m512i c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
-  {
-    const __m512i b0 = _mm512_loadu_si512(pb), b1 = _mm512_loadu_si512(pb + 64);
-#define OFG_TILE_FIRST(r)                                        \
-  {                                                              \
-    int32_t w;                                                   \
-    std::memcpy(&w, pa + 4 * r, 4);                              \
-    const __m512i va = _mm512_set1_epi32(w);                     \
-    c##r##0 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), va, b0); \
-    c##r##1 = _mm512_dpbusd_epi32(_mm512_setzero_si512(), va, b1); \
-  }
-    OFG_TILE_FIRST(0) OFG_TILE_FIRST(1) OFG_TILE_FIRST(2) OFG_TILE_FIRST(3) OFG_TILE_FIRST(4) OFG_TILE_FIRST(5)
-#undef OFG_TILE_FIRST
-  }
-  for (size_t t = 1; t < units; ++t) {
-    const __m512i b0 = _mm512_loadu_si512(pb + t * 128), b1 = _mm512_loadu_si512(pb + t * 128 + 64);
-    const uint8_t* a = pa + t * 4 * kTileM;
-#define OFG_TILE_ROW(r)                              \
-  {                                                  \
-    int32_t w;                                       \
-    std::memcpy(&w, a + 4 * r, 4);                   \
-    const __m512i va = _mm512_set1_epi32(w);         \
-    c##r##0 = _mm512_dpbusd_epi32(c##r##0, va, b0);  \
-    c##r##1 = _mm512_dpbusd_epi32(c##r##1, va, b1);  \
-  }
-    OFG_TILE_ROW(0) OFG_TILE_ROW(1) OFG_TILE_ROW(2) OFG_TILE_ROW(3) OFG_TILE_ROW(4) OFG_TILE_ROW(5)
-#undef OFG_TILE_ROW
-  }
-  const __m512i out[kTileM][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
+  __m512i out[kTileM][2];
+  tile_6x2(units, pa, pb, [](__m512i acc, __m512i a, __m512i b) { return _mm512_dpbusd_epi32(acc, a, b); }, out);
   for (size_t r = 0; r < mr; ++r) store_row_i32(C + r * ldc, out[r][0], out[r][1], nr, first);
 }
 
