@@ -192,6 +192,7 @@ TEST(ExecQuantInt, ConvMatchesDirectReference) {
       {{2, 3, 17}, {4, 3, 3}, 1, {2}, {1}, {1, 1}, kInt8, kUint8, true, ""},                       // 1-D
       {{1, 2, 4, 5, 6}, {3, 2, 2, 2, 2}, 1, {1, 1, 1}, {1, 1, 1}, {1, 0, 1, 1, 1, 0}, kUint8, kInt8, false, ""},  // 3-D
       {{1, 64, 50, 47}, {5, 64, 3, 3}, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, kUint8, kUint8, false, ""},  // 2 im2col blocks
+      {{1, 128, 64, 63}, {5, 128, 3, 3}, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, kInt8, kInt8, true, ""},  // strided, 2 blocks
   };
   unsigned seed = 1;
   for (const ConvCase& cc : cases) {

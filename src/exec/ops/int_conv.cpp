@@ -91,23 +91,23 @@ bool im2col_2d(const IntConvGeom& g, const uint8_t* x, uint8_t pad, size_t Cg, s
     // Output columns [lo, hi) read input columns ow * SW + wshift inside [0, IW).
     const int64_t lo = wshift >= 0 ? 0 : std::min<int64_t>(OW, (-wshift + SW - 1) / SW);
     const int64_t hi = IW - wshift <= 0 ? lo : std::max(lo, std::min<int64_t>(OW, (IW - wshift - 1) / SW + 1));
-    for (int64_t o = b0; o < b1;) {
-      const int64_t oh = o / OW, ow0 = o % OW, end = std::min(b1, o - ow0 + OW);  // this output row: [o, end)
-      uint8_t* seg = row + o - ow0;  // seg[ow]
+    const int64_t plane = static_cast<int64_t>(ci) * IH * IW;
+    // Output rows oh from the block's first; columns [s, e) of each lie in the block.
+    for (int64_t oh = b0 / OW, s = b0 % OW; oh * OW < b1; ++oh, s = 0) {
+      const int64_t e = std::min(OW, b1 - oh * OW);
+      uint8_t* seg = row + oh * OW;  // seg[ow]
       const int64_t ih = oh * SH + hshift;
-      const int64_t l = ih >= 0 && ih < IH ? std::clamp(lo, ow0, end - o + ow0) : end - o + ow0;
-      const int64_t h = ih >= 0 && ih < IH ? std::clamp(hi, l, end - o + ow0) : l;
-      for (int64_t ow = ow0; ow < l; ++ow) seg[ow] = pad;
-      const uint8_t* src = x + static_cast<int64_t>(ci) * IH * IW + ih * IW + wshift;
-      if (SW == 1) {
-        if (h > l) std::memcpy(seg + l, src + l, static_cast<size_t>(h - l));
-      } else if (SW == 2) {
-        if (h > l) copy_every_other(src + 2 * l, h - l, seg + l);
-      } else {
-        for (int64_t ow = l; ow < h; ++ow) seg[ow] = src[ow * SW];
+      const bool inside = ih >= 0 && ih < IH;
+      const int64_t l = inside ? std::clamp(lo, s, e) : e, h = inside ? std::clamp(hi, l, e) : e;
+      for (int64_t ow = s; ow < l; ++ow) seg[ow] = pad;
+      if (h > l) {
+        const uint8_t* src = x + plane + ih * IW + l * SW + wshift;  // input of output column l
+        if (SW == 1) std::memcpy(seg + l, src, static_cast<size_t>(h - l));
+        else if (SW == 2) copy_every_other(src, h - l, seg + l);
+        else
+          for (int64_t ow = l; ow < h; ++ow) seg[ow] = src[(ow - l) * SW];
       }
-      for (int64_t ow = h; ow < end - o + ow0; ++ow) seg[ow] = pad;
-      o = end;
+      for (int64_t ow = h; ow < e; ++ow) seg[ow] = pad;
     }
   });
   return true;
