@@ -309,10 +309,14 @@ TEST(KernelsQuant, RequantizeMatchesScalar) {
     for (double bias : {0.0, -1234.0, 70000.0, 8388607.0, -8388608.0, 9e6})
       for (int32_t zero : {0, 128, -128, 5})
         for (bool s : {false, true}) {
-          std::vector<uint8_t> a(acc.size()), b(acc.size());
-          simd->requantize_u8(acc.data(), acc.size(), bias, mult, zero, s, a.data());
-          k::scalar_table().requantize_u8(acc.data(), acc.size(), bias, mult, zero, s, b.data());
-          ASSERT_EQ(a, b) << simd->isa << " mult=" << mult << " bias=" << bias << " zero=" << zero;
+          // From 0, and from past the int32 extremes so that whole blocks of 32 small values follow.
+          for (size_t from : {size_t{0}, size_t{11}}) {
+            const size_t n = acc.size() - from;
+            std::vector<uint8_t> a(n), b(n);
+            simd->requantize_u8(acc.data() + from, n, bias, mult, zero, s, a.data());
+            k::scalar_table().requantize_u8(acc.data() + from, n, bias, mult, zero, s, b.data());
+            ASSERT_EQ(a, b) << simd->isa << " mult=" << mult << " bias=" << bias << " zero=" << zero << " from " << from;
+          }
         }
 }
 
