@@ -8,11 +8,12 @@
 namespace ofg::exec::rnn {
 namespace {
 
-// Per direction and batch entry: the state vectors and the scratch of one step.
+// Per direction and batch entry: the state vectors and the scratch of one step (gh: the gate
+// pre-activations, activated in place; a: the new h).
 struct StepBuffers {
-  std::vector<float> h, cs, gh, a, b, c;
+  std::vector<float> h, cs, gh, a;
   explicit StepBuffers(int64_t Hs, int64_t GH)
-      : h(static_cast<size_t>(Hs)), cs(h.size()), gh(static_cast<size_t>(GH)), a(h.size()), b(h.size()), c(h.size()) {}
+      : h(static_cast<size_t>(Hs)), cs(h.size()), gh(static_cast<size_t>(GH)), a(h.size()) {}
 };
 
 void clip_in_place(const Call& k, float* x, size_t n) {
@@ -161,14 +162,12 @@ void run_f32(OpCtx& c, const Call& k) {
           clip_in_place(k, out, hs);
           f[0].apply(out, hs);
         } else if (k.kind == Kind::Gru) {
-          float* z = s.b.data();
-          float* rg = s.c.data();
-          for (size_t q = 0; q < hs; ++q) z[q] = gx[q] + s.gh[q];
-          for (size_t q = 0; q < hs; ++q) rg[q] = gx[hs + q] + s.gh[hs + q];
-          clip_in_place(k, z, hs);
-          clip_in_place(k, rg, hs);
-          f[0].apply(z, hs);
-          f[0].apply(rg, hs);
+          // z and r are contiguous and share the activation: one call over both, in place.
+          float* z = s.gh.data();
+          float* rg = z + hs;
+          for (size_t q = 0; q < 2 * hs; ++q) z[q] += gx[q];
+          clip_in_place(k, z, 2 * hs);
+          f[0].apply(z, 2 * hs);
           if (k.linear_before_reset) {
             for (size_t q = 0; q < hs; ++q) out[q] = gx[2 * hs + q] + rg[q] * (s.gh[2 * hs + q] + Rb[2 * hs + q]);
           } else {
