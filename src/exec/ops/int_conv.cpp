@@ -197,15 +197,15 @@ bool depthwise_2d(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const 
   // kSlack zeros after the plane: the stride-2 rows below ask the kernel for a few outputs past
   // the last column so that all the real ones take its vector loop.
   constexpr int64_t kSlack = 64;
-  std::vector<int16_t> plane(scratch_elems(Hp * Wp + kSlack, sizeof(int16_t)), 0);
-  std::vector<int16_t> taps(static_cast<size_t>(kn));
-  std::vector<const int16_t*> rows(static_cast<size_t>(kn));
   // Stride 1: the output rows of a channel are one kernel call over the plane read as a single
   // row of width Wp (output (oh, ow) at oh * Wp + ow; the Wp - OW columns between rows are
   // computed and dropped), so the kernel's scalar tail runs once per channel, not once per row.
   const bool flat = sh == 1 && sw == 1;
   const int64_t row_call = (OW + 7) / 8 * 8 + 1;  // stride > 1: outputs asked per row (see kSlack)
   if (!flat && (KW - 1) * dw + (row_call - 1) * sw >= Wp + kSlack) return false;  // the last read stays in the slack
+  std::vector<int16_t> plane(scratch_elems(Hp * Wp + kSlack, sizeof(int16_t)), 0);
+  std::vector<int16_t> taps(static_cast<size_t>(kn));
+  std::vector<const int16_t*> rows(static_cast<size_t>(kn));
   std::vector<int32_t> ybuf(scratch_elems(flat ? OH * Wp : row_call, sizeof(int32_t)));
   const kernels::KernelTable& kt = kernels::active_table();
   for (int64_t n = 0; n < g.N; ++n)
