@@ -152,18 +152,21 @@ TEST(KernelsSgemm, PrepackedBMatchesSgemm) {
   }
 }
 
-// y = alpha A x + beta y against the definition in double, for a table; lda > K and beta both
-// zero (y not read: starts as NaN) and not.
-void check_gemv(const k::KernelTable& t, size_t M, size_t K, float alpha, float beta) {
-  const size_t lda = K + 3;
-  auto A = rnd(M * lda, -1.f, 1.f, 11), x = rnd(K, -1.f, 1.f, 12), y0 = rnd(M, -1.f, 1.f, 13);
+// y = alpha A x + beta y (sgemv, A is M x K) or y = alpha x B + beta y (sgemv_t, B is K x M)
+// against the definition in double, for a table; the matrix with a row stride above its width,
+// beta zero (y not read: starts as NaN) and not.
+void check_gemv(const k::KernelTable& t, size_t M, size_t K, float alpha, float beta, bool transposed) {
+  const size_t ld = transposed ? M + 5 : K + 3;
+  auto A = rnd((transposed ? K : M) * ld, -1.f, 1.f, 11), x = rnd(K, -1.f, 1.f, 12), y0 = rnd(M, -1.f, 1.f, 13);
   std::vector<float> y = beta == 0.f ? std::vector<float>(M, std::nanf("")) : y0;
-  t.sgemv(M, K, alpha, A.data(), lda, x.data(), beta, y.data());
+  if (transposed) t.sgemv_t(K, M, alpha, x.data(), A.data(), ld, beta, y.data());
+  else t.sgemv(M, K, alpha, A.data(), ld, x.data(), beta, y.data());
   for (size_t i = 0; i < M; ++i) {
     double s = 0;
-    for (size_t p = 0; p < K; ++p) s += double(A[i * lda + p]) * x[p];
+    for (size_t p = 0; p < K; ++p) s += double(transposed ? A[p * ld + i] : A[i * ld + p]) * x[p];
     const double want = alpha * s + (beta == 0.f ? 0.0 : double(beta) * y0[i]);
-    ASSERT_NEAR(y[i], want, 1e-5 * (1 + K)) << t.isa << " M=" << M << " K=" << K << " row " << i;
+    ASSERT_NEAR(y[i], want, 1e-5 * (1 + K)) << t.isa << " M=" << M << " K=" << K << " output " << i
+                                            << (transposed ? " (sgemv_t)" : "");
   }
 }
 
@@ -173,35 +176,20 @@ TEST(KernelsSgemv, ScalarAndSimdMatchDefinitionOnOddSizes) {
   for (const k::KernelTable* t : tables)
     for (size_t M : {1, 3, 4, 5, 9, 64, 67})
       for (size_t K : {0, 1, 7, 8, 9, 31, 130}) {
-        check_gemv(*t, M, K, 1.f, 0.f);
-        check_gemv(*t, M, K, -0.5f, 2.f);
+        check_gemv(*t, M, K, 1.f, 0.f, false);
+        check_gemv(*t, M, K, -0.5f, 2.f, false);
       }
-}
-
-// y = alpha x B + beta y against the definition in double, for a table; ldb > N, beta zero (y
-// starts as NaN: it must not be read) and not.
-void check_gemv_t(const k::KernelTable& t, size_t K, size_t N, float alpha, float beta) {
-  const size_t ldb = N + 5;
-  auto B = rnd(K * ldb, -1.f, 1.f, 21), x = rnd(K, -1.f, 1.f, 22), y0 = rnd(N, -1.f, 1.f, 23);
-  std::vector<float> y = beta == 0.f ? std::vector<float>(N, std::nanf("")) : y0;
-  t.sgemv_t(K, N, alpha, x.data(), B.data(), ldb, beta, y.data());
-  for (size_t j = 0; j < N; ++j) {
-    double s = 0;
-    for (size_t p = 0; p < K; ++p) s += double(x[p]) * B[p * ldb + j];
-    const double want = alpha * s + (beta == 0.f ? 0.0 : double(beta) * y0[j]);
-    ASSERT_NEAR(y[j], want, 1e-5 * (1 + K)) << t.isa << " K=" << K << " N=" << N << " column " << j;
-  }
 }
 
 TEST(KernelsSgemv, TransposedScalarAndSimdMatchDefinitionOnOddSizes) {
   std::vector<const k::KernelTable*> tables = {&k::scalar_table()};
   if (k::simd_table()) tables.push_back(k::simd_table());
-  // N crosses every column block of the SIMD version (8, 2 and 1 vectors, then single columns).
+  // The outputs cross every column block of the SIMD version (8, 2 and 1 vectors, then single columns).
   for (const k::KernelTable* t : tables)
     for (size_t K : {0, 1, 7, 128})
       for (size_t N : {1, 3, 8, 17, 64, 67, 99, 512}) {
-        check_gemv_t(*t, K, N, 1.f, 0.f);
-        check_gemv_t(*t, K, N, -0.5f, 2.f);
+        check_gemv(*t, N, K, 1.f, 0.f, true);
+        check_gemv(*t, N, K, -0.5f, 2.f, true);
       }
 }
 
