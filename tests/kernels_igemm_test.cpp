@@ -305,7 +305,7 @@ TEST(KernelsQuant, RequantizeMatchesScalar) {
   const double inf = std::numeric_limits<double>::infinity();
   // Float multipliers (the float lanes) and others (double lanes only); biases below and at 2^23.
   for (double mult : {0.5, 0.0013, 1.7e-5, static_cast<double>(0.1f), static_cast<double>(3.7e-4f),
-                      static_cast<double>(1e-30f), inf, std::nan("")})
+                      static_cast<double>(1e-30f), 31.5, 40.0, -0.75, inf, std::nan("")})
     for (double bias : {0.0, -1234.0, 70000.0, 8388607.0, -8388608.0, 9e6})
       for (int32_t zero : {0, 128, -128, 5})
         for (bool s : {false, true}) {

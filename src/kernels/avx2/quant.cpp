@@ -48,16 +48,16 @@ void dequantize_u8(const uint8_t* x, size_t n, bool in_signed, int32_t zero, flo
 
 namespace {
 
-// requantize_u8's float lanes for 32 accumulators known to lie in [-2^23, 2^23) with a finite
-// float multiplier (so no lane is NaN): four vectors rounded and clamped, packed to 32 bytes at
-// once (the packs interleave 128-bit halves; the dword permute restores the order).
-inline void requantize32_f32(const __m256i (&a)[4], __m256 fb, __m256 fm, __m256 vz, bool out_signed, uint8_t* y) {
-  const __m256 lo = _mm256_set1_ps(out_signed ? -128.f : 0.f), hi = _mm256_set1_ps(out_signed ? 127.f : 255.f);
+// requantize_u8's float lanes for 32 accumulators known to lie in [-2^23, 2^23), with a float
+// multiplier below 32 in magnitude (so every lane is finite and below 2^29): cvtps2dq rounds to
+// nearest even like round_ps in the default mode, the zero point is added exactly in int32 (the
+// float sum of the reference can only differ beyond 2^24, which clamps the same), and the packs
+// saturate to the output type, which is the clamp. The packs interleave 128-bit halves; the
+// dword permute restores the order.
+inline void requantize32_f32(const __m256i (&a)[4], __m256 fb, __m256 fm, __m256i zero, bool out_signed, uint8_t* y) {
   __m256i q[4];
-  for (int k = 0; k < 4; ++k) {
-    const __m256 f = _mm256_mul_ps(_mm256_add_ps(_mm256_cvtepi32_ps(a[k]), fb), fm);
-    q[k] = _mm256_cvttps_epi32(_mm256_min_ps(_mm256_max_ps(_mm256_add_ps(round_even(f), vz), lo), hi));
-  }
+  for (int k = 0; k < 4; ++k)
+    q[k] = _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_mul_ps(_mm256_add_ps(_mm256_cvtepi32_ps(a[k]), fb), fm)), zero);
   const __m256i w01 = _mm256_packs_epi32(q[0], q[1]), w23 = _mm256_packs_epi32(q[2], q[3]);
   const __m256i b = out_signed ? _mm256_packs_epi16(w01, w23) : _mm256_packus_epi16(w01, w23);
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(y),
@@ -91,7 +91,7 @@ void requantize_u8(const int32_t* acc, size_t n, double bias, double mult, int32
     store8(_mm256_add_ps(round_even(f), vz), out_signed, y + j);
   };
   size_t i = 0;
-  if (float_ok && std::isfinite(mult)) {
+  if (float_ok && std::fabs(mult) < 32.0) {
     for (; i + 32 <= n; i += 32) {
       const __m256i a[4] = {_mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + i)),
                             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + i + 8)),
@@ -101,7 +101,7 @@ void requantize_u8(const int32_t* acc, size_t n, double bias, double mult, int32
       __m256i any_high = _mm256_setzero_si256();
       for (const __m256i& v : a) any_high = _mm256_or_si256(any_high, _mm256_and_si256(_mm256_add_epi32(v, half_range), high_bits));
       if (_mm256_testz_si256(any_high, any_high)) {
-        requantize32_f32(a, fb, fm, vz, out_signed, y + i);
+        requantize32_f32(a, fb, fm, _mm256_set1_epi32(zero), out_signed, y + i);
       } else {
         for (size_t j = i; j < i + 32; j += 8) eight(j);
       }
