@@ -164,6 +164,22 @@ TEST(KernelsIgemm, SimdMatchesScalarOnOddShapes) {
   }
 }
 
+// B's zero point at the value that the dot-product GEMMs' flip turns into 0 (128 for uint8, 0 for
+// int8: the usual activations), where they skip the row sums of A: every flavour against the
+// oracle, with A of both signednesses and nonzero zero points of A.
+TEST(KernelsIgemm, ZeroPointsThatPackToZeroMatchOracle) {
+  unsigned seed = 300;
+  for (bool as : {false, true})
+    for (bool bs : {false, true})
+      for (size_t K : {3, 64, 577}) {
+        IgemmCase c = make_case(13, 37, K, as, bs, seed++);
+        std::fill(c.zb.begin(), c.zb.end(), bs ? 0 : 128);
+        const auto want = oracle(c);
+        EXPECT_EQ(run(k::scalar_table(), c), want) << "scalar";
+        for (const Variant& v : simd_igemms()) EXPECT_EQ(run(v.fn, c), want) << v.name << " as=" << as << " bs=" << bs << " K=" << K;
+      }
+}
+
 // Every factor at +-255 and K = 33025: the sums reach 33025 * 65025 = 2147450625, just under
 // 2^31. An implementation that saturates an intermediate (vpmaddubsw) or loses a bit fails here.
 TEST(KernelsIgemm, ExtremeValuesAtTheInt32Limit) {

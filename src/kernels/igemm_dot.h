@@ -128,11 +128,17 @@ void igemm_dot(const IgemmBlocking& bl, bool a_read_signed, size_t M, size_t N, 
   std::vector<uint32_t> u(M), zam(M), zbn(N);
   std::vector<int32_t> colsum(N + bl.nr);
   std::vector<uint8_t> edge(std::min(bl.kc, (K + 3) / 4 * 4) * bl.nr);  // pack_b_quads's copy of a panel's edge
+  bool zbn_zero = true;
+  for (size_t j = 0; j < N; ++j) {
+    zbn[j] = static_cast<uint32_t>(zb[j] + ob.shift());
+    zbn_zero = zbn_zero && zbn[j] == 0;
+  }
+  // u only ever multiplies zb': when every zb' is 0 (uint8 B with zero point 128, the usual
+  // activations) the pass over all of A for its row sums is skipped.
   for (size_t i = 0; i < M; ++i) {
     zam[i] = static_cast<uint32_t>(za[i] + oa.shift());
-    u[i] = static_cast<uint32_t>(K) * zam[i] - row_sum(A + i * lda, K, oa);
+    u[i] = zbn_zero ? 0 : static_cast<uint32_t>(K) * zam[i] - row_sum(A + i * lda, K, oa);
   }
-  for (size_t j = 0; j < N; ++j) zbn[j] = static_cast<uint32_t>(zb[j] + ob.shift());
   igemm_blocked(
       M, N, K, C, ldc, bl,
       [&](size_t p0, size_t kc, size_t j0, size_t nc, uint8_t* d) {
