@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 namespace ofg::kernels {
@@ -127,7 +128,8 @@ void igemm_dot(const IgemmBlocking& bl, bool a_read_signed, size_t M, size_t N, 
   // u[m] = K za'[m] - rowsum(A')[m], so that C += u[m] zb'[n] - za'[m] colsum(B')[n].
   std::vector<uint32_t> u(M), zam(M), zbn(N);
   std::vector<int32_t> colsum(N + bl.nr);
-  std::vector<uint8_t> edge(std::min(bl.kc, (K + 3) / 4 * 4) * bl.nr);  // pack_b_quads's copy of a panel's edge
+  // pack_b_quads's copy of a panel's edge; not value-initialised: every byte used is written first.
+  std::unique_ptr<uint8_t[]> edge(new uint8_t[std::min(bl.kc, (K + 3) / 4 * 4) * bl.nr]);
   bool zbn_zero = true;
   for (size_t j = 0; j < N; ++j) {
     zbn[j] = static_cast<uint32_t>(zb[j] + ob.shift());
@@ -143,7 +145,7 @@ void igemm_dot(const IgemmBlocking& bl, bool a_read_signed, size_t M, size_t N, 
       M, N, K, C, ldc, bl,
       [&](size_t p0, size_t kc, size_t j0, size_t nc, uint8_t* d) {
         if (p0 == 0) std::fill(colsum.begin(), colsum.end(), 0);
-        pack_b_quads(B, ldb, ob, bl.nr, p0, kc, j0, nc, d, colsum.data(), edge.data(),
+        pack_b_quads(B, ldb, ob, bl.nr, p0, kc, j0, nc, d, colsum.data(), edge.get(),
                      [&](const uint8_t* src, size_t ld, size_t nq, uint8_t* dq, int32_t* cs) {
                        pack_quads(src, ld, ob, nq, dq, cs);
                      });
