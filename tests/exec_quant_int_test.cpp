@@ -193,6 +193,14 @@ TEST(ExecQuantInt, ConvMatchesDirectReference) {
       {{1, 2, 4, 5, 6}, {3, 2, 2, 2, 2}, 1, {1, 1, 1}, {1, 1, 1}, {1, 0, 1, 1, 1, 0}, kUint8, kInt8, false, ""},  // 3-D
       {{1, 64, 50, 47}, {5, 64, 3, 3}, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, kUint8, kUint8, false, ""},  // 2 im2col blocks
       {{1, 128, 64, 63}, {5, 128, 3, 3}, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, kInt8, kInt8, true, ""},  // strided, 2 blocks
+      // Stride 2 over an even width (the input split into phases): even and odd heights, dilated,
+      // unpadded 2x2, grouped, and over two im2col blocks.
+      {{1, 3, 10, 12}, {4, 3, 3, 3}, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, kUint8, kInt8, true, ""},
+      {{1, 4, 9, 16}, {5, 4, 3, 3}, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, kInt8, kUint8, false, ""},
+      {{1, 2, 11, 20}, {3, 2, 3, 3}, 1, {2, 2}, {2, 2}, {2, 2, 2, 2}, kUint8, kUint8, true, ""},
+      {{1, 3, 8, 10}, {4, 3, 2, 2}, 1, {2, 2}, {1, 1}, {0, 0, 0, 0}, kInt8, kInt8, false, ""},
+      {{2, 4, 8, 8}, {6, 2, 3, 3}, 2, {2, 2}, {1, 1}, {1, 1, 1, 1}, kUint8, kInt8, true, ""},
+      {{1, 128, 64, 64}, {5, 128, 3, 3}, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, kUint8, kUint8, false, ""},
   };
   unsigned seed = 1;
   for (const ConvCase& cc : cases) {

@@ -42,31 +42,37 @@ void for_each_row_2d(const IntConvGeom& g, size_t Cg, size_t j0, size_t nb, uint
 // output positions), into dst (ldb = nb). A position in the padding holds the zero point byte,
 // which contributes nothing once it is subtracted. Each row is walked in segments along the last
 // output axis, with the leading output coordinates kept as an odometer (no division per segment).
-// 2-D, stride 1, output as wide as the input (the usual "same" 3x3): an im2col row is the
-// channel plane shifted by (kh dh - pad_top) IW + kw dw - pad_left, so one copy of the rows in
-// range, then the columns that wrapped into the neighbouring row are set to the padding.
+// 2-D with an output as wide as the plane it reads (stride 1 "same", or a phase of stride 2
+// below): an im2col row is the plane (IH x W) shifted by hshift rows and wshift columns, so one
+// copy of the rows in range, then the columns that wrapped into the neighbouring row are set to
+// the padding. row[o] for the flat outputs o in [b0, b1) of an OH x W output.
+void shifted_plane_row(const uint8_t* plane, int64_t IH, int64_t W, int64_t OH, int64_t hshift, int64_t wshift,
+                       uint8_t pad, uint8_t* row, int64_t b0, int64_t b1) {
+  // Output rows oh with plane row oh + hshift inside [0, IH).
+  const int64_t lo = std::clamp<int64_t>(std::max<int64_t>(0, -hshift) * W, b0, b1);
+  const int64_t hi = std::clamp<int64_t>(std::min<int64_t>(OH, IH - hshift) * W, lo, b1);
+  std::memset(row + b0, pad, static_cast<size_t>(lo - b0));
+  // Output o reads plane element o + shift; the copy stays inside the plane (what it leaves
+  // out of [lo, hi) are wrapped columns, set below).
+  const int64_t shift = hshift * W + wshift;
+  const int64_t s0 = std::max(lo, -shift), s1 = std::min(hi, IH * W - shift);
+  if (s1 > s0) std::memcpy(row + s0, plane + s0 + shift, static_cast<size_t>(s1 - s0));
+  std::memset(row + hi, pad, static_cast<size_t>(b1 - hi));
+  // Columns ow with ow + wshift outside [0, W) read the neighbouring row: padding instead.
+  const int64_t c0 = std::clamp<int64_t>(wshift < 0 ? 0 : W - wshift, 0, W);
+  const int64_t c1 = std::clamp<int64_t>(wshift < 0 ? -wshift : W, 0, W);
+  if (c0 >= c1) return;
+  for (int64_t base = lo / W * W; base < hi; base += W)
+    for (int64_t o = std::max(base + c0, lo); o < std::min(base + c1, hi); ++o) row[o] = pad;
+}
+
 bool im2col_shifted_plane(const IntConvGeom& g, const uint8_t* x, uint8_t pad, size_t Cg, size_t j0, size_t nb,
                           uint8_t* dst) {
   if (g.in.size() != 2 || g.stride[0] != 1 || g.stride[1] != 1 || g.out[1] != g.in[1]) return false;
   const int64_t IH = g.in[0], W = g.in[1], OH = g.out[0];
   const int64_t b0 = static_cast<int64_t>(j0), b1 = b0 + static_cast<int64_t>(nb);
   for_each_row_2d(g, Cg, j0, nb, dst, [&](size_t ci, uint8_t* row, int64_t hshift, int64_t wshift) {
-    // Output rows oh with input row oh + hshift inside [0, IH).
-    const int64_t lo = std::clamp<int64_t>(std::max<int64_t>(0, -hshift) * W, b0, b1);
-    const int64_t hi = std::clamp<int64_t>(std::min<int64_t>(OH, IH - hshift) * W, lo, b1);
-    std::memset(row + b0, pad, static_cast<size_t>(lo - b0));
-    // Output o reads plane element o + shift; the copy stays inside the plane (what it leaves
-    // out of [lo, hi) are wrapped columns, set below).
-    const int64_t shift = hshift * W + wshift;
-    const int64_t s0 = std::max(lo, -shift), s1 = std::min(hi, IH * W - shift);
-    if (s1 > s0) std::memcpy(row + s0, x + static_cast<int64_t>(ci) * IH * W + s0 + shift, static_cast<size_t>(s1 - s0));
-    std::memset(row + hi, pad, static_cast<size_t>(b1 - hi));
-    // Columns ow with ow + wshift outside [0, W) read the neighbouring row: padding instead.
-    const int64_t c0 = std::clamp<int64_t>(wshift < 0 ? 0 : W - wshift, 0, W);
-    const int64_t c1 = std::clamp<int64_t>(wshift < 0 ? -wshift : W, 0, W);
-    if (c0 >= c1) return;
-    for (int64_t base = lo / W * W; base < hi; base += W)
-      for (int64_t o = std::max(base + c0, lo); o < std::min(base + c1, hi); ++o) row[o] = pad;
+    shifted_plane_row(x + static_cast<int64_t>(ci) * IH * W, IH, W, OH, hshift, wshift, pad, row, b0, b1);
   });
   return true;
 }
@@ -90,6 +96,33 @@ void copy_every_other(const uint8_t* src, int64_t n, uint8_t* dst) {
   }
 #endif
   for (; o < n; ++o) dst[o] = src[2 * o];
+}
+
+// 2-D, stride 2, even input width with an output half as wide (the usual strided 3x3): each
+// channel plane is split once into its four phases (even/odd rows x even/odd columns, each as
+// wide as the output); input (2 oh + hs, 2 ow + ws) is element (oh + floor(hs / 2), ow +
+// floor(ws / 2)) of phase (hs mod 2, ws mod 2), so every im2col row is a shifted phase plane.
+bool im2col_phases(const IntConvGeom& g, const uint8_t* x, uint8_t pad, size_t Cg, size_t j0, size_t nb,
+                   uint8_t* dst) {
+  if (g.in.size() != 2 || g.stride[0] != 2 || g.stride[1] != 2 || g.in[1] % 2 != 0 || g.out[1] * 2 != g.in[1])
+    return false;
+  const int64_t IH = g.in[0], IW = g.in[1], OW = g.out[1], OH = g.out[0];
+  const int64_t rows_of[2] = {(IH + 1) / 2, IH / 2};  // rows of the even and odd phases
+  const int64_t phase_n = rows_of[0] * OW;             // elements per phase plane (odd ones use fewer)
+  std::unique_ptr<uint8_t[]> phases(new uint8_t[scratch_elems(static_cast<int64_t>(Cg) * 4 * phase_n, 1)]);
+  auto phase = [&](size_t ci, int64_t a, int64_t b) { return phases.get() + ((static_cast<int64_t>(ci) * 2 + a) * 2 + b) * phase_n; };
+  for (size_t ci = 0; ci < Cg; ++ci)
+    for (int64_t r = 0; r < IH; ++r) {
+      const uint8_t* src = x + (static_cast<int64_t>(ci) * IH + r) * IW;
+      copy_every_other(src, OW, phase(ci, r % 2, 0) + r / 2 * OW);
+      copy_every_other(src + 1, OW, phase(ci, r % 2, 1) + r / 2 * OW);
+    }
+  const int64_t b0 = static_cast<int64_t>(j0), b1 = b0 + static_cast<int64_t>(nb);
+  for_each_row_2d(g, Cg, j0, nb, dst, [&](size_t ci, uint8_t* row, int64_t hshift, int64_t wshift) {
+    const int64_t a = hshift & 1, b = wshift & 1;  // two's complement: the parity also for negative shifts
+    shifted_plane_row(phase(ci, a, b), rows_of[a], OW, OH, (hshift - a) / 2, (wshift - b) / 2, pad, row, b0, b1);
+  });
+  return true;
 }
 
 // Any other 2-D geometry (strided, narrow outputs): per im2col row, one segment per output row
@@ -127,7 +160,9 @@ bool im2col_2d(const IntConvGeom& g, const uint8_t* x, uint8_t pad, size_t Cg, s
 }
 
 void im2col(const IntConvGeom& g, const uint8_t* x, uint8_t pad, size_t Cg, size_t j0, size_t nb, uint8_t* dst) {
-  if (im2col_shifted_plane(g, x, pad, Cg, j0, nb, dst) || im2col_2d(g, x, pad, Cg, j0, nb, dst)) return;
+  if (im2col_shifted_plane(g, x, pad, Cg, j0, nb, dst) || im2col_phases(g, x, pad, Cg, j0, nb, dst) ||
+      im2col_2d(g, x, pad, Cg, j0, nb, dst))
+    return;
   const size_t r = g.in.size();
   const auto ist = strides_of(g.in), kst = strides_of(g.kernel);
   const int64_t in_n = shape_numel(g.in), kn = shape_numel(g.kernel);
