@@ -1,7 +1,8 @@
 // Integer GEMM on VNNI (vpdpbusd: four u8 x s8 products summed into each int32 lane, wrapping,
-// no intermediate saturation). Included by exactly one file per VNNI flavour (AVX-VNNI,
-// AVX512-VNNI on 256-bit registers), each compiled for its ISA, which first defines
-// OFG_DPBUSD(acc, u8, s8); everything here has internal linkage so the copies never mix.
+// no intermediate saturation). Included by exactly one file per VNNI flavour (AVX-VNNI; and
+// AVX512-VNNI, whose 512-bit tile uses the packers and corrections here on 256-bit registers),
+// each compiled for its ISA, which first defines OFG_DPBUSD(acc, u8, s8) on 256-bit registers;
+// everything here has internal linkage so the copies never mix.
 // A is read as u8 and B as s8: the flips and the sum corrections are kernels/igemm_dot.h's.
 #pragma once
 
