@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <ctime>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -27,80 +28,95 @@ std::vector<float> random_vec(size_t n, float lo = -1.f, float hi = 1.f, unsigne
 }
 
 #if defined(__x86_64__)
-// 12 independent FMA chains hide the 4-5 cycle latency on both FMA pipes. Compiled for AVX2
-// through the target attribute so the rest of this file stays baseline x86-64.
-__attribute__((target("avx2,fma"))) double fma_peak_flops(int64_t iters) {
-  // Named variables (not an array) so the compiler keeps all twelve chains in registers.
-  __m256 a0 = _mm256_set1_ps(0.f), a1 = _mm256_set1_ps(1e-3f), a2 = _mm256_set1_ps(2e-3f),
-         a3 = _mm256_set1_ps(3e-3f), a4 = _mm256_set1_ps(4e-3f), a5 = _mm256_set1_ps(5e-3f),
-         a6 = _mm256_set1_ps(6e-3f), a7 = _mm256_set1_ps(7e-3f), a8 = _mm256_set1_ps(8e-3f),
-         a9 = _mm256_set1_ps(9e-3f), a10 = _mm256_set1_ps(1e-2f), a11 = _mm256_set1_ps(1.1e-2f);
-  const __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-7f);
-  for (int64_t it = 0; it < iters; ++it) {
-    a0 = _mm256_fmadd_ps(a0, m, c); a1 = _mm256_fmadd_ps(a1, m, c);
-    a2 = _mm256_fmadd_ps(a2, m, c); a3 = _mm256_fmadd_ps(a3, m, c);
-    a4 = _mm256_fmadd_ps(a4, m, c); a5 = _mm256_fmadd_ps(a5, m, c);
-    a6 = _mm256_fmadd_ps(a6, m, c); a7 = _mm256_fmadd_ps(a7, m, c);
-    a8 = _mm256_fmadd_ps(a8, m, c); a9 = _mm256_fmadd_ps(a9, m, c);
-    a10 = _mm256_fmadd_ps(a10, m, c); a11 = _mm256_fmadd_ps(a11, m, c);
+// 12 independent FMA chains hide the 4-5 cycle latency on both FMA pipes: one function per
+// vector width, each compiled for its ISA through the target attribute so the rest of this file
+// stays baseline x86-64. Named variables (not an array) so the compiler keeps all twelve chains
+// in registers.
+#define OFG_FMA_PEAK(name, isa, V, set1, fmadd, store, lanes)                                       \
+  __attribute__((target(isa))) double name(int64_t iters) {                                        \
+    V a0 = set1(0.f), a1 = set1(1e-3f), a2 = set1(2e-3f), a3 = set1(3e-3f), a4 = set1(4e-3f),       \
+      a5 = set1(5e-3f), a6 = set1(6e-3f), a7 = set1(7e-3f), a8 = set1(8e-3f), a9 = set1(9e-3f),     \
+      a10 = set1(1e-2f), a11 = set1(1.1e-2f);                                                      \
+    const V m = set1(0.999999f), c = set1(1e-7f);                                                  \
+    for (int64_t it = 0; it < iters; ++it) {                                                       \
+      a0 = fmadd(a0, m, c); a1 = fmadd(a1, m, c); a2 = fmadd(a2, m, c); a3 = fmadd(a3, m, c);      \
+      a4 = fmadd(a4, m, c); a5 = fmadd(a5, m, c); a6 = fmadd(a6, m, c); a7 = fmadd(a7, m, c);      \
+      a8 = fmadd(a8, m, c); a9 = fmadd(a9, m, c); a10 = fmadd(a10, m, c); a11 = fmadd(a11, m, c);  \
+    }                                                                                              \
+    const V one = set1(1.f);                                                                       \
+    V s = fmadd(a0, one, fmadd(a1, one, fmadd(a2, one, fmadd(a3, one, fmadd(a4, one, a5)))));     \
+    s = fmadd(s, one, fmadd(a6, one, fmadd(a7, one, fmadd(a8, one, fmadd(a9, one, a10)))));       \
+    s = fmadd(s, one, a11);                                                                        \
+    float out[lanes];                                                                              \
+    store(out, s);                                                                                 \
+    benchmark::DoNotOptimize(out[0]);                                                              \
+    return static_cast<double>(iters) * 12 * (lanes) * 2;                                          \
   }
-  __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
-                           _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)));
-  s = _mm256_add_ps(s, _mm256_add_ps(_mm256_add_ps(a8, a9), _mm256_add_ps(a10, a11)));
-  float out[8];
-  _mm256_storeu_ps(out, s);
-  benchmark::DoNotOptimize(out[0]);
-  return static_cast<double>(iters) * 12 * 8 * 2;
-}
+OFG_FMA_PEAK(fma_peak_ymm, "avx2,fma", __m256, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_storeu_ps, 8)
+OFG_FMA_PEAK(fma_peak_zmm, "avx512f", __m512, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_storeu_ps, 16)
+#undef OFG_FMA_PEAK
+
+// The FMA loop of a table's vector width: zmm for the AVX-512 table, ymm otherwise.
+double fma_peak_flops(bool zmm, int64_t iters) { return zmm ? fma_peak_zmm(iters) : fma_peak_ymm(iters); }
+bool is_avx512(const k::KernelTable* t) { return t && std::strcmp(t->isa, "avx512") == 0; }
 #endif
 
-// Measured once (best of a few runs) so every SGEMM benchmark can report its share of it.
-double peak_gflops() {
+// The FMA peak of table t's vector width, measured once (best of a few runs) so every SGEMM
+// benchmark can report its share of it; 0 without a SIMD table.
+double peak_gflops(const k::KernelTable* t) {
 #if defined(__x86_64__)
-  static const double peak = [] {
-    if (!k::simd_table()) return 0.0;
+  auto measure = [](bool zmm) {
     double best = 0;
     for (int r = 0; r < 5; ++r) {
       // Thread CPU time, like the benchmark counters, so a busy machine does not skew the ratio.
       timespec t0, t1;
       clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-      const double f = fma_peak_flops(20'000'000);
+      const double f = fma_peak_flops(zmm, 20'000'000);
       clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
       const double s = double(t1.tv_sec - t0.tv_sec) + 1e-9 * double(t1.tv_nsec - t0.tv_nsec);
       best = std::max(best, f / s * 1e-9);
     }
     return best;
-  }();
-  return peak;
+  };
+  if (!t || t == &k::scalar_table()) return 0.0;
+  if (is_avx512(t)) {
+    static const double zmm = measure(true);
+    return zmm;
+  }
+  static const double ymm = measure(false);
+  return ymm;
 #else
   return 0.0;
 #endif
 }
 
+// The table a benchmark argument names: 0 scalar, i >= 1 the i-th SIMD table of this CPU
+// (x86-64: 1 AVX2, 2 AVX-512), labelled on the state; null, with the benchmark marked skipped,
+// when this CPU has no such table.
+const k::KernelTable* table_arg(benchmark::State& state, int64_t which) {
+  const auto& simd = k::simd_tables();
+  const k::KernelTable* t = which == 0 ? &k::scalar_table()
+                            : static_cast<size_t>(which) <= simd.size() ? simd[static_cast<size_t>(which) - 1]
+                                                                         : nullptr;
+  if (!t) state.SkipWithError("no such SIMD table on this CPU");
+  else state.SetLabel(t->isa);
+  return t;
+}
+
 void BM_FmaPeak(benchmark::State& state) {
 #if defined(__x86_64__)
-  if (!k::simd_table()) {
-    state.SkipWithError("no AVX2+FMA");
-    return;
-  }
+  const k::KernelTable* t = table_arg(state, state.range(0));
+  if (!t) return;
+  const bool zmm = is_avx512(t);
   double flops = 0;
-  for (auto _ : state) flops += fma_peak_flops(1'000'000);
+  for (auto _ : state) flops += fma_peak_flops(zmm, 1'000'000);
   state.counters["GFLOPS"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsRate);
-  state.counters["peak_GFLOPS"] = peak_gflops();
+  state.counters["peak_GFLOPS"] = peak_gflops(t);
 #else
   state.SkipWithError("x86-64 only");
 #endif
 }
-BENCHMARK(BM_FmaPeak);
-
-// The table a benchmark argument names (0 scalar, 1 SIMD), labelled on the state; null, with the
-// benchmark marked skipped, when this CPU has no SIMD table.
-const k::KernelTable* table_arg(benchmark::State& state, int64_t which) {
-  const k::KernelTable* t = which == 0 ? &k::scalar_table() : k::simd_table();
-  if (!t) state.SkipWithError("no SIMD table on this CPU");
-  else state.SetLabel(t->isa);
-  return t;
-}
+BENCHMARK(BM_FmaPeak)->Arg(1)->Arg(2);
 
 // Runs `body` every iteration (its output y kept from being optimised away) and reports `items`
 // processed per iteration.
@@ -127,14 +143,14 @@ void BM_Sgemm(benchmark::State& state) {
   const double flops = 2.0 * n * n * n;
   state.counters["GFLOPS"] =
       benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  const double peak = peak_gflops();
+  const double peak = peak_gflops(t);
   if (peak > 0) {
     state.counters["peak_GFLOPS"] = peak;
     state.counters["of_peak"] = benchmark::Counter(flops * 1e-9 / peak,
                                                    benchmark::Counter::kIsIterationInvariantRate);
   }
 }
-BENCHMARK(BM_Sgemm)->ArgsProduct({{256, 512, 1024}, {1}})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Sgemm)->ArgsProduct({{256, 512, 1024}, {1, 2}})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Sgemm)->Args({256, 0})->Unit(benchmark::kMillisecond);
 
 void BM_Unary(benchmark::State& state) {
@@ -152,7 +168,7 @@ BENCHMARK(BM_Unary)->ArgsProduct({{static_cast<int64_t>(k::UnaryOp::Relu),
                                    static_cast<int64_t>(k::UnaryOp::Sigmoid),
                                    static_cast<int64_t>(k::UnaryOp::Erf),
                                    static_cast<int64_t>(k::UnaryOp::GeluErf)},
-                                  {0, 1}});
+                                  {0, 1, 2}});
 
 void BM_BinaryAdd(benchmark::State& state) {
   const k::KernelTable* t = table_arg(state, state.range(0));
@@ -163,7 +179,7 @@ void BM_BinaryAdd(benchmark::State& state) {
   timed(state, y, a.size(),
         [&] { k::binary_f32_with(*t, k::BinaryOp::Add, a.data(), da, 4, b.data(), db, 3, y.data()); });
 }
-BENCHMARK(BM_BinaryAdd)->Arg(0)->Arg(1);
+BENCHMARK(BM_BinaryAdd)->Arg(0)->Arg(1)->Arg(2);
 
 void BM_Softmax(benchmark::State& state) {
   const k::KernelTable* t = table_arg(state, state.range(0));
@@ -173,7 +189,60 @@ void BM_Softmax(benchmark::State& state) {
   std::vector<float> y(x.size());
   timed(state, y, x.size(), [&] { t->softmax(x.data(), y.data(), rows, len, 1, false); });
 }
-BENCHMARK(BM_Softmax)->Arg(0)->Arg(1);
+BENCHMARK(BM_Softmax)->Arg(0)->Arg(1)->Arg(2);
+
+// The entries the AVX-512 table may or may not override (README, Kernels), each on data that
+// stays in L2, so the figures show the vector width rather than the memory bandwidth:
+// op(table, x, y) on nx random floats x into ny floats y, nx items an iteration.
+template <class Op>
+void table_op(benchmark::State& state, size_t nx, size_t ny, Op op) {
+  const k::KernelTable* t = table_arg(state, state.range(0));
+  if (!t) return;
+  auto x = random_vec(nx);
+  std::vector<float> y(ny);
+  timed(state, y, nx, [&] { op(*t, x.data(), y.data()); });
+}
+
+void BM_LayerNorm(benchmark::State& state) {
+  const size_t rows = 128, D = 768;
+  const auto sc = random_vec(D, -1, 1, 2), bi = random_vec(D, -1, 1, 3);
+  table_op(state, rows * D, rows * D, [&](const k::KernelTable& t, const float* x, float* y) {
+    t.layer_norm(x, sc.data(), bi.data(), y, rows, D, 1e-5f, nullptr, nullptr);
+  });
+}
+BENCHMARK(BM_LayerNorm)->Arg(1)->Arg(2);
+
+void BM_ReduceSum(benchmark::State& state) {
+  table_op(state, 128 * 768, 128, [](const k::KernelTable& t, const float* x, float* y) {
+    t.reduce(k::ReduceOp::Sum, x, y, 128, 768, 1);
+  });
+}
+BENCHMARK(BM_ReduceSum)->Arg(1)->Arg(2);
+
+void BM_Sgemv(benchmark::State& state) {
+  const auto v = random_vec(512, -1, 1, 2);
+  table_op(state, 256 * 512, 256, [&](const k::KernelTable& t, const float* A, float* y) {
+    t.sgemv(256, 512, 1.f, A, 512, v.data(), 0.f, y);
+  });
+}
+BENCHMARK(BM_Sgemv)->Arg(1)->Arg(2);
+
+void BM_Transpose(benchmark::State& state) {
+  table_op(state, 256 * 384, 256 * 384, [](const k::KernelTable& t, const float* x, float* y) {
+    t.transpose2d(4, x, 384, y, 256, 256, 384);
+  });
+}
+BENCHMARK(BM_Transpose)->Arg(1)->Arg(2);
+
+void BM_MaxPool3x3(benchmark::State& state) {
+  k::Pool2DParams p;
+  p.C = 64; p.H = p.W = 56; p.kH = p.kW = 3; p.stride_h = p.stride_w = 2;
+  p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
+  p.H_out = p.W_out = 28;
+  table_op(state, p.C * p.H * p.W, p.C * p.H_out * p.W_out,
+           [&](const k::KernelTable& t, const float* x, float* y) { t.max_pool2d(p, x, y); });
+}
+BENCHMARK(BM_MaxPool3x3)->Arg(1)->Arg(2);
 
 void BM_Conv3x3(benchmark::State& state) {
   const k::KernelTable* t = table_arg(state, state.range(0));
@@ -191,7 +260,36 @@ void BM_Conv3x3(benchmark::State& state) {
   const double flops = 2.0 * p.C_out * p.H_out * p.W_out * p.C_in * 9;
   state.counters["GFLOPS"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_Conv3x3)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Conv3x3)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+
+// MobileNet's depthwise 3x3 (stride 1) at its plane sizes; the second argument is H = W, the
+// channels grow as the plane shrinks (64 at 56 x 56).
+void BM_Depthwise3x3(benchmark::State& state) {
+  k::Conv2DParams p;
+  p.N = 1; p.H = p.W = static_cast<size_t>(state.range(1)); p.kH = p.kW = 3;
+  p.C_in = p.C_out = p.group = 64 * 56 / p.H;
+  p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
+  k::conv2d_fill_output_size(p);
+  const auto w = random_vec(p.C_out * 9, -1, 1, 2);
+  table_op(state, p.C_in * p.H * p.W, p.C_out * p.H_out * p.W_out,
+           [&](const k::KernelTable& t, const float* x, float* y) { t.conv2d(p, x, w.data(), y); });
+}
+BENCHMARK(BM_Depthwise3x3)->ArgsProduct({{1, 2}, {7, 14, 28, 56, 112}});
+
+// Stride-2 depthwise 3x3 (MobileNet's downsampling layers): the first argument picks the table,
+// the second is H = W of the input, the channels grow as the plane shrinks (96 at 112 x 112).
+void BM_Depthwise3x3Stride2(benchmark::State& state) {
+  k::Conv2DParams p;
+  p.N = 1; p.H = p.W = static_cast<size_t>(state.range(1)); p.kH = p.kW = 3;
+  p.stride_h = p.stride_w = 2;
+  p.C_in = p.C_out = p.group = 96 * 112 / p.H;
+  p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
+  k::conv2d_fill_output_size(p);
+  const auto w = random_vec(p.C_out * 9, -1, 1, 2);
+  table_op(state, p.C_in * p.H * p.W, p.C_out * p.H_out * p.W_out,
+           [&](const k::KernelTable& t, const float* x, float* y) { t.conv2d(p, x, w.data(), y); });
+}
+BENCHMARK(BM_Depthwise3x3Stride2)->ArgsProduct({{1, 2}, {14, 28, 56, 112}});
 
 }  // namespace
 

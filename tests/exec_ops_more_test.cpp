@@ -11,6 +11,7 @@
 #include "support/exec_expect.h"
 #include "support/exec_support.h"
 #include "support/model_test.h"
+#include "exec/ops/util.h"
 
 using namespace ofg;
 using namespace ofg::exec;
@@ -167,4 +168,29 @@ TEST_F(ExecOpsMore, DetWithPivoting) {
   auto out = in.run({{"x", tensor_f({2, 2, 2}, {1, 2, 3, 4, 0, 1, 1, 0})}});
   EXPECT_EQ(out[0].t.shape, (Shape{2}));
   expect_near(values(out[0]), {-2, -1});
+}
+
+// broadcast_runs visits the same (output element, input offsets) pairs as broadcast_each, run by
+// run of the innermost dim: shapes of other ranks, size-1 dims in any place, scalars, empty.
+TEST(BroadcastRuns, SameOffsetsAsBroadcastEach) {
+  const std::vector<std::vector<Shape>> cases = {
+      {{2, 3, 4}, {2, 3, 4}, {2, 3, 4}}, {{1, 1, 4, 4}, {2, 3, 4, 4}, {}}, {{3, 1}, {1, 5}, {3, 5}},
+      {{4}, {2, 3, 4}, {3, 1}},          {{}, {}, {}},                     {{2, 1, 3}, {1}, {2, 4, 1}},
+      {{0, 3}, {1, 3}, {3}},             {{5, 1}, {5, 1}, {1}}};
+  for (const auto& ins : cases) {
+    Shape out;
+    for (const Shape& s : ins) {
+      if (s.size() > out.size()) out.insert(out.begin(), s.size() - out.size(), 1);
+      for (size_t i = 0; i < s.size(); ++i) {
+        int64_t& d = out[out.size() - s.size() + i];
+        if (d == 1 || s[i] == 0) d = s[i];
+      }
+    }
+    std::vector<std::vector<int64_t>> each, runs;
+    broadcast_each(out, ins, [&](int64_t n, const int64_t* o) { each.push_back({n, o[0], o[1], o[2]}); });
+    broadcast_runs(out, ins, [&](int64_t n, const int64_t* o, int64_t len, const int64_t* st) {
+      for (int64_t t = 0; t < len; ++t) runs.push_back({n + t, o[0] + t * st[0], o[1] + t * st[1], o[2] + t * st[2]});
+    });
+    EXPECT_EQ(runs, each) << "output " << shape_str(out);
+  }
 }

@@ -237,6 +237,73 @@ TEST_F(ExecOps, DequantizedConvWeightsCachedOnlyWhenConstant) {
       for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4f) << "conv " << o << " scale " << run_scale << " at " << i;
     }
   }
+  // The two constant DequantizeLinear outputs are kept, and each conv over them packed once.
+  EXPECT_EQ(cache.kept_count(), 2u);
+  EXPECT_EQ(cache.size(), 2u);
+}
+
+// Weights from Constant nodes (as some exporters write them, inside subgraphs too) are packed once
+// and kept in the run's cache like initializers: a Conv and a MatMul on Constant weights give the
+// run without a cache bit for bit, on two runs; the Constant value itself, as a graph output, is
+// the tensor's values.
+TEST_F(ExecOps, ConstantNodeWeightsArePackedLikeInitializers) {
+  const int64_t C = 8, H = 5, K = 24;
+  Value* x = b.input("x", kFloat, {1, C, H, H});
+  Value* v = b.input("v", kFloat, {3, K});
+  std::vector<float> wv(C * C * 9), mv(K * K), xv(C * H * H), vv(3 * K);
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>((i * 37) % 17) / 17.f - 0.5f;
+  for (size_t i = 0; i < mv.size(); ++i) mv[i] = static_cast<float>((i * 29) % 23) / 23.f - 0.5f;
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>((i * 11) % 13) / 13.f - 0.5f;
+  for (size_t i = 0; i < vv.size(); ++i) vv[i] = static_cast<float>((i * 5) % 7) / 7.f - 0.5f;
+  Value* w = b.constant("w", {C, C, 3, 3}, wv);
+  Value* mw = b.constant("m", {K, K}, mv);
+  b.output(b.op("Conv", {x, w}, {b.ints("pads", {1, 1, 1, 1})}));
+  b.output(b.op("MatMul", {v, mw}));
+  b.output(mw);
+  const std::vector<std::pair<std::string, RValue>> in = {{"x", tensor_f({1, C, H, H}, xv)}, {"v", tensor_f({3, K}, vv)}};
+  Interpreter plain(*m);
+  const auto want = plain.run(in);
+  ExecCache cache;
+  Interpreter cached(*m, &cache);
+  for (int run = 0; run < 2; ++run) {
+    const auto got = cached.run(in);
+    for (size_t o = 0; o < 2; ++o) EXPECT_EQ(values(got[o]), values(want[o])) << "output " << o << " run " << run;
+    EXPECT_EQ(values(got[2]), mv) << "run " << run;
+  }
+  // The packed weights are in the cache, keyed by the Constant tensors' bytes.
+  EXPECT_GE(cache.size(), 2u);
+}
+
+// Nodes that compute from constants only (exports slice and concatenate weights, build masks
+// and shapes from Constant nodes) run once: their outputs are kept in the run's cache and later
+// runs take them. Nodes reading an input, random ones and ones with subgraphs are not kept; the
+// outputs are the uncached run's bit for bit, run after run.
+TEST_F(ExecOps, NodesOfConstantsOnlyRunOnce) {
+  const int64_t K = 8;
+  Value* x = b.input("x", kFloat, {2, K});
+  Value* cond = b.input("cond", kBool, {});
+  std::vector<float> wv(2 * K * K);
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>((i * 13) % 11) / 11.f - 0.5f;
+  Value* w = b.initializer("w", {2 * K, K}, wv);
+  Value* start = b.constant_i64("start", {1}, {K});
+  Value* end = b.constant_i64("end", {1}, {2 * K});
+  Value* half = b.op("Slice", {w, start, end});                  // constant: kept
+  Value* scaled = b.op("Mul", {half, b.constant("two", {}, {2.f})});  // constant: kept
+  Value* y = b.op("MatMul", {x, b.op("Transpose", {scaled})});   // Transpose kept, MatMul reads x
+  Value* drop = b.op("Dropout", {scaled, b.constant("ratio", {}, {0.5f}), cond});  // training_mode from an input
+  b.output(y);
+  b.output(b.op("Shape", {drop}));
+  const std::vector<std::pair<std::string, RValue>> in = {{"x", tensor_f({2, K}, std::vector<float>(2 * K, 0.25f))},
+                                                           {"cond", ofg::test::tensor_value<bool>(kBool, {}, {false})}};
+  Interpreter plain(*m);
+  const auto want = plain.run(in);
+  ExecCache cache;
+  Interpreter cached(*m, &cache);
+  for (int run = 0; run < 3; ++run) {
+    const auto got = cached.run(in);
+    EXPECT_EQ(values(got[0]), values(want[0])) << "run " << run;
+    EXPECT_EQ(cache.kept_count(), 3u) << "Slice, Mul and Transpose, run " << run;
+  }
 }
 
 // A square weight used as is and through a Transpose (as exporters leave nn.Linear weights): the

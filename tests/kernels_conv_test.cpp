@@ -45,33 +45,34 @@ void expect_near_all(const std::vector<float>& got, const std::vector<float>& wa
 
 // Runs p through the scalar reference, the SIMD conv2d and the SIMD packed path.
 void check(k::Conv2DParams p, unsigned seed, bool with_nan = false) {
-  SIMD_OR_SKIP();
-  auto x = random_vec(p.N * p.C_in * p.H * p.W, seed);
-  auto w = random_vec(p.C_out * (p.C_in / p.group) * p.kH * p.kW, seed + 1);
-  auto b = random_vec(p.C_out, seed + 2);
-  if (with_nan) x[x.size() / 3] = std::numeric_limits<float>::quiet_NaN();
-  const k::Activation acts[] = {k::Activation::None, k::Activation::Relu, k::Activation::Clip,
-                                k::Activation::Silu, k::Activation::LeakyRelu};
-  for (k::Activation a : acts) {
-    for (bool bias : {false, true}) {
-      p.act = a;
-      p.act_alpha = a == k::Activation::LeakyRelu ? 0.1f : -0.25f;
-      p.act_beta = 0.5f;
-      p.bias = bias ? b.data() : nullptr;
-      const size_t ny = p.N * p.C_out * p.H_out * p.W_out;
-      std::vector<float> ref(ny), got(ny, -7.f), got_packed(ny, -7.f);
-      k::scalar_table().conv2d(p, x.data(), w.data(), ref.data());
-      simd->conv2d(p, x.data(), w.data(), got.data());
-      expect_near_all(got, ref, "simd conv2d");
-      const size_t n = simd->conv2d_packed_size(p);
-      if (n) {
-        std::vector<float> packed(n + 16, std::numeric_limits<float>::quiet_NaN());
-        simd->conv2d_pack(p, w.data(), packed.data());
-        simd->conv2d_prepacked(p, x.data(), packed.data(), got_packed.data());
-        expect_near_all(got_packed, ref, "simd conv2d_prepacked");
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    auto x = random_vec(p.N * p.C_in * p.H * p.W, seed);
+    auto w = random_vec(p.C_out * (p.C_in / p.group) * p.kH * p.kW, seed + 1);
+    auto b = random_vec(p.C_out, seed + 2);
+    if (with_nan) x[x.size() / 3] = std::numeric_limits<float>::quiet_NaN();
+    const k::Activation acts[] = {k::Activation::None, k::Activation::Relu, k::Activation::Clip,
+                                  k::Activation::Silu, k::Activation::LeakyRelu};
+    for (k::Activation a : acts) {
+      for (bool bias : {false, true}) {
+        p.act = a;
+        p.act_alpha = a == k::Activation::LeakyRelu ? 0.1f : -0.25f;
+        p.act_beta = 0.5f;
+        p.bias = bias ? b.data() : nullptr;
+        const size_t ny = p.N * p.C_out * p.H_out * p.W_out;
+        std::vector<float> ref(ny), got(ny, -7.f), got_packed(ny, -7.f);
+        k::scalar_table().conv2d(p, x.data(), w.data(), ref.data());
+        simd->conv2d(p, x.data(), w.data(), got.data());
+        expect_near_all(got, ref, "simd conv2d");
+        const size_t n = simd->conv2d_packed_size(p);
+        if (n) {
+          std::vector<float> packed(n + 16, std::numeric_limits<float>::quiet_NaN());
+          simd->conv2d_pack(p, w.data(), packed.data());
+          simd->conv2d_prepacked(p, x.data(), packed.data(), got_packed.data());
+          expect_near_all(got_packed, ref, "simd conv2d_prepacked");
+        }
       }
     }
-  }
+  });
 }
 
 }  // namespace
@@ -126,6 +127,10 @@ TEST(KernelsConvDepthwise, OddWidthsStridesDilations) {
   check(p, seed++);
   check(make(1, 3, 6, 11, 3, 3, 3, 1, 1, 3), seed++, true);  // NaN through the vector interior
   check(make(1, 4, 11, 19, 4, 3, 3, 3, 1, 4), seed++);       // three phases
+  // Stride 2 splits whole vectors of pairs at once inside the row (AVX-512: 16 pairs): rows wide
+  // enough for several, with even and odd padding (where the pairs start).
+  for (size_t W : {32, 33, 47, 70})
+    for (size_t pad : {0, 1, 2}) check(make(1, 3, 5, W, 3, 3, 3, 2, pad, 3), seed++);
   p = make(1, 3, 10, 21, 3, 3, 5, 2, 0, 3);  // stride 2, dilated, pads only on one side each
   p.dil_w = 2;
   p.pad_top = 2;
@@ -138,18 +143,23 @@ TEST(KernelsConvDepthwise, OddWidthsStridesDilations) {
 // 3x3 stride-1 ungrouped convs with >= 16 channels on both sides take the Winograd path of the
 // SIMD tables (conv2d and conv2d_prepacked). These shapes cover: output sizes that are not a
 // multiple of the tile (partial tiles at the right and bottom), no padding, asymmetric and
-// wide padding, channel counts that are not multiples of the register tile (6x16 AVX2, 8x12
-// NEON aarch64, 4x8 ARMv7) and that cross the 256-deep k-block and the 120/128-row block,
+// wide padding, channel counts that are not multiples of the register tile (6x16 AVX2, 14x32
+// AVX-512, 8x12 NEON aarch64, 4x8 ARMv7) and that cross the 256-deep k-block and the 120/128-row block,
 // batches whose tile rows span several column blocks, and outputs smaller than one tile.
 
 namespace {
-// Every SIMD table (AVX2, NEON) has the Winograd path. Its packed form holds 16 transformed 3x3
-// filters (C_out rounded up to the ISA's register tile) per input channel; the GEMM form holds
-// the 9 taps for C_out rounded up to the same tile, which stays below 16 * C_out * C_in for the
-// >= 16 output channels Winograd needs (the tile is at most 8 rows).
-bool takes_winograd(const k::Conv2DParams& p) {
-  return k::simd_table()->conv2d_packed_size(p) >= 16 * p.C_out * p.C_in;
+// Every SIMD table (AVX2, AVX-512, NEON) has the Winograd path. Its packed form holds 16
+// transformed 3x3 filters (C_out rounded up to the ISA's register tile) per input channel; the
+// GEMM form holds the 9 taps for C_out rounded up to the same tile, which stays below
+// 16 * C_out * C_in for the >= 16 output channels Winograd needs (the tile is at most 14 rows:
+// 9 * 28 < 16 * 16, and 9 * (C_out + 13) < 16 * C_out from 17 on). How many of the SIMD tables
+// take the Winograd path for p.
+size_t tables_taking_winograd(const k::Conv2DParams& p) {
+  size_t n = 0;
+  for (const k::KernelTable* t : k::simd_tables()) n += t->conv2d_packed_size(p) >= 16 * p.C_out * p.C_in;
+  return n;
 }
+bool takes_winograd(const k::Conv2DParams& p) { return tables_taking_winograd(p) == k::simd_tables().size(); }
 }  // namespace
 
 TEST(KernelsConvWinograd, OddSizesAndBatches) {
@@ -189,46 +199,47 @@ TEST(KernelsConvWinograd, AsymmetricPadding) {
 
 TEST(KernelsConvWinograd, SmallChannelCountsStayOnGemm) {
   if (!k::simd_table()) GTEST_SKIP() << "no SIMD table on this CPU";
-  EXPECT_FALSE(takes_winograd(make(1, 8, 9, 9, 32, 3, 3, 1, 1, 1)));
-  EXPECT_FALSE(takes_winograd(make(1, 32, 9, 9, 32, 3, 3, 2, 1, 1)));   // stride 2
-  EXPECT_FALSE(takes_winograd(make(1, 32, 9, 9, 32, 3, 3, 1, 1, 2)));   // grouped
+  EXPECT_EQ(tables_taking_winograd(make(1, 8, 9, 9, 32, 3, 3, 1, 1, 1)), 0u);
+  EXPECT_EQ(tables_taking_winograd(make(1, 32, 9, 9, 32, 3, 3, 2, 1, 1)), 0u);   // stride 2
+  EXPECT_EQ(tables_taking_winograd(make(1, 32, 9, 9, 32, 3, 3, 1, 1, 2)), 0u);   // grouped
 }
 
 // The error the transform adds, on a ResNet-like layer (256 channels, 14 x 14, He-scaled
 // weights, inputs in [-1, 1]): the max abs difference to the direct conv, computed in double,
 // is compared with that of the direct float conv (the scalar reference) itself.
 TEST(KernelsConvWinograd, ErrorVsDirectConv) {
-  SIMD_OR_SKIP();
-  const k::Conv2DParams p = make(1, 256, 14, 14, 64, 3, 3, 1, 1, 1);
-  ASSERT_TRUE(takes_winograd(p));
-  auto x = random_vec(p.N * p.C_in * p.H * p.W, 40);
-  auto w = random_vec(p.C_out * p.C_in * 9, 41);
-  const float scale = std::sqrt(2.f / (p.C_in * 9)) * std::sqrt(3.f);
-  for (auto& v : w) v *= scale;
-  const size_t ny = p.N * p.C_out * p.H_out * p.W_out;
-  std::vector<float> ref(ny), got(ny);
-  k::scalar_table().conv2d(p, x.data(), w.data(), ref.data());
-  std::vector<float> packed(simd->conv2d_packed_size(p));
-  simd->conv2d_pack(p, w.data(), packed.data());
-  simd->conv2d_prepacked(p, x.data(), packed.data(), got.data());
-  double max_ref = 0, max_got = 0, max_out = 0;
-  for (size_t co = 0; co < p.C_out; ++co)
-    for (size_t oh = 0; oh < p.H_out; ++oh)
-      for (size_t ow = 0; ow < p.W_out; ++ow) {
-        double exact = 0;
-        for (size_t ci = 0; ci < p.C_in; ++ci)
-          for (size_t kh = 0; kh < 3; ++kh)
-            for (size_t kw = 0; kw < 3; ++kw) {
-              const ptrdiff_t ih = static_cast<ptrdiff_t>(oh + kh) - 1, iw = static_cast<ptrdiff_t>(ow + kw) - 1;
-              if (ih < 0 || iw < 0 || ih >= static_cast<ptrdiff_t>(p.H) || iw >= static_cast<ptrdiff_t>(p.W)) continue;
-              exact += static_cast<double>(x[(ci * p.H + ih) * p.W + iw]) * w[((co * p.C_in + ci) * 3 + kh) * 3 + kw];
-            }
-        const size_t i = (co * p.H_out + oh) * p.W_out + ow;
-        max_ref = std::max(max_ref, std::fabs(ref[i] - exact));
-        max_got = std::max(max_got, std::fabs(got[i] - exact));
-        max_out = std::max(max_out, std::fabs(exact));
-      }
-  std::printf("winograd max abs err %.3g, direct float conv %.3g, max |y| %.3g\n", max_got, max_ref, max_out);
-  // Measured (F(2x2,3x3)): see the comment at kM in src/kernels/simd/winograd_f2.h.
-  EXPECT_LT(max_got, 2e-5 * max_out);
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    const k::Conv2DParams p = make(1, 256, 14, 14, 64, 3, 3, 1, 1, 1);
+    ASSERT_TRUE(takes_winograd(p));
+    auto x = random_vec(p.N * p.C_in * p.H * p.W, 40);
+    auto w = random_vec(p.C_out * p.C_in * 9, 41);
+    const float scale = std::sqrt(2.f / (p.C_in * 9)) * std::sqrt(3.f);
+    for (auto& v : w) v *= scale;
+    const size_t ny = p.N * p.C_out * p.H_out * p.W_out;
+    std::vector<float> ref(ny), got(ny);
+    k::scalar_table().conv2d(p, x.data(), w.data(), ref.data());
+    std::vector<float> packed(simd->conv2d_packed_size(p));
+    simd->conv2d_pack(p, w.data(), packed.data());
+    simd->conv2d_prepacked(p, x.data(), packed.data(), got.data());
+    double max_ref = 0, max_got = 0, max_out = 0;
+    for (size_t co = 0; co < p.C_out; ++co)
+      for (size_t oh = 0; oh < p.H_out; ++oh)
+        for (size_t ow = 0; ow < p.W_out; ++ow) {
+          double exact = 0;
+          for (size_t ci = 0; ci < p.C_in; ++ci)
+            for (size_t kh = 0; kh < 3; ++kh)
+              for (size_t kw = 0; kw < 3; ++kw) {
+                const ptrdiff_t ih = static_cast<ptrdiff_t>(oh + kh) - 1, iw = static_cast<ptrdiff_t>(ow + kw) - 1;
+                if (ih < 0 || iw < 0 || ih >= static_cast<ptrdiff_t>(p.H) || iw >= static_cast<ptrdiff_t>(p.W)) continue;
+                exact += static_cast<double>(x[(ci * p.H + ih) * p.W + iw]) * w[((co * p.C_in + ci) * 3 + kh) * 3 + kw];
+              }
+          const size_t i = (co * p.H_out + oh) * p.W_out + ow;
+          max_ref = std::max(max_ref, std::fabs(ref[i] - exact));
+          max_got = std::max(max_got, std::fabs(got[i] - exact));
+          max_out = std::max(max_out, std::fabs(exact));
+        }
+    std::printf("winograd max abs err %.3g, direct float conv %.3g, max |y| %.3g\n", max_got, max_ref, max_out);
+    // Measured (F(2x2,3x3)): see the comment at kM in src/kernels/simd/winograd_f2.h.
+    EXPECT_LT(max_got, 2e-5 * max_out);
+  });
 }

@@ -115,53 +115,55 @@ TEST(KernelsIgemm, ScalarMatchesInt64Oracle) {
 // the best is in the table), so the comparisons below cannot silently skip one. Under
 // qemu-aarch64 the default CPU model reports the dot product, so SDOT runs there.
 TEST(KernelsIgemm, EveryFlavourTheCpuHasIsTested) {
-  SIMD_OR_SKIP();
-  std::vector<std::string> names;
-  for (const Variant& v : simd_igemms()) names.push_back(v.name);
-  std::string joined;
-  for (const auto& n : names) joined += n + " ";
-  std::printf("igemm flavours tested: %s\n", joined.c_str());
-  auto has = [&](const char* n) { return std::find(names.begin(), names.end(), n) != names.end(); };
-#if defined(__x86_64__)
-  EXPECT_TRUE(has("avx2 int16"));
-#if defined(OFG_HAVE_AVXVNNI)
-  if (k::x86_vnni() & k::kVnniAvx) {
-    EXPECT_TRUE(has("avx-vnni"));
-    if (!(k::x86_vnni() & k::kVnniAvx512)) EXPECT_EQ(k::simd_table()->igemm, k::avx2::igemm_avxvnni);
-  }
-#endif
-#if defined(OFG_HAVE_AVX512VNNI)
-  // The 512-bit flavour is preferred wherever the CPU has it.
-  if (k::x86_vnni() & k::kVnniAvx512) {
-    EXPECT_TRUE(has("avx512-vnni"));
-    EXPECT_EQ(k::simd_table()->igemm, k::avx2::igemm_avx512vnni);
-  }
-#endif
-#elif defined(__aarch64__)
-  EXPECT_TRUE(has("neon int16"));
-  const bool dotprod = getauxval(AT_HWCAP) & (1ul << 20);  // HWCAP_ASIMDDP
-  EXPECT_EQ(k::arm_dotprod(), dotprod);
-#if defined(OFG_HAVE_SDOT)
-  EXPECT_EQ(has("neon sdot"), dotprod);
-  EXPECT_EQ(k::simd_table()->igemm, dotprod ? k::neon::igemm_sdot : k::neon::igemm);
-#endif
-#endif
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    std::vector<std::string> names;
+    for (const Variant& v : simd_igemms()) names.push_back(v.name);
+    std::string joined;
+    for (const auto& n : names) joined += n + " ";
+    std::printf("igemm flavours tested: %s\n", joined.c_str());
+    auto has = [&](const char* n) { return std::find(names.begin(), names.end(), n) != names.end(); };
+  #if defined(__x86_64__)
+    EXPECT_TRUE(has("avx2 int16"));
+  #if defined(OFG_HAVE_AVXVNNI)
+    if (k::x86_vnni() & k::kVnniAvx) {
+      EXPECT_TRUE(has("avx-vnni"));
+      if (!(k::x86_vnni() & k::kVnniAvx512)) EXPECT_EQ(k::simd_table()->igemm, k::avx2::igemm_avxvnni);
+    }
+  #endif
+  #if defined(OFG_HAVE_AVX512VNNI)
+    // The 512-bit flavour is preferred wherever the CPU has it.
+    if (k::x86_vnni() & k::kVnniAvx512) {
+      EXPECT_TRUE(has("avx512-vnni"));
+      EXPECT_EQ(k::simd_table()->igemm, k::avx2::igemm_avx512vnni);
+    }
+  #endif
+  #elif defined(__aarch64__)
+    EXPECT_TRUE(has("neon int16"));
+    const bool dotprod = getauxval(AT_HWCAP) & (1ul << 20);  // HWCAP_ASIMDDP
+    EXPECT_EQ(k::arm_dotprod(), dotprod);
+  #if defined(OFG_HAVE_SDOT)
+    EXPECT_EQ(has("neon sdot"), dotprod);
+    EXPECT_EQ(k::simd_table()->igemm, dotprod ? k::neon::igemm_sdot : k::neon::igemm);
+  #endif
+  #endif
+  });
 }
 
 TEST(KernelsIgemm, SimdMatchesScalarOnOddShapes) {
-  SIMD_OR_SKIP();
-  for (const Variant& v : simd_igemms()) {
-  unsigned seed = 1;
-  for (size_t M : {1, 5, 6, 7, 13, 121})
-    for (size_t N : {1, 15, 16, 17, 32, 33, 530})  // around the 16- and 32-column panels
-      for (size_t K : {1, 2, 3, 8, 255, 257, 513})
-        for (int sign = 0; sign < 4; ++sign) {
-          if (M * N * K > 3000000) continue;
-          IgemmCase c = make_case(M, N, K, sign & 1, sign & 2, seed++);
-          ASSERT_EQ(run(v.fn, c), run(k::scalar_table(), c)) << v.name << " M=" << M << " N=" << N << " K=" << K
-                                                              << " signs=" << sign;
-        }
-  }
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    for (const Variant& v : simd_igemms()) {
+    unsigned seed = 1;
+    for (size_t M : {1, 5, 6, 7, 13, 121})
+      for (size_t N : {1, 15, 16, 17, 32, 33, 530})  // around the 16- and 32-column panels
+        for (size_t K : {1, 2, 3, 8, 255, 257, 513})
+          for (int sign = 0; sign < 4; ++sign) {
+            if (M * N * K > 3000000) continue;
+            IgemmCase c = make_case(M, N, K, sign & 1, sign & 2, seed++);
+            ASSERT_EQ(run(v.fn, c), run(k::scalar_table(), c)) << v.name << " M=" << M << " N=" << N << " K=" << K
+                                                                << " signs=" << sign;
+          }
+    }
+  });
 }
 
 // B's zero point at the value that the dot-product GEMMs' flip turns into 0 (128 for uint8, 0 for
@@ -271,16 +273,17 @@ TEST(KernelsQuant, QuantizeReference) {
 }
 
 TEST(KernelsQuant, SimdQuantizeMatchesScalar) {
-  SIMD_OR_SKIP();
-  const auto x = special_floats();
-  for (float scale : {1.f, 0.37f, 3e-3f, 1e-30f})
-    for (float zero : {0.f, 3.f, 128.f, -128.f, 255.f})
-      for (bool s : {false, true}) {
-        std::vector<uint8_t> a(x.size()), b(x.size());
-        simd->quantize_u8(x.data(), x.size(), scale, zero, s, a.data());
-        k::scalar_table().quantize_u8(x.data(), x.size(), scale, zero, s, b.data());
-        ASSERT_EQ(a, b) << simd->isa << " scale=" << scale << " zero=" << zero << " signed=" << s;
-      }
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    const auto x = special_floats();
+    for (float scale : {1.f, 0.37f, 3e-3f, 1e-30f})
+      for (float zero : {0.f, 3.f, 128.f, -128.f, 255.f})
+        for (bool s : {false, true}) {
+          std::vector<uint8_t> a(x.size()), b(x.size());
+          simd->quantize_u8(x.data(), x.size(), scale, zero, s, a.data());
+          k::scalar_table().quantize_u8(x.data(), x.size(), scale, zero, s, b.data());
+          ASSERT_EQ(a, b) << simd->isa << " scale=" << scale << " zero=" << zero << " signed=" << s;
+        }
+  });
 }
 
 TEST(KernelsQuant, DequantizeMatchesScalarAndFormula) {
@@ -317,23 +320,23 @@ TEST(KernelsQuant, RequantizeMatchesScalar) {
     EXPECT_EQ(y[1], 2);
     EXPECT_EQ(y[2], 2);
   }
-  SIMD_OR_SKIP();
-  const double inf = std::numeric_limits<double>::infinity();
-  // Float multipliers (the float lanes) and others (double lanes only); biases below and at 2^23.
-  for (double mult : {0.5, 0.0013, 1.7e-5, static_cast<double>(0.1f), static_cast<double>(3.7e-4f),
-                      static_cast<double>(1e-30f), 31.5, 40.0, -0.75, inf, std::nan("")})
-    for (double bias : {0.0, -1234.0, 70000.0, 8388607.0, -8388608.0, 9e6})
-      for (int32_t zero : {0, 128, -128, 5})
-        for (bool s : {false, true}) {
-          // From 0, and from past the int32 extremes so that whole blocks of 32 small values follow.
-          for (size_t from : {size_t{0}, size_t{11}}) {
-            const size_t n = acc.size() - from;
-            std::vector<uint8_t> a(n), b(n);
-            simd->requantize_u8(acc.data() + from, n, bias, mult, zero, s, a.data());
-            k::scalar_table().requantize_u8(acc.data() + from, n, bias, mult, zero, s, b.data());
-            ASSERT_EQ(a, b) << simd->isa << " mult=" << mult << " bias=" << bias << " zero=" << zero << " from " << from;
-          }
-        }
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    const double inf = std::numeric_limits<double>::infinity();
+    // Float multipliers (the float lanes) and others (double lanes only); biases below and at 2^23.
+    for (double mult : {0.5, 0.0013, 1.7e-5, static_cast<double>(0.1f), static_cast<double>(3.7e-4f),
+                        static_cast<double>(1e-30f), 31.5, 40.0, -0.75, inf, std::nan("")})
+      for (double bias : {0.0, -1234.0, 70000.0, 8388607.0, -8388608.0, 9e6})
+        for (int32_t zero : {0, 128, -128, 5})
+          for (bool s : {false, true})
+            // From 0, and from past the int32 extremes so that whole blocks of 32 small values follow.
+            for (size_t from : {size_t{0}, size_t{11}}) {
+              const size_t n = acc.size() - from;
+              std::vector<uint8_t> a(n), b(n);
+              simd->requantize_u8(acc.data() + from, n, bias, mult, zero, s, a.data());
+              k::scalar_table().requantize_u8(acc.data() + from, n, bias, mult, zero, s, b.data());
+              ASSERT_EQ(a, b) << simd->isa << " mult=" << mult << " bias=" << bias << " zero=" << zero << " from " << from;
+            }
+  });
 }
 
 }  // namespace

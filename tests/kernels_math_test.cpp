@@ -72,7 +72,7 @@ Err measure(const k::KernelTable& t, k::UnaryOp op, const std::vector<float>& x,
 // implementations). Scalar (libm float) is held to the same bounds.
 TEST(KernelsUnary, ApproximationErrorBounds) {
   std::vector<const k::KernelTable*> tables = {&k::scalar_table()};
-  if (k::simd_table()) tables.push_back(k::simd_table());
+  for (const k::KernelTable* t : k::simd_tables()) tables.push_back(t);
   for (const k::KernelTable* t : tables) {
     SCOPED_TRACE(t->isa);
     Err e = measure(*t, k::UnaryOp::Exp, dense(-87.33f, 88.72f, 400001), 0);
@@ -112,7 +112,7 @@ TEST(KernelsUnary, ApproximationErrorBounds) {
 TEST(KernelsUnary, SpecialValues) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<const k::KernelTable*> tables = {&k::scalar_table()};
-  if (k::simd_table()) tables.push_back(k::simd_table());
+  for (const k::KernelTable* t : k::simd_tables()) tables.push_back(t);
   for (const k::KernelTable* t : tables) {
     SCOPED_TRACE(t->isa);
     auto run = [&](k::UnaryOp op, float x) {
@@ -158,56 +158,58 @@ TEST(KernelsUnary, SpecialValues) {
 }
 
 TEST(KernelsUnary, ExactOpsMatchScalarOnTails) {
-  SIMD_OR_SKIP();
-  const k::UnaryOp exact[] = {k::UnaryOp::Relu, k::UnaryOp::LeakyRelu, k::UnaryOp::Clip,
-                              k::UnaryOp::HardSigmoid, k::UnaryOp::HardSwish, k::UnaryOp::Sqrt,
-                              k::UnaryOp::Reciprocal, k::UnaryOp::Abs, k::UnaryOp::Neg,
-                              k::UnaryOp::Floor, k::UnaryOp::Ceil, k::UnaryOp::Round};
-  for (size_t n = 1; n <= 67; ++n) {
-    auto x = rnd(n, -8, 8, static_cast<unsigned>(n));
-    for (size_t i = 0; i < n; i += 5) x[i] = std::round(x[i] * 2) / 2;  // exact halves for Round
-    if (n > 6) x[6] = std::numeric_limits<float>::quiet_NaN();
-    for (auto op : exact) {
-      std::vector<float> a(n), b(n);
-      const float alpha = op == k::UnaryOp::Clip ? -1.5f : 0.2f;
-      const float beta = op == k::UnaryOp::Clip ? 2.5f : 0.5f;
-      k::scalar_table().unary(op, x.data(), a.data(), n, alpha, beta);
-      simd->unary(op, x.data(), b.data(), n, alpha, beta);
-      for (size_t i = 0; i < n; ++i) {
-        if (std::isnan(a[i])) EXPECT_TRUE(std::isnan(b[i])) << int(op) << " " << i;
-        else if (a[i] == b[i]) continue;
-        else if (op == k::UnaryOp::Sqrt || op == k::UnaryOp::Reciprocal || op == k::UnaryOp::HardSwish ||
-                 op == k::UnaryOp::HardSigmoid)
-          EXPECT_NEAR(a[i], b[i], 2e-7f * std::max(1.f, std::fabs(a[i]))) << int(op) << " x=" << x[i];
-        else EXPECT_EQ(a[i], b[i]) << int(op) << " x=" << x[i];
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    const k::UnaryOp exact[] = {k::UnaryOp::Relu, k::UnaryOp::LeakyRelu, k::UnaryOp::Clip,
+                                k::UnaryOp::HardSigmoid, k::UnaryOp::HardSwish, k::UnaryOp::Sqrt,
+                                k::UnaryOp::Reciprocal, k::UnaryOp::Abs, k::UnaryOp::Neg,
+                                k::UnaryOp::Floor, k::UnaryOp::Ceil, k::UnaryOp::Round};
+    for (size_t n = 1; n <= 67; ++n) {
+      auto x = rnd(n, -8, 8, static_cast<unsigned>(n));
+      for (size_t i = 0; i < n; i += 5) x[i] = std::round(x[i] * 2) / 2;  // exact halves for Round
+      if (n > 6) x[6] = std::numeric_limits<float>::quiet_NaN();
+      for (auto op : exact) {
+        std::vector<float> a(n), b(n);
+        const float alpha = op == k::UnaryOp::Clip ? -1.5f : 0.2f;
+        const float beta = op == k::UnaryOp::Clip ? 2.5f : 0.5f;
+        k::scalar_table().unary(op, x.data(), a.data(), n, alpha, beta);
+        simd->unary(op, x.data(), b.data(), n, alpha, beta);
+        for (size_t i = 0; i < n; ++i) {
+          if (std::isnan(a[i])) EXPECT_TRUE(std::isnan(b[i])) << int(op) << " " << i;
+          else if (a[i] == b[i]) continue;
+          else if (op == k::UnaryOp::Sqrt || op == k::UnaryOp::Reciprocal || op == k::UnaryOp::HardSwish ||
+                   op == k::UnaryOp::HardSigmoid)
+            EXPECT_NEAR(a[i], b[i], 2e-7f * std::max(1.f, std::fabs(a[i]))) << int(op) << " x=" << x[i];
+          else EXPECT_EQ(a[i], b[i]) << int(op) << " x=" << x[i];
+        }
       }
     }
-  }
+  });
 }
 
 // The vector approximations give every lane the same arithmetic: an element's result does not
 // depend on whether it falls in the vector body or the tail, nor on n; and they stay close to
 // the scalar reference on every odd size.
 TEST(KernelsUnary, ApproximationTailsMatchBody) {
-  SIMD_OR_SKIP();
-  const k::UnaryOp ops[] = {k::UnaryOp::Exp,      k::UnaryOp::Log,      k::UnaryOp::Tanh,
-                            k::UnaryOp::Sigmoid,  k::UnaryOp::GeluTanh, k::UnaryOp::Softplus,
-                            k::UnaryOp::Silu,     k::UnaryOp::HardSwish};
-  for (auto op : ops) {
-    auto x = rnd(67, op == k::UnaryOp::Log ? 0.01f : -10.f, 10.f, 11);
-    std::vector<float> full(x.size()), want(x.size());
-    simd->unary(op, x.data(), full.data(), x.size(), 0.2f, 0.5f);
-    k::scalar_table().unary(op, x.data(), want.data(), x.size(), 0.2f, 0.5f);
-    for (size_t i = 0; i < x.size(); ++i)
-      EXPECT_NEAR(full[i], want[i], 1e-6f * std::max(1.f, std::fabs(want[i]))) << int(op) << " x=" << x[i];
-    for (size_t n = 1; n < x.size(); ++n) {
-      for (size_t start : {size_t(0), x.size() - n}) {
-        std::vector<float> y(n);
-        simd->unary(op, x.data() + start, y.data(), n, 0.2f, 0.5f);
-        ASSERT_EQ(0, std::memcmp(y.data(), full.data() + start, n * 4)) << int(op) << " n=" << n << " start=" << start;
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    const k::UnaryOp ops[] = {k::UnaryOp::Exp,      k::UnaryOp::Log,      k::UnaryOp::Tanh,
+                              k::UnaryOp::Sigmoid,  k::UnaryOp::GeluTanh, k::UnaryOp::Softplus,
+                              k::UnaryOp::Silu,     k::UnaryOp::HardSwish};
+    for (auto op : ops) {
+      auto x = rnd(67, op == k::UnaryOp::Log ? 0.01f : -10.f, 10.f, 11);
+      std::vector<float> full(x.size()), want(x.size());
+      simd->unary(op, x.data(), full.data(), x.size(), 0.2f, 0.5f);
+      k::scalar_table().unary(op, x.data(), want.data(), x.size(), 0.2f, 0.5f);
+      for (size_t i = 0; i < x.size(); ++i)
+        EXPECT_NEAR(full[i], want[i], 1e-6f * std::max(1.f, std::fabs(want[i]))) << int(op) << " x=" << x[i];
+      for (size_t n = 1; n < x.size(); ++n) {
+        for (size_t start : {size_t(0), x.size() - n}) {
+          std::vector<float> y(n);
+          simd->unary(op, x.data() + start, y.data(), n, 0.2f, 0.5f);
+          ASSERT_EQ(0, std::memcmp(y.data(), full.data() + start, n * 4)) << int(op) << " n=" << n << " start=" << start;
+        }
       }
     }
-  }
+  });
 }
 
 // Subnormal operands and results. SIMD equals scalar, except that 32-bit ARM NEON flushes
@@ -237,46 +239,47 @@ void expect_same_or_flushed(const std::vector<float>& got, const std::vector<flo
 }  // namespace
 
 TEST(KernelsSubnormals, SimdMatchesScalarOrFlushesOnArm32) {
-  SIMD_OR_SKIP();
-  const float tiny = std::numeric_limits<float>::denorm_min(), least = std::numeric_limits<float>::min();
-  std::vector<float> a = {3 * tiny, -5 * tiny, least / 2, -least / 3, least, -least, 1.f, -0.f, 0.f,
-                          least * 0.75f, 1e-39f, -1e-39f, 2.f, -2.f, least * 1.5f, 7e-45f, 0.5f};
-  std::vector<float> b(a.rbegin(), a.rend());
-  const std::vector<float> fa = flushed(a), fb = flushed(b);
-  const size_t n = a.size();
-  for (auto op : {k::BinaryOp::Add, k::BinaryOp::Sub, k::BinaryOp::Mul, k::BinaryOp::Max, k::BinaryOp::Min}) {
-    std::vector<float> got(n), exact(n), of_flushed(n);
-    k::scalar_table().binary_vv(op, a.data(), b.data(), exact.data(), n);
-    k::scalar_table().binary_vv(op, fa.data(), fb.data(), of_flushed.data(), n);
-    simd->binary_vv(op, a.data(), b.data(), got.data(), n);
-    expect_same_or_flushed(got, exact, of_flushed, "vv");
-    k::scalar_table().binary_vs(op, a.data(), least / 4, exact.data(), n);
-    k::scalar_table().binary_vs(op, fa.data(), 0.f, of_flushed.data(), n);
-    simd->binary_vs(op, a.data(), least / 4, got.data(), n);
-    expect_same_or_flushed(got, exact, of_flushed, "vs");
-  }
-  for (auto op : {k::UnaryOp::Relu, k::UnaryOp::LeakyRelu, k::UnaryOp::Clip, k::UnaryOp::Abs, k::UnaryOp::Neg,
-                  k::UnaryOp::Floor, k::UnaryOp::Ceil, k::UnaryOp::Round}) {
-    std::vector<float> got(n), exact(n), of_flushed(n);
-    const float alpha = op == k::UnaryOp::Clip ? -least / 2 : 0.5f, beta = least;
-    k::scalar_table().unary(op, a.data(), exact.data(), n, alpha, beta);
-    k::scalar_table().unary(op, fa.data(), of_flushed.data(), n, flush(alpha), beta);
-    simd->unary(op, a.data(), got.data(), n, alpha, beta);
-    expect_same_or_flushed(got, exact, of_flushed, "unary");
-  }
-  // log takes a subnormal operand apart with integer operations: exact handling on every ISA.
-  std::vector<float> lx = {tiny, 3 * tiny, least / 2, least * 0.99f, 1e-40f, 1e-44f, least, 1.f, 2.f};
-  std::vector<float> ly(lx.size());
-  simd->unary(k::UnaryOp::Log, lx.data(), ly.data(), lx.size(), 0, 0);
-  for (size_t i = 0; i < lx.size(); ++i)
-    EXPECT_NEAR(ly[i], std::log(static_cast<double>(lx[i])), 3e-7 * std::max(1.0, std::fabs(std::log(double(lx[i])))))
-        << lx[i];
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    const float tiny = std::numeric_limits<float>::denorm_min(), least = std::numeric_limits<float>::min();
+    std::vector<float> a = {3 * tiny, -5 * tiny, least / 2, -least / 3, least, -least, 1.f, -0.f, 0.f,
+                            least * 0.75f, 1e-39f, -1e-39f, 2.f, -2.f, least * 1.5f, 7e-45f, 0.5f};
+    std::vector<float> b(a.rbegin(), a.rend());
+    const std::vector<float> fa = flushed(a), fb = flushed(b);
+    const size_t n = a.size();
+    for (auto op : {k::BinaryOp::Add, k::BinaryOp::Sub, k::BinaryOp::Mul, k::BinaryOp::Max, k::BinaryOp::Min}) {
+      std::vector<float> got(n), exact(n), of_flushed(n);
+      k::scalar_table().binary_vv(op, a.data(), b.data(), exact.data(), n);
+      k::scalar_table().binary_vv(op, fa.data(), fb.data(), of_flushed.data(), n);
+      simd->binary_vv(op, a.data(), b.data(), got.data(), n);
+      expect_same_or_flushed(got, exact, of_flushed, "vv");
+      k::scalar_table().binary_vs(op, a.data(), least / 4, exact.data(), n);
+      k::scalar_table().binary_vs(op, fa.data(), 0.f, of_flushed.data(), n);
+      simd->binary_vs(op, a.data(), least / 4, got.data(), n);
+      expect_same_or_flushed(got, exact, of_flushed, "vs");
+    }
+    for (auto op : {k::UnaryOp::Relu, k::UnaryOp::LeakyRelu, k::UnaryOp::Clip, k::UnaryOp::Abs, k::UnaryOp::Neg,
+                    k::UnaryOp::Floor, k::UnaryOp::Ceil, k::UnaryOp::Round}) {
+      std::vector<float> got(n), exact(n), of_flushed(n);
+      const float alpha = op == k::UnaryOp::Clip ? -least / 2 : 0.5f, beta = least;
+      k::scalar_table().unary(op, a.data(), exact.data(), n, alpha, beta);
+      k::scalar_table().unary(op, fa.data(), of_flushed.data(), n, flush(alpha), beta);
+      simd->unary(op, a.data(), got.data(), n, alpha, beta);
+      expect_same_or_flushed(got, exact, of_flushed, "unary");
+    }
+    // log takes a subnormal operand apart with integer operations: exact handling on every ISA.
+    std::vector<float> lx = {tiny, 3 * tiny, least / 2, least * 0.99f, 1e-40f, 1e-44f, least, 1.f, 2.f};
+    std::vector<float> ly(lx.size());
+    simd->unary(k::UnaryOp::Log, lx.data(), ly.data(), lx.size(), 0, 0);
+    for (size_t i = 0; i < lx.size(); ++i)
+      EXPECT_NEAR(ly[i], std::log(static_cast<double>(lx[i])), 3e-7 * std::max(1.0, std::fabs(std::log(double(lx[i])))))
+          << lx[i];
+  });
 }
 
 // Clip with min > max gives max everywhere (min(max(x, min), max)), NaN stays NaN, in every table.
 TEST(KernelsUnary, ClipMinAboveMax) {
   std::vector<const k::KernelTable*> tables{&k::scalar_table()};
-  if (k::simd_table()) tables.push_back(k::simd_table());
+  for (const k::KernelTable* t : k::simd_tables()) tables.push_back(t);
   const float x[] = {-3.f, 0.f, 1.5f, 3.f, 7.f, std::numeric_limits<float>::quiet_NaN(), -1.f, 2.f, 9.f};
   const size_t n = sizeof(x) / sizeof(x[0]);
   for (const k::KernelTable* t : tables) {
@@ -292,36 +295,37 @@ TEST(KernelsUnary, ClipMinAboveMax) {
 // ------------------------------------------------------------------ reductions, softmax, norm
 
 TEST(KernelsReduce, SimdMatchesScalar) {
-  SIMD_OR_SKIP();
-  const size_t shapes[][3] = {{1, 1, 1}, {3, 67, 1}, {2, 1000, 1}, {5, 7, 13}, {2, 9, 64}, {1, 0, 3}, {4, 3, 8}};
-  for (auto& s : shapes) {
-    auto x = rnd(s[0] * s[1] * s[2], 0.5f, 1.5f, 9);
-    for (int op = 0; op <= 9; ++op) {
-      std::vector<float> a(s[0] * s[2]), b(a.size());
-      const auto o = static_cast<k::ReduceOp>(op);
-      k::scalar_table().reduce(o, x.data(), a.data(), s[0], s[1], s[2]);
-      simd->reduce(o, x.data(), b.data(), s[0], s[1], s[2]);
-      for (size_t i = 0; i < a.size(); ++i) {
-        if (std::isnan(a[i])) { EXPECT_TRUE(std::isnan(b[i])); continue; }
-        if (std::isinf(a[i])) { EXPECT_EQ(a[i], b[i]); continue; }
-        EXPECT_NEAR(a[i], b[i], 1e-6f * std::max(1.f, std::fabs(a[i])) * (1 + s[1] / 64.f))
-            << "op " << op << " shape " << s[0] << "," << s[1] << "," << s[2];
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    const size_t shapes[][3] = {{1, 1, 1}, {3, 67, 1}, {2, 1000, 1}, {5, 7, 13}, {2, 9, 64}, {1, 0, 3}, {4, 3, 8}};
+    for (auto& s : shapes) {
+      auto x = rnd(s[0] * s[1] * s[2], 0.5f, 1.5f, 9);
+      for (int op = 0; op <= 9; ++op) {
+        std::vector<float> a(s[0] * s[2]), b(a.size());
+        const auto o = static_cast<k::ReduceOp>(op);
+        k::scalar_table().reduce(o, x.data(), a.data(), s[0], s[1], s[2]);
+        simd->reduce(o, x.data(), b.data(), s[0], s[1], s[2]);
+        for (size_t i = 0; i < a.size(); ++i) {
+          if (std::isnan(a[i])) { EXPECT_TRUE(std::isnan(b[i])); continue; }
+          if (std::isinf(a[i])) { EXPECT_EQ(a[i], b[i]); continue; }
+          EXPECT_NEAR(a[i], b[i], 1e-6f * std::max(1.f, std::fabs(a[i])) * (1 + s[1] / 64.f))
+              << "op " << op << " shape " << s[0] << "," << s[1] << "," << s[2];
+        }
       }
     }
-  }
-  // NaN propagates through max/min.
-  std::vector<float> x = rnd(40, -1, 1, 2);
-  x[33] = NAN;
-  float y;
-  simd->reduce(k::ReduceOp::Max, x.data(), &y, 1, 40, 1);
-  EXPECT_TRUE(std::isnan(y));
-  simd->reduce(k::ReduceOp::Min, x.data(), &y, 1, 40, 1);
-  EXPECT_TRUE(std::isnan(y));
+    // NaN propagates through max/min.
+    std::vector<float> x = rnd(40, -1, 1, 2);
+    x[33] = NAN;
+    float y;
+    simd->reduce(k::ReduceOp::Max, x.data(), &y, 1, 40, 1);
+    EXPECT_TRUE(std::isnan(y));
+    simd->reduce(k::ReduceOp::Min, x.data(), &y, 1, 40, 1);
+    EXPECT_TRUE(std::isnan(y));
+  });
 }
 
 TEST(KernelsSoftmax, SimdMatchesScalarAndSumsToOne) {
   std::vector<const k::KernelTable*> tables = {&k::scalar_table()};
-  if (k::simd_table()) tables.push_back(k::simd_table());
+  for (const k::KernelTable* t : k::simd_tables()) tables.push_back(t);
   const size_t shapes[][3] = {{1, 1, 1}, {3, 67, 1}, {2, 1000, 1}, {5, 7, 13}, {2, 9, 64}};
   for (auto& s : shapes) {
     auto x = rnd(s[0] * s[1] * s[2], -30.f, 30.f, 4);
@@ -348,7 +352,7 @@ TEST(KernelsSoftmax, SimdMatchesScalarAndSumsToOne) {
 
 TEST(KernelsLayerNorm, SimdMatchesScalar) {
   std::vector<const k::KernelTable*> tables = {&k::scalar_table()};
-  if (k::simd_table()) tables.push_back(k::simd_table());
+  for (const k::KernelTable* t : k::simd_tables()) tables.push_back(t);
   for (size_t D : {1, 7, 8, 31, 67, 768}) {
     const size_t rows = 5;
     auto x = rnd(rows * D, -3.f, 5.f, 3), sc = rnd(D, 0.5f, 1.5f, 4), bi = rnd(D, -1, 1, 5);
@@ -389,28 +393,27 @@ TEST(KernelsPool, HandCheckedAndSimd) {
   k::scalar_table().avg_pool2d(p, x, y);
   EXPECT_FLOAT_EQ(y[0], 0.25f);
   EXPECT_FLOAT_EQ(y[5], 3.f);
-  const k::KernelTable* simd = k::simd_table();
-  if (!simd) return;
-  for (size_t kk : {2, 3, 5})
-    for (size_t s : {1, 2})
-      for (size_t W : {5, 17, 40}) {
-        k::Pool2DParams q;
-        q.N = 2; q.C = 3; q.H = 11; q.W = W; q.kH = kk; q.kW = kk; q.stride_h = q.stride_w = s;
-        q.pad_top = q.pad_left = kk / 2; q.pad_bottom = q.pad_right = kk / 2;
-        q.H_out = k::conv_out_dim(q.H, kk, s, kk / 2, kk / 2, 1);
-        q.W_out = k::conv_out_dim(q.W, kk, s, kk / 2, kk / 2, 1);
-        auto in = rnd(q.N * q.C * q.H * q.W);
-        for (int inc = 0; inc < 2; ++inc) {
-          q.count_include_pad = inc;
-          std::vector<float> a(q.N * q.C * q.H_out * q.W_out), b(a.size());
-          k::scalar_table().max_pool2d(q, in.data(), a.data());
-          simd->max_pool2d(q, in.data(), b.data());
-          EXPECT_EQ(a, b);
-          k::scalar_table().avg_pool2d(q, in.data(), a.data());
-          simd->avg_pool2d(q, in.data(), b.data());
-          for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-6f);
+  for (const k::KernelTable* simd : k::simd_tables())
+    for (size_t kk : {2, 3, 5})
+      for (size_t s : {1, 2})
+        for (size_t W : {5, 17, 40}) {
+          k::Pool2DParams q;
+          q.N = 2; q.C = 3; q.H = 11; q.W = W; q.kH = kk; q.kW = kk; q.stride_h = q.stride_w = s;
+          q.pad_top = q.pad_left = kk / 2; q.pad_bottom = q.pad_right = kk / 2;
+          q.H_out = k::conv_out_dim(q.H, kk, s, kk / 2, kk / 2, 1);
+          q.W_out = k::conv_out_dim(q.W, kk, s, kk / 2, kk / 2, 1);
+          auto in = rnd(q.N * q.C * q.H * q.W);
+          for (int inc = 0; inc < 2; ++inc) {
+            q.count_include_pad = inc;
+            std::vector<float> a(q.N * q.C * q.H_out * q.W_out), b(a.size());
+            k::scalar_table().max_pool2d(q, in.data(), a.data());
+            simd->max_pool2d(q, in.data(), b.data());
+            EXPECT_EQ(a, b);
+            k::scalar_table().avg_pool2d(q, in.data(), a.data());
+            simd->avg_pool2d(q, in.data(), b.data());
+            for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-6f);
+          }
         }
-      }
   std::vector<float> g = rnd(6 * 49), ga(6), gm(6);
   k::global_avg_pool(g.data(), ga.data(), 6, 49);
   k::global_max_pool(g.data(), gm.data(), 6, 49);
@@ -427,7 +430,7 @@ TEST(KernelsPool, HandCheckedAndSimd) {
 
 TEST(KernelsTranspose, AllPermutationsMatchReference) {
   std::vector<const k::KernelTable*> tables = {&k::scalar_table()};
-  if (k::simd_table()) tables.push_back(k::simd_table());
+  for (const k::KernelTable* t : k::simd_tables()) tables.push_back(t);
   const std::vector<std::vector<int64_t>> shapes = {
       {17, 23}, {3, 9, 11}, {2, 1, 5, 8}, {2, 3, 4, 5}, {1, 16, 33, 1}, {2, 3, 1, 2, 3}, {9, 8}, {64, 67}};
   std::mt19937 rng(5);
@@ -451,45 +454,46 @@ TEST(KernelsTranspose, AllPermutationsMatchReference) {
     }
   }
   // 2-D tiles directly, odd sizes and leading dimensions.
-  SIMD_OR_SKIP();
-  for (size_t r = 1; r <= 20; r += 3)
-    for (size_t c = 1; c <= 21; c += 4)
-      for (size_t es : {1, 2, 4, 8}) {
-        std::vector<unsigned char> src((r * (c + 3)) * es), a((c * (r + 2)) * es, 0), b(a.size(), 0);
-        for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 7 + 1);
-        k::scalar_table().transpose2d(es, src.data(), c + 3, a.data(), r + 2, r, c);
-        simd->transpose2d(es, src.data(), c + 3, b.data(), r + 2, r, c);
-        ASSERT_EQ(a, b) << r << "x" << c << " es=" << es;
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    for (size_t r = 1; r <= 20; r += 3)
+      for (size_t c = 1; c <= 21; c += 4)
+        for (size_t es : {1, 2, 4, 8}) {
+          std::vector<unsigned char> src((r * (c + 3)) * es), a((c * (r + 2)) * es, 0), b(a.size(), 0);
+          for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 7 + 1);
+          k::scalar_table().transpose2d(es, src.data(), c + 3, a.data(), r + 2, r, c);
+          simd->transpose2d(es, src.data(), c + 3, b.data(), r + 2, r, c);
+          ASSERT_EQ(a, b) << r << "x" << c << " es=" << es;
+        }
+    // Neither side needs alignment (weights are read where a file put them): every element size,
+    // source and destination at odd byte offsets, against the aligned scalar result.
+    for (size_t es : {1, 2, 4, 8}) {
+      const size_t r = 19, c = 37;
+      std::vector<unsigned char> src(r * c * es + 8), want(r * c * es), got(r * c * es + 8);
+      for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 13 + 5);
+      k::scalar_table().transpose2d(es, src.data() + 8, c, want.data(), r, r, c);
+      std::vector<unsigned char> aligned(src.begin() + 8, src.end());
+      std::vector<unsigned char> check(want.size());
+      k::transpose_reference(aligned.data(), check.data(), es, std::vector<int64_t>{int64_t(r), int64_t(c)}.data(),
+                             std::vector<size_t>{1, 0}.data(), 2);
+      ASSERT_EQ(want, check) << "es=" << es;
+      for (const k::KernelTable* t : {&k::scalar_table(), simd}) {
+        std::memmove(src.data() + 1, src.data() + 8, r * c * es);  // source at offset 1
+        t->transpose2d(es, src.data() + 1, c, got.data() + 3, r, r, c);
+        ASSERT_EQ(0, std::memcmp(got.data() + 3, want.data(), want.size())) << t->isa << " es=" << es;
+        std::memmove(src.data() + 8, src.data() + 1, r * c * es);
       }
-  // Neither side needs alignment (weights are read where a file put them): every element size,
-  // source and destination at odd byte offsets, against the aligned scalar result.
-  for (size_t es : {1, 2, 4, 8}) {
-    const size_t r = 19, c = 37;
-    std::vector<unsigned char> src(r * c * es + 8), want(r * c * es), got(r * c * es + 8);
-    for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 13 + 5);
-    k::scalar_table().transpose2d(es, src.data() + 8, c, want.data(), r, r, c);
-    std::vector<unsigned char> aligned(src.begin() + 8, src.end());
-    std::vector<unsigned char> check(want.size());
-    k::transpose_reference(aligned.data(), check.data(), es, std::vector<int64_t>{int64_t(r), int64_t(c)}.data(),
-                           std::vector<size_t>{1, 0}.data(), 2);
-    ASSERT_EQ(want, check) << "es=" << es;
-    for (const k::KernelTable* t : {&k::scalar_table(), simd}) {
-      std::memmove(src.data() + 1, src.data() + 8, r * c * es);  // source at offset 1
-      t->transpose2d(es, src.data() + 1, c, got.data() + 3, r, r, c);
-      ASSERT_EQ(0, std::memcmp(got.data() + 3, want.data(), want.size())) << t->isa << " es=" << es;
-      std::memmove(src.data() + 8, src.data() + 1, r * c * es);
     }
-  }
-  // Tall, wide and square float matrices span several of the row blocks the SIMD tiles are
-  // visited in (the block height depends on the two strides), with ragged edges.
-  for (auto rc : {std::pair<size_t, size_t>{300, 36}, {36, 300}, {150, 150}, {264, 130}, {131, 265}}) {
-    const size_t r = rc.first, c = rc.second;
-    std::vector<float> src(r * c), a(c * r, 0.f), b(a.size(), 0.f);
-    for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i);
-    k::scalar_table().transpose2d(4, src.data(), c, a.data(), r, r, c);
-    simd->transpose2d(4, src.data(), c, b.data(), r, r, c);
-    ASSERT_EQ(a, b) << r << "x" << c;
-  }
+    // Tall, wide and square float matrices span several of the row blocks the SIMD tiles are
+    // visited in (the block height depends on the two strides), with ragged edges.
+    for (auto rc : {std::pair<size_t, size_t>{300, 36}, {36, 300}, {150, 150}, {264, 130}, {131, 265}}) {
+      const size_t r = rc.first, c = rc.second;
+      std::vector<float> src(r * c), a(c * r, 0.f), b(a.size(), 0.f);
+      for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i);
+      k::scalar_table().transpose2d(4, src.data(), c, a.data(), r, r, c);
+      simd->transpose2d(4, src.data(), c, b.data(), r, r, c);
+      ASSERT_EQ(a, b) << r << "x" << c;
+    }
+  });
 }
 
 // ------------------------------------------------------------------ hash / compare
@@ -521,7 +525,7 @@ TEST(KernelsCompare, HashAgreesAcrossIsasAndSeparates) {
 
 TEST(KernelsCompare, BytesEqualFindsEveryDifference) {
   std::vector<const k::KernelTable*> tables = {&k::scalar_table()};
-  if (k::simd_table()) tables.push_back(k::simd_table());
+  for (const k::KernelTable* t : k::simd_tables()) tables.push_back(t);
   std::vector<unsigned char> a(203), b;
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<unsigned char>(i * 37 + 11);
   for (const k::KernelTable* t : tables) {
@@ -547,19 +551,20 @@ TEST(KernelsCompare, DiffStatsExactAcrossIsas) {
     EXPECT_EQ(s.worst_index, 2u);
     EXPECT_EQ(s.max_rel, std::numeric_limits<double>::infinity());
   }
-  SIMD_OR_SKIP();
-  for (size_t n = 0; n <= 70; ++n) {
-    auto a = rnd(n, -2, 2, 1), b = rnd(n, -2, 2, 2);
-    for (size_t i = 0; i < n; i += 3) b[i] = a[i] + 1e-4f * b[i];
-    if (n > 10) { a[5] = nan; b[5] = nan; a[7] = inf; b[7] = inf; b[9] = 0.f; a[10] = -inf; }
-    if (n > 41) { b[40] = a[40] + 3.f; b[41] = a[41] - 3.f; }  // tie on max_abs: first index wins
-    const k::DiffStats s = k::scalar_table().diff_f32(a.data(), b.data(), n, 1e-3, 1e-2);
-    const k::DiffStats v = simd->diff_f32(a.data(), b.data(), n, 1e-3, 1e-2);
-    EXPECT_EQ(s.max_abs, v.max_abs) << n;
-    EXPECT_EQ(s.max_rel, v.max_rel) << n;
-    EXPECT_EQ(s.worst_index, v.worst_index) << n;
-    EXPECT_EQ(s.mismatches, v.mismatches) << n;
-  }
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    for (size_t n = 0; n <= 70; ++n) {
+      auto a = rnd(n, -2, 2, 1), b = rnd(n, -2, 2, 2);
+      for (size_t i = 0; i < n; i += 3) b[i] = a[i] + 1e-4f * b[i];
+      if (n > 10) { a[5] = nan; b[5] = nan; a[7] = inf; b[7] = inf; b[9] = 0.f; a[10] = -inf; }
+      if (n > 41) { b[40] = a[40] + 3.f; b[41] = a[41] - 3.f; }  // tie on max_abs: first index wins
+      const k::DiffStats s = k::scalar_table().diff_f32(a.data(), b.data(), n, 1e-3, 1e-2);
+      const k::DiffStats v = simd->diff_f32(a.data(), b.data(), n, 1e-3, 1e-2);
+      EXPECT_EQ(s.max_abs, v.max_abs) << n;
+      EXPECT_EQ(s.max_rel, v.max_rel) << n;
+      EXPECT_EQ(s.worst_index, v.worst_index) << n;
+      EXPECT_EQ(s.mismatches, v.mismatches) << n;
+    }
+  });
 }
 
 // ------------------------------------------------------------------ conversions
@@ -586,23 +591,24 @@ TEST(KernelsConvert, Float16Exhaustive) {
   EXPECT_EQ(k::f32_to_f16(std::ldexp(1.f, -25)), 0x0000);
   EXPECT_EQ(k::f32_to_f16(std::ldexp(1.5f, -25)), 0x0001);
   EXPECT_EQ(k::f32_to_f16(-1e-30f), 0x8000);
-  SIMD_OR_SKIP();
-  std::vector<float> f2(h.size());
-  simd->f16_to_f32(h.data(), f2.data(), h.size());
-  ASSERT_EQ(std::memcmp(f.data(), f2.data(), f.size() * 4), 0);
-  std::mt19937 rng(3);
-  std::vector<uint32_t> bits(1 << 20);
-  for (auto& b : bits) b = rng();
-  for (uint32_t s = 0; s < 4096; ++s) bits[s] = (s << 13) | 0x38000000u;  // around the subnormal edge
-  for (uint32_t s = 0; s < 4096; ++s) bits[4096 + s] = 0x477FE000u + s;      // around the overflow edge
-  std::vector<float> fx(bits.size());
-  std::memcpy(fx.data(), bits.data(), bits.size() * 4);
-  for (size_t n : {fx.size(), size_t(1), size_t(7), size_t(9), size_t(23)}) {
-    std::vector<uint16_t> a(n), b(n);
-    k::scalar_table().f32_to_f16(fx.data(), a.data(), n);
-    simd->f32_to_f16(fx.data(), b.data(), n);
-    for (size_t i = 0; i < n; ++i) ASSERT_EQ(a[i], b[i]) << std::hex << bits[i];
-  }
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    std::vector<float> f2(h.size());
+    simd->f16_to_f32(h.data(), f2.data(), h.size());
+    ASSERT_EQ(std::memcmp(f.data(), f2.data(), f.size() * 4), 0);
+    std::mt19937 rng(3);
+    std::vector<uint32_t> bits(1 << 20);
+    for (auto& b : bits) b = rng();
+    for (uint32_t s = 0; s < 4096; ++s) bits[s] = (s << 13) | 0x38000000u;  // around the subnormal edge
+    for (uint32_t s = 0; s < 4096; ++s) bits[4096 + s] = 0x477FE000u + s;      // around the overflow edge
+    std::vector<float> fx(bits.size());
+    std::memcpy(fx.data(), bits.data(), bits.size() * 4);
+    for (size_t n : {fx.size(), size_t(1), size_t(7), size_t(9), size_t(23)}) {
+      std::vector<uint16_t> a(n), b(n);
+      k::scalar_table().f32_to_f16(fx.data(), a.data(), n);
+      simd->f32_to_f16(fx.data(), b.data(), n);
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(a[i], b[i]) << std::hex << bits[i];
+    }
+  });
 }
 
 TEST(KernelsConvert, BFloat16) {
@@ -619,21 +625,22 @@ TEST(KernelsConvert, BFloat16) {
   u = 0x7F800001u;  // a NaN whose payload would round away
   std::memcpy(&f, &u, 4);
   EXPECT_TRUE(std::isnan(k::bf16_to_f32(k::f32_to_bf16(f))));
-  SIMD_OR_SKIP();
-  std::mt19937 rng(4);
-  std::vector<uint32_t> bits(100003);
-  for (auto& b : bits) b = rng();
-  bits[0] = 0x7F800001u;
-  bits[1] = 0xFF800000u;
-  bits[2] = 0x7F7FFFFFu;
-  std::vector<float> fx(bits.size());
-  std::memcpy(fx.data(), bits.data(), bits.size() * 4);
-  std::vector<uint16_t> a(fx.size()), b(fx.size());
-  k::scalar_table().f32_to_bf16(fx.data(), a.data(), fx.size());
-  simd->f32_to_bf16(fx.data(), b.data(), fx.size());
-  ASSERT_EQ(a, b);
-  std::vector<float> fa(a.size()), fb(a.size());
-  k::scalar_table().bf16_to_f32(a.data(), fa.data(), a.size());
-  simd->bf16_to_f32(a.data(), fb.data(), a.size());
-  ASSERT_EQ(std::memcmp(fa.data(), fb.data(), fa.size() * 4), 0);
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    std::mt19937 rng(4);
+    std::vector<uint32_t> bits(100003);
+    for (auto& b : bits) b = rng();
+    bits[0] = 0x7F800001u;
+    bits[1] = 0xFF800000u;
+    bits[2] = 0x7F7FFFFFu;
+    std::vector<float> fx(bits.size());
+    std::memcpy(fx.data(), bits.data(), bits.size() * 4);
+    std::vector<uint16_t> a(fx.size()), b(fx.size());
+    k::scalar_table().f32_to_bf16(fx.data(), a.data(), fx.size());
+    simd->f32_to_bf16(fx.data(), b.data(), fx.size());
+    ASSERT_EQ(a, b);
+    std::vector<float> fa(a.size()), fb(a.size());
+    k::scalar_table().bf16_to_f32(a.data(), fa.data(), a.size());
+    simd->bf16_to_f32(a.data(), fb.data(), a.size());
+    ASSERT_EQ(std::memcmp(fa.data(), fb.data(), fa.size() * 4), 0);
+  });
 }

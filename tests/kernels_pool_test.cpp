@@ -18,29 +18,30 @@ namespace {
 enum class Kind { Max, Avg };
 
 void check_pool(k::Pool2DParams p, unsigned seed, bool nan, Kind kind = Kind::Max) {
-  SIMD_OR_SKIP();
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-2.f, 2.f);
-  std::vector<float> x(p.N * p.C * p.H * p.W);
-  for (auto& v : x) v = d(rng);
-  if (nan) {
-    x[x.size() / 2] = std::numeric_limits<float>::quiet_NaN();
-    x[1] = std::numeric_limits<float>::quiet_NaN();
-  }
-  std::vector<float> ref(p.N * p.C * p.H_out * p.W_out), got(ref.size(), 123.f);
-  if (kind == Kind::Max) {
-    k::scalar_table().max_pool2d(p, x.data(), ref.data());
-    simd->max_pool2d(p, x.data(), got.data());
-  } else {
-    k::scalar_table().avg_pool2d(p, x.data(), ref.data());
-    simd->avg_pool2d(p, x.data(), got.data());
-  }
-  for (size_t i = 0; i < ref.size(); ++i) {
-    if (std::isnan(ref[i])) ASSERT_TRUE(std::isnan(got[i])) << i;
-    else if (kind == Kind::Max) ASSERT_EQ(got[i], ref[i]) << i;  // a maximum is exact
-    // The SIMD sums rows in float, the reference in double: a few roundings of values <= 2.
-    else ASSERT_NEAR(got[i], ref[i], 1e-6f * static_cast<float>(p.kH * p.kW)) << i;
-  }
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> d(-2.f, 2.f);
+    std::vector<float> x(p.N * p.C * p.H * p.W);
+    for (auto& v : x) v = d(rng);
+    if (nan) {
+      x[x.size() / 2] = std::numeric_limits<float>::quiet_NaN();
+      x[1] = std::numeric_limits<float>::quiet_NaN();
+    }
+    std::vector<float> ref(p.N * p.C * p.H_out * p.W_out), got(ref.size(), 123.f);
+    if (kind == Kind::Max) {
+      k::scalar_table().max_pool2d(p, x.data(), ref.data());
+      simd->max_pool2d(p, x.data(), got.data());
+    } else {
+      k::scalar_table().avg_pool2d(p, x.data(), ref.data());
+      simd->avg_pool2d(p, x.data(), got.data());
+    }
+    for (size_t i = 0; i < ref.size(); ++i) {
+      if (std::isnan(ref[i])) ASSERT_TRUE(std::isnan(got[i])) << i;
+      else if (kind == Kind::Max) ASSERT_EQ(got[i], ref[i]) << i;  // a maximum is exact
+      // The SIMD sums rows in float, the reference in double: a few roundings of values <= 2.
+      else ASSERT_NEAR(got[i], ref[i], 1e-6f * static_cast<float>(p.kH * p.kW)) << i;
+    }
+  });
 }
 
 k::Pool2DParams pool(size_t N, size_t C, size_t H, size_t W, size_t kh, size_t kw, size_t s, size_t pad,

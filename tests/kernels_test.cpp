@@ -42,7 +42,7 @@ void expect_close(const std::vector<float>& got, const std::vector<float>& want,
 
 TEST(KernelsDispatch, TablesAreComplete) {
   const std::string isa = k::active_isa();
-  EXPECT_TRUE(isa == "avx2" || isa == "neon" || isa == "scalar");
+  EXPECT_TRUE(isa == "avx512" || isa == "avx2" || isa == "neon" || isa == "scalar");
   EXPECT_STREQ(k::scalar_table().isa, "scalar");
   if (const k::KernelTable* t = k::simd_table()) {
     const char* forced = std::getenv("ONNXFORGE_FORCE_SCALAR");
@@ -96,26 +96,29 @@ TEST(KernelsSgemm, ScalarMatchesDefinition) {
 }
 
 TEST(KernelsSgemm, SimdMatchesScalarSmallAndOdd) {
-  SIMD_OR_SKIP();
-  for (bool ta : {false, true})
-    for (bool tb : {false, true})
-      // Around the register tiles: 6x16 (AVX2), 8x12 (NEON aarch64), 4x8 (ARMv7 NEON).
-      for (size_t M : {1, 2, 4, 5, 6, 7, 8, 9, 13})
-        for (size_t N : {1, 3, 8, 11, 12, 13, 15, 16, 17, 33})
-          for (size_t K : {1, 2, 7, 31})
-            check_gemm(*simd, ta, tb, M, N, K, 1.f, 0.f, 0);
-  check_gemm(*simd, false, false, 0, 5, 5, 1.f, 0.f, 0);
-  check_gemm(*simd, false, false, 5, 5, 0, 1.f, 0.5f, 0);
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    for (bool ta : {false, true})
+      for (bool tb : {false, true})
+        // Around the register tiles: 6x16 (AVX2), 14x32 (AVX-512), 8x12 (NEON aarch64), 4x8
+        // (ARMv7 NEON).
+        for (size_t M : {1, 2, 4, 5, 6, 7, 8, 9, 13, 14, 15})
+          for (size_t N : {1, 3, 8, 11, 12, 13, 15, 16, 17, 31, 32, 33})
+            for (size_t K : {1, 2, 7, 31})
+              check_gemm(*simd, ta, tb, M, N, K, 1.f, 0.f, 0);
+    check_gemm(*simd, false, false, 0, 5, 5, 1.f, 0.f, 0);
+    check_gemm(*simd, false, false, 5, 5, 0, 1.f, 0.5f, 0);
+  });
 }
 
 TEST(KernelsSgemm, SimdMatchesScalarBlockedAlphaBeta) {
-  SIMD_OR_SKIP();
-  // Sizes that cross the K (256), M (120 AVX2, 128 NEON) and N (1536, 960, 512) blocking
-  // boundaries, with strided operands.
-  check_gemm(*simd, false, false, 127, 1601, 300, 1.f, 0.f, 3);
-  check_gemm(*simd, true, false, 131, 97, 513, 0.5f, 2.f, 1);
-  check_gemm(*simd, false, true, 65, 200, 257, -1.5f, -1.f, 0);
-  check_gemm(*simd, true, true, 250, 33, 260, 1.f, 1.f, 5);
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    // Sizes that cross the K (256), M (120 AVX2, 140 AVX-512, 128 NEON) and N (1536, 960, 512) blocking
+    // boundaries, with strided operands.
+    check_gemm(*simd, false, false, 127, 1601, 300, 1.f, 0.f, 3);
+    check_gemm(*simd, true, false, 131, 97, 513, 0.5f, 2.f, 1);
+    check_gemm(*simd, false, true, 65, 200, 257, -1.5f, -1.f, 0);
+    check_gemm(*simd, true, true, 250, 33, 260, 1.f, 1.f, 5);
+  });
 }
 
 // sgemm_prepacked_b gives exactly the table's own sgemm (alpha 1, beta 0) on the same operands:
@@ -141,7 +144,7 @@ void check_prepacked(const k::KernelTable& t, size_t M, size_t N, size_t K, size
 
 TEST(KernelsSgemm, PrepackedBMatchesSgemm) {
   std::vector<const k::KernelTable*> tables{&k::scalar_table()};
-  if (const k::KernelTable* t = k::simd_table()) tables.push_back(t);
+  for (const k::KernelTable* t : k::simd_tables()) tables.push_back(t);
   for (const k::KernelTable* t : tables) {
     for (size_t M : {1, 5, 6, 9, 32})
       for (size_t N : {1, 11, 16, 33})
@@ -150,6 +153,39 @@ TEST(KernelsSgemm, PrepackedBMatchesSgemm) {
     check_prepacked(*t, 0, 5, 5, 0);
     check_prepacked(*t, 4, 5, 0, 1);
   }
+}
+
+// A product of one row (sgemm and sgemm_prepacked_b skip the packing for it) is bit for bit the
+// row the blocked loops give: the same row repeated twice goes through the blocked driver (C with
+// a padded stride, so no matrix-vector shortcut applies), across the K (256) and N (1536 AVX2)
+// blocks, with alpha and beta.
+TEST(KernelsSgemm, OneRowIsTheBlockedDriversRow) {
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+  for (size_t N : {1, 7, 8, 16, 33, 37, 100, 1601})
+    for (size_t K : {1, 7, 255, 256, 257, 600})
+      for (auto ab : {std::pair<float, float>{1.f, 0.f}, {0.5f, 2.f}, {-1.5f, 1.f}}) {
+        const size_t ldb = N + 2, ldc = N + 1;
+        auto a = rnd(K, -1, 1, 31), B = rnd(K * ldb, -1, 1, 32), C0 = rnd(2 * ldc, -1, 1, 33);
+        std::vector<float> A2(a);
+        A2.insert(A2.end(), a.begin(), a.end());
+        auto one = C0, two = C0;
+        simd->sgemm(false, false, 1, N, K, ab.first, a.data(), K, B.data(), ldb, ab.second, one.data(), ldc);
+        simd->sgemm(false, false, 2, N, K, ab.first, A2.data(), K, B.data(), ldb, ab.second, two.data(), ldc);
+        for (size_t j = 0; j < N; ++j)
+          ASSERT_EQ(one[j], two[j]) << simd->isa << " N=" << N << " K=" << K << " alpha=" << ab.first << " col " << j;
+        ASSERT_EQ(one[N], C0[N]);  // the padding column is untouched
+        if (ab.first != 1.f || ab.second != 0.f) continue;
+        // The packed form: one row against the packed panels, as the blocked loops over them.
+        std::vector<float> buf(simd->sgemm_packed_b_size(K, N) + 16);
+        float* packed = buf.data() + (64 - reinterpret_cast<uintptr_t>(buf.data()) % 64) % 64 / sizeof(float);
+        simd->sgemm_pack_b(K, N, B.data(), ldb, packed);
+        std::vector<float> p1(ldc, std::nanf("")), p2(2 * ldc, std::nanf(""));
+        simd->sgemm_prepacked_b(1, N, K, a.data(), K, packed, p1.data(), ldc);
+        simd->sgemm_prepacked_b(2, N, K, A2.data(), K, packed, p2.data(), ldc);
+        for (size_t j = 0; j < N; ++j) ASSERT_EQ(p1[j], p2[j]) << simd->isa << " packed N=" << N << " K=" << K << " col " << j;
+        for (size_t j = 0; j < N; ++j) ASSERT_EQ(p1[j], one[j]) << simd->isa << " packed vs sgemm, col " << j;
+      }
+  });
 }
 
 // y = alpha A x + beta y (sgemv, A is M x K) or y = alpha x B + beta y (sgemv_t, B is K x M)
@@ -172,7 +208,7 @@ void check_gemv(const k::KernelTable& t, size_t M, size_t K, float alpha, float 
 
 TEST(KernelsSgemv, ScalarAndSimdMatchDefinitionOnOddSizes) {
   std::vector<const k::KernelTable*> tables = {&k::scalar_table()};
-  if (k::simd_table()) tables.push_back(k::simd_table());
+  for (const k::KernelTable* t : k::simd_tables()) tables.push_back(t);
   for (const k::KernelTable* t : tables)
     for (size_t M : {1, 3, 4, 5, 9, 64, 67})
       for (size_t K : {0, 1, 7, 8, 9, 31, 130}) {
@@ -183,7 +219,7 @@ TEST(KernelsSgemv, ScalarAndSimdMatchDefinitionOnOddSizes) {
 
 TEST(KernelsSgemv, TransposedScalarAndSimdMatchDefinitionOnOddSizes) {
   std::vector<const k::KernelTable*> tables = {&k::scalar_table()};
-  if (k::simd_table()) tables.push_back(k::simd_table());
+  for (const k::KernelTable* t : k::simd_tables()) tables.push_back(t);
   // The outputs cross every column block of the SIMD version (8, 2 and 1 vectors, then single columns).
   for (const k::KernelTable* t : tables)
     for (size_t K : {0, 1, 7, 128})
@@ -193,17 +229,18 @@ TEST(KernelsSgemv, TransposedScalarAndSimdMatchDefinitionOnOddSizes) {
       }
 }
 
-// The SIMD table against the scalar reference on the recurrent shape (512 gate rows of a
+// Each SIMD table against the scalar reference on the recurrent shape (512 gate rows of a
 // 128-wide LSTM): the same sums in another order, so equal within float rounding.
 TEST(KernelsSgemv, TransposedSimdMatchesScalar) {
-  const k::KernelTable* simd = k::simd_table();
-  if (!simd) GTEST_SKIP() << "no SIMD table";
   const size_t K = 128, N = 512;
   auto B = rnd(K * N, -1.f, 1.f, 31), x = rnd(K, -1.f, 1.f, 32);
-  std::vector<float> a(N), b(N);
+  std::vector<float> a(N);
   k::scalar_table().sgemv_t(K, N, 1.f, x.data(), B.data(), N, 0.f, a.data());
-  simd->sgemv_t(K, N, 1.f, x.data(), B.data(), N, 0.f, b.data());
-  for (size_t j = 0; j < N; ++j) ASSERT_NEAR(a[j], b[j], 1e-4) << "column " << j;
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    std::vector<float> b(N);
+    simd->sgemv_t(K, N, 1.f, x.data(), B.data(), N, 0.f, b.data());
+    for (size_t j = 0; j < N; ++j) ASSERT_NEAR(a[j], b[j], 1e-4) << simd->isa << " column " << j;
+  });
 }
 
 // ------------------------------------------------------------------ conv
@@ -237,7 +274,6 @@ std::vector<k::Conv2DParams> conv_cases() {
 }  // namespace
 
 TEST(KernelsConv, GemmPathAndSimdMatchNaive) {
-  const k::KernelTable* simd = k::simd_table();
   int idx = 0;
   for (k::Conv2DParams p : conv_cases()) {
     for (int act = 0; act < 3; ++act) {
@@ -252,9 +288,9 @@ TEST(KernelsConv, GemmPathAndSimdMatchNaive) {
       k::scalar_table().conv2d(p, x.data(), w.data(), ref.data());
       k::conv2d_gemm(k::scalar_table(), p, x.data(), w.data(), got.data());
       expect_close(got, ref, 1e-5f, 1e-5f, "conv2d_gemm(scalar)");
-      if (simd) {
+      for (const k::KernelTable* simd : k::simd_tables()) {
         simd->conv2d(p, x.data(), w.data(), got2.data());
-        expect_close(got2, ref, 1e-5f, 1e-5f, "simd conv2d");
+        expect_close(got2, ref, 1e-5f, 1e-5f, simd->isa);
       }
       ++idx;
     }
@@ -369,7 +405,7 @@ TEST(KernelsBinary, BroadcastShapesAllOps) {
   const k::BinaryOp ops[] = {k::BinaryOp::Add, k::BinaryOp::Sub, k::BinaryOp::Mul, k::BinaryOp::Div,
                              k::BinaryOp::Max, k::BinaryOp::Min, k::BinaryOp::Pow};
   std::vector<const k::KernelTable*> tables = {&k::scalar_table()};
-  if (k::simd_table()) tables.push_back(k::simd_table());
+  for (const k::KernelTable* t : k::simd_tables()) tables.push_back(t);
   for (const auto& [ad, bd] : shapes) {
     auto a = rnd(count(ad), 0.1f, 2.f, 3), b = rnd(count(bd), -2.f, 2.f, 4);
     if (a.size() > 3) a[3] = NAN;
@@ -394,23 +430,24 @@ TEST(KernelsBinary, BroadcastShapesAllOps) {
 }
 
 TEST(KernelsBinary, TailsSameShapeAndScalar) {
-  SIMD_OR_SKIP();
-  for (size_t n = 1; n <= 67; ++n) {
-    auto a = rnd(n, -3, 3, 5), b = rnd(n, -3, 3, 6);
-    for (int op = 0; op <= 6; ++op) {
-      std::vector<float> want(n), got(n);
-      const auto o = static_cast<k::BinaryOp>(op);
-      k::scalar_table().binary_vv(o, a.data(), b.data(), want.data(), n);
-      simd->binary_vv(o, a.data(), b.data(), got.data(), n);
-      expect_close(got, want, 0, o == k::BinaryOp::Pow ? 2e-7f : 0.f, "vv");
-      k::scalar_table().binary_vs(o, a.data(), 1.5f, want.data(), n);
-      simd->binary_vs(o, a.data(), 1.5f, got.data(), n);
-      expect_close(got, want, 0, o == k::BinaryOp::Pow ? 2e-7f : 0.f, "vs");
-      k::scalar_table().binary_sv(o, 1.5f, b.data(), want.data(), n);
-      simd->binary_sv(o, 1.5f, b.data(), got.data(), n);
-      expect_close(got, want, 0, o == k::BinaryOp::Pow ? 2e-7f : 0.f, "sv");
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    for (size_t n = 1; n <= 67; ++n) {
+      auto a = rnd(n, -3, 3, 5), b = rnd(n, -3, 3, 6);
+      for (int op = 0; op <= 6; ++op) {
+        std::vector<float> want(n), got(n);
+        const auto o = static_cast<k::BinaryOp>(op);
+        k::scalar_table().binary_vv(o, a.data(), b.data(), want.data(), n);
+        simd->binary_vv(o, a.data(), b.data(), got.data(), n);
+        expect_close(got, want, 0, o == k::BinaryOp::Pow ? 2e-7f : 0.f, "vv");
+        k::scalar_table().binary_vs(o, a.data(), 1.5f, want.data(), n);
+        simd->binary_vs(o, a.data(), 1.5f, got.data(), n);
+        expect_close(got, want, 0, o == k::BinaryOp::Pow ? 2e-7f : 0.f, "vs");
+        k::scalar_table().binary_sv(o, 1.5f, b.data(), want.data(), n);
+        simd->binary_sv(o, 1.5f, b.data(), got.data(), n);
+        expect_close(got, want, 0, o == k::BinaryOp::Pow ? 2e-7f : 0.f, "sv");
+      }
     }
-  }
+  });
 }
 
 TEST(KernelsBinary, Integers) {

@@ -46,7 +46,7 @@ void expect_conv_matches(k::Conv2DParams p) {
   p.bias = b.data();
   std::vector<float> want = naive_conv(p, x, w);
   std::vector<const k::KernelTable*> tables{&k::scalar_table()};
-  if (k::simd_table()) tables.push_back(k::simd_table());
+  for (const k::KernelTable* t : k::simd_tables()) tables.push_back(t);
   for (const k::KernelTable* t : tables) {
     std::vector<float> got(want.size(), 12345.f);
     t->conv2d(p, x.data(), w.data(), got.data());
@@ -181,7 +181,7 @@ TEST(ModelgenRegressions, ReshapeThatChangesTheShapeStaysForTheBranches) {
 // variance of 0 the deviation is divided by sqrt(eps), so outputs of 1e-4 came out.
 TEST(ModelgenRegressions, LayerNormOfEqualValuesIsZero) {
   std::vector<const k::KernelTable*> tables{&k::scalar_table()};
-  if (k::simd_table()) tables.push_back(k::simd_table());
+  for (const k::KernelTable* t : k::simd_tables()) tables.push_back(t);
   for (const k::KernelTable* t : tables)
     for (size_t D : {3u, 5u, 7u, 11u, 13u, 24u, 37u})
       for (float v : {-4.3721f, 0.1f, 3.14159f, -1234.567f}) {

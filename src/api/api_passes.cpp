@@ -160,7 +160,7 @@ ofg_status ofg_run_pass(ofg_model* model, const char* pass, const ofg_options* o
     po.sweep_unused_weights = false;
     po.check_each_pass = flag(options, "optimize.check_each_pass");
     auto out = std::make_unique<ofg_pass_report>();
-    model->exec_cache.reset();
+    model->forget_runs();
     out->report = passes::optimize(model->model, po);
     model->histogram.clear();
     if (report) *report = out.release();
@@ -173,11 +173,11 @@ ofg_status ofg_optimize(ofg_model* model, const ofg_options* options, ofg_pass_r
     exec::TensorBudgetScope budget(tensor_budget(options));
     passes::PipelineOptions po = pipeline_options(model, options);
     if (options && options->has("optimize.input_shapes")) {
-      model->exec_cache.reset();
+      model->forget_runs();
       passes::fix_input_shapes(*model->model, options->get("optimize.input_shapes", ""));
     }
     auto out = std::make_unique<ofg_pass_report>();
-    model->exec_cache.reset();
+    model->forget_runs();
     out->report = passes::optimize(model->model, po);
     // Fixed input shapes reach the declared outputs and the value_info kept.
     if (options && options->has("optimize.input_shapes")) passes::refresh_declared_shapes(*model->model);

@@ -32,6 +32,13 @@ struct ofg_model {
   // Reset before anything that may change or replace the model.
   // Mutable: running a const model fills it, and it never changes what the model computes.
   mutable std::unique_ptr<ofg::exec::ExecCache> exec_cache;
+  // The interpreter of ofg_run, kept across runs for its execution plans (which views reach
+  // which node, what to free when); it uses exec_cache. Reset with it by forget_runs().
+  mutable std::unique_ptr<ofg::exec::Interpreter> interp;
+  void forget_runs() const {
+    interp.reset();
+    exec_cache.reset();
+  }
   // Cached answers whose strings the C caller may hold until the model changes.
   struct HistogramEntry {
     std::string domain, op_type;

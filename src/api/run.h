@@ -33,8 +33,8 @@ void run_model(const char* fn, const ofg_model* model, const ofg_options* option
     in.emplace_back(names[i], to_runtime(*inputs[i]));
   }
   if (!model->exec_cache) model->exec_cache = std::make_unique<exec::ExecCache>();
-  exec::Interpreter interp(*model->model, model->exec_cache.get());
-  std::vector<exec::RValue> outs = interp.run(in);
+  if (!model->interp) model->interp = std::make_unique<exec::Interpreter>(*model->model, model->exec_cache.get());
+  std::vector<exec::RValue> outs = model->interp->run(in);
   std::vector<std::unique_ptr<Out>> made;
   for (size_t i = 0; i < outs.size(); ++i) made.push_back(make_output(model->model->graph->outputs[i], outs[i]));
   auto** arr = new Out*[made.size() ? made.size() : 1];

@@ -18,6 +18,21 @@ const RTensor& OpCtx::t(size_t i) const {
   return in[i]->t;
 }
 
+const void* OpCtx::constant_key(size_t i) const {
+  ExecCache* cache = interp.cache();
+  const Value* v = i < node.inputs.size ? node.inputs[i] : nullptr;
+  if (!cache || !v || !has(i)) return nullptr;
+  if (v->is_constant()) return v->initializer->bytes().data;
+  const Node* p = v->producer;
+  if (p && model.str(p->op_type) == "Constant" && model.str(p->domain).empty()) {
+    const Attribute* a = p->attribute(model, "value");
+    if (a && a->t) return a->t->bytes().data;
+  }
+  const RValue* r = in[i];
+  if (r->kind == RValue::kTensor && cache->holds(r->t.ptr)) return r->t.ptr;
+  return nullptr;
+}
+
 const Attribute* OpCtx::attr(const char* name) const { return node.attribute(model, name); }
 int64_t OpCtx::attr_i(const char* name, int64_t dflt) const {
   const Attribute* a = attr(name);
@@ -227,6 +242,12 @@ std::vector<const OpEntry*> Registry::all() const {
 
 // ------------------------------------------------------------------ frames and plans
 
+const RValue& Interpreter::initializer_rvalue(const Value* v) {
+  RValue& r = initializer_values_[v];  // a node-based map: references stay valid as it grows
+  if (r.kind == RValue::kNone) r = RValue::tensor(initializer_value(*v->initializer));
+  return r;
+}
+
 const RValue* Frame::find(const Value* v) const {
   for (const Frame* f = this; f; f = f->parent) {
     auto it = f->values.find(v);
@@ -293,6 +314,8 @@ const Interpreter::Plan& Interpreter::plan_for(Graph* g) {
 }
 
 void Interpreter::exec_node(Node* n, Frame& f) {
+  const bool keep = cache_ && constant_node(n);
+  if (keep && recall_outputs(n, f)) return;
   std::string_view domain = m_.str(n->domain);
   std::string_view op = m_.str(n->op_type);
   int64_t opset = m_.opset_version(domain);
@@ -314,6 +337,7 @@ void Interpreter::exec_node(Node* n, Frame& f) {
       continue;
     }
     const RValue* rv = f.find(v);
+    if (!rv && v->initializer) rv = &initializer_rvalue(v);
     if (!rv) fail(Status::kInvalidModel, ctx.where() + ": input '" + std::string(m_.str(v->name)) + "' has no value");
     if (e->promote_half && rv->kind == RValue::kTensor && (rv->t.dtype == kFloat16 || rv->t.dtype == kBfloat16)) {
       had_half = true;
@@ -346,12 +370,14 @@ void Interpreter::exec_node(Node* n, Frame& f) {
   }
   stats_.peak_live_bytes = std::max(stats_.peak_live_bytes, live_bytes_);
   ++stats_.nodes_run;
+  if (keep) keep_outputs(n, f);
 }
 
 std::vector<RValue> Interpreter::run_graph(Graph* g, const std::vector<RValue>& inputs, Frame* parent) {
   Frame f;
   f.parent = parent;
-  for (Value* v : g->initializers) f.values[v] = RValue::tensor(initializer_value(*v->initializer));
+  // Initializers are not bound here: a lookup that finds no value takes the initializer's
+  // (initializer_rvalue), made once per interpreter instead of once per run of the graph.
   for (size_t i = 0; i < g->inputs.size && i < inputs.size(); ++i) f.values[g->inputs[i].value] = inputs[i];
   const Plan& p = plan_for(g);
   for (size_t i = 0; i < p.order.size(); ++i) {
@@ -367,6 +393,7 @@ std::vector<RValue> Interpreter::run_graph(Graph* g, const std::vector<RValue>& 
   std::vector<RValue> out;
   for (const ValueInfo& vi : g->outputs) {
     const RValue* r = f.find(vi.value);
+    if (!r && vi.value->initializer) r = &initializer_rvalue(vi.value);
     if (!r) fail(Status::kInvalidModel, "graph output '" + std::string(m_.str(vi.value->name)) + "' was not computed");
     out.push_back(*r);
   }

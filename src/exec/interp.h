@@ -40,6 +40,11 @@ struct OpCtx {
   size_t n_out() const { return out.size(); }
   bool wants(size_t i) const { return i < node.outputs.size && node.outputs[i] != nullptr; }
 
+  // A key for input i's bytes when they stay the same for the model's life (an initializer, the
+  // tensor of a Constant node, an entry of the run's cache), for data derived from them once
+  // (packed weights) and kept in the cache; null otherwise or when the run has no cache.
+  const void* constant_key(size_t i) const;
+
   const Attribute* attr(const char* name) const;
   int64_t attr_i(const char* name, int64_t dflt) const;
   float attr_f(const char* name, float dflt) const;
@@ -223,6 +228,20 @@ class ExecCache {
   }
   // The value of an initializer: a view of its bytes when aligned, else a copy made once.
   RTensor constant(const Tensor& t);
+  // Outputs of nodes computed from constants only (Interpreter::constant_node), kept after their
+  // first run up to kKeptOutputBytes in all: later runs take them instead of computing them again.
+  static constexpr size_t kKeptOutputBytes = size_t{64} << 20;
+  const RValue* kept_output(const Value* v);
+  size_t kept_count() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return kept_.size();
+  }
+  // Keeps every output of a node, or none when they would pass the limit.
+  void keep_outputs(const std::vector<std::pair<const Value*, RValue>>& outs);
+  size_t size() {  // the number of entries
+    std::lock_guard<std::mutex> lock(mu_);
+    return map_.size();
+  }
 
  private:
   struct KeyHash {
@@ -233,6 +252,8 @@ class ExecCache {
   std::mutex mu_;
   std::unordered_map<std::pair<const void*, uint64_t>, std::shared_ptr<uint8_t>, KeyHash> map_;
   std::unordered_set<const void*> entries_;
+  std::unordered_map<const Value*, RValue> kept_;
+  size_t kept_bytes_ = 0;
 };
 
 struct RunStats {
@@ -265,7 +286,21 @@ class Interpreter {
   };
   const Plan& plan_for(Graph* g);
   void exec_node(Node* n, Frame& f);
+  // Whether a node's outputs depend on constants only (initializers, Constant nodes, such nodes'
+  // outputs): no subgraph, no random numbers. With a cache, their outputs are computed on the
+  // first run and kept (exec/constant_nodes.cpp): exports recompute weight slices, reshapes and
+  // masks from constants on every run otherwise.
+  bool constant_node(const Node* n);  // decided once per node
+  bool computes_from_constants(const Node* n);
+  bool constant_value(const Value* v);
+  bool recall_outputs(const Node* n, Frame& f);
+  void keep_outputs(const Node* n, const Frame& f);
+  std::unordered_map<const Value*, bool> constant_values_;
+  std::vector<int8_t> constant_nodes_;  // by the node's first output's id: -1 not yet known, 0 no, 1 yes
   RTensor initializer_value(const Tensor& t) { return cache_ ? cache_->constant(t) : from_ir(t); }
+  // The value of an initializer that no frame binds, made on first use and kept.
+  const RValue& initializer_rvalue(const Value* v);
+  std::unordered_map<const Value*, RValue> initializer_values_;
   Model& m_;
   ExecCache* cache_ = nullptr;
   std::unordered_map<Graph*, Plan> plans_;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <vector>
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <cpuid.h>
@@ -48,6 +49,24 @@ bool cpu_has_neon() {
 #endif
 
 #if defined(__x86_64__)
+// The OS saves the opmask and ZMM state (XCR0 bits 5-7) besides the SSE and YMM state: without
+// it EVEX instructions fault.
+bool os_saves_zmm() {
+  unsigned lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return (lo & 0xE6u) == 0xE6u;
+}
+
+// AVX-512 F, DQ (mask <-> vector moves), BW and VL (the compiler may use them in the AVX-512
+// files), on top of what the AVX2 table needs.
+bool cpu_has_avx512() {
+  if (!cpu_has_avx2_fma_f16c() || __get_cpuid_max(0, nullptr) < 7) return false;
+  unsigned a, b, c, d;
+  __cpuid_count(7, 0, a, b, c, d);
+  const unsigned need = (1u << 16) | (1u << 17) | (1u << 30) | (1u << 31);  // F, DQ, BW, VL
+  return (b & need) == need && os_saves_zmm();
+}
+
 unsigned detect_vnni() {
   if (__get_cpuid_max(0, nullptr) < 7) return 0;
   unsigned a, b, c, d, flags = 0;
@@ -55,10 +74,7 @@ unsigned detect_vnni() {
   if (a & (1u << 4)) flags |= kVnniAvx;  // AVX-VNNI: VEX encoded, needs only the YMM state
   __cpuid_count(7, 0, a, b, c, d);
   const bool f = b & (1u << 16), vl = b & (1u << 31), vnni = c & (1u << 11);
-  // EVEX instructions fault unless the OS saves the opmask and ZMM state (XCR0 bits 5-7).
-  unsigned lo, hi;
-  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-  if (f && vl && vnni && (lo & 0xE6u) == 0xE6u) flags |= kVnniAvx512;
+  if (f && vl && vnni && os_saves_zmm()) flags |= kVnniAvx512;
   return flags;
 }
 #endif
@@ -84,28 +100,41 @@ bool arm_dotprod() {
 
 namespace {
 
+// The tables this CPU runs: scalar always, then the SIMD ones from the narrowest (x86-64: AVX2,
+// AVX-512; ARM: NEON). The preferred SIMD table is the widest unless ONNXFORGE_FORCE_ISA names
+// another one present ("avx2" on an AVX-512 machine); ONNXFORGE_FORCE_SCALAR=1 makes the scalar
+// table the active one.
 struct Tables {
   KernelTable scalar{};
-  KernelTable simd{};
-  bool has_simd = false;
+  KernelTable avx2{}, avx512{}, neon{};
+  std::vector<const KernelTable*> simd;
+  const KernelTable* preferred = nullptr;
   const KernelTable* active = nullptr;
 
   Tables() {
     detail::fill_scalar_table(scalar);
 #if defined(__x86_64__)
     if (cpu_has_avx2_fma_f16c()) {
-      fill_avx2_table(simd);
-      has_simd = true;
+      fill_avx2_table(avx2);
+      simd.push_back(&avx2);
+    }
+    if (cpu_has_avx512()) {
+      fill_avx512_table(avx512);
+      simd.push_back(&avx512);
     }
 #elif defined(__aarch64__) || defined(__ARM_NEON)
     if (cpu_has_neon()) {
-      fill_neon_table(simd);
-      has_simd = true;
+      fill_neon_table(neon);
+      simd.push_back(&neon);
     }
 #endif
+    if (!simd.empty()) preferred = simd.back();
+    if (const char* isa = std::getenv("ONNXFORGE_FORCE_ISA"))
+      for (const KernelTable* t : simd)
+        if (std::strcmp(isa, t->isa) == 0) preferred = t;
     const char* force = std::getenv("ONNXFORGE_FORCE_SCALAR");
     const bool forced = force && std::strcmp(force, "1") == 0;
-    active = (has_simd && !forced) ? &simd : &scalar;
+    active = (preferred && !forced) ? preferred : &scalar;
   }
 };
 
@@ -117,9 +146,13 @@ const Tables& tables() {
 }  // namespace
 
 const KernelTable& scalar_table() { return tables().scalar; }
-const KernelTable* simd_table() { return tables().has_simd ? &tables().simd : nullptr; }
+const KernelTable* simd_table() { return tables().preferred; }
+const std::vector<const KernelTable*>& simd_tables() { return tables().simd; }
 const KernelTable& active_table() { return *tables().active; }
 const char* active_isa() { return active_table().isa; }
+const KernelTable& avx2_table() { return tables().avx2; }
+const KernelTable& avx512_table() { return tables().avx512; }
+const KernelTable& neon_table() { return tables().neon; }
 
 void detail::fill_scalar_table(KernelTable& t) {
   t.isa = "scalar";

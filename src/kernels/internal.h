@@ -71,6 +71,13 @@ unsigned x86_vnni();
 
 // Filled only after the CPU check passed (the fill code itself is compiled for the ISA).
 void fill_avx2_table(KernelTable& t);
+void fill_avx512_table(KernelTable& t);  // starts from the AVX2 table
 void fill_neon_table(KernelTable& t);
+
+// The filled table of one ISA, for the shared templates that call other entries of their own
+// table (an ISA struct's table()); valid only where that ISA's kernels run.
+const KernelTable& avx2_table();
+const KernelTable& avx512_table();
+const KernelTable& neon_table();
 
 }  // namespace ofg::kernels

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "kernels/spatial.h"
 
@@ -139,12 +140,16 @@ struct KernelTable {
 
 // The complete reference table. Always available.
 const KernelTable& scalar_table();
-// The SIMD table for this CPU (AVX2+FMA+F16C on x86-64, NEON on aarch64), or nullptr when the
-// CPU or the build lacks it. Ignores ONNXFORGE_FORCE_SCALAR so tests can compare both.
+// The preferred SIMD table for this CPU (AVX-512 F/DQ/BW/VL, else AVX2+FMA+F16C on x86-64; NEON
+// on ARM; ONNXFORGE_FORCE_ISA=avx2 picks the AVX2 one), or nullptr when the CPU or the build has
+// none. Ignores ONNXFORGE_FORCE_SCALAR so tests can compare both.
 const KernelTable* simd_table();
+// Every SIMD table this CPU runs, narrowest first (x86-64: AVX2, then AVX-512): what the tests
+// compare against the scalar reference.
+const std::vector<const KernelTable*>& simd_tables();
 // Chosen once, on first use: simd_table() unless it is null or ONNXFORGE_FORCE_SCALAR=1.
 const KernelTable& active_table();
-// "avx2", "neon" or "scalar": the ISA of active_table().
+// "avx512", "avx2", "neon" or "scalar": the ISA of active_table().
 const char* active_isa();
 
 // Frees this thread's scratch area.

@@ -9,7 +9,13 @@ namespace {
 void op_constant(OpCtx& c) {
   for (const Attribute& a : c.node.attributes) {
     std::string n(c.model.str(a.name));
-    if (n == "value" && a.t) { c.set(0, from_ir(*a.t).clone()); return; }
+    if (n == "value" && a.t) {
+      // With the run's cache the value is a view of the model's bytes (or of one aligned copy),
+      // as an initializer's is, instead of a copy per run.
+      ExecCache* cache = c.interp.cache();
+      c.set(0, cache ? cache->constant(*a.t) : from_ir(*a.t).clone());
+      return;
+    }
     if (n == "value_float") { RTensor t = RTensor::alloc(kFloat, {}); *t.data<float>() = a.f; c.set(0, t); return; }
     if (n == "value_int") { c.set(0, make_i64({a.i}, {})); return; }
     if (n == "value_floats") {

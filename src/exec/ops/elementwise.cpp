@@ -229,12 +229,29 @@ void op_where(OpCtx& c) {
   if (cond.dtype != kBool) c.error("condition must be bool");
   Shape out = broadcast_shapes(c, {cond.shape, a.shape, b.shape});
   RTensor y = RTensor::alloc(a.dtype, out);
-  size_t es = a.elem_size();
   const bool* pc = cond.data<bool>();
-  broadcast_each(out, {cond.shape, a.shape, b.shape}, [&](int64_t i, const int64_t* o) {
-    const uint8_t* src = pc[o[0]] ? a.ptr + o[1] * es : b.ptr + o[2] * es;
-    std::memcpy(y.ptr + i * es, src, es);
-  });
+  // Elements are moved as unsigned integers of their size (every type here is 1 to 8 bytes and
+  // trivially copyable; strings are not tensors of this kind).
+  auto select = [&](auto tag) {
+    using T = decltype(tag);
+    const T *pa = reinterpret_cast<const T*>(a.ptr), *pb = reinterpret_cast<const T*>(b.ptr);
+    T* py = reinterpret_cast<T*>(y.ptr);
+    broadcast_runs(out, {cond.shape, a.shape, b.shape}, [&](int64_t n, const int64_t* o, int64_t len, const int64_t* st) {
+      for (int64_t t = 0; t < len; ++t) py[n + t] = pc[o[0] + t * st[0]] ? pa[o[1] + t * st[1]] : pb[o[2] + t * st[2]];
+    });
+  };
+  switch (a.elem_size()) {
+    case 1: select(uint8_t{}); break;
+    case 2: select(uint16_t{}); break;
+    case 4: select(uint32_t{}); break;
+    case 8: select(uint64_t{}); break;
+    default: {
+      const size_t es = a.elem_size();
+      broadcast_each(out, {cond.shape, a.shape, b.shape}, [&](int64_t i, const int64_t* o) {
+        std::memcpy(y.ptr + i * es, pc[o[0]] ? a.ptr + o[1] * es : b.ptr + o[2] * es, es);
+      });
+    }
+  }
   c.set(0, y);
 }
 

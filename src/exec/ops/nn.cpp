@@ -64,40 +64,35 @@ void check_conv_inputs(const OpCtx& c, const RTensor& x, const RTensor& w, int64
             "kernel_shape does not match W " + shape_str(w.shape));
 }
 
-// Conv weights that are initializers are packed once per model (kept in the interpreter's cache
-// across runs) instead of on every call; anything else goes through the plain kernel.
-// Where weights that are the same on every run come from: an initializer (key: its bytes), or a
-// DequantizeLinear of initializers only, as QDQ models store their weights (key: the quantized
-// bytes, with the node in the tag since its scale, zero point and axis make the values). Null
-// when the weights may change between runs.
-const void* constant_weight_key(const OpCtx& c, const Value* w, uint64_t& tag) {
-  if (!w) return nullptr;
-  if (w->is_constant()) return w->initializer->bytes().data;
-  const Node* dq = w->producer;
-  if (!dq || c.model.str(dq->op_type) != "DequantizeLinear" || dq->inputs.size == 0) return nullptr;
-  for (const Value* in : dq->inputs)
-    if (in && !in->is_constant()) return nullptr;
-  if (!dq->inputs[0]) return nullptr;
-  tag = tag * 0x100000001B3ull ^ static_cast<uint64_t>(reinterpret_cast<uintptr_t>(dq));
-  return dq->inputs[0]->initializer->bytes().data;
+// OpCtx::constant_key, and also a tensor the cache keeps as the output of a node computed from
+// constants only (a DequantizeLinear of initializers: the weights of QDQ models), which stays
+// where it is while the cache lives.
+const void* weight_key(const OpCtx& c, size_t i) {
+  if (const void* key = c.constant_key(i)) return key;
+  ExecCache* cache = c.interp.cache();
+  const Value* v = i < c.node.inputs.size ? c.node.inputs[i] : nullptr;
+  if (!cache || !v || !c.has(i)) return nullptr;
+  const RValue* kept = cache->kept_output(v);
+  return kept && kept->kind == RValue::kTensor && kept->t.ptr == c.t(i).ptr ? kept->t.ptr : nullptr;
 }
 
+// Conv weights that keep their bytes across runs (initializers, Constant nodes, kept outputs of
+// constant nodes) are packed once per model (kept in the interpreter's cache) instead of on every
+// call; anything else goes through the plain kernel.
 void conv2d_maybe_prepacked(OpCtx& c, const kernels::Conv2DParams& p, const RTensor& x, const RTensor& w, RTensor& y) {
   const kernels::KernelTable& kt = kernels::active_table();
   const size_t packed_floats = kt.conv2d_packed_size(p);
-  const Value* wv = c.node.inputs.size > 1 ? c.node.inputs[1] : nullptr;
-  ExecCache* cache = c.interp.cache();
+  const void* key = weight_key(c, 1);
+  if (packed_floats == 0 || !key || c.t(1).dtype != kFloat) {
+    kernels::conv2d(p, x.data<float>(), w.data<float>(), y.data<float>());
+    return;
+  }
   // The tag tells apart the same bytes used with another geometry (shared initializers); stride
   // and dilation are in it because they choose between packed forms (Winograd or GEMM panels).
   uint64_t tag = 1;
   for (uint64_t v : {p.C_out, p.C_in, p.kH, p.kW, p.group, p.stride_h, p.stride_w, p.dil_h, p.dil_w})
     tag = tag * 0x100000001B3ull ^ v;
-  const void* key = constant_weight_key(c, wv, tag);
-  if (packed_floats == 0 || !cache || !key || c.t(1).dtype != kFloat) {
-    kernels::conv2d(p, x.data<float>(), w.data<float>(), y.data<float>());
-    return;
-  }
-  const uint8_t* packed = cache->get(key, tag, packed_floats * sizeof(float),
+  const uint8_t* packed = c.interp.cache()->get(key, tag, packed_floats * sizeof(float),
                                      [&](uint8_t* dst) { kt.conv2d_pack(p, w.data<float>(), reinterpret_cast<float*>(dst)); });
   kt.conv2d_prepacked(p, x.data<float>(), reinterpret_cast<const float*>(packed), y.data<float>());
 }
@@ -343,20 +338,14 @@ void op_gemm(OpCtx& c) {
 void matmul_shared_b(OpCtx& c, int64_t M, int64_t N, int64_t K, const float* A, const float* B, float* C) {
   const kernels::KernelTable& kt = kernels::active_table();
   const size_t packed_floats = kt.sgemm_packed_b_size(K, N);
-  const Value* bv = c.node.inputs.size > 1 ? c.node.inputs[1] : nullptr;
-  ExecCache* cache = c.interp.cache();
-  const void* key = nullptr;
-  if (packed_floats && cache && bv) {
-    if (bv->is_constant()) key = bv->initializer->bytes().data;
-    else if (cache->holds(B)) key = B;
-  }
+  const void* key = packed_floats ? c.constant_key(1) : nullptr;
   if (!key) {
     gemm2d(false, false, M, N, K, 1.f, A, B, 0.f, C);
     return;
   }
   const uint64_t tag = (0x4D41544D554Cull * 0x100000001B3ull ^ static_cast<uint64_t>(K)) * 0x100000001B3ull ^
                        static_cast<uint64_t>(N);  // "MATMUL", K, N
-  const uint8_t* packed = cache->get(key, tag, packed_floats * sizeof(float), [&](uint8_t* dst) {
+  const uint8_t* packed = c.interp.cache()->get(key, tag, packed_floats * sizeof(float), [&](uint8_t* dst) {
     kt.sgemm_pack_b(K, N, B, N, reinterpret_cast<float*>(dst));
   });
   kt.sgemm_prepacked_b(M, N, K, A, K, reinterpret_cast<const float*>(packed), C, N);

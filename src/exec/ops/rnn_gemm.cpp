@@ -49,21 +49,20 @@ void recurrence_product(const float* RTd, size_t GH, size_t hs, const float* h, 
 }
 
 // R of every direction transposed into panels (above), the operand of sgemv_t: made once per
-// model when R is a constant (kept in the interpreter's cache, as packed conv weights are), else
-// into `local` on every call (one pass over R, small next to the S steps that read it).
+// model when R keeps its bytes across runs (OpCtx::constant_key: kept in the interpreter's cache,
+// as packed conv weights are), else into `local` on every call (one pass over R, small next to
+// the S steps that read it).
 const float* recurrence_transposed(OpCtx& c, const Call& k, std::vector<float>& local) {
   const float* R = c.t(2).data<float>();
   const size_t n = static_cast<size_t>(c.t(2).numel());
-  const Value* rv = c.node.inputs.size > 2 ? c.node.inputs[2] : nullptr;
-  ExecCache* cache = c.interp.cache();
-  if (cache && rv && rv->is_constant() && rv->initializer && rv->initializer->bytes().data == c.t(2).ptr) {
+  if (const void* key = c.constant_key(2)) {
     // The tag tells this layout apart from other uses of the same bytes.
     uint64_t tag = 0x524E4E5254ull;  // "RNNRT"
     for (uint64_t v : {static_cast<uint64_t>(k.dirs), static_cast<uint64_t>(k.gates), static_cast<uint64_t>(k.Hs),
                        static_cast<uint64_t>(kPanel)})
       tag = tag * 0x100000001B3ull ^ v;
-    return reinterpret_cast<const float*>(cache->get(rv->initializer->bytes().data, tag, n * sizeof(float),
-                                                     [&](uint8_t* dst) { transpose_recurrence(k, R, reinterpret_cast<float*>(dst)); }));
+    return reinterpret_cast<const float*>(c.interp.cache()->get(
+        key, tag, n * sizeof(float), [&](uint8_t* dst) { transpose_recurrence(k, R, reinterpret_cast<float*>(dst)); }));
   }
   local.resize(n);
   transpose_recurrence(k, R, local.data());

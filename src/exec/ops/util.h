@@ -60,6 +60,44 @@ void broadcast_each(const Shape& out, const std::vector<Shape>& ins, F&& f) {
   }
 }
 
+// As broadcast_each, one run of the innermost output dim at a time: f(n, offsets, len, steps)
+// for output elements [n, n + len); input j's element t of the run is at offsets[j] + t * steps[j]
+// (steps 0 where that input repeats along the dim, else 1). Lets a kernel loop over a run
+// without the per-element bookkeeping.
+template <class F>
+void broadcast_runs(const Shape& out, const std::vector<Shape>& ins, F&& f) {
+  const size_t r = out.size(), k = ins.size();
+  if (shape_numel(out) == 0) return;
+  std::vector<std::vector<int64_t>> strides(k, std::vector<int64_t>(r, 0));
+  for (size_t j = 0; j < k; ++j) {
+    const Shape& s = ins[j];
+    int64_t st = 1;
+    for (size_t i = s.size(); i-- > 0;) {
+      strides[j][r - s.size() + i] = s[i] == 1 ? 0 : st;
+      st *= s[i];
+    }
+  }
+  std::vector<int64_t> off(k, 0), steps(k, 0);
+  if (r == 0) {
+    f(int64_t{0}, off.data(), int64_t{1}, steps.data());
+    return;
+  }
+  for (size_t j = 0; j < k; ++j) steps[j] = strides[j][r - 1];
+  const int64_t len = out[r - 1], rows = shape_numel(out) / len;
+  std::vector<int64_t> idx(r - 1, 0);
+  for (int64_t row = 0; row < rows; ++row) {
+    f(row * len, off.data(), len, steps.data());
+    for (size_t d = r - 1; d-- > 0;) {
+      if (++idx[d] < out[d]) {
+        for (size_t j = 0; j < k; ++j) off[j] += strides[j][d];
+        break;
+      }
+      for (size_t j = 0; j < k; ++j) off[j] -= strides[j][d] * (out[d] - 1);
+      idx[d] = 0;
+    }
+  }
+}
+
 // Element count of a scratch buffer (std::vector) whose size comes from data: refused like a
 // tensor of that size when over the budget (run.max_tensor_bytes).
 inline size_t scratch_elems(int64_t n, size_t elem_size = sizeof(double)) {

@@ -4,6 +4,7 @@
 // compiled with AVX2/FMA flags.
 #pragma once
 
+#include "kernels/internal.h"
 #include "kernels/simd/lanes.h"
 
 #include <immintrin.h>
@@ -21,23 +22,20 @@ struct Isa : simd::Lanes<__v8sf> {
   // single-core FMA peak for 512 and 1024 in bench_kernels; not tuned further.
   static constexpr size_t KC = 256, MC = 120, NC = 1536;
 
-  static V zero() { return _mm256_setzero_ps(); }
-  static V set1(float v) { return _mm256_set1_ps(v); }
-  static V load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
+  // The table these instantiations belong to, for the entries a template calls through it.
+  static const KernelTable& table() { return avx2_table(); }
+
   static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   // maxps/minps return the second operand when either is NaN.
   static V min(V a, V b) { return _mm256_min_ps(a, b); }
   static V max(V a, V b) { return _mm256_max_ps(a, b); }
   static V nan_mask(V v) { return _mm256_cmp_ps(v, v, _CMP_UNORD_Q); }
-  static V or_mask(V a, V b) { return _mm256_or_ps(a, b); }
   static V select(V mask, V yes, V no) { return _mm256_blendv_ps(no, yes, mask); }
 
   // Elementwise: what the common lane operations (simd::Lanes, the base) lack.
   static constexpr bool kExactDiv = true, kExactSqrt = true, kHasF64 = true;
   using F64 = __m256d;  // diff_f32 (kernels/simd/diff.h)
   static F64 widen(const float* p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
-  static V div(V a, V b) { return _mm256_div_ps(a, b); }
   static V fnma(V a, V b, V c) { return _mm256_fnmadd_ps(a, b, c); }  // c - a * b
   static V sqrt(V x) { return _mm256_sqrt_ps(x); }
   static V round_even(V x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }

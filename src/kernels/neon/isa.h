@@ -21,6 +21,7 @@
 // operations (abs, neg, sign, log's exponent split) are done on integers and are exact.
 #pragma once
 
+#include "kernels/internal.h"
 #include "kernels/simd/lanes.h"
 
 #include <arm_neon.h>
@@ -42,6 +43,9 @@ struct Isa : simd::Lanes<float32x4_t> {
   static constexpr size_t MR = 4, NR = 8;
   static constexpr size_t KC = 256, MC = 128, NC = 512;
 #endif
+
+  // The table these instantiations belong to, for the entries a template calls through it.
+  static const KernelTable& table() { return neon_table(); }
 
   static V zero() { return vdupq_n_f32(0.f); }
   static V set1(float v) { return vdupq_n_f32(v); }

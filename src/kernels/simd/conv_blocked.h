@@ -87,19 +87,24 @@ void depthwise(const Conv2DParams& p, const float* x, const float* w, float* y) 
     const float* wc = w + c * p.kH * p.kW;
     float* out = y + nc * Ho * Wo;
     // Phase ph, row r, column q is input (r - pt, q * sw + ph - pl), zero outside the input.
-    for (size_t ph = 0; ph < sw; ++ph)
-      for (size_t r = 0; r < rows; ++r) {
-        float* d = buf.data() + (ph * rows + r) * cols;
-        const ptrdiff_t ih = static_cast<ptrdiff_t>(r) - pt;
-        if (ih < 0 || ih >= H) std::fill(d, d + cols, 0.f);
-        else copy_phase(plane + ih * W, W, pl, static_cast<ptrdiff_t>(sw), static_cast<ptrdiff_t>(ph), d,
-                        static_cast<ptrdiff_t>(cols), 0.f);
+    for (size_t r = 0; r < rows; ++r) {
+      const ptrdiff_t ih = static_cast<ptrdiff_t>(r) - pt;
+      const ptrdiff_t len = static_cast<ptrdiff_t>(cols);
+      if (sw == 2 && ih >= 0 && ih < H) {
+        copy_phases2<Isa>(plane + ih * W, W, pl, buf.data() + r * cols, buf.data() + (rows + r) * cols, len, 0.f);
+        continue;
       }
+      for (size_t ph = 0; ph < sw; ++ph) {
+        float* d = buf.data() + (ph * rows + r) * cols;
+        if (ih < 0 || ih >= H) std::fill(d, d + cols, 0.f);
+        else copy_phase(plane + ih * W, W, pl, static_cast<ptrdiff_t>(sw), static_cast<ptrdiff_t>(ph), d, len, 0.f);
+      }
+    }
     if (taps == 9) depthwise_rows<Isa, 9>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, 9, out);
     else if (taps == 25) depthwise_rows<Isa, 25>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, 25, out);
     else depthwise_rows<Isa, 0>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, taps, out);
   }
-  apply_bias_activation(*simd_table(), y, p.N, p.C_out, p.H_out * p.W_out, p.bias, p.act,
+  apply_bias_activation(Isa::table(), y, p.N, p.C_out, p.H_out * p.W_out, p.bias, p.act,
                         p.act_alpha, p.act_beta);
 }
 
@@ -242,7 +247,7 @@ void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* pack
     }
   }
   if (act_after)
-    apply_bias_activation(*simd_table(), y, p.N, p.C_out, HWo, nullptr, p.act, p.act_alpha, p.act_beta);
+    apply_bias_activation(Isa::table(), y, p.N, p.C_out, HWo, nullptr, p.act, p.act_alpha, p.act_beta);
 }
 
 // The conv2d entries of kernels/kernel_list.h. The packed form is either the Winograd-transformed
@@ -274,7 +279,7 @@ void conv2d(const Conv2DParams& p, const float* x, const float* w, float* y) {
   if (is_depthwise(p)) {
     depthwise<Isa>(p, x, w, y);
   } else if (n == 0 || p.H_out * p.W_out == 0) {
-    conv2d_gemm(*simd_table(), p, x, w, y);
+    conv2d_gemm(Isa::table(), p, x, w, y);
   } else {
     // Without a caller-kept copy the weights are packed here, once for the whole batch.
     float* packed = detail::scratch(2, n);

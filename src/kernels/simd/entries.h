@@ -10,8 +10,9 @@
 
 namespace ofg::kernels::simd {
 
+// SGEMM (with its packed-B form) and Conv2D: the work that grows with the vector width.
 template <class Isa>
-void set_blocked_entries(KernelTable& t) {
+void set_gemm_conv_entries(KernelTable& t) {
   t.sgemm = sgemm<Isa>;
   t.sgemm_packed_b_size = sgemm_packed_b_size<Isa>;
   t.sgemm_pack_b = sgemm_pack_b<Isa>;
@@ -20,6 +21,13 @@ void set_blocked_entries(KernelTable& t) {
   t.conv2d_packed_size = conv2d_packed_size<Isa>;
   t.conv2d_pack = conv2d_pack<Isa>;
   t.conv2d_prepacked = conv2d_prepacked<Isa>;
+}
+
+// Every entry of this file. (The AVX-512 table takes only set_gemm_conv_entries: its pooling
+// was slower than AVX2's on the narrow planes of real networks, see README.)
+template <class Isa>
+void set_blocked_entries(KernelTable& t) {
+  set_gemm_conv_entries<Isa>(t);
   t.max_pool2d = max_pool2d<Isa>;
   t.avg_pool2d = avg_pool2d<Isa>;
 }

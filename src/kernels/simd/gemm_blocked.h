@@ -9,6 +9,8 @@
 //                      VFP code on 32-bit ARM)
 //   gemm_acc(kc, a, b, acc)  acc[i * NR / W + h] = sum over kc of the packed A panel's row i
 //                      times the packed B panel's columns [h * W, h * W + W)
+//   table()            the kernel table this ISA's instantiations fill (conv2d calls its
+//                      sgemm and unary entries through it)
 // Everything in these headers is a template on Isa or static, so the code lives only in that
 // ISA's translation units (compiled with its flags) and is never shared with baseline code.
 // Include them only from an ISA folder.
@@ -18,6 +20,8 @@
 #pragma once
 
 #include "kernels/internal.h"
+#include "kernels/simd/gemm_row.h"
+#include "kernels/simd/gemv.h"
 
 #include <algorithm>
 #include <cstring>
@@ -203,6 +207,13 @@ template <class Isa>
 void sgemm(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, float alpha, const float* A,
            size_t lda, const float* B, size_t ldb, float beta, float* C, size_t ldc) {
   if (sgemm_trivial(M, N, K, alpha, beta, C, ldc)) return;
+  // One row of op(A) (contiguous unless transposed with a stride) skips the packing of B, which
+  // would cost as much as the product: B as it lies (the blocked loops' result, so that
+  // sgemm_prepacked_b agrees), or dot products against a transposed B's contiguous rows.
+  if (M == 1 && (!trans_a || lda == 1)) {
+    if (trans_b) return sgemv<Isa>(N, K, alpha, B, ldb, A, beta, C);
+    return row_times_matrix<Isa>(N, K, alpha, A, B, ldb, beta, C);
+  }
   const size_t nc_max = std::min(Isa::NC, (N + Isa::NR - 1) / Isa::NR * Isa::NR);
   float* pb = detail::scratch(3, nc_max * std::min(Isa::KC, K));
   sgemm_blocks<Isa>(trans_a, M, N, K, alpha, A, lda, beta, C, ldc, [&](size_t j0, size_t nc, size_t p0, size_t kc) {
@@ -233,6 +244,7 @@ template <class Isa>
 void sgemm_prepacked_b(size_t M, size_t N, size_t K, const float* A, size_t lda, const float* packed, float* C,
                        size_t ldc) {
   if (sgemm_trivial(M, N, K, 1.f, 0.f, C, ldc)) return;
+  if (M == 1) return row_times_packed<Isa>(N, K, A, packed, C);
   sgemm_blocks<Isa>(false, M, N, K, 1.f, A, lda, 0.f, C, ldc, [&](size_t j0, size_t nc, size_t p0, size_t) {
     const size_t ncr = (nc + Isa::NR - 1) / Isa::NR * Isa::NR;
     return packed + j0 * K + ncr * p0;

@@ -38,8 +38,6 @@ void sgemv(size_t M, size_t K, float alpha, const float* A, size_t lda, const fl
   }
 }
 
-namespace detail {
-
 // y[c] for the U * W columns of B from its column 0: K broadcast multiply-adds per vector, then
 // the scaling. The vectors are unrolled by the fold (indices u...) so that the accumulators stay in
 // registers.
@@ -58,13 +56,11 @@ void gemv_t_block(std::index_sequence<u...>, size_t K, float alpha, const float*
   else ((S::store(y + u * S::W, S::fma(vb, S::load(y + u * S::W), S::mul(va, s[u])))), ...);
 }
 
-}  // namespace detail
-
 template <class S>
 void sgemv_t(size_t K, size_t N, float alpha, const float* x, const float* B, size_t ldb, float beta, float* y) {
   // Eight accumulators cover the FMA latency on two pipes; narrower blocks take the rest.
   constexpr size_t U = 8, W = S::W;
-  auto block = [&](auto vectors, size_t j) { detail::gemv_t_block<S>(vectors, K, alpha, x, B + j, ldb, beta, y + j); };
+  auto block = [&](auto vectors, size_t j) { gemv_t_block<S>(vectors, K, alpha, x, B + j, ldb, beta, y + j); };
   size_t j = 0;
   for (; j + U * W <= N; j += U * W) block(std::make_index_sequence<U>(), j);
   for (; j + 2 * W <= N; j += 2 * W) block(std::make_index_sequence<2>(), j);

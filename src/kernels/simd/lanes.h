@@ -1,6 +1,6 @@
 // The lane operations that GCC and Clang vector extensions spell the same way for every ISA:
-// arithmetic, comparisons to all-ones masks, sign-bit manipulation and the 32-bit integer lanes
-// of the vector math. An ISA's struct (avx2/isa.h, neon/isa.h) derives from Lanes<its float
+// constants, unaligned loads and stores, arithmetic, comparisons to all-ones masks, sign-bit
+// manipulation and the 32-bit integer lanes of the vector math. An ISA's struct (avx2/isa.h, neon/isa.h) derives from Lanes<its float
 // vector type> and adds only what needs its own instructions (fma, min/max with their NaN rules,
 // division, rounding, horizontal sums, blends). Masks are float vectors whose lanes are all ones
 // or all zeros, as the ISA structs' select() expects. (An ISA whose compiler lowers float vector
@@ -14,9 +14,19 @@ struct Lanes {
   typedef int I __attribute__((vector_size(sizeof(F))));
   typedef unsigned U __attribute__((vector_size(sizeof(F))));
 
+  static F zero() { return F{}; }
+  static F set1(float v) { return F{} + v; }
+  // Unaligned: the copy compiles to one vector load or store.
+  static F load(const float* p) {
+    F v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static void store(float* p, F v) { __builtin_memcpy(p, &v, sizeof v); }
   static F add(F a, F b) { return a + b; }
   static F sub(F a, F b) { return a - b; }
   static F mul(F a, F b) { return a * b; }
+  static F div(F a, F b) { return a / b; }  // IEEE division where the ISA has it (kExactDiv)
   // Sign handling on the bits: exact for every input, subnormals and NaN included.
   static F abs(F x) { return (F)((I)x & 0x7FFFFFFF); }
   static F neg(F x) { return (F)((I)x ^ static_cast<int>(0x80000000u)); }
@@ -25,6 +35,7 @@ struct Lanes {
   static F gt(F a, F b) { return (F)(a > b); }
   static F eq(F a, F b) { return (F)(a == b); }
   static F unord(F a, F b) { return (F)~((a == a) & (b == b)); }  // either is NaN
+  static F or_mask(F a, F b) { return (F)((I)a | (I)b); }
 
   static I as_int(F x) { return (I)x; }
   static F as_float(I x) { return (F)x; }

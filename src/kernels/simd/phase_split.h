@@ -22,4 +22,30 @@ inline void copy_phase(const float* src, ptrdiff_t n, ptrdiff_t pad, ptrdiff_t s
   std::fill(d + q_hi, d + len, fill);
 }
 
+// Both phases of stride 2 in one pass: d0 = phase 0, d1 = phase 1 (len columns each), as two
+// copy_phase calls would fill them. Where a pair of source values lies inside the row, W pairs
+// at a time are split by the ISA's deinterleave (strided single loads would go one by one).
+template <class Isa>
+void copy_phases2(const float* src, ptrdiff_t n, ptrdiff_t pad, float* d0, float* d1, ptrdiff_t len, float fill) {
+  constexpr ptrdiff_t W = static_cast<ptrdiff_t>(Isa::W);
+  auto at = [&](ptrdiff_t i) { return i >= 0 && i < n ? src[i] : fill; };
+  // Column q reads src[2q - pad] and src[2q + 1 - pad]: both inside for q in [lo, hi).
+  const ptrdiff_t lo = std::min(len, (pad + 1) / 2), hi = std::max(lo, std::min(len, (n + pad) / 2));
+  ptrdiff_t q = 0;
+  for (; q < lo; ++q) {
+    d0[q] = at(2 * q - pad);
+    d1[q] = at(2 * q + 1 - pad);
+  }
+  for (; q + W <= hi; q += W) {
+    typename Isa::V even, odd;
+    Isa::deinterleave(src + 2 * q - pad, even, odd);
+    Isa::store(d0 + q, even);
+    Isa::store(d1 + q, odd);
+  }
+  for (; q < len; ++q) {
+    d0[q] = at(2 * q - pad);
+    d1[q] = at(2 * q + 1 - pad);
+  }
+}
+
 }  // namespace ofg::kernels::simd

@@ -83,8 +83,10 @@ void max_pool2d(const Pool2DParams& p, const float* x, float* y) {
         std::fill(phases, phases + p.pad_left, ninf);
         if (p.pad_left + p.W < Q) std::fill(phases + p.pad_left + p.W, phases + Q, ninf);
       } else {
-        for (size_t ph = 0; ph < sw; ++ph)
-          copy_phase(colmax, W, pl, s, static_cast<ptrdiff_t>(ph), phases + ph * Q, static_cast<ptrdiff_t>(Q), ninf);
+        if (sw == 2) copy_phases2<Isa>(colmax, W, pl, phases, phases + Q, static_cast<ptrdiff_t>(Q), ninf);
+        else
+          for (size_t ph = 0; ph < sw; ++ph)
+            copy_phase(colmax, W, pl, s, static_cast<ptrdiff_t>(ph), phases + ph * Q, static_cast<ptrdiff_t>(Q), ninf);
       }
       for (size_t ow = 0; ow < Wo; ow += Isa::W) {
         V m = Isa::set1(ninf);

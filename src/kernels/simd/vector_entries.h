@@ -25,15 +25,28 @@ void binary_sv(BinaryOp op, float a, const float* b, float* y, size_t n) {
   binary<S, Operands::SV>(op, &a, b, y, n);
 }
 
-#define OFG_SIMD_VECTOR_KERNELS(X) \
-  X(sgemv) X(sgemv_t) X(binary_vv) X(binary_vs) X(binary_sv) X(unary) X(reduce) X(softmax) X(layer_norm) X(transpose2d)
+// The entries that do several operations per element loaded (the vector math of unary,
+// softmax's exponentials, layer norm's two passes, the matrix-vector product's multiply-adds),
+// which a wider vector speeds up; and those whose speed is the memory traffic's (sgemv_t streams
+// its matrix from L2 in 64-column panels, which 8 vectors of 8 lanes cover).
+#define OFG_SIMD_COMPUTE_KERNELS(X) X(sgemv) X(unary) X(softmax) X(layer_norm)
+#define OFG_SIMD_MEMORY_KERNELS(X) X(sgemv_t) X(binary_vv) X(binary_vs) X(binary_sv) X(reduce) X(transpose2d)
+#define OFG_SET_KERNEL(name) t.name = name<S>;
 
 template <class S>
+void set_compute_entries(KernelTable& t) {
+  OFG_SIMD_COMPUTE_KERNELS(OFG_SET_KERNEL)
+}
+
+// Every entry of this file. (The AVX-512 table takes only set_compute_entries: the others
+// measured no faster than AVX2's, transpose2d slower, see README.)
+template <class S>
 void set_vector_entries(KernelTable& t) {
-#define OFG_SET_KERNEL(name) t.name = name<S>;
-  OFG_SIMD_VECTOR_KERNELS(OFG_SET_KERNEL)
-#undef OFG_SET_KERNEL
+  OFG_SIMD_COMPUTE_KERNELS(OFG_SET_KERNEL)
+  OFG_SIMD_MEMORY_KERNELS(OFG_SET_KERNEL)
   if constexpr (S::kHasF64) t.diff_f32 = diff_f32<S>;
 }
+
+#undef OFG_SET_KERNEL
 
 }  // namespace ofg::kernels::simd

@@ -295,7 +295,7 @@ void winograd_conv(const Conv2DParams& p, const float* x, const float* packed, f
     output_transform<Isa>(p, g, Mb, ldm, r0, r1, ep, y, stage);
   }
   if (act_after)
-    apply_bias_activation(*simd_table(), y, p.N, p.C_out, p.H_out * p.W_out, nullptr, p.act,
+    apply_bias_activation(Isa::table(), y, p.N, p.C_out, p.H_out * p.W_out, nullptr, p.act,
                           p.act_alpha, p.act_beta);
 }
 

@@ -1,0 +1,11 @@
+// The shared SGEMM and convolution templates (kernels/simd/) instantiated for AVX-512. Pooling
+// stays AVX2's (slower here on narrow planes: bench_kernels BM_MaxPool3x3).
+#include "kernels/avx512/avx512.h"
+#include "kernels/avx512/isa.h"
+#include "kernels/simd/entries.h"
+
+namespace ofg::kernels::avx512 {
+
+void set_blocked_entries(KernelTable& t) { simd::set_gemm_conv_entries<Isa>(t); }
+
+}  // namespace ofg::kernels::avx512
