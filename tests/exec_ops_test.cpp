@@ -199,6 +199,49 @@ TEST_F(ExecOps, SharedConvWeightsWithDifferentStrides) {
   }
 }
 
+// QDQ weights: one int8 initializer dequantized by two DequantizeLinear nodes of different
+// scales (constant: their packed conv weights are cached, keyed apart by node), and by one whose
+// scale is a graph input (not constant: never cached, so a new scale on the second run must show).
+// Each conv against the scalar reference on its dequantized weights, on two runs.
+TEST_F(ExecOps, DequantizedConvWeightsCachedOnlyWhenConstant) {
+  const int64_t C = 8, H = 6;
+  Value* x = b.input("x", kFloat, {1, C, H, H});
+  Value* s_in = b.input("s", kFloat, {});
+  std::vector<int8_t> wq(C * C * 9);
+  std::vector<float> xv(C * H * H);
+  for (size_t i = 0; i < wq.size(); ++i) wq[i] = static_cast<int8_t>(static_cast<int>((i * 37) % 255) - 127);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>((i * 11) % 13) / 13.f - 0.5f;
+  Value* w = b.initializer("wq", kInt8, {C, C, 3, 3}, wq.data(), wq.size());
+  const float scales[2] = {0.01f, 0.03f};
+  const std::vector<Attribute> pads = {b.ints("pads", {1, 1, 1, 1})};
+  for (int i = 0; i < 2; ++i)
+    b.output(b.op("Conv", {x, b.op("DequantizeLinear", {w, b.constant("s" + std::to_string(i), {}, {scales[i]})})}, pads));
+  b.output(b.op("Conv", {x, b.op("DequantizeLinear", {w, s_in})}, pads));
+  ExecCache cache;
+  Interpreter in(*m, &cache);
+  kernels::Conv2DParams p;
+  p.C_in = p.C_out = C; p.H = p.W = H; p.kH = p.kW = 3;
+  p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
+  kernels::conv2d_fill_output_size(p);
+  auto reference = [&](float scale) {
+    std::vector<float> wf(wq.size()), want(C * p.H_out * p.W_out);
+    for (size_t i = 0; i < wq.size(); ++i) wf[i] = static_cast<float>(wq[i]) * scale;
+    kernels::scalar_table().conv2d(p, xv.data(), wf.data(), want.data());
+    return want;
+  };
+  for (float run_scale : {0.02f, 0.05f}) {
+    auto out = in.run({{"x", tensor_f({1, C, H, H}, xv)}, {"s", tensor_f({}, {run_scale})}});
+    for (int o = 0; o < 3; ++o) {
+      const auto got = values(out[o]), want = reference(o < 2 ? scales[o] : run_scale);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4f) << "conv " << o << " scale " << run_scale << " at " << i;
+    }
+  }
+  // The two constant DequantizeLinear outputs are kept, and each conv over them packed once.
+  EXPECT_EQ(cache.kept_count(), 2u);
+  EXPECT_EQ(cache.size(), 2u);
+}
+
 // Weights from Constant nodes (as some exporters write them, inside subgraphs too) are packed once
 // and kept in the run's cache like initializers: a Conv and a MatMul on Constant weights give the
 // run without a cache bit for bit, on two runs; the Constant value itself, as a graph output, is

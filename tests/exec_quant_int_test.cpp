@@ -179,6 +179,9 @@ TEST(ExecQuantInt, ConvMatchesDirectReference) {
       {{2, 3, 10, 9}, {4, 3, 3, 2}, 1, {2, 2}, {2, 1}, {0, 1, 2, 0}, kInt8, kInt8, false, ""},
       {{1, 6, 8, 37}, {6, 1, 3, 3}, 6, {1, 1}, {1, 1}, {1, 1, 1, 1}, kUint8, kInt8, true, ""},   // depthwise
       {{1, 6, 9, 40}, {6, 1, 3, 3}, 6, {2, 2}, {1, 2}, {1, 0, 1, 2}, kInt8, kUint8, false, ""},  // depthwise
+      {{1, 5, 12, 48}, {5, 1, 3, 3}, 5, {2, 2}, {1, 1}, {1, 1, 1, 1}, kUint8, kInt8, true, ""},  // depthwise, OW 24
+      {{1, 3, 11, 30}, {3, 1, 3, 3}, 3, {1, 1}, {2, 2}, {2, 2, 2, 2}, kInt8, kInt8, false, ""},  // depthwise dilated
+      {{1, 3, 10, 33}, {3, 1, 3, 3}, 3, {3, 3}, {1, 1}, {1, 1, 1, 1}, kUint8, kUint8, true, ""},  // depthwise stride 3
       {{1, 4, 5, 5}, {4, 1, 3, 3}, 4, {1, 1}, {1, 1}, {20, 20, 20, 20}, kUint8, kUint8, false, ""},  // big pads
       {{1, 4, 7, 6}, {6, 2, 3, 3}, 2, {1, 2}, {1, 1}, {1, 1, 1, 1}, kUint8, kUint8, true, ""},  // grouped
       {{1, 8, 7, 13}, {5, 8, 1, 1}, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, kUint8, kInt8, true, ""},  // pointwise
@@ -189,6 +192,15 @@ TEST(ExecQuantInt, ConvMatchesDirectReference) {
       {{2, 3, 17}, {4, 3, 3}, 1, {2}, {1}, {1, 1}, kInt8, kUint8, true, ""},                       // 1-D
       {{1, 2, 4, 5, 6}, {3, 2, 2, 2, 2}, 1, {1, 1, 1}, {1, 1, 1}, {1, 0, 1, 1, 1, 0}, kUint8, kInt8, false, ""},  // 3-D
       {{1, 64, 50, 47}, {5, 64, 3, 3}, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, kUint8, kUint8, false, ""},  // 2 im2col blocks
+      {{1, 128, 64, 63}, {5, 128, 3, 3}, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, kInt8, kInt8, true, ""},  // strided, 2 blocks
+      // Stride 2 over an even width (the input split into phases): even and odd heights, dilated,
+      // unpadded 2x2, grouped, and over two im2col blocks.
+      {{1, 3, 10, 12}, {4, 3, 3, 3}, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, kUint8, kInt8, true, ""},
+      {{1, 4, 9, 16}, {5, 4, 3, 3}, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, kInt8, kUint8, false, ""},
+      {{1, 2, 11, 20}, {3, 2, 3, 3}, 1, {2, 2}, {2, 2}, {2, 2, 2, 2}, kUint8, kUint8, true, ""},
+      {{1, 3, 8, 10}, {4, 3, 2, 2}, 1, {2, 2}, {1, 1}, {0, 0, 0, 0}, kInt8, kInt8, false, ""},
+      {{2, 4, 8, 8}, {6, 2, 3, 3}, 2, {2, 2}, {1, 1}, {1, 1, 1, 1}, kUint8, kInt8, true, ""},
+      {{1, 128, 64, 64}, {5, 128, 3, 3}, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, kUint8, kUint8, false, ""},
   };
   unsigned seed = 1;
   for (const ConvCase& cc : cases) {

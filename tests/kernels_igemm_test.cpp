@@ -127,11 +127,15 @@ TEST(KernelsIgemm, EveryFlavourTheCpuHasIsTested) {
   #if defined(OFG_HAVE_AVXVNNI)
     if (k::x86_vnni() & k::kVnniAvx) {
       EXPECT_TRUE(has("avx-vnni"));
-      EXPECT_EQ(k::simd_table()->igemm, k::avx2::igemm_avxvnni);
+      if (!(k::x86_vnni() & k::kVnniAvx512)) EXPECT_EQ(k::simd_table()->igemm, k::avx2::igemm_avxvnni);
     }
   #endif
   #if defined(OFG_HAVE_AVX512VNNI)
-    if (k::x86_vnni() & k::kVnniAvx512) EXPECT_TRUE(has("avx512-vnni"));
+    // The 512-bit flavour is preferred wherever the CPU has it.
+    if (k::x86_vnni() & k::kVnniAvx512) {
+      EXPECT_TRUE(has("avx512-vnni"));
+      EXPECT_EQ(k::simd_table()->igemm, k::avx2::igemm_avx512vnni);
+    }
   #endif
   #elif defined(__aarch64__)
     EXPECT_TRUE(has("neon int16"));
@@ -150,7 +154,7 @@ TEST(KernelsIgemm, SimdMatchesScalarOnOddShapes) {
     for (const Variant& v : simd_igemms()) {
     unsigned seed = 1;
     for (size_t M : {1, 5, 6, 7, 13, 121})
-      for (size_t N : {1, 15, 16, 17, 33, 530})
+      for (size_t N : {1, 15, 16, 17, 32, 33, 530})  // around the 16- and 32-column panels
         for (size_t K : {1, 2, 3, 8, 255, 257, 513})
           for (int sign = 0; sign < 4; ++sign) {
             if (M * N * K > 3000000) continue;
@@ -160,6 +164,22 @@ TEST(KernelsIgemm, SimdMatchesScalarOnOddShapes) {
           }
     }
   });
+}
+
+// B's zero point at the value that the dot-product GEMMs' flip turns into 0 (128 for uint8, 0 for
+// int8: the usual activations), where they skip the row sums of A: every flavour against the
+// oracle, with A of both signednesses and nonzero zero points of A.
+TEST(KernelsIgemm, ZeroPointsThatPackToZeroMatchOracle) {
+  unsigned seed = 300;
+  for (bool as : {false, true})
+    for (bool bs : {false, true})
+      for (size_t K : {3, 64, 577}) {
+        IgemmCase c = make_case(13, 37, K, as, bs, seed++);
+        std::fill(c.zb.begin(), c.zb.end(), bs ? 0 : 128);
+        const auto want = oracle(c);
+        EXPECT_EQ(run(k::scalar_table(), c), want) << "scalar";
+        for (const Variant& v : simd_igemms()) EXPECT_EQ(run(v.fn, c), want) << v.name << " as=" << as << " bs=" << bs << " K=" << K;
+      }
 }
 
 // Every factor at +-255 and K = 33025: the sums reach 33025 * 65025 = 2147450625, just under
@@ -206,7 +226,7 @@ TEST(KernelsIgemm, DepthwiseRowMatchesOracle) {
   std::vector<int16_t> plane(4096);
   for (auto& v : plane) v = static_cast<int16_t>(static_cast<int>(rng() % 511) - 255);
   plane[0] = -255;
-  for (size_t ntaps : {1, 2, 3, 9, 25})
+  for (size_t ntaps : {1, 2, 3, 9, 25, 64, 65, 81})  // past 64 the AVX2 kernel makes its tap pairs per step
     for (size_t stride : {1, 2, 3})
       for (size_t n : {1, 7, 16, 17, 40}) {
         std::vector<int16_t> taps(ntaps);
@@ -286,6 +306,11 @@ TEST(KernelsQuant, RequantizeMatchesScalar) {
   std::vector<int32_t> acc = {0, 1, -1, std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(),
                               100, -100, 50, 150, 250, 350};
   for (int i = 0; i < 500; ++i) acc.push_back(static_cast<int32_t>(rng() % 200001) - 100000);
+  // Around +-2^23, where the SIMD version changes from float to double lanes, in whole vectors
+  // of 8 and mixed.
+  for (int32_t edge : {(1 << 23) - 4, -(1 << 23) - 4, (1 << 24) - 4})
+    for (int32_t d = 0; d < 8; ++d) acc.push_back(edge + d);
+  for (int i = 0; i < 64; ++i) acc.push_back(static_cast<int32_t>(rng() % (1 << 25)) - (1 << 24));
   // Ties: with multiplier 0.5 odd accumulators land on .5 and must round to even.
   {
     uint8_t y[3];
@@ -297,15 +322,20 @@ TEST(KernelsQuant, RequantizeMatchesScalar) {
   }
   ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
     const double inf = std::numeric_limits<double>::infinity();
-    for (double mult : {0.5, 0.0013, 1.7e-5, static_cast<double>(0.1f), inf, std::nan("")})
-      for (double bias : {0.0, -1234.0, 70000.0})
+    // Float multipliers (the float lanes) and others (double lanes only); biases below and at 2^23.
+    for (double mult : {0.5, 0.0013, 1.7e-5, static_cast<double>(0.1f), static_cast<double>(3.7e-4f),
+                        static_cast<double>(1e-30f), 31.5, 40.0, -0.75, inf, std::nan("")})
+      for (double bias : {0.0, -1234.0, 70000.0, 8388607.0, -8388608.0, 9e6})
         for (int32_t zero : {0, 128, -128, 5})
-          for (bool s : {false, true}) {
-            std::vector<uint8_t> a(acc.size()), b(acc.size());
-            simd->requantize_u8(acc.data(), acc.size(), bias, mult, zero, s, a.data());
-            k::scalar_table().requantize_u8(acc.data(), acc.size(), bias, mult, zero, s, b.data());
-            ASSERT_EQ(a, b) << simd->isa << " mult=" << mult << " bias=" << bias << " zero=" << zero;
-          }
+          for (bool s : {false, true})
+            // From 0, and from past the int32 extremes so that whole blocks of 32 small values follow.
+            for (size_t from : {size_t{0}, size_t{11}}) {
+              const size_t n = acc.size() - from;
+              std::vector<uint8_t> a(n), b(n);
+              simd->requantize_u8(acc.data() + from, n, bias, mult, zero, s, a.data());
+              k::scalar_table().requantize_u8(acc.data() + from, n, bias, mult, zero, s, b.data());
+              ASSERT_EQ(a, b) << simd->isa << " mult=" << mult << " bias=" << bias << " zero=" << zero << " from " << from;
+            }
   });
 }
 

@@ -188,18 +188,21 @@ TEST(KernelsSgemm, OneRowIsTheBlockedDriversRow) {
   });
 }
 
-// y = alpha A x + beta y against the definition in double, for a table; lda > K and beta both
-// zero (y not read: starts as NaN) and not.
-void check_gemv(const k::KernelTable& t, size_t M, size_t K, float alpha, float beta) {
-  const size_t lda = K + 3;
-  auto A = rnd(M * lda, -1.f, 1.f, 11), x = rnd(K, -1.f, 1.f, 12), y0 = rnd(M, -1.f, 1.f, 13);
+// y = alpha A x + beta y (sgemv, A is M x K) or y = alpha x B + beta y (sgemv_t, B is K x M)
+// against the definition in double, for a table; the matrix with a row stride above its width,
+// beta zero (y not read: starts as NaN) and not.
+void check_gemv(const k::KernelTable& t, size_t M, size_t K, float alpha, float beta, bool transposed) {
+  const size_t ld = transposed ? M + 5 : K + 3;
+  auto A = rnd((transposed ? K : M) * ld, -1.f, 1.f, 11), x = rnd(K, -1.f, 1.f, 12), y0 = rnd(M, -1.f, 1.f, 13);
   std::vector<float> y = beta == 0.f ? std::vector<float>(M, std::nanf("")) : y0;
-  t.sgemv(M, K, alpha, A.data(), lda, x.data(), beta, y.data());
+  if (transposed) t.sgemv_t(K, M, alpha, x.data(), A.data(), ld, beta, y.data());
+  else t.sgemv(M, K, alpha, A.data(), ld, x.data(), beta, y.data());
   for (size_t i = 0; i < M; ++i) {
     double s = 0;
-    for (size_t p = 0; p < K; ++p) s += double(A[i * lda + p]) * x[p];
+    for (size_t p = 0; p < K; ++p) s += double(transposed ? A[p * ld + i] : A[i * ld + p]) * x[p];
     const double want = alpha * s + (beta == 0.f ? 0.0 : double(beta) * y0[i]);
-    ASSERT_NEAR(y[i], want, 1e-5 * (1 + K)) << t.isa << " M=" << M << " K=" << K << " row " << i;
+    ASSERT_NEAR(y[i], want, 1e-5 * (1 + K)) << t.isa << " M=" << M << " K=" << K << " output " << i
+                                            << (transposed ? " (sgemv_t)" : "");
   }
 }
 
@@ -209,9 +212,35 @@ TEST(KernelsSgemv, ScalarAndSimdMatchDefinitionOnOddSizes) {
   for (const k::KernelTable* t : tables)
     for (size_t M : {1, 3, 4, 5, 9, 64, 67})
       for (size_t K : {0, 1, 7, 8, 9, 31, 130}) {
-        check_gemv(*t, M, K, 1.f, 0.f);
-        check_gemv(*t, M, K, -0.5f, 2.f);
+        check_gemv(*t, M, K, 1.f, 0.f, false);
+        check_gemv(*t, M, K, -0.5f, 2.f, false);
       }
+}
+
+TEST(KernelsSgemv, TransposedScalarAndSimdMatchDefinitionOnOddSizes) {
+  std::vector<const k::KernelTable*> tables = {&k::scalar_table()};
+  for (const k::KernelTable* t : k::simd_tables()) tables.push_back(t);
+  // The outputs cross every column block of the SIMD version (8, 2 and 1 vectors, then single columns).
+  for (const k::KernelTable* t : tables)
+    for (size_t K : {0, 1, 7, 128})
+      for (size_t N : {1, 3, 8, 17, 64, 67, 99, 512}) {
+        check_gemv(*t, N, K, 1.f, 0.f, true);
+        check_gemv(*t, N, K, -0.5f, 2.f, true);
+      }
+}
+
+// Each SIMD table against the scalar reference on the recurrent shape (512 gate rows of a
+// 128-wide LSTM): the same sums in another order, so equal within float rounding.
+TEST(KernelsSgemv, TransposedSimdMatchesScalar) {
+  const size_t K = 128, N = 512;
+  auto B = rnd(K * N, -1.f, 1.f, 31), x = rnd(K, -1.f, 1.f, 32);
+  std::vector<float> a(N);
+  k::scalar_table().sgemv_t(K, N, 1.f, x.data(), B.data(), N, 0.f, a.data());
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    std::vector<float> b(N);
+    simd->sgemv_t(K, N, 1.f, x.data(), B.data(), N, 0.f, b.data());
+    for (size_t j = 0; j < N; ++j) ASSERT_NEAR(a[j], b[j], 1e-4) << simd->isa << " column " << j;
+  });
 }
 
 // ------------------------------------------------------------------ conv

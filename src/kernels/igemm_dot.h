@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 namespace ofg::kernels {
@@ -33,6 +34,26 @@ struct DotOperand {
   int32_t shift() const { return flip ? (as_signed ? -128 : 128) : 0; }
 };
 inline DotOperand dot_operand(bool is_signed, bool read_signed) { return {is_signed != read_signed, read_signed}; }
+
+// The sum of the n values of row a as the instruction reads them, modulo 2^32 (it runs over all
+// of A on every call). Sixteen lane sums over blocks of 16, one loop per reading and no branch
+// inside, so that the compiler vectorises it at -O2 (its cheap cost model wants fixed trip counts).
+inline uint32_t row_sum(const uint8_t* a, size_t n, DotOperand oa) {
+  const uint8_t f = oa.flip ? 0x80 : 0;
+  uint32_t lane[16] = {};
+  size_t p = 0;
+  if (oa.as_signed) {
+    for (; p + 16 <= n; p += 16)
+      for (size_t u = 0; u < 16; ++u) lane[u] += static_cast<uint32_t>(static_cast<int8_t>(a[p + u] ^ f));
+  } else {
+    for (; p + 16 <= n; p += 16)
+      for (size_t u = 0; u < 16; ++u) lane[u] += static_cast<uint32_t>(a[p + u] ^ f);
+  }
+  uint32_t s = 0;
+  for (uint32_t v : lane) s += v;
+  for (; p < n; ++p) s += static_cast<uint32_t>(oa.value(a[p]));
+  return s;
+}
 
 // A rows [i0, i0 + mc), columns [p0, p0 + kc) in panels of mr rows: quad t of row r at
 // panel[t * 4 mr + 4 r]; rows beyond mc and the bytes after kc in the last quad are 0 (not
@@ -61,23 +82,6 @@ void pack_a_quads(const uint8_t* A, size_t lda, DotOperand oa, size_t mr_tile, s
   }
 }
 
-// Quads [t0, kq) of one B panel of nr_tile columns (quad t of column c at panel[t * 4 nr_tile +
-// 4 c]), bytewise: the column tails and the last partial quad the vector packers leave; zeros
-// beyond nr columns and kc rows. B points at row p0, column j of the panel's first column;
-// colsum[c] accumulates the packed values.
-void pack_b_quads_tail(const uint8_t* B, size_t ldb, DotOperand ob, size_t nr_tile, size_t nr, size_t kc, size_t t0,
-                       uint8_t* d, int32_t* colsum) {
-  const size_t kq = (kc + 3) / 4;
-  for (size_t t = t0; t < kq; ++t)
-    for (size_t c = 0; c < nr_tile; ++c)
-      for (size_t i = 0; i < 4; ++i) {
-        const size_t k = 4 * t + i;
-        const uint8_t v = c < nr && k < kc ? ob.byte(B[k * ldb + c]) : 0;
-        d[t * 4 * nr_tile + 4 * c + i] = v;
-        colsum[c] += int8_value(v, ob.as_signed);
-      }
-}
-
 // c[j] += u zbn[j] - zam colsum[j] for j in [j, nc): the scalar end of an ISA's correction loop.
 inline void add_corrections(uint32_t* c, uint32_t u, uint32_t zam, const uint32_t* zbn, const int32_t* colsum, size_t j,
                             size_t nc) {
@@ -87,18 +91,28 @@ inline void add_corrections(uint32_t* c, uint32_t u, uint32_t zam, const uint32_
 // B rows [p0, p0 + kc), columns [j0, j0 + nc) in panels of nr_tile columns (quad t of column c
 // at panel[t * 4 nr_tile + 4 c]); colsum[c] (columns j0...) accumulates the packed values.
 // pack_quads(src, ldb, nq, d, cs) packs the first nq quads of a full panel (src: its row p0,
-// first column) and adds their column sums to cs; the rest is bytewise.
+// first column) and adds their column sums to cs. What it cannot read in place (the last quad
+// when kc is not a multiple of 4, a panel narrower than nr_tile) is first copied into `edge`
+// (4 kq nr_tile bytes) with the missing bytes set to what packs to 0 (0x80 when the operand is
+// flipped), so that it adds nothing to the products or the sums; columns past nc are not stored.
 template <class PackQuads>
 void pack_b_quads(const uint8_t* B, size_t ldb, DotOperand ob, size_t nr_tile, size_t p0, size_t kc, size_t j0,
-                  size_t nc, uint8_t* dst, int32_t* colsum, PackQuads&& pack_quads) {
+                  size_t nc, uint8_t* dst, int32_t* colsum, uint8_t* edge, PackQuads&& pack_quads) {
   const size_t kq = (kc + 3) / 4;
+  const uint8_t zero = ob.flip ? 0x80 : 0;
   for (size_t jb = 0; jb < nc; jb += nr_tile) {
     const size_t nr = std::min(nr_tile, nc - jb);
     const uint8_t* src = B + p0 * ldb + j0 + jb;
     uint8_t* d = dst + jb * kq * 4;
-    const size_t full = nr == nr_tile ? kc / 4 : 0;
+    const size_t full = nr == nr_tile ? kc / 4 : 0;  // quads packed in place
     if (full) pack_quads(src, ldb, full, d, colsum + jb);
-    pack_b_quads_tail(src, ldb, ob, nr_tile, nr, kc, full, d, colsum + jb);
+    if (full == kq) continue;
+    for (size_t k = 4 * full; k < 4 * kq; ++k) {
+      uint8_t* row = edge + (k - 4 * full) * nr_tile;
+      if (k < kc) std::memcpy(row, src + k * ldb, nr);
+      std::memset(row + (k < kc ? nr : 0), zero, k < kc ? nr_tile - nr : nr_tile);
+    }
+    pack_quads(edge, nr_tile, kq - full, d + full * 4 * nr_tile, colsum + jb);
   }
 }
 
@@ -114,18 +128,24 @@ void igemm_dot(const IgemmBlocking& bl, bool a_read_signed, size_t M, size_t N, 
   // u[m] = K za'[m] - rowsum(A')[m], so that C += u[m] zb'[n] - za'[m] colsum(B')[n].
   std::vector<uint32_t> u(M), zam(M), zbn(N);
   std::vector<int32_t> colsum(N + bl.nr);
-  for (size_t i = 0; i < M; ++i) {
-    uint32_t s = 0;
-    for (size_t p = 0; p < K; ++p) s += static_cast<uint32_t>(oa.value(A[i * lda + p]));
-    zam[i] = static_cast<uint32_t>(za[i] + oa.shift());
-    u[i] = static_cast<uint32_t>(K) * zam[i] - s;
+  // pack_b_quads's copy of a panel's edge; not value-initialised: every byte used is written first.
+  std::unique_ptr<uint8_t[]> edge(new uint8_t[std::min(bl.kc, (K + 3) / 4 * 4) * bl.nr]);
+  bool zbn_zero = true;
+  for (size_t j = 0; j < N; ++j) {
+    zbn[j] = static_cast<uint32_t>(zb[j] + ob.shift());
+    zbn_zero = zbn_zero && zbn[j] == 0;
   }
-  for (size_t j = 0; j < N; ++j) zbn[j] = static_cast<uint32_t>(zb[j] + ob.shift());
+  // u only ever multiplies zb': when every zb' is 0 (uint8 B with zero point 128, the usual
+  // activations) the pass over all of A for its row sums is skipped.
+  for (size_t i = 0; i < M; ++i) {
+    zam[i] = static_cast<uint32_t>(za[i] + oa.shift());
+    u[i] = zbn_zero ? 0 : static_cast<uint32_t>(K) * zam[i] - row_sum(A + i * lda, K, oa);
+  }
   igemm_blocked(
       M, N, K, C, ldc, bl,
       [&](size_t p0, size_t kc, size_t j0, size_t nc, uint8_t* d) {
         if (p0 == 0) std::fill(colsum.begin(), colsum.end(), 0);
-        pack_b_quads(B, ldb, ob, bl.nr, p0, kc, j0, nc, d, colsum.data(),
+        pack_b_quads(B, ldb, ob, bl.nr, p0, kc, j0, nc, d, colsum.data(), edge.get(),
                      [&](const uint8_t* src, size_t ld, size_t nq, uint8_t* dq, int32_t* cs) {
                        pack_quads(src, ld, ob, nq, dq, cs);
                      });

@@ -83,8 +83,8 @@ uint64_t finish(const uint64_t acc[4], const unsigned char* tail, size_t tail_le
   }
 
 // The VNNI flavours this x86 CPU runs (with the OS saving the registers they need), as bits:
-// AVX-VNNI, and AVX512-VNNI with AVX512VL (used on 256-bit registers). The AVX2 table prefers
-// AVX-VNNI; the tests run every flavour present.
+// AVX-VNNI, and AVX512-VNNI with AVX512VL (its GEMM runs a 512-bit tile). The AVX2 table prefers
+// AVX512-VNNI; the tests run every flavour present.
 constexpr unsigned kVnniAvx = 1, kVnniAvx512 = 2;
 unsigned x86_vnni();
 

@@ -27,6 +27,13 @@ OFG_KERNEL(void, sgemm_prepacked_b, (size_t M, size_t N, size_t K, const float* 
 OFG_KERNEL(void, sgemv, (size_t M, size_t K, float alpha, const float* A, size_t lda, const float* x, float beta,
                          float* y))
 
+// y = alpha * x B + beta * y for the row vector x (K) and B KxN with row stride ldb: y[n] = alpha *
+// sum_k x[k] B[k * ldb + n] + beta * y[n]. beta == 0: y not read. The product of a vector with a
+// transposed matrix kept across calls (recurrent weights): whole rows of B are read in order and no
+// lane sums are needed, unlike sgemv on the untransposed matrix.
+OFG_KERNEL(void, sgemv_t, (size_t K, size_t N, float alpha, const float* x, const float* B, size_t ldb, float beta,
+                           float* y))
+
 // Exact integer GEMM: C[m * ldc + n] = sum over k < K of (a(m, k) - za[m]) * (b(k, n) - zb[n]), where
 // a(m, k) = A[m * lda + k] and b(k, n) = B[k * ldb + n] are read as uint8, or as int8 when
 // a_signed / b_signed. za holds M values and zb N values (zero points: each within its

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 #include "exec/ops/util.h"
 
@@ -24,45 +25,144 @@ int32_t saturate_i64(int64_t v) {
                                                   std::numeric_limits<int32_t>::max()));
 }
 
+// Calls row(ci, r, hshift, wshift) for each im2col row of a 2-D convolution: channel ci, kernel
+// tap (kh, kw) reading input row oh + hshift (times the stride) and column ow + wshift; r[o] is
+// the row's byte for flat output position o (j0 <= o < j0 + nb) of the block in dst.
+template <class Row>
+void for_each_row_2d(const IntConvGeom& g, size_t Cg, size_t j0, size_t nb, uint8_t* dst, Row&& row) {
+  const int64_t KH = g.kernel[0], KW = g.kernel[1];
+  for (size_t ci = 0; ci < Cg; ++ci)
+    for (int64_t kh = 0; kh < KH; ++kh)
+      for (int64_t kw = 0; kw < KW; ++kw)
+        row(ci, dst + ((static_cast<int64_t>(ci) * KH + kh) * KW + kw) * static_cast<int64_t>(nb) - static_cast<int64_t>(j0),
+            kh * g.dilation[0] - g.pad_begin[0], kw * g.dilation[1] - g.pad_begin[1]);
+}
+
 // The im2col matrix of one group (row = channel * kn + kernel position), columns [j0, j0 + nb) (flat
 // output positions), into dst (ldb = nb). A position in the padding holds the zero point byte,
 // which contributes nothing once it is subtracted. Each row is walked in segments along the last
 // output axis, with the leading output coordinates kept as an odometer (no division per segment).
-// 2-D, stride 1, output as wide as the input (the usual "same" 3x3): an im2col row is the
-// channel plane shifted by (kh dh - pad_top) IW + kw dw - pad_left, so one copy of the rows in
-// range, then the columns that wrapped into the neighbouring row are set to the padding.
+// 2-D with an output as wide as the plane it reads (stride 1 "same", or a phase of stride 2
+// below): an im2col row is the plane (IH x W) shifted by hshift rows and wshift columns, so one
+// copy of the rows in range, then the columns that wrapped into the neighbouring row are set to
+// the padding. row[o] for the flat outputs o in [b0, b1) of an OH x W output.
+void shifted_plane_row(const uint8_t* plane, int64_t IH, int64_t W, int64_t OH, int64_t hshift, int64_t wshift,
+                       uint8_t pad, uint8_t* row, int64_t b0, int64_t b1) {
+  // Output rows oh with plane row oh + hshift inside [0, IH).
+  const int64_t lo = std::clamp<int64_t>(std::max<int64_t>(0, -hshift) * W, b0, b1);
+  const int64_t hi = std::clamp<int64_t>(std::min<int64_t>(OH, IH - hshift) * W, lo, b1);
+  std::memset(row + b0, pad, static_cast<size_t>(lo - b0));
+  // Output o reads plane element o + shift; the copy stays inside the plane (what it leaves
+  // out of [lo, hi) are wrapped columns, set below).
+  const int64_t shift = hshift * W + wshift;
+  const int64_t s0 = std::max(lo, -shift), s1 = std::min(hi, IH * W - shift);
+  if (s1 > s0) std::memcpy(row + s0, plane + s0 + shift, static_cast<size_t>(s1 - s0));
+  std::memset(row + hi, pad, static_cast<size_t>(b1 - hi));
+  // Columns ow with ow + wshift outside [0, W) read the neighbouring row: padding instead.
+  const int64_t c0 = std::clamp<int64_t>(wshift < 0 ? 0 : W - wshift, 0, W);
+  const int64_t c1 = std::clamp<int64_t>(wshift < 0 ? -wshift : W, 0, W);
+  if (c0 >= c1) return;
+  for (int64_t base = lo / W * W; base < hi; base += W)
+    for (int64_t o = std::max(base + c0, lo); o < std::min(base + c1, hi); ++o) row[o] = pad;
+}
+
 bool im2col_shifted_plane(const IntConvGeom& g, const uint8_t* x, uint8_t pad, size_t Cg, size_t j0, size_t nb,
                           uint8_t* dst) {
   if (g.in.size() != 2 || g.stride[0] != 1 || g.stride[1] != 1 || g.out[1] != g.in[1]) return false;
-  const int64_t IH = g.in[0], W = g.in[1], KH = g.kernel[0], KW = g.kernel[1], OH = g.out[0];
+  const int64_t IH = g.in[0], W = g.in[1], OH = g.out[0];
   const int64_t b0 = static_cast<int64_t>(j0), b1 = b0 + static_cast<int64_t>(nb);
+  for_each_row_2d(g, Cg, j0, nb, dst, [&](size_t ci, uint8_t* row, int64_t hshift, int64_t wshift) {
+    shifted_plane_row(x + static_cast<int64_t>(ci) * IH * W, IH, W, OH, hshift, wshift, pad, row, b0, b1);
+  });
+  return true;
+}
+
+// dst[o] = src[o * 2] for o < n. Little-endian targets take 8 outputs from two 8-byte words at a
+// time (the even bytes gathered by shifts and masks; the compiler does not vectorise the strided
+// loop): a block reads up to src[2 o + 15], so it runs while that is at most the last byte read.
+void copy_every_other(const uint8_t* src, int64_t n, uint8_t* dst) {
+  int64_t o = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  auto even_bytes = [](uint64_t v) {  // bytes 0, 2, 4, 6 of v as a 32-bit word
+    v &= 0x00FF00FF00FF00FFull;
+    v = (v | (v >> 8)) & 0x0000FFFF0000FFFFull;
+    return static_cast<uint32_t>(v | (v >> 16));
+  };
+  for (; o + 9 <= n; o += 8) {
+    uint64_t w[2];
+    std::memcpy(w, src + 2 * o, sizeof(w));
+    const uint64_t out = even_bytes(w[0]) | static_cast<uint64_t>(even_bytes(w[1])) << 32;
+    std::memcpy(dst + o, &out, sizeof(out));
+  }
+#endif
+  for (; o < n; ++o) dst[o] = src[2 * o];
+}
+
+// 2-D, stride 2, even input width with an output half as wide (the usual strided 3x3): each
+// channel plane is split once into its four phases (even/odd rows x even/odd columns, each as
+// wide as the output); input (2 oh + hs, 2 ow + ws) is element (oh + floor(hs / 2), ow +
+// floor(ws / 2)) of phase (hs mod 2, ws mod 2), so every im2col row is a shifted phase plane.
+bool im2col_phases(const IntConvGeom& g, const uint8_t* x, uint8_t pad, size_t Cg, size_t j0, size_t nb,
+                   uint8_t* dst) {
+  if (g.in.size() != 2 || g.stride[0] != 2 || g.stride[1] != 2 || g.in[1] % 2 != 0 || g.out[1] * 2 != g.in[1])
+    return false;
+  const int64_t IH = g.in[0], IW = g.in[1], OW = g.out[1], OH = g.out[0];
+  const int64_t rows_of[2] = {(IH + 1) / 2, IH / 2};  // rows of the even and odd phases
+  const int64_t phase_n = rows_of[0] * OW;             // elements per phase plane (odd ones use fewer)
+  std::unique_ptr<uint8_t[]> phases(new uint8_t[scratch_elems(static_cast<int64_t>(Cg) * 4 * phase_n, 1)]);
+  auto phase = [&](size_t ci, int64_t a, int64_t b) { return phases.get() + ((static_cast<int64_t>(ci) * 2 + a) * 2 + b) * phase_n; };
   for (size_t ci = 0; ci < Cg; ++ci)
-    for (int64_t kh = 0; kh < KH; ++kh)
-      for (int64_t kw = 0; kw < KW; ++kw) {
-        uint8_t* row = dst + ((static_cast<int64_t>(ci) * KH + kh) * KW + kw) * static_cast<int64_t>(nb) - b0;  // row[o]
-        const int64_t hshift = kh * g.dilation[0] - g.pad_begin[0], wshift = kw * g.dilation[1] - g.pad_begin[1];
-        // Output rows oh with input row oh + hshift inside [0, IH).
-        const int64_t lo = std::clamp<int64_t>(std::max<int64_t>(0, -hshift) * W, b0, b1);
-        const int64_t hi = std::clamp<int64_t>(std::min<int64_t>(OH, IH - hshift) * W, lo, b1);
-        std::memset(row + b0, pad, static_cast<size_t>(lo - b0));
-        // Output o reads plane element o + shift; the copy stays inside the plane (what it leaves
-        // out of [lo, hi) are wrapped columns, set below).
-        const int64_t shift = hshift * W + wshift;
-        const int64_t s0 = std::max(lo, -shift), s1 = std::min(hi, IH * W - shift);
-        if (s1 > s0) std::memcpy(row + s0, x + static_cast<int64_t>(ci) * IH * W + s0 + shift, static_cast<size_t>(s1 - s0));
-        std::memset(row + hi, pad, static_cast<size_t>(b1 - hi));
-        // Columns ow with ow + wshift outside [0, W) read the neighbouring row: padding instead.
-        const int64_t c0 = std::clamp<int64_t>(wshift < 0 ? 0 : W - wshift, 0, W);
-        const int64_t c1 = std::clamp<int64_t>(wshift < 0 ? -wshift : W, 0, W);
-        if (c0 >= c1) continue;
-        for (int64_t base = lo / W * W; base < hi; base += W)
-          for (int64_t o = std::max(base + c0, lo); o < std::min(base + c1, hi); ++o) row[o] = pad;
+    for (int64_t r = 0; r < IH; ++r) {
+      const uint8_t* src = x + (static_cast<int64_t>(ci) * IH + r) * IW;
+      copy_every_other(src, OW, phase(ci, r % 2, 0) + r / 2 * OW);
+      copy_every_other(src + 1, OW, phase(ci, r % 2, 1) + r / 2 * OW);
+    }
+  const int64_t b0 = static_cast<int64_t>(j0), b1 = b0 + static_cast<int64_t>(nb);
+  for_each_row_2d(g, Cg, j0, nb, dst, [&](size_t ci, uint8_t* row, int64_t hshift, int64_t wshift) {
+    const int64_t a = hshift & 1, b = wshift & 1;  // two's complement: the parity also for negative shifts
+    shifted_plane_row(phase(ci, a, b), rows_of[a], OW, OH, (hshift - a) / 2, (wshift - b) / 2, pad, row, b0, b1);
+  });
+  return true;
+}
+
+// Any other 2-D geometry (strided, narrow outputs): per im2col row, one segment per output row
+// with the padding written inline (segments are short: 12 bytes at 12x12 outputs, where calls to
+// memset and the N-d odometer below cost more than the copy).
+bool im2col_2d(const IntConvGeom& g, const uint8_t* x, uint8_t pad, size_t Cg, size_t j0, size_t nb, uint8_t* dst) {
+  if (g.in.size() != 2) return false;
+  const int64_t IH = g.in[0], IW = g.in[1], OW = g.out[1];
+  const int64_t SH = g.stride[0], SW = g.stride[1];
+  const int64_t b0 = static_cast<int64_t>(j0), b1 = b0 + static_cast<int64_t>(nb);
+  for_each_row_2d(g, Cg, j0, nb, dst, [&](size_t ci, uint8_t* row, int64_t hshift, int64_t wshift) {
+    // Output columns [lo, hi) read input columns ow * SW + wshift inside [0, IW).
+    const int64_t lo = wshift >= 0 ? 0 : std::min<int64_t>(OW, (-wshift + SW - 1) / SW);
+    const int64_t hi = IW - wshift <= 0 ? lo : std::max(lo, std::min<int64_t>(OW, (IW - wshift - 1) / SW + 1));
+    const int64_t plane = static_cast<int64_t>(ci) * IH * IW;
+    // Output rows oh from the block's first; columns [s, e) of each lie in the block.
+    for (int64_t oh = b0 / OW, s = b0 % OW; oh * OW < b1; ++oh, s = 0) {
+      const int64_t e = std::min(OW, b1 - oh * OW);
+      uint8_t* seg = row + oh * OW;  // seg[ow]
+      const int64_t ih = oh * SH + hshift;
+      const bool inside = ih >= 0 && ih < IH;
+      const int64_t l = inside ? std::clamp(lo, s, e) : e, h = inside ? std::clamp(hi, l, e) : e;
+      for (int64_t ow = s; ow < l; ++ow) seg[ow] = pad;
+      if (h > l) {
+        const uint8_t* src = x + plane + ih * IW + l * SW + wshift;  // input of output column l
+        if (SW == 1) std::memcpy(seg + l, src, static_cast<size_t>(h - l));
+        else if (SW == 2) copy_every_other(src, h - l, seg + l);
+        else
+          for (int64_t ow = l; ow < h; ++ow) seg[ow] = src[(ow - l) * SW];
       }
+      for (int64_t ow = h; ow < e; ++ow) seg[ow] = pad;
+    }
+  });
   return true;
 }
 
 void im2col(const IntConvGeom& g, const uint8_t* x, uint8_t pad, size_t Cg, size_t j0, size_t nb, uint8_t* dst) {
-  if (im2col_shifted_plane(g, x, pad, Cg, j0, nb, dst)) return;
+  if (im2col_shifted_plane(g, x, pad, Cg, j0, nb, dst) || im2col_phases(g, x, pad, Cg, j0, nb, dst) ||
+      im2col_2d(g, x, pad, Cg, j0, nb, dst))
+    return;
   const size_t r = g.in.size();
   const auto ist = strides_of(g.in), kst = strides_of(g.kernel);
   const int64_t in_n = shape_numel(g.in), kn = shape_numel(g.kernel);
@@ -112,8 +212,9 @@ void im2col(const IntConvGeom& g, const uint8_t* x, uint8_t pad, size_t Cg, size
 }
 
 // dst[j] = x[j] - zero as int16 for j < n. Blocks of 16 with a separate loop per signedness, so
-// that the compiler vectorises them at -O2 (its cheap cost model wants a known trip count).
-void widen_shifted(const uint8_t* x, int64_t n, bool is_signed, int32_t zero, int16_t* dst) {
+// that the compiler vectorises them at -O2 (its cheap cost model wants a known trip count, and
+// no run-time alias check: hence __restrict, as a uint8_t pointer may alias anything).
+void widen_shifted(const uint8_t* __restrict x, int64_t n, bool is_signed, int32_t zero, int16_t* __restrict dst) {
   const int16_t z = static_cast<int16_t>(zero);
   int64_t j = 0;
   if (is_signed) {
@@ -141,9 +242,19 @@ bool depthwise_2d(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const 
   if (kn > static_cast<int64_t>(kMaxChunk)) return false;
   const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1], Hp = ext[0], Wp = ext[1];
   const int64_t sh = g.stride[0], sw = g.stride[1], dh = g.dilation[0], dw = g.dilation[1];
-  std::vector<int16_t> plane(scratch_elems(Hp * Wp, sizeof(int16_t)), 0);
+  // kSlack zeros after the plane: the stride-2 rows below ask the kernel for a few outputs past
+  // the last column so that all the real ones take its vector loop.
+  constexpr int64_t kSlack = 64;
+  // Stride 1: the output rows of a channel are one kernel call over the plane read as a single
+  // row of width Wp (output (oh, ow) at oh * Wp + ow; the Wp - OW columns between rows are
+  // computed and dropped), so the kernel's scalar tail runs once per channel, not once per row.
+  const bool flat = sh == 1 && sw == 1;
+  const int64_t row_call = (OW + 7) / 8 * 8 + 1;  // stride > 1: outputs asked per row (see kSlack)
+  if (!flat && (KW - 1) * dw + (row_call - 1) * sw >= Wp + kSlack) return false;  // the last read stays in the slack
+  std::vector<int16_t> plane(scratch_elems(Hp * Wp + kSlack, sizeof(int16_t)), 0);
   std::vector<int16_t> taps(static_cast<size_t>(kn));
   std::vector<const int16_t*> rows(static_cast<size_t>(kn));
+  std::vector<int32_t> ybuf(scratch_elems(flat ? OH * Wp : row_call, sizeof(int32_t)));
   const kernels::KernelTable& kt = kernels::active_table();
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t c = 0; c < g.C; ++c) {
@@ -153,12 +264,21 @@ bool depthwise_2d(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const 
       for (int64_t q = 0; q < kn; ++q)
         taps[static_cast<size_t>(q)] = static_cast<int16_t>(int8_value(w.data[c * kn + q], w.is_signed) - wz[static_cast<size_t>(c)]);
       int32_t* yc = y + (n * g.C + c) * OH * OW;
+      if (flat) {
+        for (int64_t kh = 0; kh < KH; ++kh)
+          for (int64_t kw = 0; kw < KW; ++kw) rows[static_cast<size_t>(kh * KW + kw)] = plane.data() + kh * dh * Wp + kw * dw;
+        kt.dw_row_i16(rows.data(), taps.data(), static_cast<size_t>(kn), 1, static_cast<size_t>((OH - 1) * Wp + OW),
+                      ybuf.data());
+        for (int64_t oh = 0; oh < OH; ++oh) std::memcpy(yc + oh * OW, ybuf.data() + oh * Wp, OW * sizeof(int32_t));
+        continue;
+      }
       for (int64_t oh = 0; oh < OH; ++oh) {
         for (int64_t kh = 0; kh < KH; ++kh)
           for (int64_t kw = 0; kw < KW; ++kw)
             rows[static_cast<size_t>(kh * KW + kw)] = plane.data() + (oh * sh + kh * dh) * Wp + kw * dw;
-        kt.dw_row_i16(rows.data(), taps.data(), static_cast<size_t>(kn), static_cast<size_t>(sw), static_cast<size_t>(OW),
-                      yc + oh * OW);
+        kt.dw_row_i16(rows.data(), taps.data(), static_cast<size_t>(kn), static_cast<size_t>(sw),
+                      static_cast<size_t>(row_call), ybuf.data());
+        std::memcpy(yc + oh * OW, ybuf.data(), OW * sizeof(int32_t));
       }
     }
   return true;
@@ -201,7 +321,8 @@ void int_conv_compute(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, co
     pointwise = pointwise && g.kernel[a] == 1 && g.stride[a] == 1 && g.pad_begin[a] == 0 && g.out[a] == g.in[a];
   // im2col in column blocks of about 1 MiB so that large images need no K x HW buffer.
   const int64_t nb_max = pointwise ? out_n : std::min<int64_t>(out_n, std::max<int64_t>(256, (1 << 20) / std::max<int64_t>(1, K)));
-  std::vector<uint8_t> cols(pointwise ? 0 : scratch_elems(K * nb_max, 1));
+  // Not value-initialised: im2col writes every byte of the columns it hands to int_gemm.
+  std::unique_ptr<uint8_t[]> cols(new uint8_t[pointwise ? 0 : scratch_elems(K * nb_max, 1)]);
   std::vector<int32_t> zb(static_cast<size_t>(nb_max), xz);
   const uint8_t pad = static_cast<uint8_t>(xz);
   for (int64_t n = 0; n < g.N; ++n)
@@ -216,8 +337,8 @@ void int_conv_compute(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, co
       }
       for (int64_t j0 = 0; j0 < out_n; j0 += nb_max) {
         const int64_t nb = std::min(nb_max, out_n - j0);
-        im2col(g, xg, pad, Cg, j0, nb, cols.data());
-        int_gemm(OCg, nb, K, wg, K, za, {cols.data(), x.is_signed}, nb, zb.data(), yg + j0, out_n);
+        im2col(g, xg, pad, Cg, j0, nb, cols.get());
+        int_gemm(OCg, nb, K, wg, K, za, {cols.get(), x.is_signed}, nb, zb.data(), yg + j0, out_n);
       }
     }
 }

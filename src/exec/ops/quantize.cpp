@@ -292,7 +292,7 @@ void op_qlinear_conv(OpCtx& c) {
   const RTensor& ws = c.t(4);
   if (ws.numel() != 1 && ws.numel() != OC) c.error("w_scale must have 1 or one per output channel values");
   if (c.has(8) && c.t(8).numel() != OC) c.error("B must have one value per output channel");
-  RTensor y = RTensor::alloc(odt, os);
+  RTensor y = RTensor::alloc_uninit(odt, os);  // every element is written by requantize
   for (int64_t b = 0; b < os[0] * OC; ++b) {
     const int64_t oc = b % OC;
     const int64_t bias = c.has(8) ? static_cast<int64_t>(get_f64(c.t(8), oc)) : 0;

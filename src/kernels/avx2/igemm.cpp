@@ -128,10 +128,19 @@ void dw_row_i16_s2(const int16_t* const* rows, const int16_t* taps, size_t ntaps
 }
 }  // namespace
 
-// Stride 1: two taps per vpmaddwd on the interleaved rows, 16 outputs per step.
+// Stride 1: two taps per vpmaddwd on the interleaved rows, 16 outputs per step. The broadcast
+// tap pairs are made once per call (up to kPairs of them; longer kernels make them per step).
 void dw_row_i16(const int16_t* const* rows, const int16_t* taps, size_t ntaps, size_t stride, size_t n, int32_t* y) {
   if (stride == 2) return dw_row_i16_s2(rows, taps, ntaps, n, y);
   if (stride != 1) return scalar::dw_row_i16(rows, taps, ntaps, stride, n, y);
+  constexpr size_t kPairs = 32;
+  auto tap_pair = [&](size_t t) {
+    return _mm256_set1_epi32(static_cast<int32_t>(pair(taps[t], t + 1 < ntaps ? taps[t + 1] : 0)));
+  };
+  __m256i pairs[kPairs];
+  const bool hoisted = ntaps <= 2 * kPairs;
+  if (hoisted)
+    for (size_t t = 0; t < ntaps; t += 2) pairs[t / 2] = tap_pair(t);
   size_t j = 0;
   for (; j + 16 <= n; j += 16) {
     __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
@@ -139,7 +148,7 @@ void dw_row_i16(const int16_t* const* rows, const int16_t* taps, size_t ntaps, s
       const __m256i r0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[t] + j));
       const __m256i r1 =
           t + 1 < ntaps ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[t + 1] + j)) : _mm256_setzero_si256();
-      const __m256i w = _mm256_set1_epi32(static_cast<int32_t>(pair(taps[t], t + 1 < ntaps ? taps[t + 1] : 0)));
+      const __m256i w = hoisted ? pairs[t / 2] : tap_pair(t);
       // Inside each 128-bit lane: outputs 0-3 | 8-11 and 4-7 | 12-15.
       lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(r0, r1), w));
       hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(r0, r1), w));

@@ -32,46 +32,67 @@ void store_tile_i32(const int32_t (&tile)[kTileM][kTileN], int32_t* C, size_t ld
   }
 }
 
-// units (>= 1) k units of packed panels (A: 24 bytes per unit, B: 64), step(acc, a_word, b) accumulating;
-// the result is stored to C when `first`, else added.
-template <class Step>
-void micro_6x16_i32(size_t units, const uint8_t* pa, const uint8_t* pb, int32_t* C, size_t ldc, size_t mr, size_t nr,
-                    bool first, Step step) {
+// Loads and broadcasts of a register type for tile_6x2: 256-bit here, 512-bit where the file is
+// compiled for AVX-512 (igemm_avx512vnni.cpp).
+inline __m256i tile_load(const uint8_t* p, __m256i*) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+inline __m256i tile_set1(int32_t w, __m256i*) { return _mm256_set1_epi32(w); }
+inline __m256i tile_zero(__m256i*) { return _mm256_setzero_si256(); }
+#if defined(__AVX512F__)
+inline __m512i tile_load(const uint8_t* p, __m512i*) { return _mm512_loadu_si512(p); }
+inline __m512i tile_set1(int32_t w, __m512i*) { return _mm512_set1_epi32(w); }
+inline __m512i tile_zero(__m512i*) { return _mm512_setzero_si512(); }
+#endif
+
+// The 6-row tile of two registers V per row: units (>= 1) k units of packed panels (A: 24 bytes
+// per unit, B: two registers), step(acc, a_word, b) accumulating; the accumulators to out.
+template <class V, class Step>
+void tile_6x2(size_t units, const uint8_t* pa, const uint8_t* pb, Step step, V (&out)[kTileM][2]) {
+  constexpr size_t bw = sizeof(V);  // bytes of one B register
+  V* const tag = nullptr;
   // Twelve named accumulators (GCC keeps an array of them in memory, storing it every
   // iteration), each started by its own first step: twelve copies of one zero register would make
   // the allocator shuffle the accumulators between registers on every iteration.
-  __m256i c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+  V c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
   {
-    const __m256i b0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb));
-    const __m256i b1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb + 32));
-#define OFG_TILE_FIRST(r)                      \
-  {                                            \
-    int32_t w;                                 \
-    std::memcpy(&w, pa + 4 * r, 4);            \
-    const __m256i va = _mm256_set1_epi32(w);   \
-    c##r##0 = step(_mm256_setzero_si256(), va, b0); \
-    c##r##1 = step(_mm256_setzero_si256(), va, b1); \
+    const V b0 = tile_load(pb, tag), b1 = tile_load(pb + bw, tag);
+#define OFG_TILE_FIRST(r)                            \
+  {                                                  \
+    int32_t w;                                       \
+    std::memcpy(&w, pa + 4 * r, 4);                  \
+    const V va = tile_set1(w, tag);                  \
+    c##r##0 = step(tile_zero(tag), va, b0);          \
+    c##r##1 = step(tile_zero(tag), va, b1);          \
   }
     OFG_TILE_FIRST(0) OFG_TILE_FIRST(1) OFG_TILE_FIRST(2) OFG_TILE_FIRST(3) OFG_TILE_FIRST(4) OFG_TILE_FIRST(5)
 #undef OFG_TILE_FIRST
   }
   for (size_t t = 1; t < units; ++t) {
-    const __m256i b0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb + t * 64));
-    const __m256i b1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb + t * 64 + 32));
+    const V b0 = tile_load(pb + t * 2 * bw, tag), b1 = tile_load(pb + t * 2 * bw + bw, tag);
     const uint8_t* a = pa + t * 4 * kTileM;
 #define OFG_TILE_ROW(r)                        \
   {                                            \
     int32_t w;                                 \
     std::memcpy(&w, a + 4 * r, 4);             \
-    const __m256i va = _mm256_set1_epi32(w);   \
+    const V va = tile_set1(w, tag);            \
     c##r##0 = step(c##r##0, va, b0);           \
     c##r##1 = step(c##r##1, va, b1);           \
   }
     OFG_TILE_ROW(0) OFG_TILE_ROW(1) OFG_TILE_ROW(2) OFG_TILE_ROW(3) OFG_TILE_ROW(4) OFG_TILE_ROW(5)
 #undef OFG_TILE_ROW
   }
+#define OFG_TILE_OUT(r) out[r][0] = c##r##0, out[r][1] = c##r##1;
+  OFG_TILE_OUT(0) OFG_TILE_OUT(1) OFG_TILE_OUT(2) OFG_TILE_OUT(3) OFG_TILE_OUT(4) OFG_TILE_OUT(5)
+#undef OFG_TILE_OUT
+}
+
+// units (>= 1) k units of packed panels (A: 24 bytes per unit, B: 64), step(acc, a_word, b) accumulating;
+// the result is stored to C when `first`, else added.
+template <class Step>
+void micro_6x16_i32(size_t units, const uint8_t* pa, const uint8_t* pb, int32_t* C, size_t ldc, size_t mr, size_t nr,
+                    bool first, Step step) {
+  __m256i out[kTileM][2];
+  tile_6x2(units, pa, pb, step, out);
   alignas(32) int32_t tile[kTileM][kTileN];
-  const __m256i out[kTileM][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
   for (size_t r = 0; r < kTileM; ++r) {
     _mm256_store_si256(reinterpret_cast<__m256i*>(tile[r]), out[r][0]);
     _mm256_store_si256(reinterpret_cast<__m256i*>(tile[r] + 8), out[r][1]);

@@ -1,7 +1,8 @@
 // Integer GEMM on VNNI (vpdpbusd: four u8 x s8 products summed into each int32 lane, wrapping,
-// no intermediate saturation). Included by exactly one file per VNNI flavour (AVX-VNNI,
-// AVX512-VNNI on 256-bit registers), each compiled for its ISA, which first defines
-// OFG_DPBUSD(acc, u8, s8); everything here has internal linkage so the copies never mix.
+// no intermediate saturation). Included by exactly one file per VNNI flavour (AVX-VNNI; and
+// AVX512-VNNI, whose 512-bit tile uses the packers and corrections here on 256-bit registers),
+// each compiled for its ISA, which first defines OFG_DPBUSD(acc, u8, s8) on 256-bit registers;
+// everything here has internal linkage so the copies never mix.
 // A is read as u8 and B as s8: the flips and the sum corrections are kernels/igemm_dot.h's.
 #pragma once
 
@@ -14,9 +15,10 @@
 namespace ofg::kernels::avx2 {
 namespace {
 
-// 16 columns, nq quads from src (row stride ldb) to d as s8: quad t of column c at d[t * 64 + 4 c];
+// 16 columns, nq quads from src (row stride ldb) to d as s8: quad t of column c at
+// d[t * dstride + 4 c] (dstride 64 for 16-column panels, 128 for the halves of 32-column ones);
 // cs[c] accumulates the packed values.
-void pack_quads_s8(const uint8_t* src, size_t ldb, DotOperand ob, size_t nq, uint8_t* d, int32_t* cs) {
+void pack_quads_s8(const uint8_t* src, size_t ldb, DotOperand ob, size_t nq, uint8_t* d, size_t dstride, int32_t* cs) {
   const __m128i fm = _mm_set1_epi8(ob.flip ? static_cast<char>(0x80) : 0);
   const __m256i ones = _mm256_set1_epi8(1);
   __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
@@ -28,8 +30,8 @@ void pack_quads_s8(const uint8_t* src, size_t ldb, DotOperand ob, size_t nq, uin
     const __m128i l23 = _mm_unpacklo_epi8(r2, r3), h23 = _mm_unpackhi_epi8(r2, r3);
     const __m256i q0 = _mm256_set_m128i(_mm_unpackhi_epi16(l01, l23), _mm_unpacklo_epi16(l01, l23));
     const __m256i q1 = _mm256_set_m128i(_mm_unpackhi_epi16(h01, h23), _mm_unpacklo_epi16(h01, h23));
-    _mm256_store_si256(reinterpret_cast<__m256i*>(d + t * 64), q0);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(d + t * 64 + 32), q1);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(d + t * dstride), q0);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(d + t * dstride + 32), q1);
     s0 = OFG_DPBUSD(s0, ones, q0);
     s1 = OFG_DPBUSD(s1, ones, q1);
   }
@@ -37,12 +39,6 @@ void pack_quads_s8(const uint8_t* src, size_t ldb, DotOperand ob, size_t nq, uin
                       _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(cs)), s0));
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(cs + 8),
                       _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(cs + 8)), s1));
-}
-
-void tile_vnni(size_t kpad, const uint8_t* pa, const uint8_t* pb, int32_t* c, size_t ldc, size_t mr, size_t nr,
-               bool first) {
-  micro_6x16_i32(kpad / 4, pa, pb, c, ldc, mr, nr, first,
-                 [](__m256i acc, __m256i a, __m256i b) { return OFG_DPBUSD(acc, a, b); });
 }
 
 // c[j] += u zbn[j] - zam colsum[j], 8 columns at a time.
@@ -60,13 +56,22 @@ void correct_row(uint32_t* c, uint32_t u, uint32_t zam, const uint32_t* zbn, con
   add_corrections(c, u, zam, zbn, colsum, j, nc);
 }
 
-// The exported entry of one VNNI flavour.
+// The exported entry of one VNNI flavour on 256-bit registers (6x16 tile).
 #define OFG_IGEMM_VNNI_ENTRY(name)                                                                          \
   void name(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed, const int32_t* za,  \
             const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, int32_t* C, size_t ldc) {     \
     /* A read as u8. kc 512 (128 quads): a B panel is 8 KiB, an A panel 3 KiB; B block 256 KiB. */       \
-    igemm_dot({kTileM, kTileN, 512, 120, 512, 4, 1}, false, M, N, K, A, lda, a_signed, za, B, ldb, b_signed, zb, \
-              C, ldc, pack_quads_s8, tile_vnni, correct_row);                                                \
+    igemm_dot(                                                                                               \
+        {kTileM, kTileN, 512, 120, 512, 4, 1}, false, M, N, K, A, lda, a_signed, za, B, ldb, b_signed, zb, C, ldc, \
+        [](const uint8_t* src, size_t ld, DotOperand ob, size_t nq, uint8_t* d, int32_t* cs) {              \
+          pack_quads_s8(src, ld, ob, nq, d, 64, cs);                                                         \
+        },                                                                                                   \
+        [](size_t kpad, const uint8_t* pa, const uint8_t* pb, int32_t* c, size_t ldc_, size_t mr, size_t nr, \
+           bool first) {                                                                                     \
+          micro_6x16_i32(kpad / 4, pa, pb, c, ldc_, mr, nr, first,                                           \
+                         [](__m256i acc, __m256i a, __m256i b) { return OFG_DPBUSD(acc, a, b); });           \
+        },                                                                                                   \
+        correct_row);                                                                                        \
   }
 
 }  // namespace

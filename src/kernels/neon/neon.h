@@ -2,7 +2,7 @@
 // names are declared here with their types from kernels/kernel_list.h and set by table.cpp,
 // which also sets the entries written once in kernels/simd/: set_blocked_entries (sgemm, conv2d,
 // conv2d_packed_size, conv2d_pack, conv2d_prepacked, max_pool2d, avg_pool2d) and
-// set_vector_entries (sgemv, binary_vv/vs/sv, affine_vs, unary, reduce, softmax, layer_norm, transpose2d,
+// set_vector_entries (sgemv, sgemv_t, binary_vv/vs/sv, affine_vs, unary, reduce, softmax, layer_norm, transpose2d,
 // diff_f32).
 // The files of this folder are compiled for aarch64 and for 32-bit ARM with NEON (each is empty
 // without __ARM_NEON); entries that 32-bit ARM cannot do exactly fall back to the scalar

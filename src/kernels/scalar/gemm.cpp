@@ -42,4 +42,12 @@ void sgemv(size_t M, size_t K, float alpha, const float* A, size_t lda, const fl
   }
 }
 
+void sgemv_t(size_t K, size_t N, float alpha, const float* x, const float* B, size_t ldb, float beta, float* y) {
+  for (size_t j = 0; j < N; ++j) {
+    float s = 0.f;
+    for (size_t p = 0; p < K; ++p) s += x[p] * B[p * ldb + j];
+    y[j] = alpha * s + (beta == 0.f ? 0.f : beta * y[j]);
+  }
+}
+
 }  // namespace ofg::kernels::scalar

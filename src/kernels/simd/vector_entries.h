@@ -1,5 +1,5 @@
 // The kernel-table entries that kernels/simd/ implements once for every SIMD table from an ISA's
-// lane operations: the matrix-vector product, binary and unary elementwise, reduce, softmax, layer norm, 4-byte transposes
+// lane operations: the matrix-vector products, binary and unary elementwise, reduce, softmax, layer norm, 4-byte transposes
 // and diff_f32 (where the ISA has double vectors). An ISA folder instantiates them with its Isa
 // struct from one translation unit compiled with its flags (avx2/vector.cpp, neon/vector.cpp).
 #pragma once
@@ -27,9 +27,10 @@ void binary_sv(BinaryOp op, float a, const float* b, float* y, size_t n) {
 
 // The entries that do several operations per element loaded (the vector math of unary,
 // softmax's exponentials, layer norm's two passes, the matrix-vector product's multiply-adds),
-// which a wider vector speeds up; and those whose speed is the memory traffic's.
+// which a wider vector speeds up; and those whose speed is the memory traffic's (sgemv_t streams
+// its matrix from L2 in 64-column panels, which 8 vectors of 8 lanes cover).
 #define OFG_SIMD_COMPUTE_KERNELS(X) X(sgemv) X(unary) X(softmax) X(layer_norm)
-#define OFG_SIMD_MEMORY_KERNELS(X) X(binary_vv) X(binary_vs) X(binary_sv) X(affine_vs) X(reduce) X(transpose2d)
+#define OFG_SIMD_MEMORY_KERNELS(X) X(sgemv_t) X(binary_vv) X(binary_vs) X(binary_sv) X(affine_vs) X(reduce) X(transpose2d)
 #define OFG_SET_KERNEL(name) t.name = name<S>;
 
 template <class S>
