@@ -306,6 +306,40 @@ TEST_F(ExecOps, NodesOfConstantsOnlyRunOnce) {
   }
 }
 
+// Gemm with weights (B an initializer, stored K x N or N x K) and alpha 1 packs B once into the
+// run's cache; with C and beta the product is the uncached run's bit for bit, on every run.
+TEST_F(ExecOps, GemmWithConstantWeightsPackedOnce) {
+  const int64_t M = 3, K = 300, N = 37;
+  Value* a = b.input("a", kFloat, {M, K});
+  std::vector<float> wv(K * N), bias(N), av(M * K);
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>((i * 37) % 17) / 17.f - 0.5f;
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(i) / 7.f;
+  for (size_t i = 0; i < av.size(); ++i) av[i] = static_cast<float>((i * 11) % 13) / 13.f - 0.5f;
+  Value* w_kn = b.initializer("w_kn", {K, N}, wv);
+  Value* w_nk = b.initializer("w_nk", {N, K}, wv);
+  Value* cb = b.initializer("c", {N}, bias);
+  b.output(b.op("Gemm", {a, w_kn, cb}, {b.f("beta", 0.5f)}));
+  b.output(b.op("Gemm", {a, w_nk, cb}, {b.i("transB", 1)}));
+  b.output(b.op("Gemm", {a, w_nk}, {b.i("transB", 1), b.f("alpha", 2.f)}));  // alpha: not packed
+  const std::vector<std::pair<std::string, RValue>> in = {{"a", tensor_f({M, K}, av)}};
+  Interpreter plain(*m);
+  const auto want = plain.run(in);
+  ExecCache cache;
+  Interpreter cached(*m, &cache);
+  for (int run = 0; run < 2; ++run) {
+    const auto got = cached.run(in);
+    for (size_t o = 0; o < 3; ++o) EXPECT_EQ(values(got[o]), values(want[o])) << "output " << o << " run " << run;
+    EXPECT_EQ(cache.size(), 2u) << "the two packed forms of B, run " << run;
+  }
+  // The transposed weights against the definition.
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double s = 0;
+      for (int64_t k = 0; k < K; ++k) s += double(av[i * K + k]) * wv[j * K + k];
+      EXPECT_NEAR(values(want[1])[i * N + j], s + bias[j], 1e-4) << i << "," << j;
+    }
+}
+
 // A square weight used as is and through a Transpose (as exporters leave nn.Linear weights): the
 // transposed copy and both packed forms are kept in the interpreter's cache, keyed apart. Both
 // products against the definition, on two runs (the second from the cache), and the outputs

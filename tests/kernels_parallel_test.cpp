@@ -164,7 +164,7 @@ TEST(KernelsParallel, SgemmBitIdentical) {
     const size_t lda_n = c.K;
     const std::vector<float> An = rnd(c.M * c.K, -1.f, 1.f, 4);
     expect_same_bits(c.M * c.N, [&](float* C) {
-      t.sgemm_prepacked_b(c.M, c.N, c.K, An.data(), lda_n, packed, C, c.N);
+      t.sgemm_prepacked_b(c.M, c.N, c.K, An.data(), lda_n, packed, 0.f, C, c.N);
     }, what + " prepacked");
   }
   EXPECT_GT(detail::pool_workers(), 0u);  // the split path ran

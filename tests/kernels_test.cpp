@@ -121,21 +121,23 @@ TEST(KernelsSgemm, SimdMatchesScalarBlockedAlphaBeta) {
   });
 }
 
-// sgemm_prepacked_b gives exactly the table's own sgemm (alpha 1, beta 0) on the same operands:
-// sizes around the register tiles and across the K, M and N blocking, strided A, B and C; padding
-// columns of C untouched. The scalar table has no packed form (size 0); its entries still agree.
-void check_prepacked(const k::KernelTable& t, size_t M, size_t N, size_t K, size_t pad) {
+// sgemm_prepacked_b gives exactly the table's own sgemm (alpha 1, beta 0 with C not read, or beta
+// applied to C) on the same operands: sizes around the register tiles and across the K, M and N
+// blocking, strided A, B and C; padding columns of C untouched. The scalar table has no packed
+// form (size 0); its entries still agree.
+void check_prepacked(const k::KernelTable& t, size_t M, size_t N, size_t K, size_t pad, float beta = 0.f) {
   const size_t lda = K + pad, ldb = N + pad, ldc = N + pad;
   auto A = rnd(M * lda, -1, 1, 21), B = rnd(K * ldb, -1, 1, 22);
-  std::vector<float> want(M * ldc, std::nanf("")), got = want;
-  t.sgemm(false, false, M, N, K, 1.f, A.data(), lda, B.data(), ldb, 0.f, want.data(), ldc);
+  std::vector<float> want = beta == 0.f ? std::vector<float>(M * ldc, std::nanf("")) : rnd(M * ldc, -1, 1, 23);
+  std::vector<float> got = want;
+  t.sgemm(false, false, M, N, K, 1.f, A.data(), lda, B.data(), ldb, beta, want.data(), ldc);
   size_t n = t.sgemm_packed_b_size(K, N);
   if (t.isa != std::string("scalar")) ASSERT_GE(n, K * N) << t.isa;
   if (n == 0) n = K * N;  // the reference's "packed" B is B with row stride N
   std::vector<float> buf(n + 16, std::nanf(""));  // the packed B is 64-byte aligned
   float* packed = buf.data() + (64 - reinterpret_cast<uintptr_t>(buf.data()) % 64) % 64 / sizeof(float);
   t.sgemm_pack_b(K, N, B.data(), ldb, packed);
-  t.sgemm_prepacked_b(M, N, K, A.data(), lda, packed, got.data(), ldc);
+  t.sgemm_prepacked_b(M, N, K, A.data(), lda, packed, beta, got.data(), ldc);
   for (size_t i = 0; i < M * ldc; ++i) {
     if (std::isnan(want[i])) ASSERT_TRUE(std::isnan(got[i])) << t.isa << " at " << i;
     else ASSERT_EQ(got[i], want[i]) << t.isa << " M=" << M << " N=" << N << " K=" << K << " at " << i;
@@ -150,6 +152,7 @@ TEST(KernelsSgemm, PrepackedBMatchesSgemm) {
       for (size_t N : {1, 11, 16, 33})
         for (size_t K : {1, 7, 64}) check_prepacked(*t, M, N, K, 0);
     check_prepacked(*t, 127, 1601, 300, 3);
+    for (size_t M : {1, 2, 15, 130}) check_prepacked(*t, M, 37, 300, 2, M % 2 ? 1.f : 0.5f);  // Gemm's C
     check_prepacked(*t, 0, 5, 5, 0);
     check_prepacked(*t, 4, 5, 0, 1);
   }
@@ -180,8 +183,8 @@ TEST(KernelsSgemm, OneRowIsTheBlockedDriversRow) {
         float* packed = buf.data() + (64 - reinterpret_cast<uintptr_t>(buf.data()) % 64) % 64 / sizeof(float);
         simd->sgemm_pack_b(K, N, B.data(), ldb, packed);
         std::vector<float> p1(ldc, std::nanf("")), p2(2 * ldc, std::nanf(""));
-        simd->sgemm_prepacked_b(1, N, K, a.data(), K, packed, p1.data(), ldc);
-        simd->sgemm_prepacked_b(2, N, K, A2.data(), K, packed, p2.data(), ldc);
+        simd->sgemm_prepacked_b(1, N, K, a.data(), K, packed, 0.f, p1.data(), ldc);
+        simd->sgemm_prepacked_b(2, N, K, A2.data(), K, packed, 0.f, p2.data(), ldc);
         for (size_t j = 0; j < N; ++j) ASSERT_EQ(p1[j], p2[j]) << simd->isa << " packed N=" << N << " K=" << K << " col " << j;
         for (size_t j = 0; j < N; ++j) ASSERT_EQ(p1[j], one[j]) << simd->isa << " packed vs sgemm, col " << j;
       }

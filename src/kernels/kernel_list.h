@@ -16,11 +16,11 @@ OFG_KERNEL(void, sgemm, (bool trans_a, bool trans_b, size_t M, size_t N, size_t 
 // C = A * B with B (KxN, row stride ldb) packed beforehand, for a B used many times (constant
 // weights): sgemm_packed_b_size floats, 64-byte aligned (0: the table has no packed form, do not
 // call the other two), filled by sgemm_pack_b; sgemm_prepacked_b then gives what sgemm(false, false, M, N, K,
-// 1, A, lda, B, ldb, 0, C, ldc) gives, bit for bit.
+// 1, A, lda, B, ldb, beta, C, ldc) gives, bit for bit.
 OFG_KERNEL(size_t, sgemm_packed_b_size, (size_t K, size_t N))
 OFG_KERNEL(void, sgemm_pack_b, (size_t K, size_t N, const float* B, size_t ldb, float* packed))
 OFG_KERNEL(void, sgemm_prepacked_b, (size_t M, size_t N, size_t K, const float* A, size_t lda, const float* packed,
-                                     float* C, size_t ldc))
+                                     float beta, float* C, size_t ldc))
 
 // y = alpha * A x + beta * y; A is MxK with row stride lda. beta == 0: y not read. The
 // matrix-vector case of sgemm (recurrent steps with batch 1), without sgemm's packing.

@@ -324,6 +324,28 @@ void gemm2d(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, cons
   kernels::sgemm(ta, tb, M, N, K, alpha, A, ta ? M : K, B, tb ? K : N, beta, C, N);
 }
 
+// C = A * op(B) + beta_c * C for a B that is the same on every run (Gemm's weights), alpha 1 and A
+// not transposed, with more than one row (one row takes sgemm's matrix-vector paths): B is packed
+// once (transposed first when it is stored N x K) and kept in the run's cache, as MatMul's is; the
+// result is sgemm's bit for bit. False when this does not apply.
+bool gemm_shared_b(OpCtx& c, bool tb, int64_t M, int64_t N, int64_t K, const float* A, const float* B,
+                   float beta_c, float* C) {
+  const kernels::KernelTable& kt = kernels::active_table();
+  const size_t packed_floats = M > 1 ? kt.sgemm_packed_b_size(K, N) : 0;
+  uint64_t tag = ((0x47454D4D42ull * 0x100000001B3ull ^ static_cast<uint64_t>(K)) * 0x100000001B3ull ^
+                  static_cast<uint64_t>(N)) * 0x100000001B3ull ^ (tb ? 1u : 0u);  // "GEMMB", K, N, transB
+  const void* key = packed_floats ? c.constant_key(1, tag) : nullptr;
+  if (!key) return false;
+  const uint8_t* packed = c.interp.cache()->get(key, tag, packed_floats * sizeof(float), [&](uint8_t* dst) {
+    if (!tb) return kt.sgemm_pack_b(K, N, B, N, reinterpret_cast<float*>(dst));
+    std::vector<float> bt(static_cast<size_t>(K) * N);
+    kt.transpose2d(sizeof(float), B, K, bt.data(), N, N, K);
+    kt.sgemm_pack_b(K, N, bt.data(), N, reinterpret_cast<float*>(dst));
+  });
+  kt.sgemm_prepacked_b(M, N, K, A, K, reinterpret_cast<const float*>(packed), beta_c, C, N);
+  return true;
+}
+
 void op_gemm(OpCtx& c) {
   RTensor a = as_float(c.t_rank(0, 2)), b = as_float(c.t_rank(1, 2));
   bool ta = c.attr_i("transA", 0) != 0, tb = c.attr_i("transB", 0) != 0;
@@ -345,7 +367,9 @@ void op_gemm(OpCtx& c) {
     });
     bet = 1.f;
   }
-  if (M && N) gemm2d(ta, tb, M, N, K, alpha, a.data<float>(), b.data<float>(), bet, y.data<float>());
+  const bool packed = M && N && !ta && alpha == 1.f &&
+                      gemm_shared_b(c, tb, M, N, K, a.data<float>(), b.data<float>(), bet, y.data<float>());
+  if (M && N && !packed) gemm2d(ta, tb, M, N, K, alpha, a.data<float>(), b.data<float>(), bet, y.data<float>());
   c.set(0, y);
 }
 
@@ -365,7 +389,7 @@ void matmul_shared_b(OpCtx& c, int64_t M, int64_t N, int64_t K, const float* A, 
   const uint8_t* packed = c.interp.cache()->get(key, tag, packed_floats * sizeof(float), [&](uint8_t* dst) {
     kt.sgemm_pack_b(K, N, B, N, reinterpret_cast<float*>(dst));
   });
-  kt.sgemm_prepacked_b(M, N, K, A, K, reinterpret_cast<const float*>(packed), C, N);
+  kt.sgemm_prepacked_b(M, N, K, A, K, reinterpret_cast<const float*>(packed), 0.f, C, N);
 }
 
 void op_matmul(OpCtx& c) {

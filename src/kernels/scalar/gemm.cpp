@@ -28,9 +28,9 @@ void sgemm_pack_b(size_t K, size_t N, const float* B, size_t ldb, float* packed)
   for (size_t p = 0; p < K; ++p)
     for (size_t j = 0; j < N; ++j) packed[p * N + j] = B[p * ldb + j];
 }
-void sgemm_prepacked_b(size_t M, size_t N, size_t K, const float* A, size_t lda, const float* packed, float* C,
-                       size_t ldc) {
-  sgemm(false, false, M, N, K, 1.f, A, lda, packed, N, 0.f, C, ldc);
+void sgemm_prepacked_b(size_t M, size_t N, size_t K, const float* A, size_t lda, const float* packed, float beta,
+                       float* C, size_t ldc) {
+  sgemm(false, false, M, N, K, 1.f, A, lda, packed, N, beta, C, ldc);
 }
 
 void sgemv(size_t M, size_t K, float alpha, const float* A, size_t lda, const float* x, float beta, float* y) {

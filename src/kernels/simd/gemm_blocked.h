@@ -389,11 +389,11 @@ void sgemm_pack_b(size_t K, size_t N, const float* B, size_t ldb, float* packed)
 }
 
 template <class Isa>
-void sgemm_prepacked_b(size_t M, size_t N, size_t K, const float* A, size_t lda, const float* packed, float* C,
-                       size_t ldc) {
-  if (sgemm_trivial(M, N, K, 1.f, 0.f, C, ldc)) return;
-  if (M == 1) return row_times_packed<Isa>(N, K, A, packed, C);
-  sgemm_blocks<Isa>(false, M, N, K, 1.f, A, lda, 0.f, C, ldc, Prepacked::B,
+void sgemm_prepacked_b(size_t M, size_t N, size_t K, const float* A, size_t lda, const float* packed, float beta,
+                       float* C, size_t ldc) {
+  if (sgemm_trivial(M, N, K, 1.f, beta, C, ldc)) return;
+  if (M == 1) return row_times_packed<Isa>(N, K, A, packed, beta, C);
+  sgemm_blocks<Isa>(false, M, N, K, 1.f, A, lda, beta, C, ldc, Prepacked::B,
                     [&](size_t J0, size_t p0, size_t kc, size_t js, size_t) {
                       return packed + packed_panel_offset<Isa>(N, K, J0, p0, kc, js);
                     });

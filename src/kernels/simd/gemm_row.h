@@ -75,10 +75,10 @@ void row_times_matrix(size_t N, size_t K, float alpha, const float* a, const flo
   }
 }
 
-// c (1 x N) = a (1 x K) * B for B in sgemm_pack_b's layout (NR-column panels, zero-padded, in
+// c (1 x N) = a (1 x K) * B + beta * c for B in sgemm_pack_b's layout (NR-column panels, zero-padded, in
 // column blocks of NC split into K blocks of KC).
 template <class Isa>
-void row_times_packed(size_t N, size_t K, const float* a, const float* packed, float* c) {
+void row_times_packed(size_t N, size_t K, const float* a, const float* packed, float beta, float* c) {
   using V = typename Isa::V;
   constexpr size_t W = Isa::W, NR = Isa::NR, NV = NR / W;
   for (size_t j0 = 0; j0 < N; j0 += Isa::NC) {
@@ -97,12 +97,12 @@ void row_times_packed(size_t N, size_t K, const float* a, const float* packed, f
         float* out = c + j0 + jb;
         const size_t nr = std::min(NR, nc - jb);
         if (nr == NR) {
-          row_combine<Isa>(acc, NV, p0 == 0, 0.f, out);
+          row_combine<Isa>(acc, NV, p0 == 0, beta, out);
           continue;
         }
         alignas(64) float tile[NR];
         for (size_t h = 0; h < NV; ++h) Isa::store(tile + h * W, acc[h]);
-        for (size_t x = 0; x < nr; ++x) out[x] = row_combine_one(tile[x], p0 == 0, 0.f, out[x]);
+        for (size_t x = 0; x < nr; ++x) out[x] = row_combine_one(tile[x], p0 == 0, beta, out[x]);
       }
     }
   }
