@@ -18,8 +18,8 @@ void conv_pads(const OpCtx& c, const Shape& in, const std::vector<int64_t>& k, c
   kernels::AutoPad ap = kernels::parse_auto_pad(ap_name);
   std::vector<int64_t> pads = c.attr_ints("pads");
   if (ap == kernels::AutoPad::kNotSet) {
-    c.require(pads.empty() || pads.size() == 2 * r,
-              "pads must have " + std::to_string(2 * r) + " values, got " + std::to_string(pads.size()));
+    if (!(pads.empty() || pads.size() == 2 * r))
+      c.error("pads must have " + std::to_string(2 * r) + " values, got " + std::to_string(pads.size()));
     for (int64_t p : pads) c.size_value(p, "a pad", 1 << 30);
     if (!pads.empty())
       for (size_t i = 0; i < r; ++i) {
@@ -29,7 +29,7 @@ void conv_pads(const OpCtx& c, const Shape& in, const std::vector<int64_t>& k, c
     return;
   }
   if (ap == kernels::AutoPad::kValid) return;
-  c.require(kernels::is_same(ap), "unknown auto_pad '" + ap_name + "'");
+  if (!(kernels::is_same(ap))) c.error("unknown auto_pad '" + ap_name + "'");
   for (size_t i = 0; i < r; ++i) kernels::same_pads(in[i], k[i], s[i], d[i], ap, pb[i], pe[i]);
 }
 
@@ -47,7 +47,8 @@ bool pads_ok(const OpCtx& c, size_t r) {
 std::vector<int64_t> spatial_attr(const OpCtx& c, const char* name, size_t r, int64_t dflt, int64_t lo = 1) {
   std::vector<int64_t> v = c.attr_ints(name);
   if (v.empty()) v.assign(r, dflt);
-  c.require(v.size() == r, std::string(name) + " must have " + std::to_string(r) + " values, got " + std::to_string(v.size()));
+  if (!(v.size() == r))
+    c.error(std::string(name) + " must have " + std::to_string(r) + " values, got " + std::to_string(v.size()));
   for (int64_t x : v)
     if (x < lo || x > (1 << 30)) c.error(std::string(name) + " value " + std::to_string(x) + " is out of range");
   return v;
@@ -56,13 +57,14 @@ std::vector<int64_t> spatial_attr(const OpCtx& c, const char* name, size_t r, in
 // The checks Conv and ConvTranspose share: X of rank 3..5, W of the same rank with kernel
 // dims >= 1, a positive group, a bias of the output channel count.
 void check_conv_inputs(const OpCtx& c, const RTensor& x, const RTensor& w, int64_t group) {
-  c.require(x.rank() >= 3 && x.rank() <= 5, "X must have rank 3..5, got shape " + shape_str(x.shape));
-  c.require(w.rank() == x.rank(), "W must have the rank of X: X " + shape_str(x.shape) + ", W " + shape_str(w.shape));
-  c.require(group >= 1 && group <= (1 << 24), "group must be positive, got " + std::to_string(group));
-  for (int i = 2; i < w.rank(); ++i) c.require(w.shape[i] >= 1, "W has an empty kernel dim: " + shape_str(w.shape));
+  if (!(x.rank() >= 3 && x.rank() <= 5)) c.error("X must have rank 3..5, got shape " + shape_str(x.shape));
+  if (!(w.rank() == x.rank()))
+    c.error("W must have the rank of X: X " + shape_str(x.shape) + ", W " + shape_str(w.shape));
+  if (!(group >= 1 && group <= (1 << 24))) c.error("group must be positive, got " + std::to_string(group));
+  for (int i = 2; i < w.rank(); ++i) if (!(w.shape[i] >= 1)) c.error("W has an empty kernel dim: " + shape_str(w.shape));
   std::vector<int64_t> ks = c.attr_ints("kernel_shape");
-  c.require(ks.empty() || ks == std::vector<int64_t>(w.shape.begin() + 2, w.shape.end()),
-            "kernel_shape does not match W " + shape_str(w.shape));
+  if (!(ks.empty() || ks == std::vector<int64_t>(w.shape.begin() + 2, w.shape.end())))
+    c.error("kernel_shape does not match W " + shape_str(w.shape));
 }
 
 // OpCtx::constant_key, and also a tensor the cache keeps as the output of a node computed from
@@ -116,7 +118,8 @@ void run_conv(OpCtx& c, const std::function<const kernels::ConvPost*(int64_t)>& 
   for (size_t i = 0; i < r; ++i) out.push_back(kernels::pool_out_dim(in[i], k[i], s[i], pb[i], pe[i], d[i], false));
   if (checked_mul(w.shape[1], group) != x.shape[1] || w.shape[0] % group != 0)
     c.error("W " + shape_str(w.shape) + " does not match X " + shape_str(x.shape) + " with group " + std::to_string(group));
-  if (c.has(2)) c.require(b.numel() == w.shape[0], "B must have " + std::to_string(w.shape[0]) + " values, got shape " + shape_str(b.shape));
+  if (c.has(2)) if (!(b.numel() == w.shape[0]))
+      c.error("B must have " + std::to_string(w.shape[0]) + " values, got shape " + shape_str(b.shape));
   RTensor y = RTensor::alloc_uninit(kFloat, out);  // every element is written by the kernel
   const kernels::ConvPost* post = make_post ? make_post(w.shape[0]) : nullptr;
   if (y.numel() == 0) { c.set(0, y); return; }
@@ -167,8 +170,8 @@ void op_conv_transpose(OpCtx& c) {
   auto s = spatial_attr(c, "strides", r, 1), d = spatial_attr(c, "dilations", r, 1);
   auto op = spatial_attr(c, "output_padding", r, 0, 0);
   std::vector<int64_t> os = c.attr_ints("output_shape");
-  c.require(os.empty() || os.size() >= r, "output_shape has fewer than " + std::to_string(r) + " values");
-  c.require(pads_ok(c, r), "pads must have " + std::to_string(2 * r) + " values in [0, 2^30]");
+  if (!(os.empty() || os.size() >= r)) c.error("output_shape has fewer than " + std::to_string(r) + " values");
+  if (!(pads_ok(c, r))) c.error("pads must have " + std::to_string(2 * r) + " values in [0, 2^30]");
   Shape in(x.shape.begin() + 2, x.shape.end());
   std::vector<int64_t> pb(r, 0), pe(r, 0), pads = c.attr_ints("pads");
   kernels::AutoPad ap = kernels::parse_auto_pad(c.attr_s("auto_pad", "NOTSET"));
@@ -190,7 +193,8 @@ void op_conv_transpose(OpCtx& c) {
   int64_t N = x.shape[0], Ci = x.shape[1], Cog = w.shape[1], Co = Cog * group, Cig = Ci / group;
   Shape out{N, Co};
   for (auto v : outsz) out.push_back(v);
-  if (c.has(2)) c.require(c.t(2).numel() == Co, "B must have " + std::to_string(Co) + " values, got shape " + shape_str(c.t(2).shape));
+  if (c.has(2)) if (!(c.t(2).numel() == Co))
+      c.error("B must have " + std::to_string(Co) + " values, got shape " + shape_str(c.t(2).shape));
   RTensor y = RTensor::alloc(kFloat, out);
   float* py = y.data<float>();
   const float* px = x.data<float>();
@@ -231,11 +235,12 @@ void pool(OpCtx& c, bool is_max) {
   const int32_t in_dtype = c.t(0).dtype;
   auto finish = [&](RTensor y) { return in_dtype == kFloat ? y : cast_tensor(y, in_dtype); };
   RTensor x = as_float(c.t(0));
-  c.require(x.rank() >= 3, "X must have rank >= 3, got shape " + shape_str(x.shape));
+  if (!(x.rank() >= 3)) c.error("X must have rank >= 3, got shape " + shape_str(x.shape));
   size_t r = x.rank() - 2;
   std::vector<int64_t> k = c.attr_ints("kernel_shape");
-  c.require(k.size() == r, "kernel_shape must have " + std::to_string(r) + " values, got " + std::to_string(k.size()));
-  for (int64_t v : k) c.require(v >= 1 && v <= (1 << 30), "kernel_shape value " + std::to_string(v) + " is out of range");
+  if (!(k.size() == r))
+    c.error("kernel_shape must have " + std::to_string(r) + " values, got " + std::to_string(k.size()));
+  for (int64_t v : k) if (!(v >= 1 && v <= (1 << 30))) c.error("kernel_shape value " + std::to_string(v) + " is out of range");
   auto s = spatial_attr(c, "strides", r, 1), d = spatial_attr(c, "dilations", r, 1);
   bool ceil_mode = c.attr_i("ceil_mode", 0) != 0;
   bool include_pad = c.attr_i("count_include_pad", 0) != 0;
@@ -308,7 +313,7 @@ void op_avgpool(OpCtx& c) { pool(c, false); }
 
 void global_pool(OpCtx& c, bool is_max) {
   RTensor x = as_float(c.t(0));
-  c.require(x.rank() >= 2, "X must have rank >= 2, got shape " + shape_str(x.shape));
+  if (!(x.rank() >= 2)) c.error("X must have rank >= 2, got shape " + shape_str(x.shape));
   Shape out{x.shape[0], x.shape[1]};
   for (int i = 2; i < x.rank(); ++i) out.push_back(1);
   RTensor y = RTensor::alloc(kFloat, out);
@@ -572,7 +577,7 @@ void op_instancenorm(OpCtx& c) {
   RTensor x = as_float(c.t_rank(0, 2, 64)), sc = as_float(c.t(1)), bi = as_float(c.t(2));
   float eps = c.attr_f("epsilon", 1e-5f);
   int64_t N = x.shape[0], C = x.shape[1], HW = (N != 0 && C != 0) ? x.numel() / (N * C) : 0;
-  c.require(sc.numel() == C && bi.numel() == C, "scale and B must have " + std::to_string(C) + " values");
+  if (!(sc.numel() == C && bi.numel() == C)) c.error("scale and B must have " + std::to_string(C) + " values");
   RTensor y = RTensor::alloc(kFloat, x.shape);
   for (int64_t n = 0; n < N; ++n)
     for (int64_t ch = 0; ch < C; ++ch) {
@@ -592,12 +597,13 @@ void op_groupnorm(OpCtx& c) {
   float eps = c.attr_f("epsilon", 1e-5f);
   int64_t G = c.attr_i("num_groups", 1);
   int64_t N = x.shape[0], C = x.shape[1];
-  c.require(G >= 1 && C % G == 0, "num_groups " + std::to_string(G) + " does not divide the " + std::to_string(C) + " channels");
+  if (!(G >= 1 && C % G == 0))
+    c.error("num_groups " + std::to_string(G) + " does not divide the " + std::to_string(C) + " channels");
   int64_t HW = (N != 0 && C != 0) ? x.numel() / (N * C) : 0, Cg = C / G;
   RTensor y = RTensor::alloc(kFloat, x.shape);
   bool per_channel = sc.numel() == C;
-  c.require((per_channel || sc.numel() == G) && bi.numel() == sc.numel(),
-            "scale and bias must have " + std::to_string(C) + " or " + std::to_string(G) + " values");
+  if (!((per_channel || sc.numel() == G) && bi.numel() == sc.numel()))
+    c.error("scale and bias must have " + std::to_string(C) + " or " + std::to_string(G) + " values");
   for (int64_t n = 0; n < N; ++n)
     for (int64_t g = 0; g < G; ++g) {
       size_t off = (n * C + g * Cg) * HW;
@@ -618,8 +624,8 @@ void op_lrn(OpCtx& c) {
   RTensor x = as_float(c.t(0));
   float alpha = c.attr_f("alpha", 1e-4f), beta = c.attr_f("beta", 0.75f), bias = c.attr_f("bias", 1.f);
   int64_t size = c.attr_i("size", 1);
-  c.require(x.rank() >= 2, "X must have rank >= 2, got shape " + shape_str(x.shape));
-  c.require(size >= 1 && size <= (1 << 30), "size must be positive, got " + std::to_string(size));
+  if (!(x.rank() >= 2)) c.error("X must have rank >= 2, got shape " + shape_str(x.shape));
+  if (!(size >= 1 && size <= (1 << 30))) c.error("size must be positive, got " + std::to_string(size));
   int64_t N = x.shape[0], C = x.shape[1], HW = (N != 0 && C != 0) ? x.numel() / (N * C) : 0;
   RTensor y = RTensor::alloc(kFloat, x.shape);
   int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
@@ -700,7 +706,8 @@ void batchnorm_factors(const OpCtx& c, int64_t C, std::vector<float>& a, std::ve
   RTensor sc = as_float(c.t(1)), bi = as_float(c.t(2)), mean = as_float(c.t(3)), var = as_float(c.t(4));
   float eps = c.attr_f("epsilon", 1e-5f);
   for (const RTensor* p : {&sc, &bi, &mean, &var})
-    c.require(p->numel() == C, "scale, B, mean and var must have " + std::to_string(C) + " values, got shape " + shape_str(p->shape));
+    if (!(p->numel() == C))
+      c.error("scale, B, mean and var must have " + std::to_string(C) + " values, got shape " + shape_str(p->shape));
   a.resize(static_cast<size_t>(C));
   b.resize(static_cast<size_t>(C));
   for (int64_t ch = 0; ch < C; ++ch) {

@@ -188,7 +188,8 @@ Call check_call(OpCtx& c, Kind kind) {
   k.B = k.batch_major ? xt.shape[0] : xt.shape[1];
   k.I = xt.shape[2];
   std::string dir = c.attr_s("direction", "forward");
-  c.require(dir == "forward" || dir == "reverse" || dir == "bidirectional", "unknown direction '" + dir + "'");
+  if (!(dir == "forward" || dir == "reverse" || dir == "bidirectional"))
+    c.error("unknown direction '" + dir + "'");
   k.dirs = dir == "bidirectional" ? 2 : 1;
   k.reverse = dir == "reverse";
   k.gates = kind == Kind::Rnn ? 1 : (kind == Kind::Gru ? 3 : 4);
@@ -208,7 +209,7 @@ Call check_call(OpCtx& c, Kind kind) {
   if (kind == Kind::Lstm && c.has(6)) c.t_dims(6, state_dims);
   if (kind == Kind::Lstm && c.has(7)) c.t_dims(7, {k.dirs, 3 * k.Hs});
   for (size_t i = 1; i < c.n_in(); ++i)
-    if (i != 4 && c.has(i)) c.require(c.t(i).dtype == xt.dtype, "input " + std::to_string(i) + " has another type than X");
+    if (i != 4 && c.has(i)) if (!(c.t(i).dtype == xt.dtype)) c.error("input " + std::to_string(i) + " has another type than X");
   check_tensor_bytes(checked_mul(shape_numel({k.S, k.dirs, k.B, k.Hs}), 2), sizeof(double), "the output Y");
   k.lens.assign(static_cast<size_t>(k.B), k.S);
   if (c.has(4)) k.lens = to_i64_vec(c.t(4));
