@@ -30,6 +30,10 @@ const void* OpCtx::constant_key(size_t i) const {
   }
   const RValue* r = in[i];
   if (r->kind == RValue::kTensor && cache->holds(r->t.ptr)) return r->t.ptr;
+  // The output of a node computed from constants only that the cache keeps (a DequantizeLinear of
+  // quantized weights, a slice of an initializer): it stays where it is while the cache lives.
+  const RValue* kept = cache->kept_output(v);
+  if (kept && kept->kind == RValue::kTensor && r->kind == RValue::kTensor && kept->t.ptr == r->t.ptr) return kept->t.ptr;
   return nullptr;
 }
 

@@ -42,8 +42,9 @@ struct OpCtx {
   bool wants(size_t i) const { return i < node.outputs.size && node.outputs[i] != nullptr; }
 
   // A key for input i's bytes when they stay the same for the model's life (an initializer, the
-  // tensor of a Constant node, an entry of the run's cache), for data derived from them once
-  // (packed weights) and kept in the cache; null otherwise or when the run has no cache.
+  // tensor of a Constant node, an entry of the run's cache, a kept output of a node computed from
+  // constants only), for data derived from them once (packed weights) and kept in the cache; null
+  // otherwise or when the run has no cache.
   const void* constant_key(size_t i) const;
 
   const Attribute* attr(const char* name) const;

@@ -67,25 +67,13 @@ void check_conv_inputs(const OpCtx& c, const RTensor& x, const RTensor& w, int64
     c.error("kernel_shape does not match W " + shape_str(w.shape));
 }
 
-// OpCtx::constant_key, and also a tensor the cache keeps as the output of a node computed from
-// constants only (a DequantizeLinear of initializers: the weights of QDQ models), which stays
-// where it is while the cache lives.
-const void* weight_key(const OpCtx& c, size_t i) {
-  if (const void* key = c.constant_key(i)) return key;
-  ExecCache* cache = c.interp.cache();
-  const Value* v = i < c.node.inputs.size ? c.node.inputs[i] : nullptr;
-  if (!cache || !v || !c.has(i)) return nullptr;
-  const RValue* kept = cache->kept_output(v);
-  return kept && kept->kind == RValue::kTensor && kept->t.ptr == c.t(i).ptr ? kept->t.ptr : nullptr;
-}
-
 // Conv weights that keep their bytes across runs (initializers, Constant nodes, kept outputs of
 // constant nodes) are packed once per model (kept in the interpreter's cache) instead of on every
 // call; anything else goes through the plain kernel.
 void conv2d_maybe_prepacked(OpCtx& c, const kernels::Conv2DParams& p, const RTensor& x, const RTensor& w, RTensor& y) {
   const kernels::KernelTable& kt = kernels::active_table();
   const size_t packed_floats = kt.conv2d_packed_size(p);
-  const void* key = weight_key(c, 1);
+  const void* key = c.constant_key(1);
   if (packed_floats == 0 || !key || c.t(1).dtype != kFloat) {
     kernels::conv2d(p, x.data<float>(), w.data<float>(), y.data<float>());
     return;
@@ -339,7 +327,7 @@ bool gemm_shared_b(OpCtx& c, bool tb, int64_t M, int64_t N, int64_t K, const flo
   const size_t packed_floats = M > 1 ? kt.sgemm_packed_b_size(K, N) : 0;
   uint64_t tag = ((0x47454D4D42ull * 0x100000001B3ull ^ static_cast<uint64_t>(K)) * 0x100000001B3ull ^
                   static_cast<uint64_t>(N)) * 0x100000001B3ull ^ (tb ? 1u : 0u);  // "GEMMB", K, N, transB
-  const void* key = packed_floats ? c.constant_key(1, tag) : nullptr;
+  const void* key = packed_floats ? c.constant_key(1) : nullptr;
   if (!key) return false;
   const uint8_t* packed = c.interp.cache()->get(key, tag, packed_floats * sizeof(float), [&](uint8_t* dst) {
     if (!tb) return kt.sgemm_pack_b(K, N, B, N, reinterpret_cast<float*>(dst));
