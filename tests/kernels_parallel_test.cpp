@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "kernels/gemm_split.h"
 #include "kernels/parallel.h"
 #include "onnxforge.h"
 #include "support/kernel_support.h"
@@ -113,6 +114,16 @@ TEST(KernelsParallel, ConcurrentCallersKeepTheirOwnWidth) {
   EXPECT_EQ(threads(), 1u);  // this thread never set anything
 }
 
+// The default floors keep small GEMMs on one thread (waking a worker costs more than they take)
+// and split large ones.
+TEST(KernelsParallel, SmallGemmsStayOnOneThread) {
+  ThreadsScope scope(2);
+  EXPECT_EQ(gemm_split(32, 256, 256, 14, 32, Prepacked::B).parts, 1u);     // a small BERT's linear layer
+  EXPECT_EQ(gemm_split(64, 3136, 576, 14, 32, Prepacked::A).parts, 2u);    // a ResNet 3x3 conv at 56x56
+  ParallelFloorsScope floors(1, 1);
+  EXPECT_EQ(gemm_split(32, 256, 256, 14, 32, Prepacked::B).parts, 2u);
+}
+
 TEST(KernelsParallel, ZeroMeansTheMachinesThreads) {
   ThreadsScope scope(0);
   EXPECT_EQ(threads(), hardware_threads());
@@ -130,6 +141,8 @@ void expect_same_bits(size_t n, Fill&& fill, const std::string& what) {
   for (unsigned width : kWidths) {
     std::vector<float> many(n, 3.f);
     ThreadsScope scope(width);
+    // The shapes here are small: lower the floors so that they are split.
+    ParallelFloorsScope floors(size_t{1} << 16, size_t{1} << 18);
     fill(many.data());
     EXPECT_EQ(std::memcmp(one.data(), many.data(), n * sizeof(float)), 0) << what << " with " << width << " threads";
   }

@@ -13,7 +13,7 @@ GemmSplit gemm_split(size_t M, size_t N, size_t K, size_t MR, size_t NR, Prepack
   s.MR = MR;
   s.NR = NR;
   const size_t width = threads(), tiles_m = (M + MR - 1) / MR, tiles_n = (N + NR - 1) / NR;
-  if (width <= 1 || M * N * K < kGemmParallelMacs) return s;
+  if (width <= 1 || M * N * K < gemm_parallel_macs()) return s;
   if (prepacked == Prepacked::B && tiles_m >= width) s.cols = false;
   else if (prepacked == Prepacked::A && tiles_n >= width) s.cols = true;
   else s.cols = tiles_n >= width ? (N >= M || tiles_m < width) : tiles_n >= tiles_m;

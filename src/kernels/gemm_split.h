@@ -21,11 +21,10 @@ struct GemmSplit {
 // twice.
 enum class Prepacked { None, A, B };
 
-// Below kGemmParallelMacs multiply-adds, or with one thread, one part. Else the rows are split when
+// Below gemm_parallel_macs() multiply-adds (kernels/parallel.h), or with one thread, one part. Else the rows are split when
 // B is prepacked, the columns when A is (when there are enough tiles for threads()); with neither,
 // the columns when the product is at least as wide as tall (each part packs its own B panels and
 // all of A again), else the rows.
-constexpr size_t kGemmParallelMacs = size_t{1} << 18;
 GemmSplit gemm_split(size_t M, size_t N, size_t K, size_t MR, size_t NR, Prepacked prepacked);
 
 }  // namespace ofg::kernels

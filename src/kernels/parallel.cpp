@@ -131,6 +131,23 @@ unsigned hardware_threads() {
 
 unsigned threads() { return tls_threads; }
 
+namespace {
+thread_local size_t tls_parallel_work = kParallelWork, tls_gemm_parallel_macs = kGemmParallelMacs;
+}  // namespace
+
+size_t parallel_work() { return tls_parallel_work; }
+size_t gemm_parallel_macs() { return tls_gemm_parallel_macs; }
+
+ParallelFloorsScope::ParallelFloorsScope(size_t work, size_t gemm_macs)
+    : work_(tls_parallel_work), gemm_macs_(tls_gemm_parallel_macs) {
+  tls_parallel_work = work ? work : 1;
+  tls_gemm_parallel_macs = gemm_macs;
+}
+ParallelFloorsScope::~ParallelFloorsScope() {
+  tls_parallel_work = work_;
+  tls_gemm_parallel_macs = gemm_macs_;
+}
+
 // More than this is a typo rather than a machine; the pool never grows past it.
 constexpr unsigned kMaxThreads = 1024;
 

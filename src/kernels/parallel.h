@@ -31,13 +31,29 @@ class ThreadsScope : ScopedSetting<unsigned> {
   explicit ThreadsScope(unsigned n);
 };
 
-// Work (multiply-adds, or elements of a cheap loop) below which splitting does not pay: waking a
-// worker costs a few microseconds.
-constexpr size_t kParallelWork = size_t{1} << 16;
+// Work below which splitting does not pay: elements of a cheap loop (or multiply-adds of a small
+// kernel) per part, and multiply-adds of a GEMM. Handing work to a sleeping worker costs tens of
+// microseconds (measured on a 2-core VM: splitting the 2M multiply-add GEMMs of a small BERT
+// made it 1.35x slower, and CNN layers gained only from 16M up). Per thread; tests lower them
+// (ParallelFloorsScope) to run the split paths on small shapes.
+size_t parallel_work();
+size_t gemm_parallel_macs();
+constexpr size_t kParallelWork = size_t{1} << 18, kGemmParallelMacs = size_t{1} << 24;  // the defaults
+class ParallelFloorsScope {
+ public:
+  ParallelFloorsScope(size_t work, size_t gemm_macs);
+  ~ParallelFloorsScope();
+  ParallelFloorsScope(const ParallelFloorsScope&) = delete;
+  ParallelFloorsScope& operator=(const ParallelFloorsScope&) = delete;
 
-// Items per part so that a part holds at least kParallelWork when one item is `work_per_item`.
+ private:
+  size_t work_, gemm_macs_;
+};
+
+// Items per part so that a part holds at least parallel_work() when one item is `work_per_item`.
 inline size_t plane_grain(size_t work_per_item) {
-  return work_per_item >= kParallelWork ? 1 : (kParallelWork + work_per_item - 1) / (work_per_item ? work_per_item : 1);
+  const size_t floor = parallel_work();
+  return work_per_item >= floor ? 1 : (floor + work_per_item - 1) / (work_per_item ? work_per_item : 1);
 }
 
 namespace detail {

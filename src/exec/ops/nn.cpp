@@ -416,7 +416,7 @@ void op_matmul(OpCtx& c) {
     // Enough batches for every thread: one whole product per task (each then runs on one
     // thread); fewer: one after the other, each split inside sgemm.
     const size_t macs = pairs.size() * static_cast<size_t>(M * N * K);
-    if (pairs.size() >= kernels::threads() && macs >= kernels::kParallelWork) kernels::parallel_for(pairs.size(), one);
+    if (pairs.size() >= kernels::threads() && macs >= kernels::parallel_work()) kernels::parallel_for(pairs.size(), one);
     else
       for (size_t i = 0; i < pairs.size(); ++i) one(i);
   } else {
