@@ -15,6 +15,10 @@ bool scalar_is(const Model& m, const Value* v, double want, double tol = 1e-4) {
   return read_doubles(const_tensor(m, v), d) && d.size() == 1 && std::fabs(d[0] - want) <= tol * std::fabs(want);
 }
 Value* other(const Node* n, const Value* v) { return n->inputs[0] == v ? n->inputs[1] : n->inputs[0]; }
+// An op of the pattern with its two inputs (a malformed node may have fewer: never matched).
+bool is_binary(const Model& m, const Node* n, std::string_view op) {
+  return is_op(m, n, op) && n->inputs.size == 2 && n->outputs.size >= 1 && n->outputs[0];
+}
 // Only consumer of v (v not a graph output) in v's own graph, else null: a pattern never spans
 // an If/Loop body and the graph around it.
 Node* only_user(const Value* v) { return single_use(v) && v->uses[0].node->graph == v->graph ? v->uses[0].node : nullptr; }
@@ -25,31 +29,31 @@ void run_fuse_gelu(PassContext& ctx) {
   if (opset(m) < 20) return;
   const double r2 = std::sqrt(2.0);
   for_each_op(m, "Erf", [&](Graph* g, Node* erf) {
-    if (!erf->inputs[0]) return;
+    if (erf->inputs.size == 0 || !erf->inputs[0] || erf->outputs.size == 0 || !erf->outputs[0]) return;
     Node* scale = erf->inputs[0]->producer;
     if (!scale || !scale->alive || scale->graph != g || !single_use(erf->inputs[0])) return;
     Value* x = nullptr;
-    if (is_op(m, scale, "Div") && scalar_is(m, scale->inputs[1], r2)) x = scale->inputs[0];
-    else if (is_op(m, scale, "Mul") && scalar_is(m, scale->inputs[1], 1 / r2)) x = scale->inputs[0];
-    else if (is_op(m, scale, "Mul") && scalar_is(m, scale->inputs[0], 1 / r2)) x = scale->inputs[1];
+    if (is_binary(m, scale, "Div") && scalar_is(m, scale->inputs[1], r2)) x = scale->inputs[0];
+    else if (is_binary(m, scale, "Mul") && scalar_is(m, scale->inputs[1], 1 / r2)) x = scale->inputs[0];
+    else if (is_binary(m, scale, "Mul") && scalar_is(m, scale->inputs[0], 1 / r2)) x = scale->inputs[1];
     if (!x) return;
     Node* plus = only_user(erf->outputs[0]);
-    if (!is_op(m, plus, "Add") || !scalar_is(m, other(plus, erf->outputs[0]), 1.0)) return;
+    if (!is_binary(m, plus, "Add") || !scalar_is(m, other(plus, erf->outputs[0]), 1.0)) return;
     Node* mul = only_user(plus->outputs[0]);
-    if (!is_op(m, mul, "Mul")) return;
+    if (!is_binary(m, mul, "Mul")) return;
     Value* xs = other(mul, plus->outputs[0]);
     std::vector<Node*> pattern{scale, erf, plus, mul};
     Node* last = nullptr;
     if (xs == x) {
       // (x * (erf + 1)) * 0.5
       Node* half = only_user(mul->outputs[0]);
-      if (!is_op(m, half, "Mul") || !scalar_is(m, other(half, mul->outputs[0]), 0.5)) return;
+      if (!is_binary(m, half, "Mul") || !scalar_is(m, other(half, mul->outputs[0]), 0.5)) return;
       pattern.push_back(half);
       last = half;
     } else {
       // (x * 0.5) * (erf + 1), the 0.5 product read by this Mul only
       Node* half = xs->producer;
-      if (!is_op(m, half, "Mul") || half->graph != g || !single_use(xs) || other(half, x) == nullptr) return;
+      if (!is_binary(m, half, "Mul") || half->graph != g || !single_use(xs) || other(half, x) == nullptr) return;
       if (!((half->inputs[0] == x && scalar_is(m, half->inputs[1], 0.5)) ||
             (half->inputs[1] == x && scalar_is(m, half->inputs[0], 0.5))))
         return;
