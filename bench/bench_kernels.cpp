@@ -262,33 +262,23 @@ void BM_Conv3x3(benchmark::State& state) {
 }
 BENCHMARK(BM_Conv3x3)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
-// MobileNet's depthwise 3x3 (stride 1) at its plane sizes; the second argument is H = W, the
-// channels grow as the plane shrinks (64 at 56 x 56).
-void BM_Depthwise3x3(benchmark::State& state) {
+// MobileNet's depthwise 3x3 at its plane sizes: state.range(0) picks the table, state.range(1) is
+// H = W of the input; the channels grow as the plane shrinks (`channels` at `plane` x `plane`).
+void depthwise3x3(benchmark::State& state, size_t stride, size_t channels, size_t plane) {
   k::Conv2DParams p;
   p.N = 1; p.H = p.W = static_cast<size_t>(state.range(1)); p.kH = p.kW = 3;
-  p.C_in = p.C_out = p.group = 64 * 56 / p.H;
+  p.stride_h = p.stride_w = stride;
+  p.C_in = p.C_out = p.group = channels * plane / p.H;
   p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
   k::conv2d_fill_output_size(p);
   const auto w = random_vec(p.C_out * 9, -1, 1, 2);
   table_op(state, p.C_in * p.H * p.W, p.C_out * p.H_out * p.W_out,
            [&](const k::KernelTable& t, const float* x, float* y) { t.conv2d(p, x, w.data(), y); });
 }
+void BM_Depthwise3x3(benchmark::State& state) { depthwise3x3(state, 1, 64, 56); }
 BENCHMARK(BM_Depthwise3x3)->ArgsProduct({{1, 2}, {7, 14, 28, 56, 112}});
-
-// Stride-2 depthwise 3x3 (MobileNet's downsampling layers): the first argument picks the table,
-// the second is H = W of the input, the channels grow as the plane shrinks (96 at 112 x 112).
-void BM_Depthwise3x3Stride2(benchmark::State& state) {
-  k::Conv2DParams p;
-  p.N = 1; p.H = p.W = static_cast<size_t>(state.range(1)); p.kH = p.kW = 3;
-  p.stride_h = p.stride_w = 2;
-  p.C_in = p.C_out = p.group = 96 * 112 / p.H;
-  p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
-  k::conv2d_fill_output_size(p);
-  const auto w = random_vec(p.C_out * 9, -1, 1, 2);
-  table_op(state, p.C_in * p.H * p.W, p.C_out * p.H_out * p.W_out,
-           [&](const k::KernelTable& t, const float* x, float* y) { t.conv2d(p, x, w.data(), y); });
-}
+// The downsampling layers.
+void BM_Depthwise3x3Stride2(benchmark::State& state) { depthwise3x3(state, 2, 96, 112); }
 BENCHMARK(BM_Depthwise3x3Stride2)->ArgsProduct({{1, 2}, {14, 28, 56, 112}});
 
 }  // namespace

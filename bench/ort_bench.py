@@ -52,9 +52,14 @@ def parse_args(argv):
             i += 1
     if not pos:
         sys.exit(__doc__)
+    return os.path.abspath(pos[0]), data_dir(pos), runs, models, as_json, seg
+
+
+def data_dir(pos):
+    """The data folder: the second positional argument, else ONNXFORGE_DATA, else ../shared."""
     here = os.path.dirname(os.path.abspath(__file__))
     data = pos[1] if len(pos) > 1 else os.environ.get("ONNXFORGE_DATA", os.path.join(here, "..", "..", "shared"))
-    return os.path.abspath(pos[0]), os.path.abspath(data), runs, models, as_json, seg
+    return os.path.abspath(data)
 
 
 def ensure_ort(build):

@@ -42,9 +42,7 @@ def parse_args(argv):
             i += 1
     if not pos:
         sys.exit(__doc__)
-    here = os.path.dirname(os.path.abspath(__file__))
-    data = pos[1] if len(pos) > 1 else os.environ.get("ONNXFORGE_DATA", os.path.join(here, "..", "..", "shared"))
-    return os.path.abspath(pos[0]), os.path.abspath(data), runs, seg, model, extra
+    return os.path.abspath(pos[0]), ort_bench.data_dir(pos), runs, seg, model, extra
 
 
 def main():

@@ -243,6 +243,22 @@ TEST_F(ExecOps, DequantizedConvWeightsCachedOnlyWhenConstant) {
   EXPECT_EQ(cache.size(), kernels::active_table().conv2d_packed_size(p) ? 2u : 0u);
 }
 
+// Runs m without a cache, then `runs` times with `cache`: every output of every cached run is the
+// uncached run's bit for bit; after_run(run) then checks what the cache holds.
+template <class AfterRun>
+void expect_cached_runs_match(Model& m, const std::vector<std::pair<std::string, RValue>>& in, ExecCache& cache,
+                              int runs, AfterRun&& after_run) {
+  Interpreter plain(m);
+  const auto want = plain.run(in);
+  Interpreter cached(m, &cache);
+  for (int run = 0; run < runs; ++run) {
+    const auto got = cached.run(in);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t o = 0; o < want.size(); ++o) EXPECT_EQ(values(got[o]), values(want[o])) << "output " << o << " run " << run;
+    after_run(run);
+  }
+}
+
 // Weights from Constant nodes (as some exporters write them, inside subgraphs too) are packed once
 // and kept in the run's cache like initializers: a Conv and a MatMul on Constant weights give the
 // run without a cache bit for bit, on two runs; the Constant value itself, as a graph output, is
@@ -262,15 +278,10 @@ TEST_F(ExecOps, ConstantNodeWeightsArePackedLikeInitializers) {
   b.output(b.op("MatMul", {v, mw}));
   b.output(mw);
   const std::vector<std::pair<std::string, RValue>> in = {{"x", tensor_f({1, C, H, H}, xv)}, {"v", tensor_f({3, K}, vv)}};
-  Interpreter plain(*m);
-  const auto want = plain.run(in);
   ExecCache cache;
-  Interpreter cached(*m, &cache);
-  for (int run = 0; run < 2; ++run) {
-    const auto got = cached.run(in);
-    for (size_t o = 0; o < 2; ++o) EXPECT_EQ(values(got[o]), values(want[o])) << "output " << o << " run " << run;
-    EXPECT_EQ(values(got[2]), mv) << "run " << run;
-  }
+  expect_cached_runs_match(*m, in, cache, 2, [](int) {});
+  Interpreter plain(*m);
+  EXPECT_EQ(values(plain.run(in)[2]), mv);  // the Constant value itself
   // The packed weights are in the cache, keyed by the Constant tensors' bytes (a table without
   // packed forms, such as the scalar one, packs nothing).
   const kernels::KernelTable& kt = kernels::active_table();
@@ -302,15 +313,9 @@ TEST_F(ExecOps, NodesOfConstantsOnlyRunOnce) {
   b.output(b.op("Shape", {drop}));
   const std::vector<std::pair<std::string, RValue>> in = {{"x", tensor_f({2, K}, std::vector<float>(2 * K, 0.25f))},
                                                            {"cond", ofg::test::tensor_value<bool>(kBool, {}, {false})}};
-  Interpreter plain(*m);
-  const auto want = plain.run(in);
   ExecCache cache;
-  Interpreter cached(*m, &cache);
-  for (int run = 0; run < 3; ++run) {
-    const auto got = cached.run(in);
-    EXPECT_EQ(values(got[0]), values(want[0])) << "run " << run;
-    EXPECT_EQ(cache.kept_count(), 3u) << "Slice, Mul and Transpose, run " << run;
-  }
+  expect_cached_runs_match(*m, in, cache, 3,
+                           [&](int run) { EXPECT_EQ(cache.kept_count(), 3u) << "Slice, Mul and Transpose, run " << run; });
 }
 
 // Gemm with weights (B an initializer, stored K x N or N x K) and alpha 1 packs B once into the
@@ -329,16 +334,13 @@ TEST_F(ExecOps, GemmWithConstantWeightsPackedOnce) {
   b.output(b.op("Gemm", {a, w_nk, cb}, {b.i("transB", 1)}));
   b.output(b.op("Gemm", {a, w_nk}, {b.i("transB", 1), b.f("alpha", 2.f)}));  // alpha: not packed
   const std::vector<std::pair<std::string, RValue>> in = {{"a", tensor_f({M, K}, av)}};
-  Interpreter plain(*m);
-  const auto want = plain.run(in);
   ExecCache cache;
-  Interpreter cached(*m, &cache);
-  for (int run = 0; run < 2; ++run) {
-    const auto got = cached.run(in);
-    for (size_t o = 0; o < 3; ++o) EXPECT_EQ(values(got[o]), values(want[o])) << "output " << o << " run " << run;
+  expect_cached_runs_match(*m, in, cache, 2, [&](int run) {
     EXPECT_EQ(cache.size(), kernels::active_table().sgemm_packed_b_size(K, N) ? 2u : 0u)
         << "the two packed forms of B (none for a table without them), run " << run;
-  }
+  });
+  Interpreter plain(*m);
+  const auto want = plain.run(in);
   // The transposed weights against the definition.
   for (int64_t i = 0; i < M; ++i)
     for (int64_t j = 0; j < N; ++j) {

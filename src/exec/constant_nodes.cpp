@@ -41,15 +41,15 @@ bool Interpreter::constant_value(const Value* v) {
 }
 
 bool Interpreter::constant_node(const Node* n) {
-  // Remembered under the node's first output (a node without one has nothing to keep).
-  const Value* key = nullptr;
-  for (const Value* v : n->outputs)
-    if (v && !key) key = v;
-  if (!key) return false;
-  if (key->id >= constant_nodes_.size()) constant_nodes_.resize(std::max<size_t>(key->id + 1, m_.value_count), -1);
-  int8_t& known = constant_nodes_[key->id];
-  if (known < 0) known = computes_from_constants(n) ? 1 : 0;
-  return known == 1;
+  NodeFacts* nf = facts(n);
+  if (!nf) return false;  // nothing to keep
+  if (nf->constant < 0) {
+    // The producers' facts are looked up on the way, which may grow the table: look n up again.
+    const int8_t constant = computes_from_constants(n) ? 1 : 0;
+    facts(n)->constant = constant;
+    return constant == 1;
+  }
+  return nf->constant == 1;
 }
 
 bool Interpreter::computes_from_constants(const Node* n) {

@@ -252,21 +252,27 @@ const RValue& Interpreter::initializer_rvalue(const Value* v) {
   return r;
 }
 
+Interpreter::NodeFacts* Interpreter::facts(const Node* n) {
+  for (const Value* v : n->outputs) {
+    if (!v) continue;
+    if (v->id >= node_facts_.size()) node_facts_.resize(std::max<size_t>(v->id + 1, m_.value_count));
+    return &node_facts_[v->id];
+  }
+  return nullptr;
+}
+
 const OpEntry* Interpreter::op_entry(const Node* n, int64_t& opset) {
-  // Remembered under the node's first output (every node that runs has one).
-  const Value* key = nullptr;
-  for (const Value* v : n->outputs)
-    if (v && !key) key = v;
-  if (key && key->id < op_entries_.size() && op_entries_[key->id].first) {
-    opset = op_entries_[key->id].second;
-    return op_entries_[key->id].first;
+  NodeFacts* nf = facts(n);
+  if (nf && nf->entry) {
+    opset = nf->opset;
+    return nf->entry;
   }
   const std::string_view domain = m_.str(n->domain);
   opset = m_.opset_version(domain);
   const OpEntry* e = Registry::instance().find(domain, m_.str(n->op_type), opset);
-  if (key && e) {
-    if (key->id >= op_entries_.size()) op_entries_.resize(std::max<size_t>(key->id + 1, m_.value_count));
-    op_entries_[key->id] = {e, opset};
+  if (nf && e) {
+    nf->entry = e;
+    nf->opset = opset;
   }
   return e;
 }

@@ -308,10 +308,17 @@ class Interpreter {
   bool recall_outputs(const Node* n, Frame& f);
   void keep_outputs(const Node* n, const Frame& f);
   std::unordered_map<const Value*, bool> constant_values_;
-  std::vector<int8_t> constant_nodes_;  // by the node's first output's id: -1 not yet known, 0 no, 1 yes
-  // The registry entry and opset of a node, looked up once (by its first output's id).
+  // What the interpreter learns about a node once: its registry entry and opset, and whether it
+  // computes from constants only (-1 not yet known, 0 no, 1 yes).
+  struct NodeFacts {
+    const OpEntry* entry = nullptr;
+    int64_t opset = 0;
+    int8_t constant = -1;
+  };
+  // A node's facts, remembered under its first output's id; null for a node without outputs.
+  NodeFacts* facts(const Node* n);
+  std::vector<NodeFacts> node_facts_;
   const OpEntry* op_entry(const Node* n, int64_t& opset);
-  std::vector<std::pair<const OpEntry*, int64_t>> op_entries_;
   // A chain as one call, or node by node when its tensors are not all float32 (exec/fused_run.cpp).
   void run_chain(const FusedChain& c, Frame& f);
   // Stores a node's output value in the frame and counts its bytes.
