@@ -8,8 +8,9 @@
 
 namespace ofg::exec {
 
-// A 64-byte aligned block of at least `bytes` (a multiple of 64), reused when a cached one is
-// close in size; `got` receives its real size. Throws std::bad_alloc when the system has none.
+// A 64-byte aligned block of at least `bytes` (a multiple of 64): under 32 KiB one of a
+// power-of-two size class, reused from that class's list; from 64 KiB a cached block close in
+// size when there is one. `got` receives its real size. Throws std::bad_alloc when the system has none.
 void* buffer_take(size_t bytes, size_t& got);
 // Returns a block from buffer_take with its real size: cached, or freed when it does not fit.
 void buffer_give(void* p, size_t bytes);
