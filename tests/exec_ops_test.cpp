@@ -318,6 +318,51 @@ TEST_F(ExecOps, NodesOfConstantsOnlyRunOnce) {
                            [&](int run) { EXPECT_EQ(cache.kept_count(), 3u) << "Slice, Mul and Transpose, run " << run; });
 }
 
+// Constant nodes (value tensors and value_ints alike) run on the first run only: their outputs
+// stay resident in the interpreter and later runs skip them, with or without a cache; with a
+// cache, nodes computed from constants only become resident too. Outputs are the same run after
+// run, a Constant output that is a graph output included.
+TEST_F(ExecOps, ResidentNodesRunOnce) {
+  Value* x = b.input("x", kFloat, {2, 3});
+  Value* c = b.constant("c", {3}, {1.f, 2.f, 3.f});
+  Value* shape = b.op("Constant", {}, {b.ints("value_ints", {3, 2})});
+  Value* twice = b.op("Mul", {c, b.constant("two", {}, {2.f})});  // from constants only
+  b.output(b.op("Reshape", {b.op("Add", {x, twice}), shape}));
+  b.output(c);
+  const std::vector<float> xv = {0.f, 1.f, 2.f, 3.f, 4.f, 5.f};
+  const std::vector<float> want = {2.f, 5.f, 8.f, 5.f, 8.f, 11.f};
+  for (bool cached : {false, true}) {
+    ExecCache cache;
+    Interpreter in(*m, cached ? &cache : nullptr);
+    for (int run = 0; run < 3; ++run) {
+      const auto out = in.run({{"x", tensor_f({2, 3}, xv)}});
+      ASSERT_EQ(out.size(), 2u);
+      EXPECT_EQ(out[0].t.shape, (Shape{3, 2}));
+      EXPECT_EQ(values(out[0]), want) << "cached " << cached << " run " << run;
+      EXPECT_EQ(values(out[1]), (std::vector<float>{1.f, 2.f, 3.f}));
+      // Three Constant nodes; the Mul of two of them with a cache.
+      const size_t resident = run == 0 ? 0u : cached ? 4u : 3u;
+      EXPECT_EQ(in.stats().nodes_resident, resident) << "cached " << cached << " run " << run;
+      EXPECT_EQ(in.stats().nodes_run + in.stats().nodes_resident, 6u);
+    }
+  }
+}
+
+// A Constant node without a value attribute is never resident: it fails on every run.
+TEST_F(ExecOps, BrokenConstantFailsEveryRun) {
+  Value* x = b.input("x", kFloat, {2});
+  b.output(b.op("Add", {x, b.op("Constant", {}, {b.i("not_a_value", 1)})}));
+  Interpreter in(*m);
+  for (int run = 0; run < 2; ++run) {
+    try {
+      in.run({{"x", tensor_f({2}, {1.f, 2.f})}});
+      FAIL() << "run " << run << " should fail";
+    } catch (const ofg::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("Constant"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // Gemm with weights (B an initializer, stored K x N or N x K) and alpha 1 packs B once into the
 // run's cache; with C and beta the product is the uncached run's bit for bit, on every run.
 TEST_F(ExecOps, GemmWithConstantWeightsPackedOnce) {

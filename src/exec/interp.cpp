@@ -246,10 +246,35 @@ std::vector<const OpEntry*> Registry::all() const {
 
 // ------------------------------------------------------------------ frames and plans
 
-const RValue& Interpreter::initializer_rvalue(const Value* v) {
-  RValue& r = initializer_values_[v];  // a node-based map: references stay valid as it grows
-  if (r.kind == RValue::kNone) r = RValue::tensor(initializer_value(*v->initializer));
-  return r;
+const RValue* Interpreter::resident_value(const Value* v) {
+  auto it = resident_values_.find(v);  // a node-based map: pointers stay valid as it grows
+  if (it != resident_values_.end()) return &it->second;
+  if (!v->initializer) return nullptr;
+  return &(resident_values_[v] = RValue::tensor(initializer_value(*v->initializer)));
+}
+
+void Interpreter::settle_residency(Node* n, const Frame& f) {
+  NodeFacts* nf = facts(n);
+  if (!nf || nf->resident >= 0) return;
+  // A Constant node's value comes from its attributes; a node computed from constants only is
+  // resident once the cache keeps its outputs (it may refuse: a budget bounds what it keeps).
+  const bool constant_op = n->inputs.size == 0 && m_.str(n->op_type) == "Constant" && m_.str(n->domain).empty();
+  bool resident = constant_op || (cache_ && constant_node(n));
+  nf = facts(n);  // constant_node may have grown the table
+  std::vector<std::pair<const Value*, const RValue*>> outs;
+  for (const Value* v : n->outputs) {
+    if (!v || !resident) continue;
+    const RValue* r = constant_op ? nullptr : cache_->kept_output(v);
+    if (constant_op) {
+      auto it = f.values.find(v);
+      if (it != f.values.end()) r = &it->second;
+    }
+    if (!r || r->kind == RValue::kNone) resident = false;
+    else outs.emplace_back(v, r);
+  }
+  nf->resident = resident ? 1 : 0;
+  if (resident)
+    for (const auto& o : outs) resident_values_[o.first] = *o.second;
 }
 
 Interpreter::NodeFacts* Interpreter::facts(const Node* n) {
@@ -437,14 +462,24 @@ void Interpreter::exec_node(Node* n, Frame& f) {
 std::vector<RValue> Interpreter::run_graph(Graph* g, const std::vector<RValue>& inputs, Frame* parent) {
   Frame f;
   f.parent = parent;
-  // Initializers are not bound here: a lookup that finds no value takes the initializer's
-  // (initializer_rvalue), made once per interpreter instead of once per run of the graph.
+  // Initializers are not bound here: a lookup that finds no value takes the resident one
+  // (resident_value), made once per interpreter instead of once per run of the graph.
   for (size_t i = 0; i < g->inputs.size && i < inputs.size(); ++i) f.values[g->inputs[i].value] = inputs[i];
   const Plan& p = plan_for(g);
   for (size_t i = 0; i < p.order.size(); ++i) {
     const int32_t k = p.chain_at[i];
-    if (k == -1) exec_node(p.order[i], f);
-    else if (k >= 0) run_chain(p.chains[k], f);
+    if (k == -1) {
+      Node* n = p.order[i];
+      const NodeFacts* nf = facts(n);
+      if (nf && nf->resident == 1) {
+        ++stats_.nodes_resident;
+      } else {
+        exec_node(n, f);
+        settle_residency(n, f);
+      }
+    } else if (k >= 0) {
+      run_chain(p.chains[k], f);
+    }
     for (const Value* v : p.release_after[i]) {
       auto it = f.values.find(v);
       if (it == f.values.end()) continue;
@@ -455,8 +490,7 @@ std::vector<RValue> Interpreter::run_graph(Graph* g, const std::vector<RValue>& 
   }
   std::vector<RValue> out;
   for (const ValueInfo& vi : g->outputs) {
-    const RValue* r = f.find(vi.value);
-    if (!r && vi.value->initializer) r = &initializer_rvalue(vi.value);
+    const RValue* r = value_of(vi.value, f);
     if (!r) fail(Status::kInvalidModel, "graph output '" + std::string(m_.str(vi.value->name)) + "' was not computed");
     out.push_back(*r);
   }

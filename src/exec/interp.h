@@ -261,6 +261,7 @@ class ExecCache {
 struct RunStats {
   size_t nodes_run = 0;      // a fused chain counts its nodes
   size_t fused_chains = 0;   // chains run as one call (exec/fusion.h)
+  size_t nodes_resident = 0; // nodes skipped: their outputs were resident from an earlier run
   size_t peak_live_bytes = 0;
   size_t freed_values = 0;
 };
@@ -314,6 +315,9 @@ class Interpreter {
     const OpEntry* entry = nullptr;
     int64_t opset = 0;
     int8_t constant = -1;
+    // Whether the node's outputs are resident (resident_values_): -1 not yet run, 0 no, 1 yes:
+    // later runs skip the node.
+    int8_t resident = -1;
   };
   // A node's facts, remembered under its first output's id; null for a node without outputs.
   NodeFacts* facts(const Node* n);
@@ -323,16 +327,22 @@ class Interpreter {
   void run_chain(const FusedChain& c, Frame& f);
   // Stores a node's output value in the frame and counts its bytes.
   void store(Value* v, RValue r, Frame& f);
-  // The value of v as a node reads it: the frame's, else the initializer's; null when none.
+  // The value of v as a node reads it: the frame's, else the resident one; null when none.
   const RValue* value_of(const Value* v, Frame& f) {
     const RValue* r = f.find(v);
-    return r || !v->initializer ? r : &initializer_rvalue(v);
+    return r ? r : resident_value(v);
   }
   bool fuse_ = true;
   RTensor initializer_value(const Tensor& t) { return cache_ ? cache_->constant(t) : from_ir(t); }
-  // The value of an initializer that no frame binds, made on first use and kept.
-  const RValue& initializer_rvalue(const Value* v);
-  std::unordered_map<const Value*, RValue> initializer_values_;
+  // Values that are the same on every run of this interpreter, looked up when no frame binds
+  // them: initializers (made on first use), the outputs of Constant nodes and, with a cache, of
+  // nodes computed from constants only whose outputs the cache keeps. The nodes of the last two
+  // run once; later runs skip them (a node costs its dispatch even when it only makes a view,
+  // and exports carry hundreds of Constant nodes). Null when v is none of these.
+  const RValue* resident_value(const Value* v);
+  // After n ran in f: makes its outputs resident when they qualify (decided once per node).
+  void settle_residency(Node* n, const Frame& f);
+  std::unordered_map<const Value*, RValue> resident_values_;
   Model& m_;
   ExecCache* cache_ = nullptr;
   std::unordered_map<Graph*, Plan> plans_;
