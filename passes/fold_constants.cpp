@@ -309,7 +309,7 @@ void run_fold_constants(PassContext& ctx) {
   const exec::TypeInference& ti = ctx.inferred_types();
   exec::Interpreter interp(m);
   std::shared_ptr<ConstStore> store;  // made on the first large Transpose
-  exec::Frame f;                      // reused from node to node (cleared, its table kept)
+  std::vector<exec::RValue> args;     // reused from node to node
   for (Graph* g : all_graphs(m)) {
     g->for_each_node([&](Node* n) {
       if (!n->alive || !foldable(m, n)) return;
@@ -339,28 +339,24 @@ void run_fold_constants(PassContext& ctx) {
           return;
         }
       }
-      f.values.clear();
+      args.clear();
       for (Value* v : n->inputs)
-        if (v) f.values[v] = exec::RValue::tensor(exec::from_ir(*const_tensor(m, v)));
+        args.push_back(v ? exec::RValue::tensor(exec::from_ir(*const_tensor(m, v))) : exec::RValue{});
+      std::vector<exec::RValue> outs;
       try {
-        interp.run_node(n, f);
+        outs = interp.run_node(n, args);
       } catch (const std::exception&) {
         return;  // a kernel that rejects these inputs: leave the node for the runtime to report
       }
       int64_t actual = 0;
-      for (Value* v : n->outputs) {
-        auto it = v ? f.values.find(v) : f.values.end();
-        if (it != f.values.end() && it->second.kind == exec::RValue::kTensor)
-          actual += static_cast<int64_t>(it->second.t.nbytes());
-      }
+      for (const exec::RValue& o : outs)
+        if (o.kind == exec::RValue::kTensor) actual += static_cast<int64_t>(o.t.nbytes());
       if (actual - freed > budget) return;
       std::vector<Tensor*> results(n->outputs.size, nullptr);
       for (uint32_t i = 0; i < n->outputs.size; ++i) {
-        Value* v = n->outputs[i];
-        if (!v) continue;
-        auto it = f.values.find(v);
-        if (it == f.values.end() || it->second.kind != exec::RValue::kTensor) return;
-        const exec::RTensor& r = it->second.t;
+        if (!n->outputs[i]) continue;
+        if (outs[i].kind != exec::RValue::kTensor) return;
+        const exec::RTensor& r = outs[i].t;
         if (dtype_size(r.dtype) == 0) return;
         results[i] = result_tensor(m, r);
       }

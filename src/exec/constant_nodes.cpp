@@ -77,8 +77,10 @@ bool Interpreter::recall_outputs(const Node* n, Frame& f) {
     if (!v) continue;
     const RValue& r = *kept[i++];
     if (r.kind == RValue::kNone) continue;
+    RValue* s = f.slot(v);
+    if (!s) return false;
     live_bytes_ += value_bytes(r);
-    f.values[v] = r;
+    *s = r;
   }
   stats_.peak_live_bytes = std::max(stats_.peak_live_bytes, live_bytes_);
   ++stats_.nodes_run;
@@ -89,8 +91,8 @@ void Interpreter::keep_outputs(const Node* n, const Frame& f) {
   std::vector<std::pair<const Value*, RValue>> outs;
   for (const Value* v : n->outputs) {
     if (!v) continue;
-    auto it = f.values.find(v);
-    outs.emplace_back(v, it == f.values.end() ? RValue{} : it->second);
+    const RValue* r = f.slot(v);
+    outs.emplace_back(v, r ? *r : RValue{});
   }
   cache_->keep_outputs(outs);
 }

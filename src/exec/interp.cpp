@@ -265,10 +265,7 @@ void Interpreter::settle_residency(Node* n, const Frame& f) {
   for (const Value* v : n->outputs) {
     if (!v || !resident) continue;
     const RValue* r = constant_op ? nullptr : cache_->kept_output(v);
-    if (constant_op) {
-      auto it = f.values.find(v);
-      if (it != f.values.end()) r = &it->second;
-    }
+    if (constant_op) r = f.slot(v);
     if (!r || r->kind == RValue::kNone) resident = false;
     else outs.emplace_back(v, r);
   }
@@ -304,8 +301,8 @@ const OpEntry* Interpreter::op_entry(const Node* n, int64_t& opset) {
 
 const RValue* Frame::find(const Value* v) const {
   for (const Frame* f = this; f; f = f->parent) {
-    auto it = f->values.find(v);
-    if (it != f->values.end()) return &it->second;
+    const RValue* r = f->slot(v);
+    if (r && r->kind != RValue::kNone) return r;
   }
   return nullptr;
 }
@@ -348,6 +345,13 @@ const Interpreter::Plan& Interpreter::plan_for(Graph* g) {
   if (it != plans_.end()) return it->second;
   Plan p;
   for (Node* n = g->first; n; n = n->next) p.order.push_back(n);
+  p.slot_of.assign(m_.value_count, -1);
+  auto add_slot = [&](const Value* v) {
+    if (v && v->id < p.slot_of.size() && p.slot_of[v->id] < 0) p.slot_of[v->id] = static_cast<int32_t>(p.slots++);
+  };
+  for (const ValueInfo& vi : g->inputs) add_slot(vi.value);
+  for (Node* n : p.order)
+    for (const Value* v : n->outputs) add_slot(v);
   p.chain_at.assign(p.order.size(), -1);
   // run_at[i]: where order[i] runs, the position of its chain's last node when it has one (what
   // it reads must live until then).
@@ -397,8 +401,11 @@ const Interpreter::Plan& Interpreter::plan_for(Graph* g) {
 }
 
 void Interpreter::store(Value* v, RValue r, Frame& f) {
+  RValue* s = f.slot(v);
+  if (!s) fail(Status::kInvalidModel, "value '" + std::string(m_.str(v->name)) + "' is not defined by the graph that computes it");
   live_bytes_ += value_bytes(r);
-  f.values[v] = std::move(r);
+  if (s->kind != RValue::kNone) live_bytes_ -= std::min(live_bytes_, value_bytes(*s));
+  *s = std::move(r);
 }
 
 void Interpreter::exec_node(Node* n, Frame& f) {
@@ -415,6 +422,7 @@ void Interpreter::exec_node(Node* n, Frame& f) {
   OpCtx ctx{*this, m_, *n, opset, {}, {}, &f};
   // Every op has at least one output; kernels write out[0] without looking.
   if (n->outputs.size == 0) fail(Status::kInvalidModel, ctx.where() + ": the node has no outputs");
+  SpareVectors::Lease lease(spare_, ctx);
   ctx.in.reserve(n->inputs.size);
   std::vector<RValue> promoted;  // reserved once a half input shows up: ctx.in points into it
   bool had_half = false;
@@ -459,13 +467,46 @@ void Interpreter::exec_node(Node* n, Frame& f) {
   if (keep) keep_outputs(n, f);
 }
 
+std::vector<RValue> Interpreter::run_node(Node* n, const std::vector<RValue>& inputs) {
+  if (node_slots_.size() < m_.value_count) node_slots_.assign(m_.value_count, -1);
+  Frame f;
+  f.slot_of = &node_slots_;
+  // Slots for the node's values only, taken back however the node ends.
+  std::vector<uint32_t> used;
+  struct Reset {
+    std::vector<int32_t>& slots;
+    const std::vector<uint32_t>& used;
+    ~Reset() {
+      for (uint32_t id : used) slots[id] = -1;
+    }
+  } reset{node_slots_, used};
+  auto add = [&](const Value* v) {
+    if (!v || v->id >= node_slots_.size() || node_slots_[v->id] >= 0) return;
+    node_slots_[v->id] = static_cast<int32_t>(f.slots.size());
+    f.slots.emplace_back();
+    used.push_back(v->id);
+  };
+  for (const Value* v : n->inputs) add(v);
+  for (const Value* v : n->outputs) add(v);
+  for (uint32_t i = 0; i < n->inputs.size && i < inputs.size(); ++i)
+    if (RValue* s = n->inputs[i] ? f.slot(n->inputs[i]) : nullptr) *s = inputs[i];
+  exec_node(n, f);
+  std::vector<RValue> out(n->outputs.size);
+  for (uint32_t i = 0; i < n->outputs.size; ++i)
+    if (RValue* s = n->outputs[i] ? f.slot(n->outputs[i]) : nullptr) out[i] = std::move(*s);
+  return out;
+}
+
 std::vector<RValue> Interpreter::run_graph(Graph* g, const std::vector<RValue>& inputs, Frame* parent) {
+  const Plan& p = plan_for(g);
   Frame f;
   f.parent = parent;
+  f.slot_of = &p.slot_of;
+  f.slots.resize(p.slots);
   // Initializers are not bound here: a lookup that finds no value takes the resident one
   // (resident_value), made once per interpreter instead of once per run of the graph.
-  for (size_t i = 0; i < g->inputs.size && i < inputs.size(); ++i) f.values[g->inputs[i].value] = inputs[i];
-  const Plan& p = plan_for(g);
+  for (size_t i = 0; i < g->inputs.size && i < inputs.size(); ++i)
+    if (RValue* s = f.slot(g->inputs[i].value)) *s = inputs[i];
   for (size_t i = 0; i < p.order.size(); ++i) {
     const int32_t k = p.chain_at[i];
     if (k == -1) {
@@ -481,10 +522,10 @@ std::vector<RValue> Interpreter::run_graph(Graph* g, const std::vector<RValue>& 
       run_chain(p.chains[k], f);
     }
     for (const Value* v : p.release_after[i]) {
-      auto it = f.values.find(v);
-      if (it == f.values.end()) continue;
-      live_bytes_ -= std::min(live_bytes_, value_bytes(it->second));
-      f.values.erase(it);
+      RValue* s = f.slot(v);
+      if (!s || s->kind == RValue::kNone) continue;
+      live_bytes_ -= std::min(live_bytes_, value_bytes(*s));
+      *s = RValue{};
       ++stats_.freed_values;
     }
   }

@@ -185,10 +185,20 @@ class Registry {
   std::vector<uint32_t> next_;
 };
 
-// Values visible while a graph runs; captures are looked up in the parent frame.
+// Values visible while a graph runs: one slot per value the graph defines (its inputs and its
+// nodes' outputs), numbered by the graph's plan; captures are looked up in the parent frame.
+// An empty slot (kind kNone) holds no value: not computed yet, or released.
 struct Frame {
   Frame* parent = nullptr;
-  std::unordered_map<const Value*, RValue> values;
+  const std::vector<int32_t>* slot_of = nullptr;  // value id -> slot, -1 for values of other graphs
+  std::vector<RValue> slots;
+  // v's slot in this frame, or null when the graph does not define v.
+  RValue* slot(const Value* v) {
+    const int32_t s = v->id < slot_of->size() ? (*slot_of)[v->id] : -1;
+    return s < 0 ? nullptr : &slots[static_cast<size_t>(s)];
+  }
+  const RValue* slot(const Value* v) const { return const_cast<Frame*>(this)->slot(v); }
+  // The value of v in this frame or an enclosing one; null when none holds it.
   const RValue* find(const Value* v) const;
 };
 
@@ -277,10 +287,11 @@ class Interpreter {
   // Runs a subgraph with its formal inputs bound in order; parent gives captured values.
   std::vector<RValue> run_graph(Graph* g, const std::vector<RValue>& inputs, Frame* parent);
   Model& model() { return m_; }
+  // Runs one node on the given values of its inputs (in order; kNone for an omitted one) and
+  // returns its outputs in order (kNone where there is no output or the op made none). Constant
+  // folding evaluates nodes this way, with the same kernels and half-precision handling.
+  std::vector<RValue> run_node(Node* n, const std::vector<RValue>& inputs);
   const RunStats& stats() const { return stats_; }
-  // Runs one node with its inputs taken from `f` and its outputs stored there (constant folding
-  // evaluates single nodes this way, with the same kernels and half-precision handling).
-  void run_node(Node* n, Frame& f) { exec_node(n, f); }
   // Plan-time fusions (exec/fusion.h), on by default. Their results are bit-identical to running
   // the nodes one by one; turning them off (tests compare both) drops the plans made so far.
   void set_plan_fusion(bool on);
@@ -290,6 +301,9 @@ class Interpreter {
  private:
   struct Plan {
     std::vector<Node*> order;
+    // Frame slots: value id -> slot of the values the graph defines (-1 for others), and their count.
+    std::vector<int32_t> slot_of;
+    size_t slots = 0;
     // values to release after order[i] ran
     std::vector<std::vector<const Value*>> release_after;
     std::vector<FusedChain> chains;
@@ -332,6 +346,47 @@ class Interpreter {
     const RValue* r = f.find(v);
     return r ? r : resident_value(v);
   }
+  // The input and output vectors of finished nodes' contexts, lent to the next nodes (nested
+  // ones too: a node with a subgraph runs others while it holds its own): a context's two vectors
+  // were two allocations per node.
+  struct SpareVectors {
+    std::vector<std::vector<const RValue*>> in;
+    std::vector<std::vector<RValue>> out;
+    static constexpr size_t kMax = 32;  // nesting deeper than this allocates
+    SpareVectors() {
+      in.reserve(kMax);
+      out.reserve(kMax);
+    }
+    // Moves spare vectors into a context, and its vectors back, emptied, when it ends.
+    class Lease {
+     public:
+      Lease(SpareVectors& s, OpCtx& c) : s_(s), c_(c) {
+        if (!s.in.empty()) {
+          c.in = std::move(s.in.back());
+          s.in.pop_back();
+        }
+        if (!s.out.empty()) {
+          c.out = std::move(s.out.back());
+          s.out.pop_back();
+        }
+      }
+      ~Lease() {
+        c_.in.clear();
+        c_.out.clear();
+        // Within the reserved capacity: push_back does not allocate (nor throw).
+        if (s_.in.size() < kMax) s_.in.push_back(std::move(c_.in));
+        if (s_.out.size() < kMax) s_.out.push_back(std::move(c_.out));
+      }
+      Lease(const Lease&) = delete;
+      Lease& operator=(const Lease&) = delete;
+
+     private:
+      SpareVectors& s_;
+      OpCtx& c_;
+    };
+  };
+  SpareVectors spare_;
+  std::vector<int32_t> node_slots_;  // run_node's frame slots: -1 between calls
   bool fuse_ = true;
   RTensor initializer_value(const Tensor& t) { return cache_ ? cache_->constant(t) : from_ir(t); }
   // Values that are the same on every run of this interpreter, looked up when no frame binds
