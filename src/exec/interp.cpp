@@ -338,6 +338,7 @@ void Interpreter::set_plan_fusion(bool on) {
   if (on == fuse_) return;
   fuse_ = on;
   plans_.clear();
+  value_slot_.clear();  // numbered again as the graphs are planned again
 }
 
 const Interpreter::Plan& Interpreter::plan_for(Graph* g) {
@@ -345,9 +346,10 @@ const Interpreter::Plan& Interpreter::plan_for(Graph* g) {
   if (it != plans_.end()) return it->second;
   Plan p;
   for (Node* n = g->first; n; n = n->next) p.order.push_back(n);
-  p.slot_of.assign(m_.value_count, -1);
+  if (value_slot_.size() < m_.value_count) value_slot_.resize(m_.value_count, -1);
   auto add_slot = [&](const Value* v) {
-    if (v && v->id < p.slot_of.size() && p.slot_of[v->id] < 0) p.slot_of[v->id] = static_cast<int32_t>(p.slots++);
+    if (v && v->graph == g && v->id < value_slot_.size() && value_slot_[v->id] < 0)
+      value_slot_[v->id] = static_cast<int32_t>(p.slots++);
   };
   for (const ValueInfo& vi : g->inputs) add_slot(vi.value);
   for (Node* n : p.order)
@@ -501,7 +503,8 @@ std::vector<RValue> Interpreter::run_graph(Graph* g, const std::vector<RValue>& 
   const Plan& p = plan_for(g);
   Frame f;
   f.parent = parent;
-  f.slot_of = &p.slot_of;
+  f.graph = g;
+  f.slot_of = &value_slot_;
   f.slots.resize(p.slots);
   // Initializers are not bound here: a lookup that finds no value takes the resident one
   // (resident_value), made once per interpreter instead of once per run of the graph.

@@ -190,10 +190,13 @@ class Registry {
 // An empty slot (kind kNone) holds no value: not computed yet, or released.
 struct Frame {
   Frame* parent = nullptr;
-  const std::vector<int32_t>* slot_of = nullptr;  // value id -> slot, -1 for values of other graphs
+  const Graph* graph = nullptr;  // the graph whose values the slots hold (null: any, see run_node)
+  // Value id -> its slot in the frames of its graph (-1: none), for all graphs of the model.
+  const std::vector<int32_t>* slot_of = nullptr;
   std::vector<RValue> slots;
   // v's slot in this frame, or null when the graph does not define v.
   RValue* slot(const Value* v) {
+    if (graph && v->graph != graph) return nullptr;
     const int32_t s = v->id < slot_of->size() ? (*slot_of)[v->id] : -1;
     return s < 0 ? nullptr : &slots[static_cast<size_t>(s)];
   }
@@ -301,9 +304,7 @@ class Interpreter {
  private:
   struct Plan {
     std::vector<Node*> order;
-    // Frame slots: value id -> slot of the values the graph defines (-1 for others), and their count.
-    std::vector<int32_t> slot_of;
-    size_t slots = 0;
+    size_t slots = 0;  // frame slots: the values the graph defines (numbered in value_slot_)
     // values to release after order[i] ran
     std::vector<std::vector<const Value*>> release_after;
     std::vector<FusedChain> chains;
@@ -386,7 +387,10 @@ class Interpreter {
     };
   };
   SpareVectors spare_;
-  std::vector<int32_t> node_slots_;  // run_node's frame slots: -1 between calls
+  // Value id -> frame slot of the values of the graphs planned so far (each value belongs to one
+  // graph, so one table serves all plans), and run_node's slots (-1 between calls).
+  std::vector<int32_t> value_slot_;
+  std::vector<int32_t> node_slots_;
   bool fuse_ = true;
   RTensor initializer_value(const Tensor& t) { return cache_ ? cache_->constant(t) : from_ir(t); }
   // Values that are the same on every run of this interpreter, looked up when no frame binds
