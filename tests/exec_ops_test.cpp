@@ -348,6 +348,49 @@ TEST_F(ExecOps, ResidentNodesRunOnce) {
   }
 }
 
+// A Reshape target computed from the input's shape (Shape -> Gather -> Unsqueeze -> Concat, as
+// exports with dynamic axes write it) is remembered: a run with the same input shape takes the
+// three nodes' outputs; a run with another shape computes them again, then they are remembered
+// for that shape. A node reading the input's data (the Add) runs on every run.
+TEST_F(ExecOps, ShapeComputationsRecalledWhileShapesStay) {
+  Value* x = b.input("x", kFloat, {"n", 4});
+  Value* batch = b.op("Gather", {b.op("Shape", {x}), b.constant_i64("zero", {}, {0})});
+  Value* target = b.op("Concat", {b.op("Unsqueeze", {batch, b.constant_i64("axes", {1}, {0})}),
+                                  b.constant_i64("rest", {1}, {-1})},
+                       {b.i("axis", 0)});
+  b.output(b.op("Reshape", {b.op("Add", {x, x}), target}));
+  Interpreter in(*m);
+  struct Case {
+    int64_t n;
+    size_t recalled;
+  };
+  for (const Case& c : {Case{2, 0}, Case{2, 3}, Case{3, 0}, Case{3, 3}, Case{2, 0}}) {
+    std::vector<float> xv(static_cast<size_t>(c.n * 4));
+    for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i);
+    const auto out = in.run({{"x", tensor_f({c.n, 4}, xv)}});
+    EXPECT_EQ(out[0].t.shape, (Shape{c.n, 4})) << "n " << c.n;
+    std::vector<float> want(xv.size());
+    for (size_t i = 0; i < xv.size(); ++i) want[i] = 2.f * xv[i];
+    EXPECT_EQ(values(out[0]), want);
+    EXPECT_EQ(in.stats().nodes_recalled, c.recalled) << "n " << c.n;
+  }
+}
+
+// Not remembered: nodes reading data (a Gather of the input's values), random nodes, nodes whose
+// shape input comes from data.
+TEST_F(ExecOps, DataDependentNodesAreNotRecalled) {
+  Value* x = b.input("x", kInt64, {2});
+  Value* shape_of_x = b.op("Shape", {x});
+  Value* picked = b.op("Gather", {x, b.constant_i64("zero", {}, {0})});  // data of x
+  b.output(b.op("Add", {shape_of_x, picked}));
+  Interpreter in(*m);
+  for (int64_t first : {5, 7, 9}) {
+    const auto out = in.run({{"x", ofg::test::tensor_value<int64_t>(kInt64, {2}, {first, 1})}});
+    EXPECT_EQ(out[0].t.data<int64_t>()[0], 2 + first);
+    EXPECT_EQ(in.stats().nodes_recalled, 0u);
+  }
+}
+
 // A Constant node without a value attribute is never resident: it fails on every run.
 TEST_F(ExecOps, BrokenConstantFailsEveryRun) {
   Value* x = b.input("x", kFloat, {2});

@@ -518,8 +518,14 @@ std::vector<RValue> Interpreter::run_graph(Graph* g, const std::vector<RValue>& 
       if (nf && nf->resident == 1) {
         ++stats_.nodes_resident;
       } else {
-        exec_node(n, f);
-        settle_residency(n, f);
+        // A Shape or Size node always runs (its input may have a new shape): remembering its
+        // output tells whether that changed.
+        const bool source = shape_source(n), derived = !source && shape_node(n);
+        if (!derived || !recall_shape_outputs(n, f)) {
+          exec_node(n, f);
+          settle_residency(n, f);
+          if (source || derived) remember_shape_outputs(n, f);
+        }
       }
     } else if (k >= 0) {
       run_chain(p.chains[k], f);

@@ -275,6 +275,7 @@ struct RunStats {
   size_t nodes_run = 0;      // a fused chain counts its nodes
   size_t fused_chains = 0;   // chains run as one call (exec/fusion.h)
   size_t nodes_resident = 0; // nodes skipped: their outputs were resident from an earlier run
+  size_t nodes_recalled = 0; // nodes of shapes and constants skipped: same inputs as remembered
   size_t peak_live_bytes = 0;
   size_t freed_values = 0;
 };
@@ -333,6 +334,8 @@ class Interpreter {
     // Whether the node's outputs are resident (resident_values_): -1 not yet run, 0 no, 1 yes:
     // later runs skip the node.
     int8_t resident = -1;
+    // Whether it computes from shapes and constants only (exec/shape_memo.cpp): -1 not yet known.
+    int8_t shape = -1;
   };
   // A node's facts, remembered under its first output's id; null for a node without outputs.
   NodeFacts* facts(const Node* n);
@@ -347,6 +350,23 @@ class Interpreter {
     const RValue* r = f.find(v);
     return r ? r : resident_value(v);
   }
+  // Nodes computed from tensor shapes and constants only, remembered between runs
+  // (exec/shape_memo.cpp).
+  bool shape_source(const Node* n) const;  // Shape or Size
+  bool shape_node(const Node* n);          // decided once per node; excludes constant nodes
+  bool shape_input(const Value* v);
+  uint32_t version(const Value* v) const;
+  void bump_version(const Value* v);
+  // Stores n's remembered outputs in f when its inputs have the versions they had then.
+  bool recall_shape_outputs(const Node* n, Frame& f);
+  // After n ran: remembers its outputs (when small) and gives them new versions as needed.
+  void remember_shape_outputs(const Node* n, const Frame& f);
+  struct ShapeMemo {
+    std::vector<RValue> outs;
+    std::vector<uint32_t> in_versions;
+  };
+  std::unordered_map<const Node*, ShapeMemo> shape_memos_;
+  std::vector<uint32_t> value_version_;  // by value id
   // The input and output vectors of finished nodes' contexts, lent to the next nodes (nested
   // ones too: a node with a subgraph runs others while it holds its own): a context's two vectors
   // were two allocations per node.
