@@ -39,29 +39,34 @@ T apply_binary(BinaryOp op, T a, T b) {
 }
 
 RTensor binary(const OpCtx& c, BinaryOp op, const RTensor& a0, const RTensor& b0) {
-  RTensor a = a0, b = b0;
-  if (a.dtype != b.dtype) {
+  // b in a's type when Pow's exponent has another type (references otherwise: copying a tensor
+  // costs its shape's allocation on every call).
+  RTensor b_cast;
+  if (a0.dtype != b0.dtype) {
     if (op == BinaryOp::Pow) {
-      b = cast_tensor(b, a.dtype);
+      b_cast = cast_tensor(b0, a0.dtype);
     } else {
-      c.error(std::string("input types differ: ") + dtype_name(a.dtype) + " and " + dtype_name(b.dtype));
+      c.error(std::string("input types differ: ") + dtype_name(a0.dtype) + " and " + dtype_name(b0.dtype));
     }
   }
+  const RTensor& a = a0;
+  const RTensor& b = a0.dtype != b0.dtype ? b_cast : b0;
   Shape out = broadcast_shapes(c, {a.shape, b.shape});
   const bool int_pow = op == BinaryOp::Pow && !is_float_type(a0.dtype) && is_float_type(b0.dtype);
   // The float broadcasting kernel writes every element: no zero fill first.
   const bool float_kernel = !int_pow && a.dtype == kFloat && out.size() <= kernels::kMaxBroadcastRank;
-  RTensor y = float_kernel ? RTensor::alloc_uninit(a.dtype, out) : RTensor::alloc(a.dtype, out);
+  RTensor y = float_kernel ? RTensor::alloc_uninit(a.dtype, std::move(out)) : RTensor::alloc(a.dtype, std::move(out));
+  const Shape& ys = y.shape;
   if (int_pow) {
     // integer base with float exponent: compute in double, store in the base type.
-    broadcast_each(out, {a0.shape, b0.shape}, [&](int64_t i, const int64_t* o) {
+    broadcast_each(ys, {a0.shape, b0.shape}, [&](int64_t i, const int64_t* o) {
       set_f64(y, i, std::pow(get_f64(a0, o[0]), get_f64(b0, o[1])));
     });
     return y;
   }
   // The broadcasting kernels take up to kMaxBroadcastRank dims; higher ranks (rare, but the model
   // decides) and the other element types take the generic walk below.
-  if (out.size() <= kernels::kMaxBroadcastRank) {
+  if (ys.size() <= kernels::kMaxBroadcastRank) {
     const int64_t *ad = a.shape.data(), *bd = b.shape.data();
     const size_t ar = a.shape.size(), br = b.shape.size();
     switch (a.dtype) {
@@ -76,7 +81,7 @@ RTensor binary(const OpCtx& c, BinaryOp op, const RTensor& a0, const RTensor& b0
     const T* pa = a.data<T>();
     const T* pb = b.data<T>();
     T* py = y.data<T>();
-    broadcast_each(out, {a.shape, b.shape}, [&](int64_t i, const int64_t* o) { py[i] = apply_binary(op, pa[o[0]], pb[o[1]]); });
+    broadcast_each(ys, {a.shape, b.shape}, [&](int64_t i, const int64_t* o) { py[i] = apply_binary(op, pa[o[0]], pb[o[1]]); });
   });
   return y;
 }

@@ -347,7 +347,8 @@ void op_gemm(OpCtx& c) {
   int64_t N = tb ? b.shape[0] : b.shape[1];
   if ((tb ? b.shape[1] : b.shape[0]) != K)
     c.error("inner dimensions differ: A " + shape_str(a.shape) + ", B " + shape_str(b.shape));
-  if (c.has(2) && broadcast_shapes(c, {c.t(2).shape, {M, N}}) != Shape{M, N})
+  const Shape mn{M, N};
+  if (c.has(2) && broadcast_shapes(c, {c.t(2).shape, mn}) != mn)
     c.error("C " + shape_str(c.t(2).shape) + " does not broadcast to " + shape_str({M, N}));
   RTensor y = RTensor::alloc_uninit(kFloat, {M, N});  // every element is written below (C, then sgemm)
   float bet = 0.f;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -11,18 +13,20 @@
 
 namespace ofg::exec {
 
-inline Shape broadcast_shapes(const OpCtx& c, const std::vector<Shape>& shapes) {
+// The broadcast of the shapes (references: an elementwise op runs this on every call, and a
+// vector of copies cost three allocations).
+inline Shape broadcast_shapes(const OpCtx& c, std::initializer_list<std::reference_wrapper<const Shape>> shapes) {
   size_t r = 0;
-  for (auto& s : shapes) r = std::max(r, s.size());
+  for (const Shape& s : shapes) r = std::max(r, s.size());
   Shape out(r, 1);
-  for (auto& s : shapes) {
+  for (const Shape& s : shapes) {
     for (size_t i = 0; i < s.size(); ++i) {
       int64_t& o = out[r - s.size() + i];
       int64_t d = s[i];
       if (d == o || d == 1) continue;
       if (o == 1) { o = d; continue; }
       std::string msg = "shapes cannot be broadcast:";
-      for (auto& q : shapes) msg += " " + shape_str(q);
+      for (const Shape& q : shapes) msg += " " + shape_str(q);
       c.error(msg);
     }
   }
