@@ -110,6 +110,23 @@ TEST(KernelsSgemm, SimdMatchesScalarSmallAndOdd) {
   });
 }
 
+// A row of the product does not depend on the register tile that computed it: the rows of a
+// product of M rows (its last tile short: AVX-512 then computes only the rows it has) are bit for
+// bit those of the product of 56 rows (whole tiles everywhere) whose first M rows are the same.
+TEST(KernelsSgemm, ShortLastTileRowsMatchWholeTileRows) {
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    const size_t big = 56, N = 40, K = 300;
+    auto A = rnd(big * K, -1, 1, 31), B = rnd(K * N, -1, 1, 32);
+    std::vector<float> whole(big * N);
+    simd->sgemm(false, false, big, N, K, 1.f, A.data(), K, B.data(), N, 0.f, whole.data(), N);
+    for (size_t M : {3, 4, 5, 7, 8, 10, 11, 17, 18, 24, 32}) {
+      std::vector<float> part(M * N);
+      simd->sgemm(false, false, M, N, K, 1.f, A.data(), K, B.data(), N, 0.f, part.data(), N);
+      for (size_t i = 0; i < M * N; ++i) ASSERT_EQ(part[i], whole[i]) << simd->isa << " M=" << M << " at " << i;
+    }
+  });
+}
+
 TEST(KernelsSgemm, SimdMatchesScalarBlockedAlphaBeta) {
   ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
     // Sizes that cross the K (256), M (120 AVX2, 140 AVX-512, 128 NEON) and N (1536, 960, 512) blocking

@@ -83,10 +83,20 @@ struct Isa : simd::Lanes<__v16sf> {
     steps(kc, a, b, acc, std::make_index_sequence<MR * NV>{}, std::make_index_sequence<NV>{});
   }
 
+  // The same sums for the first R rows only (acc's other rows are left as they are): the last
+  // tile of a product whose rows are not a multiple of 14 (17, 24, 32 rows of a small
+  // transformer's activations) would otherwise compute all 14. Each sum adds the same products
+  // in the same order as gemm_acc's, so a row's values do not depend on the tile that made it.
+  template <size_t R>
+  static void gemm_acc_rows(size_t kc, const float* a, const float* b, V (&acc)[MR * NV]) {
+    static_assert(R <= MR, "at most a whole tile");
+    steps(kc, a, b, acc, std::make_index_sequence<R * NV>{}, std::make_index_sequence<NV>{});
+  }
+
   template <size_t... K, size_t... H>
   static void steps(size_t kc, const float* a, const float* b, V (&acc)[MR * NV], std::index_sequence<K...>,
                     std::index_sequence<H...>) {
-    V c[MR * NV] = {((void)K, _mm512_setzero_ps())...};
+    V c[sizeof...(K)] = {((void)K, _mm512_setzero_ps())...};
     for (size_t p = 0; p < kc; ++p) {
       const V bv[NV] = {_mm512_loadu_ps(b + W * H)...};
       ((c[K] = _mm512_fmadd_ps(_mm512_set1_ps(a[K / NV]), bv[K % NV], c[K])), ...);

@@ -18,6 +18,7 @@
 // Packing: A in MR-row panels (kc x MR, row i of the panel at + i), B in NR-column panels
 // (kc x NR); partial panels are zero-filled so the register tile never needs masks.
 #pragma once
+#include <type_traits>
 
 #include "kernels/gemm_split.h"
 #include "kernels/internal.h"
@@ -223,13 +224,33 @@ inline void store_full_tile(const typename Isa::V* acc, float* C, size_t ldc, bo
 // acc = A panel (kc x MR) * B panel (kc x NR); then C tile = acc + (first ? beta*C : C), then the
 // epilogue when ep.last. Partial tiles go through a stack buffer so the full-tile path has no
 // masks.
+// Whether an ISA computes part of a tile's rows (gemm_acc_rows<R>): worth it where tiles are tall.
+template <class Isa, class = void>
+struct HasRowsAcc : std::false_type {};
+template <class Isa>
+struct HasRowsAcc<Isa, std::void_t<decltype(&Isa::template gemm_acc_rows<1>)>> : std::true_type {};
+
+// acc's first mr rows of the tile: a short last tile takes a kernel of fewer rows when the ISA
+// has them (the other rows of acc are then not set).
+template <class Isa>
+inline void tile_acc(size_t kc, const float* a, const float* b, size_t mr,
+                     typename Isa::V (&acc)[Isa::MR * (Isa::NR / Isa::W)]) {
+  if constexpr (HasRowsAcc<Isa>::value) {
+    constexpr size_t MR = Isa::MR;
+    if (mr <= (MR + 3) / 4) return Isa::template gemm_acc_rows<(MR + 3) / 4>(kc, a, b, acc);
+    if (mr <= MR / 2) return Isa::template gemm_acc_rows<MR / 2>(kc, a, b, acc);
+    if (mr <= MR * 3 / 4) return Isa::template gemm_acc_rows<MR * 3 / 4>(kc, a, b, acc);
+  }
+  Isa::gemm_acc(kc, a, b, acc);
+}
+
 template <class Isa>
 inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size_t ldc, size_t mr,
                        size_t nr, bool first, float beta, const Epilogue& ep) {
   using V = typename Isa::V;
   constexpr size_t MR = Isa::MR, NR = Isa::NR, NV = NR / Isa::W;
   V acc[MR * NV];
-  Isa::gemm_acc(kc, a, b, acc);
+  tile_acc<Isa>(kc, a, b, mr, acc);
   const bool bias = ep.last && ep.bias, clamp = ep.last && ep.clamp, post = ep.last && ep.post;
   if (mr == MR && nr == NR) {
     if (!post) return store_full_tile<Isa, false, PostAct::None>(acc, C, ldc, first, beta, bias, clamp, ep);
@@ -244,7 +265,7 @@ inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size
     }
   }
   alignas(64) float tile[MR * NR];
-  for (size_t i = 0; i < MR * NV; ++i) Isa::store(tile + i * Isa::W, acc[i]);
+  for (size_t i = 0; i < mr * NV; ++i) Isa::store(tile + i * Isa::W, acc[i]);
   for (size_t i = 0; i < mr; ++i)
     for (size_t j = 0; j < nr; ++j) {
       float& c = C[i * ldc + j];
