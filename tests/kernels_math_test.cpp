@@ -414,6 +414,29 @@ TEST(KernelsPool, HandCheckedAndSimd) {
             for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-6f);
           }
         }
+  // NaN anywhere in a window makes that output NaN; planes without NaN take the SIMD kernels'
+  // faster path, planes with one the tracking path: both against the reference, on widths with
+  // and without a partial last vector.
+  for (const k::KernelTable* simd : k::simd_tables())
+    for (size_t W : {7, 16, 33, 111}) {
+      k::Pool2DParams q;
+      q.N = 1; q.C = 3; q.H = 9; q.W = W; q.kH = q.kW = 3; q.stride_h = q.stride_w = 2;
+      q.H_out = k::conv_out_dim(q.H, 3, 2, 0, 0, 1);
+      q.W_out = k::conv_out_dim(q.W, 3, 2, 0, 0, 1);
+      auto in = rnd(q.C * q.H * q.W);
+      in[q.H * q.W + 2 * W + W - 1] = NAN;  // plane 1, last column of row 2
+      in[2 * q.H * q.W + 4] = NAN;          // plane 2, row 0
+      std::vector<float> a(q.C * q.H_out * q.W_out), b(a.size());
+      k::scalar_table().max_pool2d(q, in.data(), a.data());
+      simd->max_pool2d(q, in.data(), b.data());
+      size_t nans = 0;
+      for (size_t i = 0; i < a.size(); ++i) {
+        nans += std::isnan(a[i]);
+        if (std::isnan(a[i])) EXPECT_TRUE(std::isnan(b[i])) << simd->isa << " W=" << W << " at " << i;
+        else EXPECT_EQ(a[i], b[i]) << simd->isa << " W=" << W << " at " << i;
+      }
+      EXPECT_GE(nans, 2u) << "W=" << W;
+    }
   std::vector<float> g = rnd(6 * 49), ga(6), gm(6);
   k::global_avg_pool(g.data(), ga.data(), 6, 49);
   k::global_max_pool(g.data(), gm.data(), 6, 49);
