@@ -199,7 +199,60 @@ TEST_F(ExecOps, SharedConvWeightsWithDifferentStrides) {
   }
 }
 
-// QDQ weights: one int8 initializer dequantized by two DequantizeLinear nodes of different
+// Convolutions with few output positions per image (1-D convs of a 4-frame chunk, strided, 2-D
+// with 2x3 outputs; batch 2) run as the transposed product with the weights packed as a Gemm's B:
+// against the scalar reference, with and without a cache, and a Conv -> Relu chain fused and node
+// by node gives the same bits. Grouped weights take the usual path (same check).
+TEST_F(ExecOps, ConvWithFewOutputPositions) {
+  struct Case {
+    int64_t c_in, c_out, h, w, k, stride, pad, group;
+  };
+  for (const Case& cs : {Case{20, 24, 1, 4, 3, 1, 1, 1}, Case{17, 32, 1, 8, 3, 2, 1, 1}, Case{16, 40, 4, 5, 3, 2, 1, 1},
+                         Case{16, 16, 1, 4, 3, 1, 1, 4}}) {
+    auto model = new_model(13);
+    GraphBuilder gb(*model);
+    const bool one_d = cs.h == 1;
+    Value* x = one_d ? gb.input("x", kFloat, {2, cs.c_in, cs.w}) : gb.input("x", kFloat, {2, cs.c_in, cs.h, cs.w});
+    const int64_t cg = cs.c_in / cs.group;
+    std::vector<float> wv(cs.c_out * cg * cs.k * (one_d ? 1 : cs.k)), bv(cs.c_out), xv(2 * cs.c_in * cs.h * cs.w);
+    for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>((i * 37) % 17) / 17.f - 0.5f;
+    for (size_t i = 0; i < bv.size(); ++i) bv[i] = static_cast<float>(i % 5) / 5.f - 0.3f;
+    for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>((i * 11) % 13) / 13.f - 0.5f;
+    std::vector<int64_t> wdims = one_d ? std::vector<int64_t>{cs.c_out, cg, cs.k} : std::vector<int64_t>{cs.c_out, cg, cs.k, cs.k};
+    Value* w = gb.initializer("w", wdims, wv);
+    Value* b = gb.initializer("b", {cs.c_out}, bv);
+    const std::vector<int64_t> pads = one_d ? std::vector<int64_t>{cs.pad, cs.pad} : std::vector<int64_t>{cs.pad, cs.pad, cs.pad, cs.pad};
+    const std::vector<int64_t> strides = one_d ? std::vector<int64_t>{cs.stride} : std::vector<int64_t>{cs.stride, cs.stride};
+    Value* conv = gb.op("Conv", {x, w, b}, {gb.ints("pads", pads), gb.ints("strides", strides), gb.i("group", cs.group)});
+    gb.output(gb.op("Relu", {conv}));
+    kernels::Conv2DParams p;
+    p.N = 2; p.C_in = cs.c_in; p.C_out = cs.c_out; p.H = cs.h; p.W = cs.w; p.group = cs.group;
+    p.kH = one_d ? 1 : cs.k; p.kW = cs.k; p.stride_h = one_d ? 1 : cs.stride; p.stride_w = cs.stride;
+    p.pad_top = p.pad_bottom = one_d ? 0 : cs.pad; p.pad_left = p.pad_right = cs.pad;
+    kernels::conv2d_fill_output_size(p);
+    p.bias = bv.data();
+    std::vector<float> want(2 * cs.c_out * p.H_out * p.W_out);
+    kernels::scalar_table().conv2d(p, xv.data(), wv.data(), want.data());
+    for (float& v : want) v = std::max(v, 0.f);
+    const Shape xs = one_d ? Shape{2, cs.c_in, cs.w} : Shape{2, cs.c_in, cs.h, cs.w};
+    std::vector<float> fused_bits;
+    for (bool fuse : {true, false}) {
+      ExecCache cache;
+      Interpreter in(*model, &cache);
+      in.set_plan_fusion(fuse);
+      for (int run = 0; run < 2; ++run) {
+        const auto got = values(in.run({{"x", tensor_f(xs, xv)}})[0]);
+        ASSERT_EQ(got.size(), want.size());
+        for (size_t i = 0; i < got.size(); ++i)
+          ASSERT_NEAR(got[i], want[i], 1e-4f) << "c_in " << cs.c_in << " fuse " << fuse << " run " << run << " at " << i;
+        if (fuse) fused_bits = got;
+        else EXPECT_EQ(got, fused_bits) << "c_in " << cs.c_in;
+      }
+    }
+  }
+}
+
+
 // scales (constant: their packed conv weights are cached, keyed apart by node), and by one whose
 // scale is a graph input (not constant: never cached, so a new scale on the second run must show).
 // Each conv against the scalar reference on its dequantized weights, on two runs.

@@ -88,6 +88,51 @@ void conv2d_maybe_prepacked(OpCtx& c, const kernels::Conv2DParams& p, const RTen
   kt.conv2d_prepacked(p, x.data<float>(), reinterpret_cast<const float*>(packed), y.data<float>());
 }
 
+bool gemm_shared_b(OpCtx& c, bool tb, int64_t M, int64_t N, int64_t K, const float* A, const float* B,
+                   float beta_c, float* C);
+
+// A convolution with a few output positions per image (the 1-D convs of streaming audio models
+// on a chunk of 1 to 8 frames, an STFT of 3 frames) leaves most of each register tile's columns
+// idle: the GEMM's columns are the output positions. The transposed product has the output
+// channels as columns instead: Y^T (positions x C_out) = columns^T (positions x K) * W^T, with
+// W packed once as the B of a Gemm (gemm_shared_b), then written back per channel with the bias,
+// activation and post steps. False when this does not apply (grouped, non-constant or small
+// weights, more positions): the caller takes the usual path.
+bool conv_few_positions(OpCtx& c, const kernels::Conv2DParams& p, const RTensor& x, const RTensor& w, RTensor& y) {
+  constexpr size_t kMaxPositions = 8, kMinChannels = 16;
+  const size_t HWo = p.H_out * p.W_out, K = p.C_in * p.kH * p.kW, M = p.N * HWo;
+  if (p.group != 1 || HWo > kMaxPositions || M < 2 || p.C_out < kMinChannels || K < kMinChannels ||
+      c.t(1).dtype != kFloat || !c.constant_key(1))
+    return false;
+  // Row m = (image, position) of the column matrix, transposed: its K values in the weights'
+  // (channel, kh, kw) order, zero where the window is in the padding.
+  std::vector<float> cols(M * K), yt(M * p.C_out);
+  const float* xd = x.data<float>();
+  for (size_t n = 0; n < p.N; ++n)
+    for (size_t oh = 0; oh < p.H_out; ++oh)
+      for (size_t ow = 0; ow < p.W_out; ++ow) {
+        float* row = cols.data() + ((n * p.H_out + oh) * p.W_out + ow) * K;
+        for (size_t ch = 0; ch < p.C_in; ++ch)
+          for (size_t kh = 0; kh < p.kH; ++kh) {
+            const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h + kh * p.dil_h) - static_cast<ptrdiff_t>(p.pad_top);
+            for (size_t kw = 0; kw < p.kW; ++kw) {
+              const ptrdiff_t iw = static_cast<ptrdiff_t>(ow * p.stride_w + kw * p.dil_w) - static_cast<ptrdiff_t>(p.pad_left);
+              const bool inside = ih >= 0 && ih < static_cast<ptrdiff_t>(p.H) && iw >= 0 && iw < static_cast<ptrdiff_t>(p.W);
+              *row++ = inside ? xd[((n * p.C_in + ch) * p.H + static_cast<size_t>(ih)) * p.W + static_cast<size_t>(iw)] : 0.f;
+            }
+          }
+      }
+  const int64_t rows = static_cast<int64_t>(M), outs = static_cast<int64_t>(p.C_out), depth = static_cast<int64_t>(K);
+  if (!gemm_shared_b(c, true, rows, outs, depth, cols.data(), w.data<float>(), 0.f, yt.data())) return false;
+  float* yd = y.data<float>();
+  for (size_t n = 0; n < p.N; ++n)
+    for (size_t co = 0; co < p.C_out; ++co)
+      for (size_t q = 0; q < HWo; ++q) yd[(n * p.C_out + co) * HWo + q] = yt[(n * HWo + q) * p.C_out + co];
+  kernels::apply_bias_activation(kernels::active_table(), yd, p.N, p.C_out, HWo, p.bias, p.act, p.act_alpha,
+                                 p.act_beta, p.post);
+  return true;
+}
+
 }  // namespace
 
 void run_conv(OpCtx& c, const std::function<const kernels::ConvPost*(int64_t)>& make_post) {
@@ -124,7 +169,7 @@ void run_conv(OpCtx& c, const std::function<const kernels::ConvPost*(int64_t)>& 
     p.W_out = out[2 + h];
     p.bias = c.has(2) ? b.data<float>() : nullptr;
     p.post = post;
-    conv2d_maybe_prepacked(c, p, x, w, y);
+    if (!conv_few_positions(c, p, x, w, y)) conv2d_maybe_prepacked(c, p, x, w, y);
   } else {
     kernels::ConvNdParams p;
     p.rank = r; p.N = x.shape[0]; p.C_in = x.shape[1]; p.C_out = w.shape[0]; p.group = group;
