@@ -326,7 +326,8 @@ TEST(KernelsReduce, SimdMatchesScalar) {
 TEST(KernelsSoftmax, SimdMatchesScalarAndSumsToOne) {
   std::vector<const k::KernelTable*> tables = {&k::scalar_table()};
   for (const k::KernelTable* t : k::simd_tables()) tables.push_back(t);
-  const size_t shapes[][3] = {{1, 1, 1}, {3, 67, 1}, {2, 1000, 1}, {5, 7, 13}, {2, 9, 64}};
+  // Rows shorter than a vector and rows with a partial last vector (attention over 12 tokens).
+  const size_t shapes[][3] = {{1, 1, 1}, {3, 67, 1}, {2, 1000, 1}, {5, 7, 13}, {2, 9, 64}, {8, 12, 1}, {3, 20, 1}, {4, 3, 1}, {2, 31, 1}};
   for (auto& s : shapes) {
     auto x = rnd(s[0] * s[1] * s[2], -30.f, 30.f, 4);
     std::vector<float> ref(x.size()), lref(x.size());
@@ -348,6 +349,27 @@ TEST(KernelsSoftmax, SimdMatchesScalarAndSumsToOne) {
       }
     }
   }
+}
+
+// A row shorter than every ISA's vector is all tail: its exponentials are the table's vector exp
+// of x - max lane by lane, summed in order, times 1 / sum: the same bits as that composition.
+TEST(KernelsSoftmax, ShortRowIsVectorExpLaneByLane) {
+  for (const k::KernelTable* t : k::simd_tables())
+    for (size_t len = 1; len <= 3; ++len) {
+      auto x = rnd(2 * len, -20.f, 20.f, static_cast<unsigned>(len));
+      std::vector<float> y(x.size());
+      t->softmax(x.data(), y.data(), 2, len, 1, false);
+      for (size_t o = 0; o < 2; ++o) {
+        const float* p = x.data() + o * len;
+        const float m = *std::max_element(p, p + len);
+        std::vector<float> d(len), e(len);
+        for (size_t i = 0; i < len; ++i) d[i] = p[i] - m;
+        t->unary(k::UnaryOp::Exp, d.data(), e.data(), len, 0.f, 0.f);
+        float s = 0.f;
+        for (float v : e) s += v;
+        for (size_t i = 0; i < len; ++i) EXPECT_EQ(y[o * len + i], e[i] * (1.f / s)) << t->isa << " len " << len;
+      }
+    }
 }
 
 TEST(KernelsLayerNorm, SimdMatchesScalar) {

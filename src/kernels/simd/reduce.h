@@ -140,12 +140,16 @@ void softmax(const float* x, float* y, size_t outer, size_t len, size_t inner, b
       vs = S::add(vs, e);
     }
     float s = S::hsum(vs);
-    for (; i < len; ++i) {
-      // The same vector exp for the tail lanes.
-      float t[L] = {p[i] - m};
+    if (i < len) {
+      // The tail's lanes through one vector exp (lane by lane the same values as the body's),
+      // added to the sum one after the other. Rows shorter than a vector (attention over a few
+      // tokens) are all tail: one exp call per row, not one per element.
+      float t[L] = {};
+      const size_t n = len - i;
+      for (size_t k = 0; k < n; ++k) t[k] = p[i + k] - m;
       S::store(t, v_exp<S>(S::load(t)));
-      if (!log) q[i] = t[0];
-      s += t[0];
+      for (size_t k = 0; k < n; ++k) s += t[k];
+      if (!log) std::copy(t, t + n, q + i);
     }
     if (log) {
       const float ls = std::log(s) + m;
