@@ -25,4 +25,9 @@ void batchnorm_factors(const OpCtx& c, int64_t C, std::vector<float>& a, std::ve
 // any other op. Reads Clip's bounds from inputs 1 and 2 (input 0 is not needed).
 bool activation_kernel(const OpCtx& c, kernels::UnaryOp& op, float& alpha, float& beta);
 
+// The sums of `rows` contiguous rows of `count` floats (of their squares with `squares`), each in
+// element order in double, added to acc[row]: ReduceSum / ReduceMean over trailing axes, and the
+// fused layer norm that must reproduce them.
+void row_sums_f64(const float* x, int64_t rows, int64_t count, bool squares, double* acc);
+
 }  // namespace ofg::exec

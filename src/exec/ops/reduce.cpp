@@ -1,8 +1,47 @@
 // Reductions (Reduce*, ArgMax/ArgMin) and TopK.
 #include "exec/infer_rules.h"
+#include "exec/ops/fusable.h"
 #include "exec/ops/util.h"
 
 namespace ofg::exec {
+
+// Each row's sum runs in element order, as one double accumulator per row; several rows at once
+// interleave their independent chains of additions (one chain waits on the adder's latency), so
+// every row's result keeps its bits.
+template <bool kSquares>
+void row_sums(const float* x, int64_t rows, int64_t count, double* acc) {
+  auto term = [](float f) {
+    const double v = static_cast<double>(f);
+    return kSquares ? v * v : v;
+  };
+  int64_t o = 0;
+  for (; o + 4 <= rows; o += 4) {
+    const float *p0 = x + o * count, *p1 = p0 + count, *p2 = p1 + count, *p3 = p2 + count;
+    double a0 = acc[o], a1 = acc[o + 1], a2 = acc[o + 2], a3 = acc[o + 3];
+    for (int64_t j = 0; j < count; ++j) {
+      a0 += term(p0[j]);
+      a1 += term(p1[j]);
+      a2 += term(p2[j]);
+      a3 += term(p3[j]);
+    }
+    acc[o] = a0;
+    acc[o + 1] = a1;
+    acc[o + 2] = a2;
+    acc[o + 3] = a3;
+  }
+  for (; o < rows; ++o) {
+    const float* p = x + o * count;
+    double a = acc[o];
+    for (int64_t j = 0; j < count; ++j) a += term(p[j]);
+    acc[o] = a;
+  }
+}
+
+void row_sums_f64(const float* x, int64_t rows, int64_t count, bool squares, double* acc) {
+  if (squares) row_sums<true>(x, rows, count, acc);
+  else row_sums<false>(x, rows, count, acc);
+}
+
 namespace {
 
 enum class R { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
@@ -60,15 +99,7 @@ void op_reduce(OpCtx& c) {
   bool trailing = x.dtype == kFloat && n > 0 && (K == R::Sum || K == R::Mean || K == R::LogSum || K == R::SumSquare || K == R::L2);
   for (int i = 0; i < lead && trailing; ++i) trailing = !red[i];
   if (trailing) {
-    const float* px = x.data<float>();
-    for (int64_t o = 0; o < n; ++o, px += count) {
-      double a = acc[o];
-      if (K == R::Sum || K == R::Mean || K == R::LogSum)
-        for (int64_t j = 0; j < count; ++j) a += static_cast<double>(px[j]);
-      else
-        for (int64_t j = 0; j < count; ++j) a += static_cast<double>(px[j]) * static_cast<double>(px[j]);
-      acc[o] = a;
-    }
+    row_sums_f64(x.data<float>(), n, count, !(K == R::Sum || K == R::Mean || K == R::LogSum), acc.data());
   } else {
     broadcast_each(x.shape, {rs}, [&](int64_t i, const int64_t* o) {
       double v = get_f64(x, i);
