@@ -1,10 +1,12 @@
 // Running a plan-time chain (exec/fusion.h) as one call: a Conv whose kernel does the
-// BatchNormalization and activation after its bias (kernels::ConvPost), or one pass of those steps
-// over a BatchNormalization's or activation's input. The ops' own code computes everything (their
+// BatchNormalization and activation after its bias (kernels::ConvPost), one pass of those steps
+// over a BatchNormalization's or activation's input, or an elementwise chain in blocks
+// (exec/fused_elementwise.cpp). The ops' own code computes everything (their
 // checks, factors and kernels), so results and error messages are those of the nodes run one by
 // one.
 #include <string>
 
+#include "exec/fused_elementwise.h"
 #include "exec/interp.h"
 #include "exec/ops/fusable.h"
 
@@ -31,7 +33,9 @@ bool all_float(const FusedChain& c, In&& in) {
 
 void Interpreter::run_chain(const FusedChain& c, Frame& f) {
   auto in = [&](const Node* n, uint32_t i) { return i < n->inputs.size && n->inputs[i] ? value_of(n->inputs[i], f) : nullptr; };
-  if (!all_float(c, in)) {
+  RTensor elementwise;
+  if (c.source ? !run_elementwise_chain(m_, c, [&](const Value* v) { return value_of(v, f); }, elementwise)
+               : !all_float(c, in)) {
     for (Node* n : c.nodes) exec_node(n, f);
     return;
   }
@@ -64,7 +68,9 @@ void Interpreter::run_chain(const FusedChain& c, Frame& f) {
   OpCtx head = ctx(c.head());
   RValue out;
   try {
-    if (c.conv) {
+    if (c.source) {
+      out = RValue::tensor(std::move(elementwise));
+    } else if (c.conv) {
       run_conv(head, make_post);
       out = std::move(head.out[0]);
     } else {

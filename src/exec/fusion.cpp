@@ -3,6 +3,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "exec/fused_elementwise.h"
 #include "exec/interp.h"
 #include "ir/graph_ops.h"
 
@@ -117,6 +118,65 @@ FusedChain chain_from(const Uses& u, Node* n) {
   return c;
 }
 
+// Ops whose float kernel computes each output element from the elements at the same place (the
+// table's binary and unary entries), so a chain of them can run block by block.
+bool is_elementwise(const Uses& u, const Node* n) {
+  for (const char* t : {"Add", "Sub", "Mul", "Div", "Pow"})
+    if (u.is(n, t)) return n->inputs.size == 2 && n->inputs[0] && n->inputs[1];
+  for (const char* t : {"Relu", "Exp", "Log", "Tanh", "Sigmoid", "Erf", "HardSwish", "Softplus", "Sqrt", "Reciprocal", "Abs",
+                        "Neg", "Floor", "Ceil", "Round"})
+    if (u.is(n, t)) return n->inputs.size == 1 && n->inputs[0];
+  return false;
+}
+
+// The longest elementwise chain from order[i]: the following nodes that read its values join
+// while they are elementwise and read nothing but the source, constants and the chain's values;
+// then the chain is cut after the last node up to which every value but the last has all its
+// consumers inside (it runs where its last node is, so what it reads is computed by then).
+FusedChain elementwise_chain(const Uses& u, const std::vector<Node*>& order, size_t i,
+                             const std::unordered_set<const Node*>& taken) {
+  FusedChain c;
+  Node* n = order[i];
+  if (!is_elementwise(u, n)) return c;
+  const Value* src = nullptr;
+  for (const Value* v : n->inputs) {
+    if (is_constant(u.m, v)) continue;
+    if (src && src != v) return c;
+    src = v;
+  }
+  if (!src) return c;
+  std::vector<Node*> s{n};
+  std::unordered_set<const Value*> made{n->outputs[0]};
+  for (size_t j = i + 1; j < order.size() && s.size() < kMaxElementwiseNodes; ++j) {
+    Node* m = order[j];
+    bool reads = false, ok = !taken.count(m) && is_elementwise(u, m);
+    for (const Value* v : m->inputs) {
+      reads = reads || made.count(v);
+      ok = ok && (v == src || made.count(v) || is_constant(u.m, v));
+    }
+    if (!reads) continue;
+    if (!ok) break;
+    s.push_back(m);
+    made.insert(m->outputs[0]);
+  }
+  for (size_t k = s.size(); k >= 2; --k) {
+    const std::unordered_set<const Node*> in(s.begin(), s.begin() + k);
+    bool inside = true;
+    for (size_t t = 0; t + 1 < k && inside; ++t) {
+      const Value* v = s[t]->outputs[0];
+      auto it = u.users.find(v);
+      inside = it != u.users.end() && u.inner(v, it->second.size());
+      for (size_t w = 0; inside && w < it->second.size(); ++w) inside = in.count(it->second[w]) != 0;
+    }
+    if (inside) {
+      c.nodes.assign(s.begin(), s.begin() + k);
+      c.source = src;
+      return c;
+    }
+  }
+  return c;
+}
+
 }  // namespace
 
 std::vector<FusedChain> find_chains(const Model& m, Graph* g, const std::vector<Node*>& order) {
@@ -130,9 +190,11 @@ std::vector<FusedChain> find_chains(const Model& m, Graph* g, const std::vector<
   u.captured.insert(captured.begin(), captured.end());
   std::vector<FusedChain> chains;
   std::unordered_set<const Node*> taken;
-  for (Node* n : order) {
+  for (size_t i = 0; i < order.size(); ++i) {
+    Node* n = order[i];
     if (taken.count(n)) continue;
     FusedChain c = chain_from(u, n);
+    if (c.nodes.size() < 2) c = elementwise_chain(u, order, i, taken);
     if (c.nodes.size() < 2) continue;
     bool free = true;
     for (Node* k : c.nodes) free = free && !taken.count(k);

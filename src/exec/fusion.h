@@ -4,6 +4,9 @@
 //   Conv -> [BatchNormalization] -> [activation | x * activation(x)]   (at least two nodes)
 //   BatchNormalization -> activation | x * activation(x)
 //   activation -> Mul(x, activation(x)) (x * Sigmoid(x) = SiLU, x * HardSigmoid(x) = HardSwish)
+//   elementwise nodes (Add, Sub, Mul, Div, Pow and the unary ops of the vector kernels) whose
+//   inputs are one source value, constants and the outputs of earlier nodes of the chain (GELU
+//   written out as Mul, Add, Tanh or Div, Erf; a bias Add before it)
 // where every value inside has only the chain's next node as consumer (the gate's x: the
 // activation and the Mul), is not a graph output and is not read by a subgraph; the
 // BatchNormalization is in inference mode with constant scale, B, mean and var; Clip's bounds are
@@ -22,6 +25,9 @@ struct FusedChain {
   Node* act = nullptr;   // the first node when conv and bn are null
   Node* gate = nullptr;  // the Mul of x * act(x)
   bool act_first = false;  // the gate is Mul(act(x), x)
+  // An elementwise chain when set: the one input of its nodes that is neither a constant nor a
+  // value of the chain (exec/fused_elementwise.cpp).
+  const Value* source = nullptr;
   std::vector<Node*> nodes;  // in graph order; the last one's output is the chain's result
   Node* head() const { return nodes.front(); }
 };

@@ -1,0 +1,152 @@
+// Running an elementwise chain (exec/fusion.h, FusedChain::source) in blocks that stay in L1: each
+// node's kernel (the table's binary and unary entries that the Add, Mul, Tanh ... ops call) runs
+// on a block of the source before the next node's does, so no intermediate tensor is allocated or
+// streamed through memory. Every one of those kernels computes an output element from the input
+// elements at the same place with the same lane operations whatever the length and alignment of
+// the call, so a block's elements get the bits the whole-tensor calls give them.
+#include "exec/fused_elementwise.h"
+
+#include <algorithm>
+#include <string_view>
+#include <unordered_map>
+
+#include "kernels/kernels.h"
+#include "kernels/parallel.h"
+
+namespace ofg::exec {
+namespace {
+
+using kernels::BinaryOp;
+using kernels::UnaryOp;
+
+// Elements per block: a multiple of every vector loop's step; 16 blocks fit in L1.
+constexpr size_t kBlock = 512;
+
+struct Operand {
+  enum Kind { Source, Step, Scalar, Row } kind = Source;
+  int step = 0;              // Step: the node whose output it is
+  float scalar = 0.f;        // Scalar: the one element of a constant
+  const float* row = nullptr;  // Row: a constant of the source's last dim, broadcast along rows
+};
+
+struct Step {
+  bool unary = false;
+  BinaryOp bop = BinaryOp::Add;
+  UnaryOp uop = UnaryOp::Relu;
+  Operand a, b;
+};
+
+bool binary_op(std::string_view t, BinaryOp& op) {
+  static const std::pair<std::string_view, BinaryOp> kOps[] = {
+      {"Add", BinaryOp::Add}, {"Sub", BinaryOp::Sub}, {"Mul", BinaryOp::Mul}, {"Div", BinaryOp::Div}, {"Pow", BinaryOp::Pow}};
+  for (const auto& [name, o] : kOps)
+    if (t == name) return op = o, true;
+  return false;
+}
+
+// The unary ops fusion.cpp admits, as the kernel their float path calls (with alpha = beta = 0).
+bool unary_op(std::string_view t, UnaryOp& op) {
+  static const std::pair<std::string_view, UnaryOp> kOps[] = {
+      {"Relu", UnaryOp::Relu}, {"Exp", UnaryOp::Exp}, {"Log", UnaryOp::Log}, {"Tanh", UnaryOp::Tanh},
+      {"Sigmoid", UnaryOp::Sigmoid}, {"Erf", UnaryOp::Erf}, {"HardSwish", UnaryOp::HardSwish},
+      {"Softplus", UnaryOp::Softplus}, {"Sqrt", UnaryOp::Sqrt}, {"Reciprocal", UnaryOp::Reciprocal},
+      {"Abs", UnaryOp::Abs}, {"Neg", UnaryOp::Neg}, {"Floor", UnaryOp::Floor}, {"Ceil", UnaryOp::Ceil},
+      {"Round", UnaryOp::Round}};
+  for (const auto& [name, o] : kOps)
+    if (t == name) return op = o, true;
+  return false;
+}
+
+// The steps of chain c over source x, or false when an input is not what the fused run takes:
+// the source and the constants float32, each constant one element or one row of the source's last
+// dim (its other dims 1) and of no higher rank than the source (the output then has x's shape).
+bool make_steps(const Model& m, const FusedChain& c, const RTensor& x,
+                const std::function<const RValue*(const Value*)>& value, std::vector<Step>& steps) {
+  std::unordered_map<const Value*, int> step_of;
+  const int64_t D = x.rank() ? x.shape.back() : 1;
+  auto operand = [&](const Value* v, Operand& o) {
+    if (v == c.source) return o.kind = Operand::Source, true;
+    auto it = step_of.find(v);
+    if (it != step_of.end()) {
+      o.kind = Operand::Step;
+      o.step = it->second;
+      return true;
+    }
+    const RValue* r = value(v);
+    if (!r || r->kind != RValue::kTensor || r->t.dtype != kFloat || r->t.rank() > x.rank()) return false;
+    const RTensor& t = r->t;
+    if (t.numel() == 1) {
+      o.kind = Operand::Scalar;
+      o.scalar = t.data<float>()[0];
+      return true;
+    }
+    if (t.rank() == 0 || t.shape.back() != D || t.numel() != D) return false;
+    o.kind = Operand::Row;
+    o.row = t.data<float>();
+    return true;
+  };
+  for (size_t k = 0; k < c.nodes.size(); ++k) {
+    const Node* n = c.nodes[k];
+    Step s;
+    const std::string_view t = m.str(n->op_type);
+    s.unary = unary_op(t, s.uop);
+    if (!s.unary && !binary_op(t, s.bop)) return false;
+    if (!operand(n->inputs[0], s.a)) return false;
+    if (!s.unary && !operand(n->inputs[1], s.b)) return false;
+    // fusion.cpp makes every node read the source or a chain value.
+    if (!s.unary && s.a.kind >= Operand::Scalar && s.b.kind >= Operand::Scalar) return false;
+    step_of[n->outputs[0]] = static_cast<int>(k);
+    steps.push_back(s);
+  }
+  return true;
+}
+
+// Runs the steps on elements [lo, hi) of the source, block by block.
+void run_range(const kernels::KernelTable& kt, const std::vector<Step>& steps, const float* x, float* y, size_t D,
+               size_t lo, size_t hi) {
+  alignas(64) float buf[kMaxElementwiseNodes][kBlock];
+  for (size_t b = lo; b < hi; b += kBlock) {
+    const size_t len = std::min(kBlock, hi - b);
+    auto at = [&](const Operand& o) -> const float* { return o.kind == Operand::Source ? x + b : buf[o.step]; };
+    for (size_t k = 0; k < steps.size(); ++k) {
+      const Step& s = steps[k];
+      float* out = k + 1 == steps.size() ? y + b : buf[k];
+      if (s.unary) kt.unary(s.uop, at(s.a), out, len, 0.f, 0.f);
+      else if (s.a.kind == Operand::Scalar) kt.binary_sv(s.bop, s.a.scalar, at(s.b), out, len);
+      else if (s.b.kind == Operand::Scalar) kt.binary_vs(s.bop, at(s.a), s.b.scalar, out, len);
+      else if (s.a.kind != Operand::Row && s.b.kind != Operand::Row) kt.binary_vv(s.bop, at(s.a), at(s.b), out, len);
+      else {
+        // A row operand: pieces that end where the source's rows do.
+        for (size_t q = b; q < b + len;) {
+          const size_t off = q % D, piece = std::min(D - off, b + len - q);
+          const float* pa = s.a.kind == Operand::Row ? s.a.row + off : at(s.a) + (q - b);
+          const float* pb = s.b.kind == Operand::Row ? s.b.row + off : at(s.b) + (q - b);
+          kt.binary_vv(s.bop, pa, pb, out + (q - b), piece);
+          q += piece;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool run_elementwise_chain(const Model& m, const FusedChain& c, const std::function<const RValue*(const Value*)>& value,
+                           RTensor& out) {
+  const RValue* xv = value(c.source);
+  if (!xv || xv->kind != RValue::kTensor || xv->t.dtype != kFloat || c.nodes.size() > kMaxElementwiseNodes) return false;
+  const RTensor& x = xv->t;
+  std::vector<Step> steps;
+  if (!make_steps(m, c, x, value, steps)) return false;
+  out = RTensor::alloc_uninit(kFloat, x.shape);  // every element is written below
+  const size_t n = static_cast<size_t>(x.numel()), D = static_cast<size_t>(x.rank() ? x.shape.back() : 1);
+  if (n == 0) return true;
+  const kernels::KernelTable& kt = kernels::active_table();  // the separate ops' table
+  const float* px = x.data<float>();
+  float* py = out.data<float>();
+  kernels::parallel_ranges(n, kernels::kElementGrain, kernels::kElementsPerPart,
+                           [&](size_t lo, size_t hi) { run_range(kt, steps, px, py, D, lo, hi); });
+  return true;
+}
+
+}  // namespace ofg::exec
