@@ -1,12 +1,13 @@
 // Running a plan-time chain (exec/fusion.h) as one call: a Conv whose kernel does the
 // BatchNormalization and activation after its bias (kernels::ConvPost), one pass of those steps
-// over a BatchNormalization's or activation's input, or an elementwise chain in blocks
-// (exec/fused_elementwise.cpp). The ops' own code computes everything (their
+// over a BatchNormalization's or activation's input, an elementwise chain in blocks
+// (exec/fused_elementwise.cpp) or a layer norm written out (exec/fused_layer_norm.cpp). The ops' own code computes everything (their
 // checks, factors and kernels), so results and error messages are those of the nodes run one by
 // one.
 #include <string>
 
 #include "exec/fused_elementwise.h"
+#include "exec/fused_layer_norm.h"
 #include "exec/interp.h"
 #include "exec/ops/fusable.h"
 
@@ -33,9 +34,12 @@ bool all_float(const FusedChain& c, In&& in) {
 
 void Interpreter::run_chain(const FusedChain& c, Frame& f) {
   auto in = [&](const Node* n, uint32_t i) { return i < n->inputs.size && n->inputs[i] ? value_of(n->inputs[i], f) : nullptr; };
-  RTensor elementwise;
-  if (c.source ? !run_elementwise_chain(m_, c, [&](const Value* v) { return value_of(v, f); }, elementwise)
-               : !all_float(c, in)) {
+  RTensor computed;  // the result of an elementwise or layer norm chain
+  auto value = [&](const Value* v) { return value_of(v, f); };
+  const bool fused = c.source       ? run_elementwise_chain(m_, c, value, computed)
+                     : c.layer_norm ? run_layer_norm_chain(m_, c, value, computed)
+                                    : all_float(c, in);
+  if (!fused) {
     for (Node* n : c.nodes) exec_node(n, f);
     return;
   }
@@ -68,8 +72,8 @@ void Interpreter::run_chain(const FusedChain& c, Frame& f) {
   OpCtx head = ctx(c.head());
   RValue out;
   try {
-    if (c.source) {
-      out = RValue::tensor(std::move(elementwise));
+    if (c.source || c.layer_norm) {
+      out = RValue::tensor(std::move(computed));
     } else if (c.conv) {
       run_conv(head, make_post);
       out = std::move(head.out[0]);

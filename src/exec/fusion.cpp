@@ -93,6 +93,60 @@ bool extend_with_act(const Uses& u, const Value* x, FusedChain& c) {
   return true;
 }
 
+// The node reading v, when v has one consumer slot and stays inside a chain.
+Node* sole_user(const Uses& u, const Value* v) { return v && u.inner(v, 1) ? u.only_user(v) : nullptr; }
+
+// Binary node n of type t reads v and a constant (either side when `either`, else v first).
+bool binary_with_constant(const Uses& u, const Node* n, const char* t, const Value* v, bool either) {
+  if (!n || !u.is(n, t) || n->inputs.size != 2 || !n->inputs[0] || !n->inputs[1]) return false;
+  if (n->inputs[0] == v) return is_constant(u.m, n->inputs[1]);
+  return either && n->inputs[1] == v && is_constant(u.m, n->inputs[0]);
+}
+
+// A ReduceMean over one axis given as attribute or constant input, keeping the dim (which axis
+// is checked when the chain runs, against the rank).
+bool is_row_mean(const Uses& u, const Node* n) {
+  if (!n || !u.is(n, "ReduceMean") || n->inputs.size < 1 || !n->inputs[0]) return false;
+  const Attribute* keep = n->attribute(u.m, "keepdims");
+  if (keep && keep->int_or(1) != 1) return false;
+  if (u.m.opset_version("") >= 18) return n->inputs.size == 2 && n->inputs[1] && is_constant(u.m, n->inputs[1]);
+  const Attribute* axes = n->attribute(u.m, "axes");
+  return n->inputs.size == 1 && axes && axes->ints.size == 1;
+}
+
+// The layer norm pattern from its first ReduceMean (fusion.h); an empty chain when it is not.
+FusedChain layer_norm_chain(const Uses& u, Node* mean) {
+  FusedChain c;
+  if (!is_row_mean(u, mean)) return c;
+  const Value* x = mean->inputs[0];
+  Node* sub = sole_user(u, mean->outputs[0]);
+  if (!sub || !u.is(sub, "Sub") || sub->inputs.size != 2 || sub->inputs[0] != x || sub->inputs[1] != mean->outputs[0]) return c;
+  const Value* d = sub->outputs[0];
+  if (!u.inner(d, 2)) return c;
+  Node* pow = u.users.at(d)[0];
+  Node* div = u.users.at(d)[1];
+  if (!u.is(pow, "Pow")) std::swap(pow, div);
+  if (!binary_with_constant(u, pow, "Pow", d, false)) return c;
+  Node* var = sole_user(u, pow->outputs[0]);
+  if (!is_row_mean(u, var) || var->inputs[0] != pow->outputs[0]) return c;
+  Node* eps = sole_user(u, var->outputs[0]);
+  if (!binary_with_constant(u, eps, "Add", var->outputs[0], true)) return c;
+  Node* sqrt = sole_user(u, eps->outputs[0]);
+  if (!sqrt || !u.is(sqrt, "Sqrt") || sqrt->inputs.size != 1) return c;
+  if (sole_user(u, sqrt->outputs[0]) != div || !u.is(div, "Div") || div->inputs.size != 2 || div->inputs[0] != d ||
+      div->inputs[1] != sqrt->outputs[0])
+    return c;
+  c.nodes = {mean, sub, pow, var, eps, sqrt, div};
+  Node* mul = sole_user(u, div->outputs[0]);
+  if (binary_with_constant(u, mul, "Mul", div->outputs[0], true)) {
+    c.nodes.push_back(mul);
+    Node* add = sole_user(u, mul->outputs[0]);
+    if (binary_with_constant(u, add, "Add", mul->outputs[0], true)) c.nodes.push_back(add);
+  }
+  c.layer_norm = true;
+  return c;
+}
+
 // The longest chain starting at n, or one of a single node (not a chain).
 FusedChain chain_from(const Uses& u, Node* n) {
   FusedChain c;
@@ -109,6 +163,9 @@ FusedChain chain_from(const Uses& u, Node* n) {
   } else if (is_fusable_bn(u, n) && n->inputs[0]) {
     c.bn = n;
     extend_with_act(u, x, c);
+  } else if (u.is(n, "ReduceMean")) {
+    FusedChain ln = layer_norm_chain(u, n);
+    if (ln.layer_norm) return ln;
   } else if (is_fusable_act(u, n) && n->inputs[0]) {
     // Only the gate pattern: a lone activation gains nothing.
     const Value* in = n->inputs[0];
