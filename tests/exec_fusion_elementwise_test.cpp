@@ -228,3 +228,79 @@ TEST(ExecFusionElementwise, SharedTransformersMatchNodeByNode) {
   }
   if (checked == 0) GTEST_SKIP() << "none of the transformer models in " << data;
 }
+
+// MatMul followed by its bias Add (either side), the GELU after it, or a scale: the chain runs in
+// place over the MatMul's output with the same bytes; batched and 2-D, B constant or not.
+TEST(ExecFusionElementwise, MatMulChainsMatchNodeByNode) {
+  struct Case {
+    exec::Shape a, b;
+    bool b_constant;
+  };
+  const Case cases[] = {{{2, 12, 128}, {128, 384}, true}, {{3, 37}, {37, 19}, true}, {{2, 4, 12, 32}, {2, 4, 32, 12}, false},
+                        {{1, 5}, {5, 1}, true}};
+  for (const Case& k : cases)
+    for (int tail = 0; tail < 4; ++tail) {
+      auto m = new_model(13);
+      GraphBuilder b(*m);
+      const int64_t N = k.b.back();
+      Value* a = b.input("a", kFloat, dims_of(k.a));
+      Value* w = k.b_constant ? b.initializer("w", std::vector<int64_t>(k.b.begin(), k.b.end()), ramp(exec::shape_numel(k.b), 2, -0.3f, 0.3f))
+                              : b.input("w", kFloat, dims_of(k.b));
+      Value* y = b.op("MatMul", {a, w});
+      Value* bias = b.initializer("bias_r", {N}, ramp(N, 4, -1.f, 1.f));
+      Types want;
+      if (tail == 0) y = b.op("Add", {bias, y}), want = {{"MatMul", "Add"}};
+      if (tail == 1) y = b.op("Add", {y, bias}), want = {{"MatMul", "Add"}};
+      if (tail == 2) y = gelu_tanh(b, y, N), want = {{"MatMul", "Add", "Mul", "Mul", "Mul", "Add", "Mul", "Tanh", "Add", "Mul", "Mul"}};
+      if (tail == 3) y = b.op("Mul", {y, b.constant("scale", {}, {0.125f})}), want = {{"MatMul", "Mul"}};
+      b.output(y);
+      SCOPED_TRACE("A " + exec::shape_str(k.a) + " tail " + std::to_string(tail));
+      EXPECT_EQ(chain_types(*m), want);
+      std::vector<std::pair<std::string, exec::RValue>> in{{"a", test::tensor_f(k.a, ramp(exec::shape_numel(k.a), 6, -2.f, 2.f))}};
+      if (!k.b_constant) in.emplace_back("w", test::tensor_f(k.b, ramp(exec::shape_numel(k.b), 8, -1.f, 1.f)));
+      Runs r = run_both(*m, in);
+      EXPECT_EQ(r.fused_stats.fused_chains, 1u);
+      expect_same_bytes(r);
+    }
+}
+
+// Where a MatMul does not join a chain, or its chain runs node by node.
+TEST(ExecFusionElementwise, MatMulChainsStopWhereItsOutputIsNeededElsewhere) {
+  auto build = [](int variant) {
+    auto m = new_model(13);
+    GraphBuilder b(*m);
+    Value* a = b.input("a", kFloat, {6, 8});
+    Value* y = b.op("MatMul", {a, b.initializer("w", {8, 10}, ramp(80, 3, -1.f, 1.f))});
+    if (variant == 0) {  // the MatMul output is also a graph output
+      b.output(y);
+      b.output(b.op("Add", {y, b.initializer("bias", {10}, ramp(10, 4, -1.f, 1.f))}));
+    } else if (variant == 1) {  // read by a Softmax too
+      b.output(b.op("Softmax", {y}));
+      b.output(b.op("Add", {y, b.initializer("bias", {10}, ramp(10, 4, -1.f, 1.f))}));
+    } else {  // a bias of the wrong length: planned, node by node, the Add's own error
+      b.output(b.op("Add", {y, b.initializer("bias", {7}, ramp(7, 4, -1.f, 1.f))}));
+    }
+    return m;
+  };
+  const std::vector<float> av = ramp(48, 5, -1.f, 1.f);
+  for (int variant = 0; variant < 2; ++variant) {
+    auto m = build(variant);
+    EXPECT_TRUE(chain_types(*m).empty()) << variant;
+    Runs r = run_both(*m, {{"a", test::tensor_f({6, 8}, av)}});
+    expect_same_bytes(r);
+  }
+  auto m = build(2);
+  EXPECT_EQ(chain_types(*m), (Types{{"MatMul", "Add"}}));
+  std::string fused, plain;
+  for (bool fuse : {true, false}) {
+    exec::Interpreter in(*m);
+    in.set_plan_fusion(fuse);
+    try {
+      in.run({{"a", test::tensor_f({6, 8}, av)}});
+    } catch (const Error& e) {
+      (fuse ? fused : plain) = e.what();
+    }
+  }
+  EXPECT_FALSE(fused.empty());
+  EXPECT_EQ(fused, plain);
+}

@@ -85,7 +85,8 @@ bool make_steps(const Model& m, const FusedChain& c, const RTensor& x,
     o.row = t.data<float>();
     return true;
   };
-  for (size_t k = 0; k < c.nodes.size(); ++k) {
+  const size_t first = c.matmul ? 1 : 0;  // the MatMul computed the source
+  for (size_t k = first; k < c.nodes.size(); ++k) {
     const Node* n = c.nodes[k];
     Step s;
     const std::string_view t = m.str(n->op_type);
@@ -95,7 +96,7 @@ bool make_steps(const Model& m, const FusedChain& c, const RTensor& x,
     if (!s.unary && !operand(n->inputs[1], s.b)) return false;
     // fusion.cpp makes every node read the source or a chain value.
     if (!s.unary && s.a.kind >= Operand::Scalar && s.b.kind >= Operand::Scalar) return false;
-    step_of[n->outputs[0]] = static_cast<int>(k);
+    step_of[n->outputs[0]] = static_cast<int>(k - first);
     steps.push_back(s);
   }
   return true;
@@ -132,13 +133,14 @@ void run_range(const kernels::KernelTable& kt, const std::vector<Step>& steps, c
 }  // namespace
 
 bool run_elementwise_chain(const Model& m, const FusedChain& c, const std::function<const RValue*(const Value*)>& value,
-                           RTensor& out) {
+                           RTensor& out, bool in_place) {
   const RValue* xv = value(c.source);
-  if (!xv || xv->kind != RValue::kTensor || xv->t.dtype != kFloat || c.nodes.size() > kMaxElementwiseNodes) return false;
+  if (!xv || xv->kind != RValue::kTensor || xv->t.dtype != kFloat || c.nodes.size() > kMaxElementwiseNodes + 1) return false;
   const RTensor& x = xv->t;
   std::vector<Step> steps;
-  if (!make_steps(m, c, x, value, steps)) return false;
-  out = RTensor::alloc_uninit(kFloat, x.shape);  // every element is written below
+  if (!make_steps(m, c, x, value, steps) || steps.size() > kMaxElementwiseNodes) return false;
+  // In place, each block's last step overwrites source elements no later step reads.
+  out = in_place ? x : RTensor::alloc_uninit(kFloat, x.shape);  // every element is written below
   const size_t n = static_cast<size_t>(x.numel()), D = static_cast<size_t>(x.rank() ? x.shape.back() : 1);
   if (n == 0) return true;
   const kernels::KernelTable& kt = kernels::active_table();  // the separate ops' table

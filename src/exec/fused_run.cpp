@@ -1,7 +1,8 @@
 // Running a plan-time chain (exec/fusion.h) as one call: a Conv whose kernel does the
 // BatchNormalization and activation after its bias (kernels::ConvPost), one pass of those steps
 // over a BatchNormalization's or activation's input, an elementwise chain in blocks
-// (exec/fused_elementwise.cpp) or a layer norm written out (exec/fused_layer_norm.cpp). The ops' own code computes everything (their
+// (exec/fused_elementwise.cpp), after a MatMul in place over its output, or a layer norm written
+// out (exec/fused_layer_norm.cpp). The ops' own code computes everything (their
 // checks, factors and kernels), so results and error messages are those of the nodes run one by
 // one.
 #include <string>
@@ -36,7 +37,9 @@ void Interpreter::run_chain(const FusedChain& c, Frame& f) {
   auto in = [&](const Node* n, uint32_t i) { return i < n->inputs.size && n->inputs[i] ? value_of(n->inputs[i], f) : nullptr; };
   RTensor computed;  // the result of an elementwise or layer norm chain
   auto value = [&](const Value* v) { return value_of(v, f); };
-  const bool fused = c.source       ? run_elementwise_chain(m_, c, value, computed)
+  // A MatMul's chain is checked once the MatMul ran (its output is the source).
+  const bool fused = c.matmul       ? is_f32(in(c.matmul, 0)) && is_f32(in(c.matmul, 1))
+                     : c.source     ? run_elementwise_chain(m_, c, value, computed)
                      : c.layer_norm ? run_layer_norm_chain(m_, c, value, computed)
                                     : all_float(c, in);
   if (!fused) {
@@ -72,7 +75,24 @@ void Interpreter::run_chain(const FusedChain& c, Frame& f) {
   OpCtx head = ctx(c.head());
   RValue out;
   try {
-    if (c.source || c.layer_norm) {
+    if (c.matmul) {
+      // The MatMul as its op computes it, then the chain in place over its output; when the
+      // chain's constants do not fit, its nodes one by one over the stored output.
+      int64_t opset = 0;
+      const OpEntry* e = op_entry(c.matmul, opset);
+      if (!e) head.error("has no kernel");
+      e->fn(head);
+      RValue y = std::move(head.out[0]);
+      ++stats_.nodes_run;
+      if (y.kind != RValue::kTensor || y.t.dtype != kFloat ||
+          !run_elementwise_chain(m_, c, [&](const Value* v) { return v == c.source ? &y : value_of(v, f); }, computed, true)) {
+        store(c.matmul->outputs[0], std::move(y), f);
+        for (size_t k = 1; k < c.nodes.size(); ++k) exec_node(c.nodes[k], f);
+        return;
+      }
+      --stats_.nodes_run;  // counted with the chain's below
+      out = RValue::tensor(std::move(computed));
+    } else if (c.source || c.layer_norm) {
       out = RValue::tensor(std::move(computed));
     } else if (c.conv) {
       run_conv(head, make_post);

@@ -1,5 +1,6 @@
 #include "exec/fusion.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -191,7 +192,7 @@ bool is_elementwise(const Uses& u, const Node* n) {
 // then the chain is cut after the last node up to which every value but the last has all its
 // consumers inside (it runs where its last node is, so what it reads is computed by then).
 FusedChain elementwise_chain(const Uses& u, const std::vector<Node*>& order, size_t i,
-                             const std::unordered_set<const Node*>& taken) {
+                             const std::unordered_set<const Node*>& taken, size_t min_nodes = 2) {
   FusedChain c;
   Node* n = order[i];
   if (!is_elementwise(u, n)) return c;
@@ -216,7 +217,7 @@ FusedChain elementwise_chain(const Uses& u, const std::vector<Node*>& order, siz
     s.push_back(m);
     made.insert(m->outputs[0]);
   }
-  for (size_t k = s.size(); k >= 2; --k) {
+  for (size_t k = s.size(); k >= min_nodes; --k) {
     const std::unordered_set<const Node*> in(s.begin(), s.begin() + k);
     bool inside = true;
     for (size_t t = 0; t + 1 < k && inside; ++t) {
@@ -232,6 +233,28 @@ FusedChain elementwise_chain(const Uses& u, const std::vector<Node*>& order, siz
     }
   }
   return c;
+}
+
+// MatMul order[i] followed by an elementwise chain over its output that reads it everywhere
+// it is read (the chain from its first consumer).
+FusedChain matmul_chain(const Uses& u, const std::vector<Node*>& order, size_t i,
+                        const std::unordered_set<const Node*>& taken) {
+  Node* mm = order[i];
+  FusedChain c;
+  if (!u.is(mm, "MatMul") || mm->inputs.size != 2 || !mm->inputs[0] || !mm->inputs[1]) return c;
+  const Value* y = mm->outputs[0];
+  auto it = u.users.find(y);
+  if (it == u.users.end() || !u.inner(y, it->second.size())) return c;
+  size_t j = i + 1;
+  while (j < order.size() && std::find(it->second.begin(), it->second.end(), order[j]) == it->second.end()) ++j;
+  if (j == order.size() || taken.count(order[j])) return c;
+  FusedChain e = elementwise_chain(u, order, j, taken, 1);  // the bias Add alone will do
+  if (e.source != y) return c;
+  for (const Node* user : it->second)
+    if (std::find(e.nodes.begin(), e.nodes.end(), user) == e.nodes.end()) return c;
+  e.nodes.insert(e.nodes.begin(), mm);
+  e.matmul = mm;
+  return e;
 }
 
 }  // namespace
@@ -252,6 +275,7 @@ std::vector<FusedChain> find_chains(const Model& m, Graph* g, const std::vector<
     if (taken.count(n)) continue;
     FusedChain c = chain_from(u, n);
     if (c.nodes.size() < 2) c = elementwise_chain(u, order, i, taken);
+    if (c.nodes.size() < 2) c = matmul_chain(u, order, i, taken);
     if (c.nodes.size() < 2) continue;
     bool free = true;
     for (Node* k : c.nodes) free = free && !taken.count(k);

@@ -7,6 +7,7 @@
 //   elementwise nodes (Add, Sub, Mul, Div, Pow and the unary ops of the vector kernels) whose
 //   inputs are one source value, constants and the outputs of earlier nodes of the chain (GELU
 //   written out as Mul, Add, Tanh or Div, Erf; a bias Add before it)
+//   MatMul -> such an elementwise chain over its output (the bias Add, GELU after it)
 //   layer norm written out: ReduceMean(x) -> Sub(x, mean) -> Pow(d, c) -> ReduceMean -> Add eps
 //   -> Sqrt -> Div(d, sd) [-> Mul gamma [-> Add beta]], both means over one axis with keepdims,
 //   c, eps, gamma and beta constants (exec/fused_layer_norm.cpp)
@@ -31,6 +32,7 @@ struct FusedChain {
   // An elementwise chain when set: the one input of its nodes that is neither a constant nor a
   // value of the chain (exec/fused_elementwise.cpp).
   const Value* source = nullptr;
+  Node* matmul = nullptr;  // the first node of an elementwise chain over its output, when set
   bool layer_norm = false;  // nodes are the 7 to 9 of the layer norm pattern, in its order
   std::vector<Node*> nodes;  // in graph order; the last one's output is the chain's result
   Node* head() const { return nodes.front(); }
