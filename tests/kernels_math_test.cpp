@@ -356,10 +356,10 @@ TEST(KernelsSoftmax, SimdMatchesScalarAndSumsToOne) {
 TEST(KernelsSoftmax, ShortRowIsVectorExpLaneByLane) {
   for (const k::KernelTable* t : k::simd_tables())
     for (size_t len = 1; len <= 3; ++len) {
-      auto x = rnd(2 * len, -20.f, 20.f, static_cast<unsigned>(len));
+      auto x = rnd(6 * len, -20.f, 20.f, static_cast<unsigned>(len));
       std::vector<float> y(x.size());
-      t->softmax(x.data(), y.data(), 2, len, 1, false);
-      for (size_t o = 0; o < 2; ++o) {
+      t->softmax(x.data(), y.data(), 6, len, 1, false);
+      for (size_t o = 0; o < 6; ++o) {
         const float* p = x.data() + o * len;
         const float m = *std::max_element(p, p + len);
         std::vector<float> d(len), e(len);
@@ -370,6 +370,23 @@ TEST(KernelsSoftmax, ShortRowIsVectorExpLaneByLane) {
         for (size_t i = 0; i < len; ++i) EXPECT_EQ(y[o * len + i], e[i] * (1.f / s)) << t->isa << " len " << len;
       }
     }
+}
+
+// Rows shorter than a vector run four at a time: each gives the bits it gives alone (one row
+// per call), for every length below the widest vector, softmax and log-softmax.
+TEST(KernelsSoftmax, GroupedShortRowsAreTheRowsAlone) {
+  for (const k::KernelTable* t : k::simd_tables())
+    for (size_t len = 1; len < 16; ++len)
+      for (bool log : {false, true}) {
+        const size_t outer = 11;
+        auto x = rnd(outer * len, -30.f, 30.f, static_cast<unsigned>(len) + 7);
+        x[len] = -std::numeric_limits<float>::infinity();  // a masked score, as attention has
+        std::vector<float> all(x.size()), alone(x.size());
+        t->softmax(x.data(), all.data(), outer, len, 1, log);
+        for (size_t o = 0; o < outer; ++o) t->softmax(x.data() + o * len, alone.data() + o * len, 1, len, 1, log);
+        for (size_t i = 0; i < x.size(); ++i)
+          ASSERT_EQ(std::memcmp(&all[i], &alone[i], 4), 0) << t->isa << " len " << len << " log " << log << " element " << i;
+      }
 }
 
 TEST(KernelsLayerNorm, SimdMatchesScalar) {

@@ -110,6 +110,40 @@ void reduce(ReduceOp op, const float* x, float* y, size_t outer, size_t len, siz
   }
 }
 
+// G rows of len < S::W floats (attention over a few tokens), each row computed as softmax's loop
+// below computes it (the body's vector loops run zero times for it): the max in element order,
+// one vector exp of x - max, the sum in element order from 0, then times 1 / sum (or x minus
+// log sum + max). The rows' scalar chains (max, sum) are interleaved: each waits on its own
+// previous step only.
+template <class S, size_t G>
+void softmax_short_rows(const float* x, float* y, size_t len, bool log) {
+  constexpr size_t L = S::W;
+  float m[G], s[G], t[G][L] = {};
+  for (size_t g = 0; g < G; ++g) m[g] = -std::numeric_limits<float>::infinity();
+  for (size_t k = 0; k < len; ++k)
+    for (size_t g = 0; g < G; ++g) {
+      const float v = x[g * len + k];
+      m[g] = v > m[g] ? v : m[g];
+    }
+  for (size_t g = 0; g < G; ++g) {
+    for (size_t k = 0; k < len; ++k) t[g][k] = x[g * len + k] - m[g];
+    S::store(t[g], v_exp<S>(S::load(t[g])));
+    s[g] = S::hsum(S::zero());
+  }
+  for (size_t k = 0; k < len; ++k)
+    for (size_t g = 0; g < G; ++g) s[g] += t[g][k];
+  for (size_t g = 0; g < G; ++g) {
+    float* q = y + g * len;
+    if (log) {
+      const float ls = std::log(s[g]) + m[g];
+      for (size_t k = 0; k < len; ++k) q[k] = x[g * len + k] - ls;
+    } else {
+      const float inv = 1.f / s[g];
+      for (size_t k = 0; k < len; ++k) q[k] = t[g][k] * inv;
+    }
+  }
+}
+
 template <class S>
 void softmax(const float* x, float* y, size_t outer, size_t len, size_t inner, bool log) {
   using F = typename S::V;
@@ -118,7 +152,11 @@ void softmax(const float* x, float* y, size_t outer, size_t len, size_t inner, b
     scalar::softmax(x, y, outer, len, inner, log);
     return;
   }
-  for (size_t o = 0; o < outer; ++o) {
+  size_t o = 0;
+  if (len < L) {
+    for (; o + 4 <= outer; o += 4) softmax_short_rows<S, 4>(x + o * len, y + o * len, len, log);
+  }
+  for (; o < outer; ++o) {
     const float* p = x + o * len;
     float* q = y + o * len;
     float m = -std::numeric_limits<float>::infinity();
