@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <string_view>
-#include <unordered_map>
 
 #include "kernels/kernels.h"
 #include "kernels/parallel.h"
@@ -62,14 +61,14 @@ bool unary_op(std::string_view t, UnaryOp& op) {
 // dim (its other dims 1) and of no higher rank than the source (the output then has x's shape).
 bool make_steps(const Model& m, const FusedChain& c, const RTensor& x,
                 const std::function<const RValue*(const Value*)>& value, std::vector<Step>& steps) {
-  std::unordered_map<const Value*, int> step_of;
+  std::vector<const Value*> made;  // made[k]: the output of step k
   const int64_t D = x.rank() ? x.shape.back() : 1;
   auto operand = [&](const Value* v, Operand& o) {
     if (v == c.source) return o.kind = Operand::Source, true;
-    auto it = step_of.find(v);
-    if (it != step_of.end()) {
+    auto it = std::find(made.begin(), made.end(), v);
+    if (it != made.end()) {
       o.kind = Operand::Step;
-      o.step = it->second;
+      o.step = static_cast<int>(it - made.begin());
       return true;
     }
     const RValue* r = value(v);
@@ -96,7 +95,7 @@ bool make_steps(const Model& m, const FusedChain& c, const RTensor& x,
     if (!s.unary && !operand(n->inputs[1], s.b)) return false;
     // fusion.cpp makes every node read the source or a chain value.
     if (!s.unary && s.a.kind >= Operand::Scalar && s.b.kind >= Operand::Scalar) return false;
-    step_of[n->outputs[0]] = static_cast<int>(k - first);
+    made.push_back(n->outputs[0]);
     steps.push_back(s);
   }
   return true;

@@ -35,17 +35,6 @@ bool all_float(const FusedChain& c, In&& in) {
 
 void Interpreter::run_chain(const FusedChain& c, Frame& f) {
   auto in = [&](const Node* n, uint32_t i) { return i < n->inputs.size && n->inputs[i] ? value_of(n->inputs[i], f) : nullptr; };
-  RTensor computed;  // the result of an elementwise or layer norm chain
-  auto value = [&](const Value* v) { return value_of(v, f); };
-  // A MatMul's chain is checked once the MatMul ran (its output is the source).
-  const bool fused = c.matmul       ? is_f32(in(c.matmul, 0)) && is_f32(in(c.matmul, 1))
-                     : c.source     ? run_elementwise_chain(m_, c, value, computed)
-                     : c.layer_norm ? run_layer_norm_chain(m_, c, value, computed)
-                                    : all_float(c, in);
-  if (!fused) {
-    for (Node* n : c.nodes) exec_node(n, f);
-    return;
-  }
   // The context of a node of the chain: its values that exist (the chain's inner values do not).
   auto ctx = [&](Node* n) {
     OpCtx x{*this, m_, *n, m_.opset_version(m_.str(n->domain)), {}, {}, &f};
@@ -53,6 +42,38 @@ void Interpreter::run_chain(const FusedChain& c, Frame& f) {
     x.out.resize(n->outputs.size);
     return x;
   };
+  // Called in a handler, as exec_node: errors from below the ops' checks get the name of the
+  // chain's first node; those of a node's own checks already name it.
+  auto rethrow = [&](const Error& err) {
+    for (Node* n : c.nodes) {
+      const std::string at = ctx(n).where();
+      if (std::string_view(err.what()).substr(0, at.size()) == at) throw;
+    }
+    fail(err.status(), ctx(c.head()).where() + ": " + err.what());
+  };
+  auto finish = [&](RValue out) {
+    store(c.nodes.back()->outputs[0], std::move(out), f);
+    stats_.peak_live_bytes = std::max(stats_.peak_live_bytes, live_bytes_);
+    stats_.nodes_run += c.nodes.size();
+    ++stats_.fused_chains;
+  };
+  RTensor computed;  // the result of an elementwise or layer norm chain
+  auto value = [&](const Value* v) { return value_of(v, f); };
+  bool fused = false;
+  try {
+    // A MatMul's chain is checked once the MatMul ran (its output is the source).
+    fused = c.matmul       ? is_f32(in(c.matmul, 0)) && is_f32(in(c.matmul, 1))
+            : c.source     ? run_elementwise_chain(m_, c, value, computed)
+            : c.layer_norm ? run_layer_norm_chain(m_, c, value, computed)
+                           : all_float(c, in);
+  } catch (const Error& err) {
+    rethrow(err);
+  }
+  if (!fused) {
+    for (Node* n : c.nodes) exec_node(n, f);
+    return;
+  }
+  if (!c.matmul && (c.source || c.layer_norm)) return finish(RValue::tensor(std::move(computed)));
   kernels::ConvPost post;
   post.table = &kernels::active_table();  // the separate ops' table
   std::vector<float> scale, shift;
@@ -92,8 +113,6 @@ void Interpreter::run_chain(const FusedChain& c, Frame& f) {
       }
       --stats_.nodes_run;  // counted with the chain's below
       out = RValue::tensor(std::move(computed));
-    } else if (c.source || c.layer_norm) {
-      out = RValue::tensor(std::move(computed));
     } else if (c.conv) {
       run_conv(head, make_post);
       out = std::move(head.out[0]);
@@ -116,18 +135,9 @@ void Interpreter::run_chain(const FusedChain& c, Frame& f) {
       out = RValue::tensor(std::move(y));
     }
   } catch (const Error& err) {
-    // As exec_node: errors from below the ops' checks get the name of the node that ran the
-    // kernel; those of a node's own checks already name it.
-    for (Node* n : c.nodes) {
-      const std::string at = ctx(n).where();
-      if (std::string_view(err.what()).substr(0, at.size()) == at) throw;
-    }
-    fail(err.status(), head.where() + ": " + err.what());
+    rethrow(err);
   }
-  store(c.nodes.back()->outputs[0], std::move(out), f);
-  stats_.peak_live_bytes = std::max(stats_.peak_live_bytes, live_bytes_);
-  stats_.nodes_run += c.nodes.size();
-  ++stats_.fused_chains;
+  finish(std::move(out));
 }
 
 }  // namespace ofg::exec
