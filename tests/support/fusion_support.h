@@ -12,6 +12,7 @@
 
 #include "exec/fusion.h"
 #include "exec/interp.h"
+#include "ir/error.h"
 
 namespace ofg::test {
 
@@ -86,6 +87,25 @@ inline std::vector<std::vector<std::string>> chain_types(Model& m) {
     for (Node* n : c.nodes) out.back().emplace_back(m.str(n->op_type));
   }
   return out;
+}
+
+// The message of the error a run of m throws, with plan fusion on or off ("" when none).
+inline std::string run_error(Model& m, bool fuse, const std::vector<std::pair<std::string, RValue>>& inputs) {
+  Interpreter in(m);
+  in.set_plan_fusion(fuse);
+  try {
+    in.run(inputs);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// m fails the same way fused and node by node.
+inline void expect_same_error(Model& m, const std::vector<std::pair<std::string, RValue>>& inputs) {
+  const std::string fused = run_error(m, true, inputs);
+  EXPECT_FALSE(fused.empty());
+  EXPECT_EQ(fused, run_error(m, false, inputs));
 }
 
 }  // namespace ofg::test
