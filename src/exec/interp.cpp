@@ -362,11 +362,11 @@ const Interpreter::Plan& Interpreter::plan_for(Graph* g) {
   if (fuse_) {
     p.chains = find_chains(m_, g, p.order);
     // A chain computed from constants only runs once with a cache (its nodes' outputs are kept,
-    // exec/constant_nodes.cpp): left to that.
-    if (cache_)
-      p.chains.erase(std::remove_if(p.chains.begin(), p.chains.end(),
-                                    [&](const FusedChain& c) { return constant_node(c.head()); }),
-                     p.chains.end());
+    // exec/constant_nodes.cpp): left to that. One computed from shapes (the head is, so all its
+    // nodes are) is remembered node by node (exec/shape_memo.cpp).
+    p.chains.erase(std::remove_if(p.chains.begin(), p.chains.end(),
+                                  [&](const FusedChain& c) { return (cache_ && constant_node(c.head())) || shape_node(c.head()); }),
+                   p.chains.end());
     std::unordered_map<const Node*, size_t> pos;
     for (size_t i = 0; i < p.order.size(); ++i) pos[p.order[i]] = i;
     for (size_t k = 0; k < p.chains.size(); ++k) {
