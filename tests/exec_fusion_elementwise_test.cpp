@@ -12,6 +12,7 @@
 #include "exec/interp.h"
 #include "ir/builder.h"
 #include "ir/error.h"
+#include "kernels/parallel.h"
 #include "onnx/serialize.h"
 #include "support/exec_support.h"
 #include "support/fusion_support.h"
@@ -277,4 +278,25 @@ TEST(ExecFusionElementwise, MatMulChainsStopWhereItsOutputIsNeededElsewhere) {
   auto m = build(2);
   EXPECT_EQ(chain_types(*m), (Types{{"MatMul", "Add"}}));
   test::expect_same_error(*m, {{"a", test::tensor_f({6, 8}, av)}});
+}
+
+// Split between threads (parts of 32K elements, several per thread), the fused chains give the
+// bytes of one thread and of the nodes one by one.
+TEST(ExecFusionElementwise, ThreadsSplitTheSameBytes) {
+  const exec::Shape s{3, 50001};
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  b.output(gelu_erf(b, b.op("Tanh", {b.input("x", kFloat, dims_of(s))})));
+  const std::vector<float> xv = ramp(exec::shape_numel(s), 9, -5.f, 5.f);
+  Runs one;
+  {
+    kernels::ThreadsScope threads(1);
+    one = run_both(*m, {{"x", test::tensor_f(s, xv)}});
+  }
+  kernels::ThreadsScope threads(3);
+  Runs three = run_both(*m, {{"x", test::tensor_f(s, xv)}});
+  EXPECT_EQ(three.fused_stats.fused_chains, 1u);
+  expect_same_bytes(three);
+  one.plain = three.fused;  // one thread fused against three threads fused
+  expect_same_bytes(one);
 }
