@@ -205,17 +205,27 @@ FusedChain elementwise_chain(const Uses& u, const std::vector<Node*>& order, siz
   if (!src) return c;
   std::vector<Node*> s{n};
   std::unordered_set<const Value*> made{n->outputs[0]};
-  for (size_t j = i + 1; j < order.size() && s.size() < kMaxElementwiseNodes; ++j) {
+  // Consumer slots of the chain's values not seen yet: the scan ends when none is left (not at
+  // the end of the graph).
+  auto slots = [&](const Value* v) {
+    auto it = u.users.find(v);
+    return it == u.users.end() ? size_t{0} : it->second.size();
+  };
+  size_t pending = slots(n->outputs[0]);
+  for (size_t j = i + 1; j < order.size() && pending > 0 && s.size() < kMaxElementwiseNodes; ++j) {
     Node* m = order[j];
-    bool reads = false, ok = !taken.count(m) && is_elementwise(u, m);
+    bool ok = !taken.count(m) && is_elementwise(u, m);
+    size_t reads = 0;
     for (const Value* v : m->inputs) {
-      reads = reads || made.count(v);
+      reads += made.count(v);
       ok = ok && (v == src || made.count(v) || is_constant(u.m, v));
     }
     if (!reads) continue;
     if (!ok) break;
+    pending -= reads;
     s.push_back(m);
     made.insert(m->outputs[0]);
+    pending += slots(m->outputs[0]);
   }
   for (size_t k = s.size(); k >= min_nodes; --k) {
     const std::unordered_set<const Node*> in(s.begin(), s.begin() + k);
