@@ -300,3 +300,20 @@ TEST(ExecFusionElementwise, ThreadsSplitTheSameBytes) {
   one.plain = three.fused;  // one thread fused against three threads fused
   expect_same_bytes(one);
 }
+
+// A chain value read again far down the graph (past the planner's scan window) stays a stored
+// value: the chain does not take the node that makes it; the results match.
+TEST(ExecFusionElementwise, ValueReadFarLaterStaysOutside) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {4, 9});
+  Value* r = b.op("Relu", {x});
+  Value* e = b.op("Exp", {b.op("Neg", {r})});
+  Value* z = b.input("z", kFloat, {4, 9});
+  for (int i = 0; i < 300; ++i) z = b.op("Abs", {z});  // unrelated nodes in between
+  b.output(b.op("Add", {e, r}));
+  b.output(z);
+  for (const auto& c : chain_types(*m)) EXPECT_NE(c.front(), "Relu");
+  Runs out = run_both(*m, {{"x", test::tensor_f({4, 9}, ramp(36, 3, -2.f, 2.f))}, {"z", test::tensor_f({4, 9}, ramp(36, 4, -2.f, 2.f))}});
+  expect_same_bytes(out);
+}

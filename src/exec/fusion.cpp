@@ -205,14 +205,17 @@ FusedChain elementwise_chain(const Uses& u, const std::vector<Node*>& order, siz
   if (!src) return c;
   std::vector<Node*> s{n};
   std::unordered_set<const Value*> made{n->outputs[0]};
-  // Consumer slots of the chain's values not seen yet: the scan ends when none is left (not at
-  // the end of the graph).
+  // Consumer slots of the chain's values not seen yet: the scan ends when none is left, or far
+  // from the last node that joined (a value read much later stays outside the chain), not at
+  // the end of the graph.
+  constexpr size_t kWindow = 256;
+  size_t last = i;
   auto slots = [&](const Value* v) {
     auto it = u.users.find(v);
     return it == u.users.end() ? size_t{0} : it->second.size();
   };
   size_t pending = slots(n->outputs[0]);
-  for (size_t j = i + 1; j < order.size() && pending > 0 && s.size() < kMaxElementwiseNodes; ++j) {
+  for (size_t j = i + 1; j < order.size() && j - last <= kWindow && pending > 0 && s.size() < kMaxElementwiseNodes; ++j) {
     Node* m = order[j];
     bool ok = !taken.count(m) && is_elementwise(u, m);
     size_t reads = 0;
@@ -223,6 +226,7 @@ FusedChain elementwise_chain(const Uses& u, const std::vector<Node*>& order, siz
     if (!reads) continue;
     if (!ok) break;
     pending -= reads;
+    last = j;
     s.push_back(m);
     made.insert(m->outputs[0]);
     pending += slots(m->outputs[0]);
