@@ -94,7 +94,7 @@ bool make_steps(const Model& m, const FusedChain& c, const RTensor& x,
     if (!operand(n->inputs[0], s.a)) return false;
     if (!s.unary && !operand(n->inputs[1], s.b)) return false;
     // fusion.cpp makes every node read the source or a chain value.
-    if (!s.unary && s.a.kind >= Operand::Scalar && s.b.kind >= Operand::Scalar) return false;
+    if (s.a.kind >= Operand::Scalar && (s.unary || s.b.kind >= Operand::Scalar)) return false;
     made.push_back(n->outputs[0]);
     steps.push_back(s);
   }
