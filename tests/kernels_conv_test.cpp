@@ -100,6 +100,28 @@ TEST(KernelsConvGemm, OneByOneFlatAndStrided) {
   check(make(1, 7, 1, 1, 3, 1, 1, 1, 0, 1), 7);     // a single pixel
 }
 
+// Stride 1 with the output as wide as the input packs each k-row as one shifted run of the plane,
+// then zeroes the columns in the padding: 1xk padded only along W and kx1 unpadded (an audio
+// model's separable convs, planes narrower than a register tile), rows of padding above and
+// below, dilation, uneven padding, and runs that reach past either end of the plane.
+TEST(KernelsConvGemm, SameWidthStrideOneRuns) {
+  unsigned seed = 30;
+  for (size_t W : {1, 2, 5, 8, 33}) {
+    k::Conv2DParams p = make(2, 5, 7, W, 9, 1, 3, 1, 0, 1);
+    p.pad_left = p.pad_right = 1;
+    k::conv2d_fill_output_size(p);
+    check(p, seed++);
+    check(make(1, 6, 9, W, 7, 3, 1, 1, 0, 1), seed++);
+    check(make(1, 3, 5, W, 4, 3, 3, 1, 1, 1), seed++);  // pads every side: zeroed rows and columns
+  }
+  k::Conv2DParams p = make(1, 4, 11, 12, 5, 3, 3, 1, 0, 1);  // dilated 2: pads 2 keep the width
+  p.dil_h = p.dil_w = 2;
+  p.pad_left = 1; p.pad_right = 3; p.pad_top = 2; p.pad_bottom = 2;
+  k::conv2d_fill_output_size(p);
+  check(p, seed++);
+  check(make(1, 17, 40, 40, 6, 5, 5, 1, 2, 1), seed++);  // several panels and column blocks
+}
+
 TEST(KernelsConvGemm, GroupsAndTinyPlanes) {
   check(make(2, 12, 6, 5, 9, 3, 3, 1, 1, 3), 8);
   check(make(1, 4, 2, 2, 6, 3, 3, 1, 2, 2), 9);  // padding wider than the input

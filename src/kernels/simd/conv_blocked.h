@@ -123,11 +123,61 @@ static inline void continue_run(size_t& j, size_t& ow, size_t& oh, size_t run, s
   }
 }
 
+// Where column q (counted from the block's first) of k-row pp lies in pack_b's panels.
+template <size_t NR>
+inline size_t panel_at(size_t q, size_t pp, size_t kc) {
+  return q / NR * kc * NR + pp * NR + q % NR;
+}
+
+// Stride 1 with W_out == W (1x1 convs, and kxk convs padded to keep the width): column j of the
+// image reads plane[j + off_h * W + off_w] wherever that pixel is inside the input, so k-row pp
+// is one contiguous run of the plane, copied a panel row at a time; then the columns whose pixel
+// lies in the padding are zeroed (rows above and below the input, and the columns left of ow_lo
+// or from ow_hi on). Narrow planes thus cost vector copies instead of one run per output row.
+template <class Isa>
+void pack_b_dense_row(const Conv2DParams& p, const float* plane, ptrdiff_t off_h, ptrdiff_t off_w, ptrdiff_t ow_lo,
+                      ptrdiff_t ow_hi, size_t pp, size_t kc, size_t j0, size_t nc, float* dst) {
+  constexpr size_t NR = Isa::NR;
+  const ptrdiff_t HW = static_cast<ptrdiff_t>(p.H * p.W), shift = off_h * static_cast<ptrdiff_t>(p.W) + off_w;
+  for (size_t q = 0; q < nc; q += NR) {
+    const size_t n = std::min(NR, nc - q);
+    float* d = dst + panel_at<NR>(q, pp, kc);
+    const ptrdiff_t s = static_cast<ptrdiff_t>(j0 + q) + shift;
+    if (n == NR && s >= 0 && s + static_cast<ptrdiff_t>(NR) <= HW) {
+      copy_panel_row<Isa>(d, plane + s);
+      continue;
+    }
+    // Near the plane's ends: never read outside it (those columns are zeroed below anyway).
+    for (size_t t = 0; t < n; ++t) {
+      const ptrdiff_t i = s + static_cast<ptrdiff_t>(t);
+      d[t] = i >= 0 && i < HW ? plane[i] : 0.f;
+    }
+  }
+  const size_t Wo = p.W_out, jend = j0 + nc;
+  const ptrdiff_t H = static_cast<ptrdiff_t>(p.H);
+  const size_t lo = static_cast<size_t>(std::clamp<ptrdiff_t>(ow_lo, 0, static_cast<ptrdiff_t>(Wo)));
+  const size_t hi = static_cast<size_t>(std::clamp<ptrdiff_t>(ow_hi, static_cast<ptrdiff_t>(lo), static_cast<ptrdiff_t>(Wo)));
+  const bool all_rows = off_h >= 0 && static_cast<ptrdiff_t>(p.H_out) + off_h <= H;
+  if (all_rows && lo == 0 && hi == Wo) return;
+  auto zero = [&](size_t a, size_t b) {
+    for (size_t j = std::max(a, j0); j < std::min(b, jend); ++j) dst[panel_at<NR>(j - j0, pp, kc)] = 0.f;
+  };
+  for (size_t oh = j0 / Wo, row = oh * Wo; row < jend; ++oh, row += Wo) {
+    const ptrdiff_t ih = static_cast<ptrdiff_t>(oh) + off_h;
+    if (ih < 0 || ih >= H) {
+      zero(row, row + Wo);
+    } else {
+      zero(row, row + lo);
+      zero(row + hi, row + Wo);
+    }
+  }
+}
+
 // Packs rows [p0, p0 + kc) x columns [j0, j0 + nc) of one image's im2col matrix (row k = (c, kh,
 // kw), column j = output pixel) into pack_b's layout: NR-column panels, kc rows of NR floats.
-// xg points at the image's first input channel of the group. Columns are walked in runs that
-// stay inside one output row and one panel, so each run is a contiguous (stride 1) or strided
-// read of one input row with the padded ends zeroed.
+// xg points at the image's first input channel of the group. Outside the dense case above,
+// columns are walked in runs that stay inside one output row and one panel, so each run is a
+// contiguous (stride 1) or strided read of one input row with the padded ends zeroed.
 template <class Isa>
 void pack_b_conv(const Conv2DParams& p, const float* xg, size_t p0, size_t kc, size_t j0,
                  size_t nc, float* dst) {
@@ -135,10 +185,8 @@ void pack_b_conv(const Conv2DParams& p, const float* xg, size_t p0, size_t kc, s
   const size_t khw = p.kH * p.kW, HW = p.H * p.W;
   const ptrdiff_t H = static_cast<ptrdiff_t>(p.H), W = static_cast<ptrdiff_t>(p.W);
   const ptrdiff_t sw = static_cast<ptrdiff_t>(p.stride_w);
-  // A 1x1, stride-1, unpadded conv reads the input plane as one contiguous row.
-  const bool flat = khw == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
-                    p.pad_left == 0 && p.pad_bottom == 0 && p.pad_right == 0;
-  const size_t row_len = flat ? p.H_out * p.W_out : p.W_out;
+  const bool dense = p.stride_h == 1 && p.stride_w == 1 && p.W_out == p.W;
+  const size_t row_len = p.W_out;
   const size_t jend = j0 + nc;
   for (size_t pp = 0; pp < kc; ++pp) {
     const size_t k = p0 + pp;
@@ -149,38 +197,36 @@ void pack_b_conv(const Conv2DParams& p, const float* xg, size_t p0, size_t kc, s
     // Output columns whose input column is inside [0, W): ow in [ow_lo, ow_hi).
     const ptrdiff_t ow_lo = off_w >= 0 ? 0 : (-off_w + sw - 1) / sw;
     const ptrdiff_t ow_hi = W - off_w <= 0 ? 0 : (W - off_w + sw - 1) / sw;
+    if (dense) {
+      pack_b_dense_row<Isa>(p, plane, off_h, off_w, ow_lo, ow_hi, pp, kc, j0, nc, dst);
+      continue;
+    }
     size_t j = j0, oh = j0 / row_len, ow = j0 % row_len;
     while (j < jend) {
       const size_t lane = (j - j0) % NR;
       const size_t run = std::min({row_len - ow, jend - j, NR - lane});
       float* d = dst + ((j - j0) / NR) * kc * NR + pp * NR + lane;
-      if (flat) {
-        const float* src = plane + j;
-        if (run == NR) copy_panel_row<Isa>(d, src);
-        else std::copy(src, src + run, d);
-      } else {
-        const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h) + off_h;
-        const ptrdiff_t o = static_cast<ptrdiff_t>(ow), n = static_cast<ptrdiff_t>(run);
-        const ptrdiff_t t_lo = (ih < 0 || ih >= H) ? n : std::min(n, std::max<ptrdiff_t>(0, ow_lo - o));
-        const ptrdiff_t t_hi = (ih < 0 || ih >= H) ? n : std::max(t_lo, std::min(n, ow_hi - o));
-        ptrdiff_t t = 0;
-        if (t_lo == 0 && t_hi == static_cast<ptrdiff_t>(NR) && sw == 1) {
-          // A whole panel row from one input row: the common case in the interior.
-          copy_panel_row<Isa>(d, plane + ih * W + o + off_w);
-          continue_run(j, ow, oh, run, row_len);
-          continue;
-        }
-        for (; t < t_lo; ++t) d[t] = 0.f;
-        if (t < t_hi) {
-          const float* in = plane + ih * W + o * sw + off_w;
-          if (sw == 1) {
-            for (; t < t_hi; ++t) d[t] = in[t];
-          } else {
-            for (; t < t_hi; ++t) d[t] = in[t * sw];
-          }
-        }
-        for (; t < n; ++t) d[t] = 0.f;
+      const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h) + off_h;
+      const ptrdiff_t o = static_cast<ptrdiff_t>(ow), n = static_cast<ptrdiff_t>(run);
+      const ptrdiff_t t_lo = (ih < 0 || ih >= H) ? n : std::min(n, std::max<ptrdiff_t>(0, ow_lo - o));
+      const ptrdiff_t t_hi = (ih < 0 || ih >= H) ? n : std::max(t_lo, std::min(n, ow_hi - o));
+      ptrdiff_t t = 0;
+      if (t_lo == 0 && t_hi == static_cast<ptrdiff_t>(NR) && sw == 1) {
+        // A whole panel row from one input row: the common case in the interior.
+        copy_panel_row<Isa>(d, plane + ih * W + o + off_w);
+        continue_run(j, ow, oh, run, row_len);
+        continue;
       }
+      for (; t < t_lo; ++t) d[t] = 0.f;
+      if (t < t_hi) {
+        const float* in = plane + ih * W + o * sw + off_w;
+        if (sw == 1) {
+          for (; t < t_hi; ++t) d[t] = in[t];
+        } else {
+          for (; t < t_hi; ++t) d[t] = in[t * sw];
+        }
+      }
+      for (; t < n; ++t) d[t] = 0.f;
       continue_run(j, ow, oh, run, row_len);
     }
   }
