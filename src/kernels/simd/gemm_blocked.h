@@ -92,10 +92,10 @@ void pack_b(bool trans, const float* B, size_t ldb, size_t p0, size_t kc, size_t
   pack_panels<Isa, Isa::NR>(!trans, B, ldb, p0, kc, j0, nc, 1.f, dst);
 }
 
-// Where a ConvPost's activation runs: on the registers of the tile (Relu, Clip and the gates of
-// Sigmoid and HardSigmoid, with the unary and binary kernels' own lane code) or over each stored
-// row of the tile (anything else, with those kernels' loops while the rows are in L1).
-enum class PostAct { None, Relu, Clip, SigmoidGate, HardSigmoidGate, Rows };
+// Where a ConvPost's activation runs: on the registers of the tile (Relu, LeakyRelu, Clip and the
+// gates of Sigmoid and HardSigmoid, with the unary and binary kernels' own lane code) or over each
+// stored row of the tile (anything else, with those kernels' loops while the rows are in L1).
+enum class PostAct { None, Relu, LeakyRelu, Clip, SigmoidGate, HardSigmoidGate, Rows };
 
 struct Epilogue {
   bool last = false;
@@ -115,6 +115,7 @@ static inline bool fused_clamp(const Conv2DParams& p, Epilogue& ep) {
     const bool gate = p.post->gate != ConvPost::Gate::None;
     const UnaryOp op = p.post->op;
     ep.post_act = !gate && op == UnaryOp::Relu           ? PostAct::Relu
+                  : !gate && op == UnaryOp::LeakyRelu    ? PostAct::LeakyRelu
                   : !gate && op == UnaryOp::Clip         ? PostAct::Clip
                   : gate && op == UnaryOp::Sigmoid       ? PostAct::SigmoidGate
                   : gate && op == UnaryOp::HardSigmoid   ? PostAct::HardSigmoidGate
@@ -153,6 +154,7 @@ inline typename Isa::V gate_product(ConvPost::Gate gate, typename Isa::V x, type
 template <class Isa, PostAct K>
 inline typename Isa::V act_lanes(typename Isa::V v, typename Isa::V a, typename Isa::V b, ConvPost::Gate gate) {
   if constexpr (K == PostAct::Relu) return un<Isa, UnaryOp::Relu>(v, a, b);
+  if constexpr (K == PostAct::LeakyRelu) return un<Isa, UnaryOp::LeakyRelu>(v, a, b);
   if constexpr (K == PostAct::Clip) return un<Isa, UnaryOp::Clip>(v, a, b);
   if constexpr (K == PostAct::SigmoidGate || K == PostAct::HardSigmoidGate) {
     const typename Isa::V s = un<Isa, K == PostAct::SigmoidGate ? UnaryOp::Sigmoid : UnaryOp::HardSigmoid>(v, a, b);
@@ -194,15 +196,15 @@ void post_stored(const Epilogue& ep, size_t c, float* y, size_t n, bool affine_d
   }
 }
 
-// A full register tile to C: + C (or beta * C), bias, clamp, and with POST ep.post (K its
-// activation kind).
+// The first mr rows of a full-width register tile to C: + C (or beta * C), bias, clamp, and with
+// POST ep.post (K its activation kind).
 template <class Isa, bool POST, PostAct K>
-inline void store_full_tile(const typename Isa::V* acc, float* C, size_t ldc, bool first, float beta, bool bias,
-                            bool clamp, const Epilogue& ep) {
+inline void store_full_tile(const typename Isa::V* acc, float* C, size_t ldc, size_t mr, bool first, float beta,
+                            bool bias, bool clamp, const Epilogue& ep) {
   using V = typename Isa::V;
-  constexpr size_t MR = Isa::MR, NV = Isa::NR / Isa::W;
+  constexpr size_t NV = Isa::NR / Isa::W;
   const V vb = Isa::set1(beta), vlo = Isa::set1(ep.lo), vhi = Isa::set1(ep.hi);
-  for (size_t i = 0; i < MR; ++i) {
+  for (size_t i = 0; i < mr; ++i) {
     float* row = C + i * ldc;
     const V vbias = bias ? Isa::set1(ep.bias[i]) : Isa::zero();
     PostConsts<Isa> pk;
@@ -221,9 +223,6 @@ inline void store_full_tile(const typename Isa::V* acc, float* C, size_t ldc, bo
   }
 }
 
-// acc = A panel (kc x MR) * B panel (kc x NR); then C tile = acc + (first ? beta*C : C), then the
-// epilogue when ep.last. Partial tiles go through a stack buffer so the full-tile path has no
-// masks.
 // Whether an ISA computes part of a tile's rows (gemm_acc_rows<R>): worth it where tiles are tall.
 template <class Isa, class = void>
 struct HasRowsAcc : std::false_type {};
@@ -244,6 +243,10 @@ inline void tile_acc(size_t kc, const float* a, const float* b, size_t mr,
   Isa::gemm_acc(kc, a, b, acc);
 }
 
+// acc = A panel (kc x MR) * B panel (kc x NR); then C tile = acc + (first ? beta*C : C), then the
+// epilogue when ep.last. Tiles of fewer rows store their rows with the same vector code (channel
+// counts are rarely multiples of MR); tiles of fewer columns go through a stack buffer so the
+// vector path has no masks.
 template <class Isa>
 inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size_t ldc, size_t mr,
                        size_t nr, bool first, float beta, const Epilogue& ep) {
@@ -252,16 +255,16 @@ inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size
   V acc[MR * NV];
   tile_acc<Isa>(kc, a, b, mr, acc);
   const bool bias = ep.last && ep.bias, clamp = ep.last && ep.clamp, post = ep.last && ep.post;
-  if (mr == MR && nr == NR) {
-    if (!post) return store_full_tile<Isa, false, PostAct::None>(acc, C, ldc, first, beta, bias, clamp, ep);
+  if (nr == NR) {
+    if (!post) return store_full_tile<Isa, false, PostAct::None>(acc, C, ldc, mr, first, beta, bias, clamp, ep);
     switch (ep.post_act) {
 #define OFG_POST_CASE(k) \
-  case PostAct::k: return store_full_tile<Isa, true, PostAct::k>(acc, C, ldc, first, beta, bias, clamp, ep);
-      OFG_POST_CASE(Relu) OFG_POST_CASE(Clip) OFG_POST_CASE(SigmoidGate) OFG_POST_CASE(HardSigmoidGate)
+  case PostAct::k: return store_full_tile<Isa, true, PostAct::k>(acc, C, ldc, mr, first, beta, bias, clamp, ep);
+      OFG_POST_CASE(Relu) OFG_POST_CASE(LeakyRelu) OFG_POST_CASE(Clip) OFG_POST_CASE(SigmoidGate) OFG_POST_CASE(HardSigmoidGate)
 #undef OFG_POST_CASE
       // Only the affine step (post_stored then has nothing to do), or an activation over the rows.
       case PostAct::None:
-      case PostAct::Rows: return store_full_tile<Isa, true, PostAct::Rows>(acc, C, ldc, first, beta, bias, clamp, ep);
+      case PostAct::Rows: return store_full_tile<Isa, true, PostAct::Rows>(acc, C, ldc, mr, first, beta, bias, clamp, ep);
     }
   }
   alignas(64) float tile[MR * NR];
