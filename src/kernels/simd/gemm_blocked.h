@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 namespace ofg::kernels::simd {
 
@@ -223,19 +224,47 @@ inline void store_full_tile(const typename Isa::V* acc, float* C, size_t ldc, si
   }
 }
 
+// Every lane = v, bit for bit: through the integer lanes, since Lanes::set1 adds 0.f (which turns
+// -0 into +0) and the ISAs' own register tiles broadcast the A values exactly.
+template <class Isa>
+inline typename Isa::V splat(float v) {
+  int bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return Isa::as_float(Isa::iset1(bits));
+}
+
+// Isa::gemm_acc for a tile of at most W columns: only the first vector of each row, acc[i * NV],
+// is formed (the others are left alone). An output of W columns or fewer (ViT's 4x4 grid of
+// patches, a 3x3 plane) would otherwise spend NV - 1 of every NV multiply-adds on zero lanes.
+// Each lane sums the same products in the same order as the full tile.
+template <class Isa, size_t... I>
+inline void gemm_acc_one_vector(size_t kc, const float* a, const float* b, typename Isa::V* acc,
+                                std::index_sequence<I...>) {
+  constexpr size_t MR = Isa::MR, NR = Isa::NR, NV = NR / Isa::W;
+  typename Isa::V c[MR] = {((void)I, Isa::zero())...};
+  for (size_t p = 0; p < kc; ++p, a += MR, b += NR) {
+    const typename Isa::V bv = Isa::load(b);
+    ((c[I] = Isa::fma(splat<Isa>(a[I]), bv, c[I])), ...);
+  }
+  ((acc[I * NV] = c[I]), ...);
+}
+
 // Whether an ISA computes part of a tile's rows (gemm_acc_rows<R>): worth it where tiles are tall.
 template <class Isa, class = void>
 struct HasRowsAcc : std::false_type {};
 template <class Isa>
 struct HasRowsAcc<Isa, std::void_t<decltype(&Isa::template gemm_acc_rows<1>)>> : std::true_type {};
 
-// acc's first mr rows of the tile: a short last tile takes a kernel of fewer rows when the ISA
-// has them (the other rows of acc are then not set).
+// acc's first mr rows and the column vectors holding the first nr columns of the tile: a tile of
+// at most one vector of columns takes gemm_acc_one_vector, a short last tile a kernel of fewer
+// rows when the ISA has them (the other entries of acc are then not set).
 template <class Isa>
-inline void tile_acc(size_t kc, const float* a, const float* b, size_t mr,
+inline void tile_acc(size_t kc, const float* a, const float* b, size_t mr, size_t nr,
                      typename Isa::V (&acc)[Isa::MR * (Isa::NR / Isa::W)]) {
+  constexpr size_t MR = Isa::MR;
+  if constexpr (Isa::NR > Isa::W)
+    if (nr <= Isa::W) return gemm_acc_one_vector<Isa>(kc, a, b, acc, std::make_index_sequence<MR>{});
   if constexpr (HasRowsAcc<Isa>::value) {
-    constexpr size_t MR = Isa::MR;
     if (mr <= (MR + 3) / 4) return Isa::template gemm_acc_rows<(MR + 3) / 4>(kc, a, b, acc);
     if (mr <= MR / 2) return Isa::template gemm_acc_rows<MR / 2>(kc, a, b, acc);
     if (mr <= MR * 3 / 4) return Isa::template gemm_acc_rows<MR * 3 / 4>(kc, a, b, acc);
@@ -253,7 +282,9 @@ inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size
   using V = typename Isa::V;
   constexpr size_t MR = Isa::MR, NR = Isa::NR, NV = NR / Isa::W;
   V acc[MR * NV];
-  tile_acc<Isa>(kc, a, b, mr, acc);
+  // Column vectors of the tile holding some of its nr columns.
+  const size_t nv = NV > 1 && nr <= Isa::W ? 1 : NV;
+  tile_acc<Isa>(kc, a, b, mr, nr, acc);
   const bool bias = ep.last && ep.bias, clamp = ep.last && ep.clamp, post = ep.last && ep.post;
   if (nr == NR) {
     if (!post) return store_full_tile<Isa, false, PostAct::None>(acc, C, ldc, mr, first, beta, bias, clamp, ep);
@@ -268,7 +299,8 @@ inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size
     }
   }
   alignas(64) float tile[MR * NR];
-  for (size_t i = 0; i < mr * NV; ++i) Isa::store(tile + i * Isa::W, acc[i]);
+  for (size_t i = 0; i < mr; ++i)
+    for (size_t h = 0; h < nv; ++h) Isa::store(tile + i * NR + h * Isa::W, acc[i * NV + h]);
   for (size_t i = 0; i < mr; ++i)
     for (size_t j = 0; j < nr; ++j) {
       float& c = C[i * ldc + j];
