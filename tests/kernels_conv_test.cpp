@@ -122,6 +122,24 @@ TEST(KernelsConvGemm, SameWidthStrideOneRuns) {
   check(make(1, 17, 40, 40, 6, 5, 5, 1, 2, 1), seed++);  // several panels and column blocks
 }
 
+// A kernel as wide as its stride, unpadded along W, packs kW k-rows per input row read (ViT's
+// patchify): widths that leave input columns unread, padding above and below, a kernel taller
+// than wide, k-blocks that start inside a group of kW k-rows (K = 40 * 9 = 360 with kW = 3),
+// groups, and outputs narrower than one vector (one-vector register tiles).
+TEST(KernelsConvGemm, KernelAsWideAsItsStride) {
+  unsigned seed = 40;
+  check(make(2, 3, 64, 64, 20, 16, 16, 16, 0, 1), seed++);  // 16 output pixels an image
+  check(make(1, 3, 37, 35, 17, 4, 4, 4, 0, 1), seed++);
+  check(make(2, 5, 9, 11, 6, 2, 2, 2, 0, 1), seed++);
+  check(make(1, 40, 10, 14, 15, 3, 3, 3, 0, 1), seed++);
+  check(make(1, 6, 8, 10, 9, 2, 2, 2, 0, 3), seed++);
+  k::Conv2DParams p = make(1, 4, 13, 12, 7, 5, 3, 1, 0, 1);
+  p.stride_w = 3;
+  p.pad_top = 2; p.pad_bottom = 1;
+  k::conv2d_fill_output_size(p);
+  check(p, seed++);
+}
+
 TEST(KernelsConvGemm, GroupsAndTinyPlanes) {
   check(make(2, 12, 6, 5, 9, 3, 3, 1, 1, 3), 8);
   check(make(1, 4, 2, 2, 6, 3, 3, 1, 2, 2), 9);  // padding wider than the input

@@ -173,9 +173,33 @@ void pack_b_dense_row(const Conv2DParams& p, const float* plane, ptrdiff_t off_h
   }
 }
 
+// The kW k-rows pp.. of one (c, kh) when the kernel is as wide as its stride and nothing is padded
+// along W (ViT's patchify, 2x2 stride-2 downsampling): tap kw of output column ow reads input
+// column ow * kW + kw, so these k-rows read each input row once, contiguously, and write it
+// transposed. The per-run walk would go one output column (a few floats) per run.
+template <class Isa>
+void pack_b_patch_rows(const Conv2DParams& p, const float* plane, ptrdiff_t off_h, size_t pp, size_t kc, size_t j0,
+                       size_t nc, float* dst) {
+  constexpr size_t NR = Isa::NR;
+  const size_t Wo = p.W_out, kW = p.kW, jend = j0 + nc;
+  for (size_t oh = j0 / Wo, row = oh * Wo; row < jend; ++oh, row += Wo) {
+    const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h) + off_h;
+    const bool inside = ih >= 0 && ih < static_cast<ptrdiff_t>(p.H);
+    const float* src = plane + (inside ? ih : 0) * static_cast<ptrdiff_t>(p.W);
+    for (size_t j = std::max(row, j0); j < std::min(row + Wo, jend); ++j) {
+      float* d = dst + panel_at<NR>(j - j0, pp, kc);
+      const float* s = src + (j - row) * kW;
+      if (inside)
+        for (size_t kw = 0; kw < kW; ++kw) d[kw * NR] = s[kw];
+      else
+        for (size_t kw = 0; kw < kW; ++kw) d[kw * NR] = 0.f;
+    }
+  }
+}
+
 // Packs rows [p0, p0 + kc) x columns [j0, j0 + nc) of one image's im2col matrix (row k = (c, kh,
 // kw), column j = output pixel) into pack_b's layout: NR-column panels, kc rows of NR floats.
-// xg points at the image's first input channel of the group. Outside the dense case above,
+// xg points at the image's first input channel of the group. Outside the two cases above,
 // columns are walked in runs that stay inside one output row and one panel, so each run is a
 // contiguous (stride 1) or strided read of one input row with the padded ends zeroed.
 template <class Isa>
@@ -186,8 +210,17 @@ void pack_b_conv(const Conv2DParams& p, const float* xg, size_t p0, size_t kc, s
   const ptrdiff_t H = static_cast<ptrdiff_t>(p.H), W = static_cast<ptrdiff_t>(p.W);
   const ptrdiff_t sw = static_cast<ptrdiff_t>(p.stride_w);
   const bool dense = p.stride_h == 1 && p.stride_w == 1 && p.W_out == p.W;
+  const bool patches = p.kW > 1 && p.stride_w == p.kW && p.dil_w == 1 && p.pad_left == 0 && p.pad_right == 0;
   const size_t row_len = p.W_out;
   const size_t jend = j0 + nc;
+  // Lanes past nc in the last panel are multiplied but never stored; zero them so they stay
+  // finite. Whole vectors from the one holding lane nc % NR, before the columns are written over
+  // them (a scalar tail per k-row compiles to a memset call).
+  if (nc % NR) {
+    float* d = dst + (nc / NR) * kc * NR;
+    for (size_t pp = 0; pp < kc; ++pp)
+      for (size_t h = nc % NR / Isa::W * Isa::W; h < NR; h += Isa::W) Isa::store(d + pp * NR + h, Isa::zero());
+  }
   for (size_t pp = 0; pp < kc; ++pp) {
     const size_t k = p0 + pp;
     const size_t c = k / khw, r = k % khw, kh = r / p.kW, kw = r % p.kW;
@@ -199,6 +232,12 @@ void pack_b_conv(const Conv2DParams& p, const float* xg, size_t p0, size_t kc, s
     const ptrdiff_t ow_hi = W - off_w <= 0 ? 0 : (W - off_w + sw - 1) / sw;
     if (dense) {
       pack_b_dense_row<Isa>(p, plane, off_h, off_w, ow_lo, ow_hi, pp, kc, j0, nc, dst);
+      continue;
+    }
+    // Whole groups of kW k-rows only (a k-block may start or end inside one).
+    if (patches && kw == 0 && pp + p.kW <= kc) {
+      pack_b_patch_rows<Isa>(p, plane, off_h, pp, kc, j0, nc, dst);
+      pp += p.kW - 1;
       continue;
     }
     size_t j = j0, oh = j0 / row_len, ow = j0 % row_len;
@@ -229,12 +268,6 @@ void pack_b_conv(const Conv2DParams& p, const float* xg, size_t p0, size_t kc, s
       for (; t < n; ++t) d[t] = 0.f;
       continue_run(j, ow, oh, run, row_len);
     }
-  }
-  // Lanes past nc in the last panel are multiplied but never stored; zero them so they stay finite.
-  if (nc % NR) {
-    float* d = dst + (nc / NR) * kc * NR;
-    for (size_t pp = 0; pp < kc; ++pp)
-      for (size_t lane = nc % NR; lane < NR; ++lane) d[pp * NR + lane] = 0.f;
   }
 }
 
