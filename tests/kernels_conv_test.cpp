@@ -94,6 +94,16 @@ TEST(KernelsConvGemm, StridedPaddedRectangularBatch) {
   check(make(2, 3, 23, 23, 8, 7, 7, 2, 3, 1), 4);  // the first layer of ResNet, scaled down
 }
 
+// Stride 2 packs the even values of whole vectors of pairs while both values of a pair lie in
+// the input row (AVX-512: 16 pairs): rows wide enough for several vectors, even and odd widths and
+// left padding (where the pairs start), and runs that end at the row's last column.
+TEST(KernelsConvGemm, StrideTwoRowsOfPairs) {
+  unsigned seed = 60;
+  for (size_t W : {64, 65, 97})
+    for (size_t pad : {0, 1, 2}) check(make(1, 2, 5, W, 5, 3, 3, 2, pad, 1), seed++);
+  check(make(1, 3, 40, 70, 8, 7, 7, 2, 3, 1), seed++);  // ResNet's stem on a narrower image
+}
+
 TEST(KernelsConvGemm, OneByOneFlatAndStrided) {
   check(make(2, 17, 7, 9, 13, 1, 1, 1, 0, 1), 5);   // the input plane is read as one row
   check(make(2, 17, 9, 9, 13, 1, 1, 2, 0, 1), 6);   // strided 1x1 goes through the row walk

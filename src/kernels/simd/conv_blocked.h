@@ -206,6 +206,7 @@ template <class Isa>
 void pack_b_conv(const Conv2DParams& p, const float* xg, size_t p0, size_t kc, size_t j0,
                  size_t nc, float* dst) {
   constexpr size_t NR = Isa::NR;
+  constexpr ptrdiff_t VW = static_cast<ptrdiff_t>(Isa::W);
   const size_t khw = p.kH * p.kW, HW = p.H * p.W;
   const ptrdiff_t H = static_cast<ptrdiff_t>(p.H), W = static_cast<ptrdiff_t>(p.W);
   const ptrdiff_t sw = static_cast<ptrdiff_t>(p.stride_w);
@@ -262,6 +263,16 @@ void pack_b_conv(const Conv2DParams& p, const float* xg, size_t p0, size_t kc, s
         if (sw == 1) {
           for (; t < t_hi; ++t) d[t] = in[t];
         } else {
+          if (sw == 2) {
+            // Stride 2 (stems, downsampling): the even halves of W pairs per deinterleave, while
+            // both values of the last pair lie inside the input row.
+            const ptrdiff_t pairs_hi = std::min(t_hi, (W - o * 2 - off_w) / 2);
+            for (; t + VW <= pairs_hi; t += VW) {
+              typename Isa::V even, odd;
+              Isa::deinterleave(in + 2 * t, even, odd);
+              Isa::store(d + t, even);
+            }
+          }
           for (; t < t_hi; ++t) d[t] = in[t * sw];
         }
       }
