@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace k = ofg::kernels;
@@ -190,8 +191,9 @@ TEST(KernelsConvDepthwise, OddWidthsStridesDilations) {
 }
 
 // ---------------------------------------------------------------- Winograd F(m x m, 3x3)
-// 3x3 stride-1 ungrouped convs with >= 16 channels on both sides take the Winograd path of the
-// SIMD tables (conv2d and conv2d_prepacked). These shapes cover: output sizes that are not a
+// 3x3 stride-1 ungrouped convs with >= 16 output channels and enough input channels (16, 64 on
+// AVX-512: kWinogradMinCin) take the Winograd path of the SIMD tables (conv2d and
+// conv2d_prepacked). The shapes below have >= 64 input channels and cover: output sizes that are not a
 // multiple of the tile (partial tiles at the right and bottom), no padding, asymmetric and
 // wide padding, channel counts that are not multiples of the register tile (6x16 AVX2, 14x32
 // AVX-512, 8x12 NEON aarch64, 4x8 ARMv7) and that cross the 256-deep k-block and the 120/128-row block,
@@ -215,12 +217,12 @@ bool takes_winograd(const k::Conv2DParams& p) { return tables_taking_winograd(p)
 TEST(KernelsConvWinograd, OddSizesAndBatches) {
   if (!k::simd_table()) GTEST_SKIP() << "no SIMD table on this CPU";
   const k::Conv2DParams shapes[] = {
-      make(2, 16, 7, 9, 16, 3, 3, 1, 1, 1),     // odd output: partial tiles both ways
-      make(1, 17, 5, 5, 23, 3, 3, 1, 0, 1),     // no padding, 3x3 output
-      make(3, 24, 14, 14, 20, 3, 3, 1, 1, 1),   // batch 3, tile rows across images
-      make(1, 16, 1, 1, 16, 3, 3, 1, 1, 1),     // a single pixel
-      make(1, 16, 3, 2, 18, 3, 3, 1, 2, 1),     // padding wider than the kernel reach
-      make(2, 16, 40, 38, 16, 3, 3, 1, 1, 1),   // several tile-row blocks, ragged last panel
+      make(2, 64, 7, 9, 16, 3, 3, 1, 1, 1),     // odd output: partial tiles both ways
+      make(1, 65, 5, 5, 23, 3, 3, 1, 0, 1),     // no padding, 3x3 output
+      make(3, 72, 14, 14, 20, 3, 3, 1, 1, 1),   // batch 3, tile rows across images
+      make(1, 64, 1, 1, 16, 3, 3, 1, 1, 1),     // a single pixel
+      make(1, 64, 3, 2, 18, 3, 3, 1, 2, 1),     // padding wider than the kernel reach
+      make(2, 64, 40, 38, 16, 3, 3, 1, 1, 1),   // several tile-row blocks, ragged last panel
   };
   unsigned seed = 20;
   for (const auto& p : shapes) {
@@ -239,7 +241,7 @@ TEST(KernelsConvWinograd, ManyChannelsCrossBlocks) {
 
 TEST(KernelsConvWinograd, AsymmetricPadding) {
   if (!k::simd_table()) GTEST_SKIP() << "no SIMD table on this CPU";
-  k::Conv2DParams p = make(2, 19, 9, 12, 21, 3, 3, 1, 0, 1);
+  k::Conv2DParams p = make(2, 67, 9, 12, 21, 3, 3, 1, 0, 1);
   p.pad_top = 0; p.pad_left = 2; p.pad_bottom = 1; p.pad_right = 0;
   k::conv2d_fill_output_size(p);
   ASSERT_TRUE(takes_winograd(p));
@@ -250,6 +252,10 @@ TEST(KernelsConvWinograd, AsymmetricPadding) {
 TEST(KernelsConvWinograd, SmallChannelCountsStayOnGemm) {
   if (!k::simd_table()) GTEST_SKIP() << "no SIMD table on this CPU";
   EXPECT_EQ(tables_taking_winograd(make(1, 8, 9, 9, 32, 3, 3, 1, 1, 1)), 0u);
+  // 16..63 input channels: Winograd on every table but AVX-512's.
+  size_t avx512 = 0;
+  for (const k::KernelTable* t : k::simd_tables()) avx512 += std::string(t->isa) == "avx512";
+  EXPECT_EQ(tables_taking_winograd(make(1, 48, 9, 9, 32, 3, 3, 1, 1, 1)), k::simd_tables().size() - avx512);
   EXPECT_EQ(tables_taking_winograd(make(1, 32, 9, 9, 32, 3, 3, 2, 1, 1)), 0u);   // stride 2
   EXPECT_EQ(tables_taking_winograd(make(1, 32, 9, 9, 32, 3, 3, 1, 1, 2)), 0u);   // grouped
 }

@@ -343,25 +343,25 @@ void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* pack
 }
 
 // The conv2d entries of kernels/kernel_list.h. The packed form is either the Winograd-transformed
-// weights or the GEMM panels; which one follows from winograd_applies(p), so pack and run always
+// weights or the GEMM panels; which one follows from winograd_applies<Isa>(p), so pack and run always
 // agree for the same p.
 template <class Isa>
 size_t conv2d_packed_size(const Conv2DParams& p) {
   if (is_depthwise(p) || p.C_in / p.group == 0 || p.C_out == 0) return 0;
-  if (winograd_applies(p)) return winograd_packed_size<Isa>(p);
+  if (winograd_applies<Isa>(p)) return winograd_packed_size<Isa>(p);
   return p.group * packed_group_floats<Isa>(p);
 }
 
 template <class Isa>
 void conv2d_pack(const Conv2DParams& p, const float* w, float* packed) {
-  if (winograd_applies(p)) winograd_pack<Isa>(p, w, packed);
+  if (winograd_applies<Isa>(p)) winograd_pack<Isa>(p, w, packed);
   else pack_weights<Isa>(p, w, packed);
 }
 
 template <class Isa>
 void conv2d_prepacked(const Conv2DParams& p, const float* x, const float* packed, float* y) {
   if (p.H_out * p.W_out == 0) return;
-  if (winograd_applies(p)) winograd_conv<Isa>(p, x, packed, y);
+  if (winograd_applies<Isa>(p)) winograd_conv<Isa>(p, x, packed, y);
   else conv_implicit_gemm<Isa>(p, x, packed, y);
 }
 
