@@ -151,6 +151,18 @@ TEST(KernelsConvGemm, KernelAsWideAsItsStride) {
   check(p, seed++);
 }
 
+// Planes narrower than a register tile put the batch's columns side by side in one GEMM (fewer
+// panels), then copy each image's planes out: images that straddle panel boundaries, single
+// pixels, groups, several k-blocks (K = 40 * 9 = 360), and every packing path.
+TEST(KernelsConvGemm, SmallPlanesOfSeveralImagesShareTiles) {
+  unsigned seed = 70;
+  check(make(5, 6, 7, 1, 9, 1, 1, 1, 0, 1), seed++);    // 7 pixels, 1x1
+  check(make(3, 40, 3, 3, 17, 3, 3, 1, 1, 1), seed++);  // 9 pixels, padded 3x3, two k-blocks
+  check(make(4, 4, 1, 1, 5, 3, 3, 1, 1, 1), seed++);    // one pixel
+  check(make(3, 6, 9, 7, 8, 3, 3, 2, 1, 2), seed++);    // stride 2, groups
+  check(make(2, 3, 32, 32, 12, 8, 8, 8, 0, 1), seed++); // 4x4 patches
+}
+
 TEST(KernelsConvGemm, GroupsAndTinyPlanes) {
   check(make(2, 12, 6, 5, 9, 3, 3, 1, 1, 3), 8);
   check(make(1, 4, 2, 2, 6, 3, 3, 1, 2, 2), 9);  // padding wider than the input

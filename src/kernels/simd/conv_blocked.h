@@ -8,6 +8,7 @@
 // by the tile's last store instead of extra passes over the output.
 #pragma once
 
+#include "kernels/simd/conv_pack.h"
 #include "kernels/simd/gemm_blocked.h"
 #include "kernels/simd/phase_split.h"
 #include "kernels/simd/winograd_f2.h"
@@ -113,175 +114,6 @@ void depthwise(const Conv2DParams& p, const float* x, const float* w, float* y) 
   });
 }
 
-// Moves the column cursor of pack_b_conv past a run, wrapping to the next output row.
-static inline void continue_run(size_t& j, size_t& ow, size_t& oh, size_t run, size_t row_len) {
-  j += run;
-  ow += run;
-  if (ow == row_len) {
-    ow = 0;
-    ++oh;
-  }
-}
-
-// Where column q (counted from the block's first) of k-row pp lies in pack_b's panels.
-template <size_t NR>
-inline size_t panel_at(size_t q, size_t pp, size_t kc) {
-  return q / NR * kc * NR + pp * NR + q % NR;
-}
-
-// Stride 1 with W_out == W (1x1 convs, and kxk convs padded to keep the width): column j of the
-// image reads plane[j + off_h * W + off_w] wherever that pixel is inside the input, so k-row pp
-// is one contiguous run of the plane, copied a panel row at a time; then the columns whose pixel
-// lies in the padding are zeroed (rows above and below the input, and the columns left of ow_lo
-// or from ow_hi on). Narrow planes thus cost vector copies instead of one run per output row.
-template <class Isa>
-void pack_b_dense_row(const Conv2DParams& p, const float* plane, ptrdiff_t off_h, ptrdiff_t off_w, ptrdiff_t ow_lo,
-                      ptrdiff_t ow_hi, size_t pp, size_t kc, size_t j0, size_t nc, float* dst) {
-  constexpr size_t NR = Isa::NR;
-  const ptrdiff_t HW = static_cast<ptrdiff_t>(p.H * p.W), shift = off_h * static_cast<ptrdiff_t>(p.W) + off_w;
-  for (size_t q = 0; q < nc; q += NR) {
-    const size_t n = std::min(NR, nc - q);
-    float* d = dst + panel_at<NR>(q, pp, kc);
-    const ptrdiff_t s = static_cast<ptrdiff_t>(j0 + q) + shift;
-    if (n == NR && s >= 0 && s + static_cast<ptrdiff_t>(NR) <= HW) {
-      copy_panel_row<Isa>(d, plane + s);
-      continue;
-    }
-    // Near the plane's ends: never read outside it (those columns are zeroed below anyway).
-    for (size_t t = 0; t < n; ++t) {
-      const ptrdiff_t i = s + static_cast<ptrdiff_t>(t);
-      d[t] = i >= 0 && i < HW ? plane[i] : 0.f;
-    }
-  }
-  const size_t Wo = p.W_out, jend = j0 + nc;
-  const ptrdiff_t H = static_cast<ptrdiff_t>(p.H);
-  const size_t lo = static_cast<size_t>(std::clamp<ptrdiff_t>(ow_lo, 0, static_cast<ptrdiff_t>(Wo)));
-  const size_t hi = static_cast<size_t>(std::clamp<ptrdiff_t>(ow_hi, static_cast<ptrdiff_t>(lo), static_cast<ptrdiff_t>(Wo)));
-  const bool all_rows = off_h >= 0 && static_cast<ptrdiff_t>(p.H_out) + off_h <= H;
-  if (all_rows && lo == 0 && hi == Wo) return;
-  auto zero = [&](size_t a, size_t b) {
-    for (size_t j = std::max(a, j0); j < std::min(b, jend); ++j) dst[panel_at<NR>(j - j0, pp, kc)] = 0.f;
-  };
-  for (size_t oh = j0 / Wo, row = oh * Wo; row < jend; ++oh, row += Wo) {
-    const ptrdiff_t ih = static_cast<ptrdiff_t>(oh) + off_h;
-    if (ih < 0 || ih >= H) {
-      zero(row, row + Wo);
-    } else {
-      zero(row, row + lo);
-      zero(row + hi, row + Wo);
-    }
-  }
-}
-
-// The kW k-rows pp.. of one (c, kh) when the kernel is as wide as its stride and nothing is padded
-// along W (ViT's patchify, 2x2 stride-2 downsampling): tap kw of output column ow reads input
-// column ow * kW + kw, so these k-rows read each input row once, contiguously, and write it
-// transposed. The per-run walk would go one output column (a few floats) per run.
-template <class Isa>
-void pack_b_patch_rows(const Conv2DParams& p, const float* plane, ptrdiff_t off_h, size_t pp, size_t kc, size_t j0,
-                       size_t nc, float* dst) {
-  constexpr size_t NR = Isa::NR;
-  const size_t Wo = p.W_out, kW = p.kW, jend = j0 + nc;
-  for (size_t oh = j0 / Wo, row = oh * Wo; row < jend; ++oh, row += Wo) {
-    const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h) + off_h;
-    const bool inside = ih >= 0 && ih < static_cast<ptrdiff_t>(p.H);
-    const float* src = plane + (inside ? ih : 0) * static_cast<ptrdiff_t>(p.W);
-    for (size_t j = std::max(row, j0); j < std::min(row + Wo, jend); ++j) {
-      float* d = dst + panel_at<NR>(j - j0, pp, kc);
-      const float* s = src + (j - row) * kW;
-      if (inside)
-        for (size_t kw = 0; kw < kW; ++kw) d[kw * NR] = s[kw];
-      else
-        for (size_t kw = 0; kw < kW; ++kw) d[kw * NR] = 0.f;
-    }
-  }
-}
-
-// Packs rows [p0, p0 + kc) x columns [j0, j0 + nc) of one image's im2col matrix (row k = (c, kh,
-// kw), column j = output pixel) into pack_b's layout: NR-column panels, kc rows of NR floats.
-// xg points at the image's first input channel of the group. Outside the two cases above,
-// columns are walked in runs that stay inside one output row and one panel, so each run is a
-// contiguous (stride 1) or strided read of one input row with the padded ends zeroed.
-template <class Isa>
-void pack_b_conv(const Conv2DParams& p, const float* xg, size_t p0, size_t kc, size_t j0,
-                 size_t nc, float* dst) {
-  constexpr size_t NR = Isa::NR;
-  constexpr ptrdiff_t VW = static_cast<ptrdiff_t>(Isa::W);
-  const size_t khw = p.kH * p.kW, HW = p.H * p.W;
-  const ptrdiff_t H = static_cast<ptrdiff_t>(p.H), W = static_cast<ptrdiff_t>(p.W);
-  const ptrdiff_t sw = static_cast<ptrdiff_t>(p.stride_w);
-  const bool dense = p.stride_h == 1 && p.stride_w == 1 && p.W_out == p.W;
-  const bool patches = p.kW > 1 && p.stride_w == p.kW && p.dil_w == 1 && p.pad_left == 0 && p.pad_right == 0;
-  const size_t row_len = p.W_out;
-  const size_t jend = j0 + nc;
-  // Lanes past nc in the last panel are multiplied but never stored; zero them so they stay
-  // finite. Whole vectors from the one holding lane nc % NR, before the columns are written over
-  // them (a scalar tail per k-row compiles to a memset call).
-  if (nc % NR) {
-    float* d = dst + (nc / NR) * kc * NR;
-    for (size_t pp = 0; pp < kc; ++pp)
-      for (size_t h = nc % NR / Isa::W * Isa::W; h < NR; h += Isa::W) Isa::store(d + pp * NR + h, Isa::zero());
-  }
-  for (size_t pp = 0; pp < kc; ++pp) {
-    const size_t k = p0 + pp;
-    const size_t c = k / khw, r = k % khw, kh = r / p.kW, kw = r % p.kW;
-    const float* plane = xg + c * HW;
-    const ptrdiff_t off_h = static_cast<ptrdiff_t>(kh * p.dil_h) - static_cast<ptrdiff_t>(p.pad_top);
-    const ptrdiff_t off_w = static_cast<ptrdiff_t>(kw * p.dil_w) - static_cast<ptrdiff_t>(p.pad_left);
-    // Output columns whose input column is inside [0, W): ow in [ow_lo, ow_hi).
-    const ptrdiff_t ow_lo = off_w >= 0 ? 0 : (-off_w + sw - 1) / sw;
-    const ptrdiff_t ow_hi = W - off_w <= 0 ? 0 : (W - off_w + sw - 1) / sw;
-    if (dense) {
-      pack_b_dense_row<Isa>(p, plane, off_h, off_w, ow_lo, ow_hi, pp, kc, j0, nc, dst);
-      continue;
-    }
-    // Whole groups of kW k-rows only (a k-block may start or end inside one).
-    if (patches && kw == 0 && pp + p.kW <= kc) {
-      pack_b_patch_rows<Isa>(p, plane, off_h, pp, kc, j0, nc, dst);
-      pp += p.kW - 1;
-      continue;
-    }
-    size_t j = j0, oh = j0 / row_len, ow = j0 % row_len;
-    while (j < jend) {
-      const size_t lane = (j - j0) % NR;
-      const size_t run = std::min({row_len - ow, jend - j, NR - lane});
-      float* d = dst + ((j - j0) / NR) * kc * NR + pp * NR + lane;
-      const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h) + off_h;
-      const ptrdiff_t o = static_cast<ptrdiff_t>(ow), n = static_cast<ptrdiff_t>(run);
-      const ptrdiff_t t_lo = (ih < 0 || ih >= H) ? n : std::min(n, std::max<ptrdiff_t>(0, ow_lo - o));
-      const ptrdiff_t t_hi = (ih < 0 || ih >= H) ? n : std::max(t_lo, std::min(n, ow_hi - o));
-      ptrdiff_t t = 0;
-      if (t_lo == 0 && t_hi == static_cast<ptrdiff_t>(NR) && sw == 1) {
-        // A whole panel row from one input row: the common case in the interior.
-        copy_panel_row<Isa>(d, plane + ih * W + o + off_w);
-        continue_run(j, ow, oh, run, row_len);
-        continue;
-      }
-      for (; t < t_lo; ++t) d[t] = 0.f;
-      if (t < t_hi) {
-        const float* in = plane + ih * W + o * sw + off_w;
-        if (sw == 1) {
-          for (; t < t_hi; ++t) d[t] = in[t];
-        } else {
-          if (sw == 2) {
-            // Stride 2 (stems, downsampling): the even halves of W pairs per deinterleave, while
-            // both values of the last pair lie inside the input row.
-            const ptrdiff_t pairs_hi = std::min(t_hi, (W - o * 2 - off_w) / 2);
-            for (; t + VW <= pairs_hi; t += VW) {
-              typename Isa::V even, odd;
-              Isa::deinterleave(in + 2 * t, even, odd);
-              Isa::store(d + t, even);
-            }
-          }
-          for (; t < t_hi; ++t) d[t] = in[t * sw];
-        }
-      }
-      for (; t < n; ++t) d[t] = 0.f;
-      continue_run(j, ow, oh, run, row_len);
-    }
-  }
-}
-
 static inline bool is_depthwise(const Conv2DParams& p) {
   return p.group == p.C_in && p.group == p.C_out && p.group > 1;
 }
@@ -310,7 +142,11 @@ void pack_weights(const Conv2DParams& p, const float* w, float* packed) {
 }
 
 // One GEMM per group and image: A = the group's packed weights (Cg_out x K), B = the image's
-// im2col columns, packed per part into this thread's scratch area 3.
+// im2col columns, packed per part into this thread's scratch area 3. When the images' columns
+// side by side take fewer register-tile panels than each image alone (planes narrower than a tile:
+// ViT's 4x4 patch grid at batch 2 fills one 32-column tile instead of half of two), one GEMM
+// covers all images; its output goes to the calling thread's scratch area 1, then to each image's
+// planes.
 template <class Isa>
 void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* packed, float* y) {
   constexpr size_t MR = Isa::MR, NR = Isa::NR, KC = Isa::KC, NC = Isa::NC;
@@ -319,23 +155,35 @@ void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* pack
   Epilogue ep;
   const bool act_after = fused_clamp(p, ep);
   const size_t Mpad = (Cg_out + MR - 1) / MR * MR;
-  const size_t pb_floats = std::min(NC, (HWo + NR - 1) / NR * NR) * std::min(KC, K);
+  const size_t imgs = (p.N * HWo + NR - 1) / NR < p.N * ((HWo + NR - 1) / NR) ? p.N : 1, cols = imgs * HWo;
+  const size_t pb_floats = std::min(NC, (cols + NR - 1) / NR * NR) * std::min(KC, K);
+  float* side_by_side = imgs > 1 ? detail::scratch(1, Cg_out * cols) : nullptr;
   for (size_t g = 0; g < p.group; ++g) {
     const float* pa = packed + g * packed_group_floats<Isa>(p);
     ep.bias = p.bias ? p.bias + g * Cg_out : nullptr;
-    for (size_t n = 0; n < p.N; ++n) {
+    for (size_t n = 0; n < p.N; n += imgs) {
       const float* xg = x + (n * p.C_in + g * Cg_in) * HW;
-      float* yg = y + (n * p.C_out + g * Cg_out) * HWo;
+      float* yg = imgs > 1 ? side_by_side : y + (n * p.C_out + g * Cg_out) * HWo;
       ep.chan = g * Cg_out;  // gemm_part adds each tile's first row
-      gemm_parallel<Isa>(Cg_out, HWo, K, Prepacked::A, [&](size_t i_lo, size_t i_hi, size_t j_lo, size_t j_hi) {
+      gemm_parallel<Isa>(Cg_out, cols, K, Prepacked::A, [&](size_t i_lo, size_t i_hi, size_t j_lo, size_t j_hi) {
         float* pb = detail::scratch(3, pb_floats);
-        gemm_part<Isa>(K, i_lo, i_hi, j_lo, j_hi, 0.f, yg, HWo, ep,
+        gemm_part<Isa>(K, i_lo, i_hi, j_lo, j_hi, 0.f, yg, cols, ep,
                        [&](size_t i0, size_t, size_t p0, size_t kc) { return pa + p0 * Mpad + i0 * kc; },
                        [&](size_t, size_t p0, size_t kc, size_t js, size_t ns) {
-                         pack_b_conv<Isa>(p, xg, p0, kc, js, ns, pb);
+                         zero_panel_tail<Isa>(pb, kc, ns);
+                         // Column J is pixel J % HWo of image n + J / HWo.
+                         for (size_t m = js / HWo; m * HWo < js + ns; ++m) {
+                           const size_t a = std::max(js, m * HWo), b = std::min(js + ns, (m + 1) * HWo);
+                           pack_b_conv<Isa>(p, xg + m * p.C_in * HW, p0, kc, a - m * HWo, b - a, pb, a - js);
+                         }
                          return static_cast<const float*>(pb);
                        });
       });
+      for (size_t m = 0; imgs > 1 && m < imgs; ++m)
+        for (size_t c = 0; c < Cg_out; ++c) {
+          const float* src = side_by_side + c * cols + m * HWo;
+          std::copy(src, src + HWo, y + ((n + m) * p.C_out + g * Cg_out + c) * HWo);
+        }
     }
   }
   if (act_after)
