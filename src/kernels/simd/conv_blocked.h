@@ -156,7 +156,11 @@ void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* pack
   const bool act_after = fused_clamp(p, ep);
   const size_t Mpad = (Cg_out + MR - 1) / MR * MR;
   const size_t imgs = (p.N * HWo + NR - 1) / NR < p.N * ((HWo + NR - 1) / NR) ? p.N : 1, cols = imgs * HWo;
-  const size_t pb_floats = std::min(NC, (cols + NR - 1) / NR * NR) * std::min(KC, K);
+  // With one block of rows, a packed B block is read by only Cg_out / MR tiles before the next
+  // one: blocks of at most 64K floats (256 KiB) stay in L2 between being packed and read
+  // (SqueezeNet's 1x1 convs to 16 channels on 55x55 run 1.5x faster than with blocks of NC).
+  const size_t col_block = Cg_out <= Isa::MC ? std::clamp((size_t{1} << 16) / std::min(KC, K) / NR * NR, NR, NC) : NC;
+  const size_t pb_floats = std::min(col_block, (cols + NR - 1) / NR * NR) * std::min(KC, K);
   float* side_by_side = imgs > 1 ? detail::scratch(1, Cg_out * cols) : nullptr;
   for (size_t g = 0; g < p.group; ++g) {
     const float* pa = packed + g * packed_group_floats<Isa>(p);
@@ -177,7 +181,8 @@ void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* pack
                            pack_b_conv<Isa>(p, xg + m * p.C_in * HW, p0, kc, a - m * HWo, b - a, pb, a - js);
                          }
                          return static_cast<const float*>(pb);
-                       });
+                       },
+                       col_block);
       });
       for (size_t m = 0; imgs > 1 && m < imgs; ++m)
         for (size_t c = 0; c < Cg_out; ++c) {

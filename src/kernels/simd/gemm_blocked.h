@@ -320,12 +320,13 @@ inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size
 // k-block is the one the whole product would form and the part's values are bit for bit the same.
 // a_block(i0, mc, p0, kc) gives the MR-row panels of rows [i0, i0 + mc) of that k-block;
 // b_block(J0, p0, kc, js, ns) the NR-column panels of columns [js, js + ns) of the column block
-// at J0 (a multiple of NC). ep is applied on the last k-block, its bias offset to the tile's rows.
+// at J0 (a multiple of NC, the column block width: Isa::NC unless the caller picks another
+// multiple of NR). ep is applied on the last k-block, its bias offset to the tile's rows.
 template <class Isa, class ABlock, class BBlock>
 void gemm_part(size_t K, size_t i_lo, size_t i_hi, size_t j_lo, size_t j_hi, float beta, float* C, size_t ldc,
-               const Epilogue& ep0, ABlock&& a_block, BBlock&& b_block) {
-  constexpr size_t MR = Isa::MR, NR = Isa::NR, KC = Isa::KC, MC = Isa::MC, NC = Isa::NC;
-  static_assert(MC % MR == 0 && NR % Isa::W == 0 && NC % NR == 0, "blocking must hold whole register tiles");
+               const Epilogue& ep0, ABlock&& a_block, BBlock&& b_block, size_t NC = Isa::NC) {
+  constexpr size_t MR = Isa::MR, NR = Isa::NR, KC = Isa::KC, MC = Isa::MC;
+  static_assert(MC % MR == 0 && NR % Isa::W == 0 && Isa::NC % NR == 0, "blocking must hold whole register tiles");
   Epilogue ep = ep0;
   for (size_t J0 = j_lo / NC * NC; J0 < j_hi; J0 += NC) {
     const size_t js = std::max(j_lo, J0), ns = std::min(j_hi, J0 + NC) - js;
