@@ -142,11 +142,10 @@ void pack_weights(const Conv2DParams& p, const float* w, float* packed) {
 }
 
 // One GEMM per group and image: A = the group's packed weights (Cg_out x K), B = the image's
-// im2col columns, packed per part into this thread's scratch area 3. When the images' columns
-// side by side take fewer register-tile panels than each image alone (planes narrower than a tile:
-// ViT's 4x4 patch grid at batch 2 fills one 32-column tile instead of half of two), one GEMM
-// covers all images; its output goes to the calling thread's scratch area 1, then to each image's
-// planes.
+// im2col columns, packed per part into this thread's scratch area 3. Planes narrower than a
+// register tile whose images side by side take fewer panels (ViT's 4x4 patch grid at batch 2 fills
+// one 32-column tile instead of half of two) share one GEMM over all images; its output goes to
+// the calling thread's scratch area 1, then to each image's planes.
 template <class Isa>
 void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* packed, float* y) {
   constexpr size_t MR = Isa::MR, NR = Isa::NR, KC = Isa::KC, NC = Isa::NC;
@@ -155,7 +154,7 @@ void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* pack
   Epilogue ep;
   const bool act_after = fused_clamp(p, ep);
   const size_t Mpad = (Cg_out + MR - 1) / MR * MR;
-  const size_t imgs = (p.N * HWo + NR - 1) / NR < p.N * ((HWo + NR - 1) / NR) ? p.N : 1, cols = imgs * HWo;
+  const size_t imgs = HWo < NR && (p.N * HWo + NR - 1) / NR < p.N ? p.N : 1, cols = imgs * HWo;
   // With one block of rows, a packed B block is read by only Cg_out / MR tiles before the next
   // one: blocks of at most 64K floats (256 KiB) stay in L2 between being packed and read
   // (SqueezeNet's 1x1 convs to 16 channels on 55x55 run 1.5x faster than with blocks of NC).
