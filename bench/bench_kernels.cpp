@@ -267,7 +267,8 @@ BENCHMARK(BM_Conv3x3)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 // (two 3x64x64 images); 1: SqueezeNet's first 3x3 stride-2 conv; 2 and 3: a 1x3 (padded along W)
 // and a 3x1 conv on the narrow planes of an audio embedding model; 4: ResNet's 7x7 stride-2 stem;
 // 5-8: SqueezeNet's 3x3 expand convs; 9-12: ResNet-18's 3x3 convs at batch 2 (the Winograd path);
-// 13, 14: SqueezeNet's 1x1 squeeze convs (16 and 32 output channels: partial register tiles).
+// 13, 14: SqueezeNet's 1x1 squeeze convs (16 and 32 output channels: partial register tiles);
+// 15: the audio model's 1x3 conv on an 8x2 plane (one vector of columns).
 void BM_ConvPacked(benchmark::State& state) {
   const k::KernelTable* t = table_arg(state, state.range(0));
   if (!t) return;
@@ -279,7 +280,7 @@ void BM_ConvPacked(benchmark::State& state) {
                                  {1, 48, 13, 13, 192, 3, 3, 1, 1, 1},   {2, 64, 56, 56, 64, 3, 3, 1, 1, 1},
                                  {2, 128, 28, 28, 128, 3, 3, 1, 1, 1},  {2, 256, 14, 14, 256, 3, 3, 1, 1, 1},
                                  {2, 512, 7, 7, 512, 3, 3, 1, 1, 1},    {1, 128, 55, 55, 16, 1, 1, 1, 0, 0},
-                                 {1, 256, 27, 27, 32, 1, 1, 1, 0, 0}};
+                                 {1, 256, 27, 27, 32, 1, 1, 1, 0, 0},   {1, 96, 8, 2, 96, 1, 3, 1, 0, 1}};
   const Shape& s = shapes[state.range(1)];
   k::Conv2DParams p;
   p.N = s.N; p.C_in = s.C_in; p.H = s.H; p.W = s.W; p.C_out = s.C_out; p.kH = s.kH; p.kW = s.kW;
@@ -294,7 +295,7 @@ void BM_ConvPacked(benchmark::State& state) {
   const double flops = 2.0 * p.N * p.C_out * p.H_out * p.W_out * p.C_in * p.kH * p.kW;
   state.counters["GFLOPS"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_ConvPacked)->ArgsProduct({{1, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}});
+BENCHMARK(BM_ConvPacked)->ArgsProduct({{1, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}});
 
 // MobileNet's depthwise 3x3 at its plane sizes: state.range(0) picks the table, state.range(1) is
 // H = W of the input; the channels grow as the plane shrinks (`channels` at `plane` x `plane`).

@@ -44,8 +44,13 @@ void pack_b_dense_row(const Conv2DParams& p, const float* plane, ptrdiff_t off_h
       copy_panel_row<Isa>(d, plane + s);
       continue;
     }
-    // Near the plane's ends: never read outside it (those columns are zeroed below anyway).
-    for (size_t t = 0; t < n; ++t) {
+    // A piece of a panel (narrow blocks, a block's first and last panel): whole vectors while
+    // inside the plane. Near the plane's ends never read outside it (those columns are zeroed below).
+    size_t t = 0;
+    if (s >= 0)
+      for (; t + Isa::W <= n && s + static_cast<ptrdiff_t>(t + Isa::W) <= HW; t += Isa::W)
+        Isa::store(d + t, Isa::load(plane + s + static_cast<ptrdiff_t>(t)));
+    for (; t < n; ++t) {
       const ptrdiff_t i = s + static_cast<ptrdiff_t>(t);
       d[t] = i >= 0 && i < HW ? plane[i] : 0.f;
     }
@@ -134,24 +139,34 @@ void pack_b_conv(const Conv2DParams& p, const float* xg, size_t p0, size_t kc, s
   const bool patches = p.kW > 1 && p.stride_w == p.kW && p.dil_w == 1 && p.pad_left == 0 && p.pad_right == 0;
   const size_t row_len = p.W_out;
   const size_t jend = j0 + nc;
-  for (size_t pp = 0; pp < kc; ++pp) {
-    const size_t k = p0 + pp;
-    const size_t c = k / khw, r = k % khw, kh = r / p.kW, kw = r % p.kW;
+  auto ceil_div = [sw](ptrdiff_t v) { return sw == 1 ? v : (v + sw - 1) / sw; };
+  // Tap (c, kh, kw) of k-row pp, stepped along with pp: narrow blocks pay per k-row, and
+  // divisions by runtime values cost tens of cycles each.
+  size_t c = p0 / khw, kh = p0 % khw / p.kW, kw = p0 % p.kW;
+  for (size_t pp = 0, rows = 1; pp < kc; pp += rows) {
     const float* plane = xg + c * HW;
     const ptrdiff_t off_h = static_cast<ptrdiff_t>(kh * p.dil_h) - static_cast<ptrdiff_t>(p.pad_top);
     const ptrdiff_t off_w = static_cast<ptrdiff_t>(kw * p.dil_w) - static_cast<ptrdiff_t>(p.pad_left);
     // Output columns whose input column is inside [0, W): ow in [ow_lo, ow_hi).
-    const ptrdiff_t ow_lo = off_w >= 0 ? 0 : (-off_w + sw - 1) / sw;
-    const ptrdiff_t ow_hi = W - off_w <= 0 ? 0 : (W - off_w + sw - 1) / sw;
+    const ptrdiff_t ow_lo = off_w >= 0 ? 0 : ceil_div(-off_w);
+    const ptrdiff_t ow_hi = W - off_w <= 0 ? 0 : ceil_div(W - off_w);
     const KRowDst<NR> out{dst, pp, kc, j0, q0};
+    // Whole groups of kW k-rows only (a k-block may start or end inside one).
+    rows = patches && kw == 0 && pp + p.kW <= kc ? p.kW : 1;
+    kw += rows;
+    if (kw == p.kW) {
+      kw = 0;
+      if (++kh == p.kH) {
+        kh = 0;
+        ++c;
+      }
+    }
     if (dense) {
       pack_b_dense_row<Isa>(p, plane, off_h, off_w, ow_lo, ow_hi, out, nc);
       continue;
     }
-    // Whole groups of kW k-rows only (a k-block may start or end inside one).
-    if (patches && kw == 0 && pp + p.kW <= kc) {
+    if (rows > 1) {
       pack_b_patch_rows<Isa>(p, plane, off_h, out, nc);
-      pp += p.kW - 1;
       continue;
     }
     size_t j = j0, oh = j0 / row_len, ow = j0 % row_len;

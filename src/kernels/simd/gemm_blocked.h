@@ -197,11 +197,11 @@ void post_stored(const Epilogue& ep, size_t c, float* y, size_t n, bool affine_d
   }
 }
 
-// The first mr rows of a full-width register tile to C: + C (or beta * C), bias, clamp, and with
-// POST ep.post (K its activation kind).
+// The first mr rows and nv column vectors of a register tile to C: + C (or beta * C), bias,
+// clamp, and with POST ep.post (K its activation kind).
 template <class Isa, bool POST, PostAct K>
-inline void store_full_tile(const typename Isa::V* acc, float* C, size_t ldc, size_t mr, bool first, float beta,
-                            bool bias, bool clamp, const Epilogue& ep) {
+inline void store_full_tile(const typename Isa::V* acc, float* C, size_t ldc, size_t mr, size_t nv, bool first,
+                            float beta, bool bias, bool clamp, const Epilogue& ep) {
   using V = typename Isa::V;
   constexpr size_t NV = Isa::NR / Isa::W;
   const V vb = Isa::set1(beta), vlo = Isa::set1(ep.lo), vhi = Isa::set1(ep.hi);
@@ -210,7 +210,7 @@ inline void store_full_tile(const typename Isa::V* acc, float* C, size_t ldc, si
     const V vbias = bias ? Isa::set1(ep.bias[i]) : Isa::zero();
     PostConsts<Isa> pk;
     if constexpr (POST) pk = PostConsts<Isa>(*ep.post, ep.chan + i);
-    for (size_t h = 0; h < NV; ++h) {
+    for (size_t h = 0; h < nv; ++h) {
       float* c = row + h * Isa::W;
       V v = acc[i * NV + h];
       if (!first) v = Isa::add(v, Isa::load(c));
@@ -220,7 +220,7 @@ inline void store_full_tile(const typename Isa::V* acc, float* C, size_t ldc, si
       if constexpr (POST) v = post_lanes<Isa, K>(*ep.post, pk, v);
       Isa::store(c, v);
     }
-    if constexpr (POST && K == PostAct::Rows) post_stored<Isa>(ep, ep.chan + i, row, Isa::NR, true, false);
+    if constexpr (POST && K == PostAct::Rows) post_stored<Isa>(ep, ep.chan + i, row, nv * Isa::W, true, false);
   }
 }
 
@@ -286,16 +286,18 @@ inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size
   const size_t nv = NV > 1 && nr <= Isa::W ? 1 : NV;
   tile_acc<Isa>(kc, a, b, mr, nr, acc);
   const bool bias = ep.last && ep.bias, clamp = ep.last && ep.clamp, post = ep.last && ep.post;
-  if (nr == NR) {
-    if (!post) return store_full_tile<Isa, false, PostAct::None>(acc, C, ldc, mr, first, beta, bias, clamp, ep);
+  // Whole column vectors (all of the tile's, or the one of a one-vector tile) store as vectors.
+  if (nr == nv * Isa::W) {
+    if (!post) return store_full_tile<Isa, false, PostAct::None>(acc, C, ldc, mr, nv, first, beta, bias, clamp, ep);
     switch (ep.post_act) {
 #define OFG_POST_CASE(k) \
-  case PostAct::k: return store_full_tile<Isa, true, PostAct::k>(acc, C, ldc, mr, first, beta, bias, clamp, ep);
+  case PostAct::k: return store_full_tile<Isa, true, PostAct::k>(acc, C, ldc, mr, nv, first, beta, bias, clamp, ep);
       OFG_POST_CASE(Relu) OFG_POST_CASE(LeakyRelu) OFG_POST_CASE(Clip) OFG_POST_CASE(SigmoidGate) OFG_POST_CASE(HardSigmoidGate)
 #undef OFG_POST_CASE
       // Only the affine step (post_stored then has nothing to do), or an activation over the rows.
       case PostAct::None:
-      case PostAct::Rows: return store_full_tile<Isa, true, PostAct::Rows>(acc, C, ldc, mr, first, beta, bias, clamp, ep);
+      case PostAct::Rows:
+        return store_full_tile<Isa, true, PostAct::Rows>(acc, C, ldc, mr, nv, first, beta, bias, clamp, ep);
     }
   }
   alignas(64) float tile[MR * NR];
