@@ -262,6 +262,41 @@ void BM_Conv3x3(benchmark::State& state) {
 }
 BENCHMARK(BM_Conv3x3)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
+// Convolutions on the implicit-GEMM path with weights packed once, as the interpreter runs them:
+// state.range(0) picks the table, state.range(1) the shape. 0: a ViT's 16x16 stride-16 patchify
+// (two 3x64x64 images); 1: SqueezeNet's first 3x3 stride-2 conv; 2 and 3: a 1x3 (padded along W)
+// and a 3x1 conv on the narrow planes of an audio embedding model; 4: ResNet's 7x7 stride-2 stem;
+// 5-8: SqueezeNet's 3x3 expand convs; 9-12: ResNet-18's 3x3 convs at batch 2 (the Winograd path);
+// 13, 14: SqueezeNet's 1x1 squeeze convs (16 and 32 output channels: partial register tiles);
+// 15: the audio model's 1x3 conv on an 8x2 plane (one vector of columns).
+void BM_ConvPacked(benchmark::State& state) {
+  const k::KernelTable* t = table_arg(state, state.range(0));
+  if (!t) return;
+  struct Shape { size_t N, C_in, H, W, C_out, kH, kW, stride, pad_h, pad_w; };
+  static const Shape shapes[] = {{2, 3, 64, 64, 64, 16, 16, 16, 0, 0},  {1, 3, 224, 224, 64, 3, 3, 2, 0, 0},
+                                 {1, 24, 74, 32, 24, 1, 3, 1, 0, 1},    {1, 72, 32, 8, 72, 3, 1, 1, 0, 0},
+                                 {1, 3, 224, 224, 64, 7, 7, 2, 3, 3},   {1, 16, 55, 55, 64, 3, 3, 1, 1, 1},
+                                 {1, 32, 27, 27, 128, 3, 3, 1, 1, 1},   {1, 64, 13, 13, 256, 3, 3, 1, 1, 1},
+                                 {1, 48, 13, 13, 192, 3, 3, 1, 1, 1},   {2, 64, 56, 56, 64, 3, 3, 1, 1, 1},
+                                 {2, 128, 28, 28, 128, 3, 3, 1, 1, 1},  {2, 256, 14, 14, 256, 3, 3, 1, 1, 1},
+                                 {2, 512, 7, 7, 512, 3, 3, 1, 1, 1},    {1, 128, 55, 55, 16, 1, 1, 1, 0, 0},
+                                 {1, 256, 27, 27, 32, 1, 1, 1, 0, 0},   {1, 96, 8, 2, 96, 1, 3, 1, 0, 1}};
+  const Shape& s = shapes[state.range(1)];
+  k::Conv2DParams p;
+  p.N = s.N; p.C_in = s.C_in; p.H = s.H; p.W = s.W; p.C_out = s.C_out; p.kH = s.kH; p.kW = s.kW;
+  p.stride_h = p.stride_w = s.stride;
+  p.pad_top = p.pad_bottom = s.pad_h; p.pad_left = p.pad_right = s.pad_w;
+  k::conv2d_fill_output_size(p);
+  const auto x = random_vec(p.N * p.C_in * p.H * p.W), w = random_vec(p.C_out * p.C_in * p.kH * p.kW, -1, 1, 2);
+  std::vector<float> packed(t->conv2d_packed_size(p)), y(p.N * p.C_out * p.H_out * p.W_out);
+  if (packed.empty()) return state.SkipWithError("no packed form for this table");
+  t->conv2d_pack(p, w.data(), packed.data());
+  timed(state, y, 1, [&] { t->conv2d_prepacked(p, x.data(), packed.data(), y.data()); });
+  const double flops = 2.0 * p.N * p.C_out * p.H_out * p.W_out * p.C_in * p.kH * p.kW;
+  state.counters["GFLOPS"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_ConvPacked)->ArgsProduct({{1, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}});
+
 // MobileNet's depthwise 3x3 at its plane sizes: state.range(0) picks the table, state.range(1) is
 // H = W of the input; the channels grow as the plane shrinks (`channels` at `plane` x `plane`).
 void depthwise3x3(benchmark::State& state, size_t stride, size_t channels, size_t plane) {

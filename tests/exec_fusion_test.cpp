@@ -98,7 +98,7 @@ ChainModel conv_chain(const Geo& g, bool bn, Act act, int64_t N = 2) {
 
 const Geo kGeos[] = {
     {"pointwise", 24, 40, 1, 1, 1, 9, 11, true},    // implicit GEMM, partial tiles
-    {"winograd", 16, 16, 1, 3, 1, 10, 10, true},    // 3x3 stride 1, 16 channels
+    {"winograd", 64, 16, 1, 3, 1, 10, 10, true},    // 3x3 stride 1, 64 input channels
     {"depthwise", 12, 12, 12, 3, 2, 9, 13, true},   // depthwise stride 2
     {"grouped", 8, 10, 2, 3, 1, 7, 7, false},       // implicit GEMM per group, no bias
     {"wide", 3, 7, 1, 3, 2, 17, 19, true},          // the first layer of a CNN

@@ -164,12 +164,12 @@ TEST_F(ExecOps, ConvAndPoolThroughKernels) {
   EXPECT_EQ(values(out[1]), (std::vector<float>{5, 6, 8, 9}));
 }
 
-// One weight initializer used by a stride-1 and a stride-2 3x3 conv: on the AVX2 table the two
+// One weight initializer used by a stride-1 and a stride-2 3x3 conv: on the SIMD tables the two
 // have different packed forms (Winograd and GEMM panels), so the interpreter's cache of packed
 // weights must keep them apart. Checked against the scalar reference, twice (the second run
 // reuses the cached packs).
 TEST_F(ExecOps, SharedConvWeightsWithDifferentStrides) {
-  const int64_t C = 16, H = 6;
+  const int64_t C = 64, H = 6;  // enough input channels for Winograd on every table
   Value* x = b.input("x", kFloat, {1, C, H, H});
   std::vector<float> wv(C * C * 9), xv(C * H * H);
   for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>((i * 37) % 17) / 17.f - 0.5f;

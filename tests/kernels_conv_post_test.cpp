@@ -47,13 +47,15 @@ struct Case {
   size_t C_in, C_out, group, kH, kW, stride, pad, H, W;
 };
 
-// One per conv2d path: implicit GEMM (full and partial tiles, grouped), Winograd, depthwise,
-// a 1x1 with N > 1 and the GEMM fallback with padding.
+// One per conv2d path: implicit GEMM (full and partial tiles, tiles of one column vector,
+// grouped), Winograd, depthwise, a 1x1 with N > 1 and the GEMM fallback with padding.
 const Case kCases[] = {
     {"gemm 1x1", 32, 48, 1, 1, 1, 1, 0, 12, 16},
     {"gemm partial", 5, 7, 1, 3, 3, 2, 1, 9, 11},
+    {"one vector 16", 8, 12, 1, 3, 3, 1, 1, 4, 4},  // 16 pixels: one vector of columns on AVX-512
+    {"one vector 8", 8, 12, 1, 3, 3, 1, 1, 2, 4},   // 8 pixels: on AVX2
     {"grouped", 8, 12, 4, 3, 3, 1, 1, 8, 8},
-    {"winograd", 16, 24, 1, 3, 3, 1, 1, 14, 14},
+    {"winograd", 64, 24, 1, 3, 3, 1, 1, 14, 14},
     {"depthwise", 16, 16, 16, 3, 3, 2, 1, 15, 17},
     {"depthwise 5x5", 8, 8, 8, 5, 5, 1, 2, 10, 10},
 };

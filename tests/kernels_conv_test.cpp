@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace k = ofg::kernels;
@@ -94,10 +95,72 @@ TEST(KernelsConvGemm, StridedPaddedRectangularBatch) {
   check(make(2, 3, 23, 23, 8, 7, 7, 2, 3, 1), 4);  // the first layer of ResNet, scaled down
 }
 
+// Stride 2 packs the even values of whole vectors of pairs while both values of a pair lie in
+// the input row (AVX-512: 16 pairs): rows wide enough for several vectors, even and odd widths and
+// left padding (where the pairs start), and runs that end at the row's last column.
+TEST(KernelsConvGemm, StrideTwoRowsOfPairs) {
+  unsigned seed = 60;
+  for (size_t W : {64, 65, 97})
+    for (size_t pad : {0, 1, 2}) check(make(1, 2, 5, W, 5, 3, 3, 2, pad, 1), seed++);
+  check(make(1, 3, 40, 70, 8, 7, 7, 2, 3, 1), seed++);  // ResNet's stem on a narrower image
+}
+
 TEST(KernelsConvGemm, OneByOneFlatAndStrided) {
   check(make(2, 17, 7, 9, 13, 1, 1, 1, 0, 1), 5);   // the input plane is read as one row
   check(make(2, 17, 9, 9, 13, 1, 1, 2, 0, 1), 6);   // strided 1x1 goes through the row walk
   check(make(1, 7, 1, 1, 3, 1, 1, 1, 0, 1), 7);     // a single pixel
+}
+
+// Stride 1 with the output as wide as the input packs each k-row as one shifted run of the plane,
+// then zeroes the columns in the padding: 1xk padded only along W and kx1 unpadded (an audio
+// model's separable convs, planes narrower than a register tile), rows of padding above and
+// below, dilation, uneven padding, and runs that reach past either end of the plane.
+TEST(KernelsConvGemm, SameWidthStrideOneRuns) {
+  unsigned seed = 30;
+  for (size_t W : {1, 2, 5, 8, 33}) {
+    k::Conv2DParams p = make(2, 5, 7, W, 9, 1, 3, 1, 0, 1);
+    p.pad_left = p.pad_right = 1;
+    k::conv2d_fill_output_size(p);
+    check(p, seed++);
+    check(make(1, 6, 9, W, 7, 3, 1, 1, 0, 1), seed++);
+    check(make(1, 3, 5, W, 4, 3, 3, 1, 1, 1), seed++);  // pads every side: zeroed rows and columns
+  }
+  k::Conv2DParams p = make(1, 4, 11, 12, 5, 3, 3, 1, 0, 1);  // dilated 2: pads 2 keep the width
+  p.dil_h = p.dil_w = 2;
+  p.pad_left = 1; p.pad_right = 3; p.pad_top = 2; p.pad_bottom = 2;
+  k::conv2d_fill_output_size(p);
+  check(p, seed++);
+  check(make(1, 17, 40, 40, 6, 5, 5, 1, 2, 1), seed++);  // several panels and column blocks
+}
+
+// A kernel as wide as its stride, unpadded along W, packs kW k-rows per input row read (ViT's
+// patchify): widths that leave input columns unread, padding above and below, a kernel taller
+// than wide, k-blocks that start inside a group of kW k-rows (K = 40 * 9 = 360 with kW = 3),
+// groups, and outputs narrower than one vector (one-vector register tiles).
+TEST(KernelsConvGemm, KernelAsWideAsItsStride) {
+  unsigned seed = 40;
+  check(make(2, 3, 64, 64, 20, 16, 16, 16, 0, 1), seed++);  // 16 output pixels an image
+  check(make(1, 3, 37, 35, 17, 4, 4, 4, 0, 1), seed++);
+  check(make(2, 5, 9, 11, 6, 2, 2, 2, 0, 1), seed++);
+  check(make(1, 40, 10, 14, 15, 3, 3, 3, 0, 1), seed++);
+  check(make(1, 6, 8, 10, 9, 2, 2, 2, 0, 3), seed++);
+  k::Conv2DParams p = make(1, 4, 13, 12, 7, 5, 3, 1, 0, 1);
+  p.stride_w = 3;
+  p.pad_top = 2; p.pad_bottom = 1;
+  k::conv2d_fill_output_size(p);
+  check(p, seed++);
+}
+
+// Planes narrower than a register tile put the batch's columns side by side in one GEMM (fewer
+// panels), then copy each image's planes out: images that straddle panel boundaries, single
+// pixels, groups, several k-blocks (K = 40 * 9 = 360), and every packing path.
+TEST(KernelsConvGemm, SmallPlanesOfSeveralImagesShareTiles) {
+  unsigned seed = 70;
+  check(make(5, 6, 7, 1, 9, 1, 1, 1, 0, 1), seed++);    // 7 pixels, 1x1
+  check(make(3, 40, 3, 3, 17, 3, 3, 1, 1, 1), seed++);  // 9 pixels, padded 3x3, two k-blocks
+  check(make(4, 4, 1, 1, 5, 3, 3, 1, 1, 1), seed++);    // one pixel
+  check(make(3, 6, 9, 7, 8, 3, 3, 2, 1, 2), seed++);    // stride 2, groups
+  check(make(2, 3, 32, 32, 12, 8, 8, 8, 0, 1), seed++); // 4x4 patches
 }
 
 TEST(KernelsConvGemm, GroupsAndTinyPlanes) {
@@ -140,8 +203,9 @@ TEST(KernelsConvDepthwise, OddWidthsStridesDilations) {
 }
 
 // ---------------------------------------------------------------- Winograd F(m x m, 3x3)
-// 3x3 stride-1 ungrouped convs with >= 16 channels on both sides take the Winograd path of the
-// SIMD tables (conv2d and conv2d_prepacked). These shapes cover: output sizes that are not a
+// 3x3 stride-1 ungrouped convs with >= 16 output channels and enough input channels (16, 64 on
+// AVX-512: kWinogradMinCin) take the Winograd path of the SIMD tables (conv2d and
+// conv2d_prepacked). The shapes below have >= 64 input channels and cover: output sizes that are not a
 // multiple of the tile (partial tiles at the right and bottom), no padding, asymmetric and
 // wide padding, channel counts that are not multiples of the register tile (6x16 AVX2, 14x32
 // AVX-512, 8x12 NEON aarch64, 4x8 ARMv7) and that cross the 256-deep k-block and the 120/128-row block,
@@ -165,12 +229,12 @@ bool takes_winograd(const k::Conv2DParams& p) { return tables_taking_winograd(p)
 TEST(KernelsConvWinograd, OddSizesAndBatches) {
   if (!k::simd_table()) GTEST_SKIP() << "no SIMD table on this CPU";
   const k::Conv2DParams shapes[] = {
-      make(2, 16, 7, 9, 16, 3, 3, 1, 1, 1),     // odd output: partial tiles both ways
-      make(1, 17, 5, 5, 23, 3, 3, 1, 0, 1),     // no padding, 3x3 output
-      make(3, 24, 14, 14, 20, 3, 3, 1, 1, 1),   // batch 3, tile rows across images
-      make(1, 16, 1, 1, 16, 3, 3, 1, 1, 1),     // a single pixel
-      make(1, 16, 3, 2, 18, 3, 3, 1, 2, 1),     // padding wider than the kernel reach
-      make(2, 16, 40, 38, 16, 3, 3, 1, 1, 1),   // several tile-row blocks, ragged last panel
+      make(2, 64, 7, 9, 16, 3, 3, 1, 1, 1),     // odd output: partial tiles both ways
+      make(1, 65, 5, 5, 23, 3, 3, 1, 0, 1),     // no padding, 3x3 output
+      make(3, 72, 14, 14, 20, 3, 3, 1, 1, 1),   // batch 3, tile rows across images
+      make(1, 64, 1, 1, 16, 3, 3, 1, 1, 1),     // a single pixel
+      make(1, 64, 3, 2, 18, 3, 3, 1, 2, 1),     // padding wider than the kernel reach
+      make(2, 64, 40, 38, 16, 3, 3, 1, 1, 1),   // several tile-row blocks, ragged last panel
   };
   unsigned seed = 20;
   for (const auto& p : shapes) {
@@ -189,7 +253,7 @@ TEST(KernelsConvWinograd, ManyChannelsCrossBlocks) {
 
 TEST(KernelsConvWinograd, AsymmetricPadding) {
   if (!k::simd_table()) GTEST_SKIP() << "no SIMD table on this CPU";
-  k::Conv2DParams p = make(2, 19, 9, 12, 21, 3, 3, 1, 0, 1);
+  k::Conv2DParams p = make(2, 67, 9, 12, 21, 3, 3, 1, 0, 1);
   p.pad_top = 0; p.pad_left = 2; p.pad_bottom = 1; p.pad_right = 0;
   k::conv2d_fill_output_size(p);
   ASSERT_TRUE(takes_winograd(p));
@@ -200,6 +264,10 @@ TEST(KernelsConvWinograd, AsymmetricPadding) {
 TEST(KernelsConvWinograd, SmallChannelCountsStayOnGemm) {
   if (!k::simd_table()) GTEST_SKIP() << "no SIMD table on this CPU";
   EXPECT_EQ(tables_taking_winograd(make(1, 8, 9, 9, 32, 3, 3, 1, 1, 1)), 0u);
+  // 16..63 input channels: Winograd on every table but AVX-512's.
+  size_t avx512 = 0;
+  for (const k::KernelTable* t : k::simd_tables()) avx512 += std::string(t->isa) == "avx512";
+  EXPECT_EQ(tables_taking_winograd(make(1, 48, 9, 9, 32, 3, 3, 1, 1, 1)), k::simd_tables().size() - avx512);
   EXPECT_EQ(tables_taking_winograd(make(1, 32, 9, 9, 32, 3, 3, 2, 1, 1)), 0u);   // stride 2
   EXPECT_EQ(tables_taking_winograd(make(1, 32, 9, 9, 32, 3, 3, 1, 1, 2)), 0u);   // grouped
 }

@@ -190,7 +190,7 @@ TEST(KernelsParallel, ConvolutionsBitIdentical) {
     Activation act;
   };
   const Case cases[] = {
-      {1, 32, 28, 28, 48, 3, 1, 1, 1, Activation::Relu},       // Winograd
+      {1, 64, 28, 28, 48, 3, 1, 1, 1, Activation::Relu},       // Winograd
       {2, 16, 15, 17, 24, 3, 2, 1, 1, Activation::None},       // implicit GEMM, strided
       {1, 64, 14, 14, 128, 1, 1, 0, 1, Activation::Clip},      // 1x1
       {1, 48, 30, 30, 48, 3, 1, 1, 48, Activation::Relu},      // depthwise

@@ -21,6 +21,8 @@ struct Isa : simd::Lanes<__v8sf> {
   // kc 256 / mc 120 / nc 1536 (B block 1.5 MiB, A block 120 KiB) measured at ~93% of the
   // single-core FMA peak for 512 and 1024 in bench_kernels; not tuned further.
   static constexpr size_t KC = 256, MC = 120, NC = 1536;
+  // Input channels from which 3x3 stride-1 convs take the Winograd path (simd/winograd_f2.h).
+  static constexpr size_t kWinogradMinCin = 16;
 
   // The table these instantiations belong to, for the entries a template calls through it.
   static const KernelTable& table() { return avx2_table(); }

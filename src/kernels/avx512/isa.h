@@ -36,6 +36,11 @@ struct Isa : simd::Lanes<__v16sf> {
   static constexpr size_t MR = 14, NR = 32;
   static constexpr size_t KC = 256, MC = 140, NC = 1536;
   static constexpr size_t NV = NR / W;
+  // Input channels from which 3x3 stride-1 convs take the Winograd path (simd/winograd_f2.h).
+  // With the wider GEMM tile the direct path is faster below 64 (bench_kernels BM_ConvPacked,
+  // SqueezeNet's 3x3 convs on Zen 5: 16 channels 21% and 48 channels 13% faster, 32 and 64 even);
+  // ResNet's 64-channel 56x56 layer still gains 37% from the transforms.
+  static constexpr size_t kWinogradMinCin = 64;
 
   static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   static V fnma(V a, V b, V c) { return _mm512_fnmadd_ps(a, b, c); }  // c - a * b

@@ -43,6 +43,8 @@ struct Isa : simd::Lanes<float32x4_t> {
   static constexpr size_t MR = 4, NR = 8;
   static constexpr size_t KC = 256, MC = 128, NC = 512;
 #endif
+  // Input channels from which 3x3 stride-1 convs take the Winograd path (simd/winograd_f2.h).
+  static constexpr size_t kWinogradMinCin = 16;
 
   // The table these instantiations belong to, for the entries a template calls through it.
   static const KernelTable& table() { return neon_table(); }

@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 namespace ofg::kernels::simd {
 
@@ -92,10 +93,10 @@ void pack_b(bool trans, const float* B, size_t ldb, size_t p0, size_t kc, size_t
   pack_panels<Isa, Isa::NR>(!trans, B, ldb, p0, kc, j0, nc, 1.f, dst);
 }
 
-// Where a ConvPost's activation runs: on the registers of the tile (Relu, Clip and the gates of
-// Sigmoid and HardSigmoid, with the unary and binary kernels' own lane code) or over each stored
-// row of the tile (anything else, with those kernels' loops while the rows are in L1).
-enum class PostAct { None, Relu, Clip, SigmoidGate, HardSigmoidGate, Rows };
+// Where a ConvPost's activation runs: on the registers of the tile (Relu, LeakyRelu, Clip and the
+// gates of Sigmoid and HardSigmoid, with the unary and binary kernels' own lane code) or over each
+// stored row of the tile (anything else, with those kernels' loops while the rows are in L1).
+enum class PostAct { None, Relu, LeakyRelu, Clip, SigmoidGate, HardSigmoidGate, Rows };
 
 struct Epilogue {
   bool last = false;
@@ -115,6 +116,7 @@ static inline bool fused_clamp(const Conv2DParams& p, Epilogue& ep) {
     const bool gate = p.post->gate != ConvPost::Gate::None;
     const UnaryOp op = p.post->op;
     ep.post_act = !gate && op == UnaryOp::Relu           ? PostAct::Relu
+                  : !gate && op == UnaryOp::LeakyRelu    ? PostAct::LeakyRelu
                   : !gate && op == UnaryOp::Clip         ? PostAct::Clip
                   : gate && op == UnaryOp::Sigmoid       ? PostAct::SigmoidGate
                   : gate && op == UnaryOp::HardSigmoid   ? PostAct::HardSigmoidGate
@@ -153,6 +155,7 @@ inline typename Isa::V gate_product(ConvPost::Gate gate, typename Isa::V x, type
 template <class Isa, PostAct K>
 inline typename Isa::V act_lanes(typename Isa::V v, typename Isa::V a, typename Isa::V b, ConvPost::Gate gate) {
   if constexpr (K == PostAct::Relu) return un<Isa, UnaryOp::Relu>(v, a, b);
+  if constexpr (K == PostAct::LeakyRelu) return un<Isa, UnaryOp::LeakyRelu>(v, a, b);
   if constexpr (K == PostAct::Clip) return un<Isa, UnaryOp::Clip>(v, a, b);
   if constexpr (K == PostAct::SigmoidGate || K == PostAct::HardSigmoidGate) {
     const typename Isa::V s = un<Isa, K == PostAct::SigmoidGate ? UnaryOp::Sigmoid : UnaryOp::HardSigmoid>(v, a, b);
@@ -194,20 +197,20 @@ void post_stored(const Epilogue& ep, size_t c, float* y, size_t n, bool affine_d
   }
 }
 
-// A full register tile to C: + C (or beta * C), bias, clamp, and with POST ep.post (K its
-// activation kind).
+// The first mr rows and nv column vectors of a register tile to C: + C (or beta * C), bias,
+// clamp, and with POST ep.post (K its activation kind).
 template <class Isa, bool POST, PostAct K>
-inline void store_full_tile(const typename Isa::V* acc, float* C, size_t ldc, bool first, float beta, bool bias,
-                            bool clamp, const Epilogue& ep) {
+inline void store_full_tile(const typename Isa::V* acc, float* C, size_t ldc, size_t mr, size_t nv, bool first,
+                            float beta, bool bias, bool clamp, const Epilogue& ep) {
   using V = typename Isa::V;
-  constexpr size_t MR = Isa::MR, NV = Isa::NR / Isa::W;
+  constexpr size_t NV = Isa::NR / Isa::W;
   const V vb = Isa::set1(beta), vlo = Isa::set1(ep.lo), vhi = Isa::set1(ep.hi);
-  for (size_t i = 0; i < MR; ++i) {
+  for (size_t i = 0; i < mr; ++i) {
     float* row = C + i * ldc;
     const V vbias = bias ? Isa::set1(ep.bias[i]) : Isa::zero();
     PostConsts<Isa> pk;
     if constexpr (POST) pk = PostConsts<Isa>(*ep.post, ep.chan + i);
-    for (size_t h = 0; h < NV; ++h) {
+    for (size_t h = 0; h < nv; ++h) {
       float* c = row + h * Isa::W;
       V v = acc[i * NV + h];
       if (!first) v = Isa::add(v, Isa::load(c));
@@ -217,26 +220,51 @@ inline void store_full_tile(const typename Isa::V* acc, float* C, size_t ldc, bo
       if constexpr (POST) v = post_lanes<Isa, K>(*ep.post, pk, v);
       Isa::store(c, v);
     }
-    if constexpr (POST && K == PostAct::Rows) post_stored<Isa>(ep, ep.chan + i, row, Isa::NR, true, false);
+    if constexpr (POST && K == PostAct::Rows) post_stored<Isa>(ep, ep.chan + i, row, nv * Isa::W, true, false);
   }
 }
 
-// acc = A panel (kc x MR) * B panel (kc x NR); then C tile = acc + (first ? beta*C : C), then the
-// epilogue when ep.last. Partial tiles go through a stack buffer so the full-tile path has no
-// masks.
+// Every lane = v, bit for bit: through the integer lanes, since Lanes::set1 adds 0.f (which turns
+// -0 into +0) and the ISAs' own register tiles broadcast the A values exactly.
+template <class Isa>
+inline typename Isa::V splat(float v) {
+  int bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return Isa::as_float(Isa::iset1(bits));
+}
+
+// Isa::gemm_acc for a tile of at most W columns: only the first vector of each row, acc[i * NV],
+// is formed (the others are left alone). An output of W columns or fewer (ViT's 4x4 grid of
+// patches, a 3x3 plane) would otherwise spend NV - 1 of every NV multiply-adds on zero lanes.
+// Each lane sums the same products in the same order as the full tile.
+template <class Isa, size_t... I>
+inline void gemm_acc_one_vector(size_t kc, const float* a, const float* b, typename Isa::V* acc,
+                                std::index_sequence<I...>) {
+  constexpr size_t MR = Isa::MR, NR = Isa::NR, NV = NR / Isa::W;
+  typename Isa::V c[MR] = {((void)I, Isa::zero())...};
+  for (size_t p = 0; p < kc; ++p, a += MR, b += NR) {
+    const typename Isa::V bv = Isa::load(b);
+    ((c[I] = Isa::fma(splat<Isa>(a[I]), bv, c[I])), ...);
+  }
+  ((acc[I * NV] = c[I]), ...);
+}
+
 // Whether an ISA computes part of a tile's rows (gemm_acc_rows<R>): worth it where tiles are tall.
 template <class Isa, class = void>
 struct HasRowsAcc : std::false_type {};
 template <class Isa>
 struct HasRowsAcc<Isa, std::void_t<decltype(&Isa::template gemm_acc_rows<1>)>> : std::true_type {};
 
-// acc's first mr rows of the tile: a short last tile takes a kernel of fewer rows when the ISA
-// has them (the other rows of acc are then not set).
+// acc's first mr rows and the column vectors holding the first nr columns of the tile: a tile of
+// at most one vector of columns takes gemm_acc_one_vector, a short last tile a kernel of fewer
+// rows when the ISA has them (the other entries of acc are then not set).
 template <class Isa>
-inline void tile_acc(size_t kc, const float* a, const float* b, size_t mr,
+inline void tile_acc(size_t kc, const float* a, const float* b, size_t mr, size_t nr,
                      typename Isa::V (&acc)[Isa::MR * (Isa::NR / Isa::W)]) {
+  constexpr size_t MR = Isa::MR;
+  if constexpr (Isa::NR > Isa::W)
+    if (nr <= Isa::W) return gemm_acc_one_vector<Isa>(kc, a, b, acc, std::make_index_sequence<MR>{});
   if constexpr (HasRowsAcc<Isa>::value) {
-    constexpr size_t MR = Isa::MR;
     if (mr <= (MR + 3) / 4) return Isa::template gemm_acc_rows<(MR + 3) / 4>(kc, a, b, acc);
     if (mr <= MR / 2) return Isa::template gemm_acc_rows<MR / 2>(kc, a, b, acc);
     if (mr <= MR * 3 / 4) return Isa::template gemm_acc_rows<MR * 3 / 4>(kc, a, b, acc);
@@ -244,28 +272,37 @@ inline void tile_acc(size_t kc, const float* a, const float* b, size_t mr,
   Isa::gemm_acc(kc, a, b, acc);
 }
 
+// acc = A panel (kc x MR) * B panel (kc x NR); then C tile = acc + (first ? beta*C : C), then the
+// epilogue when ep.last. Tiles of fewer rows store their rows with the same vector code (channel
+// counts are rarely multiples of MR); tiles of fewer columns go through a stack buffer so the
+// vector path has no masks.
 template <class Isa>
 inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size_t ldc, size_t mr,
                        size_t nr, bool first, float beta, const Epilogue& ep) {
   using V = typename Isa::V;
   constexpr size_t MR = Isa::MR, NR = Isa::NR, NV = NR / Isa::W;
   V acc[MR * NV];
-  tile_acc<Isa>(kc, a, b, mr, acc);
+  // Column vectors of the tile holding some of its nr columns.
+  const size_t nv = NV > 1 && nr <= Isa::W ? 1 : NV;
+  tile_acc<Isa>(kc, a, b, mr, nr, acc);
   const bool bias = ep.last && ep.bias, clamp = ep.last && ep.clamp, post = ep.last && ep.post;
-  if (mr == MR && nr == NR) {
-    if (!post) return store_full_tile<Isa, false, PostAct::None>(acc, C, ldc, first, beta, bias, clamp, ep);
+  // Whole column vectors (all of the tile's, or the one of a one-vector tile) store as vectors.
+  if (nr == nv * Isa::W) {
+    if (!post) return store_full_tile<Isa, false, PostAct::None>(acc, C, ldc, mr, nv, first, beta, bias, clamp, ep);
     switch (ep.post_act) {
 #define OFG_POST_CASE(k) \
-  case PostAct::k: return store_full_tile<Isa, true, PostAct::k>(acc, C, ldc, first, beta, bias, clamp, ep);
-      OFG_POST_CASE(Relu) OFG_POST_CASE(Clip) OFG_POST_CASE(SigmoidGate) OFG_POST_CASE(HardSigmoidGate)
+  case PostAct::k: return store_full_tile<Isa, true, PostAct::k>(acc, C, ldc, mr, nv, first, beta, bias, clamp, ep);
+      OFG_POST_CASE(Relu) OFG_POST_CASE(LeakyRelu) OFG_POST_CASE(Clip) OFG_POST_CASE(SigmoidGate) OFG_POST_CASE(HardSigmoidGate)
 #undef OFG_POST_CASE
       // Only the affine step (post_stored then has nothing to do), or an activation over the rows.
       case PostAct::None:
-      case PostAct::Rows: return store_full_tile<Isa, true, PostAct::Rows>(acc, C, ldc, first, beta, bias, clamp, ep);
+      case PostAct::Rows:
+        return store_full_tile<Isa, true, PostAct::Rows>(acc, C, ldc, mr, nv, first, beta, bias, clamp, ep);
     }
   }
   alignas(64) float tile[MR * NR];
-  for (size_t i = 0; i < mr * NV; ++i) Isa::store(tile + i * Isa::W, acc[i]);
+  for (size_t i = 0; i < mr; ++i)
+    for (size_t h = 0; h < nv; ++h) Isa::store(tile + i * NR + h * Isa::W, acc[i * NV + h]);
   for (size_t i = 0; i < mr; ++i)
     for (size_t j = 0; j < nr; ++j) {
       float& c = C[i * ldc + j];
@@ -285,12 +322,13 @@ inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size
 // k-block is the one the whole product would form and the part's values are bit for bit the same.
 // a_block(i0, mc, p0, kc) gives the MR-row panels of rows [i0, i0 + mc) of that k-block;
 // b_block(J0, p0, kc, js, ns) the NR-column panels of columns [js, js + ns) of the column block
-// at J0 (a multiple of NC). ep is applied on the last k-block, its bias offset to the tile's rows.
+// at J0 (a multiple of NC, the column block width: Isa::NC unless the caller picks another
+// multiple of NR). ep is applied on the last k-block, its bias offset to the tile's rows.
 template <class Isa, class ABlock, class BBlock>
 void gemm_part(size_t K, size_t i_lo, size_t i_hi, size_t j_lo, size_t j_hi, float beta, float* C, size_t ldc,
-               const Epilogue& ep0, ABlock&& a_block, BBlock&& b_block) {
-  constexpr size_t MR = Isa::MR, NR = Isa::NR, KC = Isa::KC, MC = Isa::MC, NC = Isa::NC;
-  static_assert(MC % MR == 0 && NR % Isa::W == 0 && NC % NR == 0, "blocking must hold whole register tiles");
+               const Epilogue& ep0, ABlock&& a_block, BBlock&& b_block, size_t NC = Isa::NC) {
+  constexpr size_t MR = Isa::MR, NR = Isa::NR, KC = Isa::KC, MC = Isa::MC;
+  static_assert(MC % MR == 0 && NR % Isa::W == 0 && Isa::NC % NR == 0, "blocking must hold whole register tiles");
   Epilogue ep = ep0;
   for (size_t J0 = j_lo / NC * NC; J0 < j_hi; J0 += NC) {
     const size_t js = std::max(j_lo, J0), ns = std::min(j_hi, J0 + NC) - js;

@@ -232,10 +232,12 @@ __attribute__((noinline)) void output_transform(const Conv2DParams& p, const Geo
 
 // 3x3, stride 1, dilation 1, group 1, and enough channels for the transforms to pay off.
 // Depends only on fields that conv2d_packed_size may look at (not on H or W).
-static inline bool winograd_applies(const Conv2DParams& p) {
-  // Below 16 channels the transforms cost more than the multiplies they save.
+template <class Isa>
+bool winograd_applies(const Conv2DParams& p) {
+  // Below 16 channels (the ISA's kWinogradMinCin inputs) the transforms cost more than the
+  // multiplies they save.
   return p.kH == 3 && p.kW == 3 && p.stride_h == 1 && p.stride_w == 1 && p.dil_h == 1 &&
-         p.dil_w == 1 && p.group == 1 && p.C_in >= 16 && p.C_out >= 16;
+         p.dil_w == 1 && p.group == 1 && p.C_in >= Isa::kWinogradMinCin && p.C_out >= 16;
 }
 
 template <class Isa>
