@@ -127,6 +127,27 @@ TEST(KernelsSgemm, ShortLastTileRowsMatchWholeTileRows) {
   });
 }
 
+// Products of at most one register tile (per-head attention products) skip the packing; their
+// values are still the blocked driver's bit for bit: the rows of an M-row product (M up to the
+// tile's rows, N up to its columns) equal those of a 56-row product of the same first rows.
+TEST(KernelsSgemm, OneTileProductsMatchBlockedRows) {
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    for (size_t N : {1, 5, 12, 16, 31, 32})
+      for (size_t K : {1, 7, 32, 256}) {
+        const size_t big = 56;
+        auto A = rnd(big * K, -1, 1, 41), B = rnd(K * N, -1, 1, 42);
+        std::vector<float> whole(big * N);
+        simd->sgemm(false, false, big, N, K, 1.f, A.data(), K, B.data(), N, 0.f, whole.data(), N);
+        for (size_t M : {2, 3, 4, 5, 7, 8, 12, 14}) {
+          std::vector<float> part(M * N, std::nanf(""));
+          simd->sgemm(false, false, M, N, K, 1.f, A.data(), K, B.data(), N, 0.f, part.data(), N);
+          for (size_t i = 0; i < M * N; ++i)
+            ASSERT_EQ(part[i], whole[i]) << simd->isa << " M=" << M << " N=" << N << " K=" << K << " at " << i;
+        }
+      }
+  });
+}
+
 TEST(KernelsSgemm, SimdMatchesScalarBlockedAlphaBeta) {
   ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
     // Sizes that cross the K (256), M (120 AVX2, 140 AVX-512, 128 NEON) and N (1536, 960, 512) blocking

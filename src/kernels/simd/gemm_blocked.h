@@ -395,6 +395,56 @@ inline bool sgemm_trivial(size_t M, size_t N, size_t K, float alpha, float beta,
   return true;
 }
 
+// A product of at most one register tile (attention's per-head products, 12 x 32 times 32 x 12):
+// the blocked driver packs A and B into panels for that one tile, which cost more than the tile.
+// Here B's rows are copied once into a zero-padded panel and A is read where it lies; each sum is
+// gemm_acc's (fused multiply-adds in k order from zero, one k block) and is stored as it is, so
+// the result is the blocked driver's bit for bit (alpha 1, beta 0). R rows are computed (rows
+// past mr repeat the last one and are not stored).
+template <class Isa, size_t R>
+void tiny_product(size_t mr, size_t N, size_t K, const float* A, size_t lda, const float* bp, float* C, size_t ldc) {
+  using V = typename Isa::V;
+  constexpr size_t W = Isa::W, NR = Isa::NR, NV = NR / W;
+  const float* rows[R];
+  for (size_t i = 0; i < R; ++i) rows[i] = A + std::min(i, mr - 1) * lda;
+  V acc[R * NV];
+#pragma GCC unroll 64
+  for (size_t i = 0; i < R * NV; ++i) acc[i] = Isa::zero();
+  for (size_t p = 0; p < K; ++p) {
+    V bv[NV];
+#pragma GCC unroll 4
+    for (size_t h = 0; h < NV; ++h) bv[h] = Isa::load(bp + p * NR + h * W);
+#pragma GCC unroll 16
+    for (size_t i = 0; i < R; ++i) {
+      const V av = Isa::set1(rows[i][p]);
+#pragma GCC unroll 4
+      for (size_t h = 0; h < NV; ++h) acc[i * NV + h] = Isa::fma(av, bv[h], acc[i * NV + h]);
+    }
+  }
+  alignas(64) float row[NR];
+  for (size_t i = 0; i < mr; ++i) {
+    for (size_t h = 0; h < NV; ++h) Isa::store(row + h * W, acc[i * NV + h]);
+    std::copy(row, row + N, C + i * ldc);
+  }
+}
+
+template <class Isa>
+bool sgemm_tiny(size_t M, size_t N, size_t K, const float* A, size_t lda, const float* B, size_t ldb, float* C,
+                size_t ldc) {
+  constexpr size_t MR = Isa::MR, NR = Isa::NR;
+  if (M > MR || N > NR || K > Isa::KC || M == 0) return false;
+  float* bp = detail::scratch(3, K * NR);
+  for (size_t p = 0; p < K; ++p) {
+    std::copy(B + p * ldb, B + p * ldb + N, bp + p * NR);
+    std::fill(bp + p * NR + N, bp + (p + 1) * NR, 0.f);
+  }
+  // The row kernels gemm_acc_rows offers for a short tile, and the whole tile.
+  if (M <= (MR + 3) / 4) tiny_product<Isa, (MR + 3) / 4>(M, N, K, A, lda, bp, C, ldc);
+  else if (M <= MR / 2) tiny_product<Isa, MR / 2>(M, N, K, A, lda, bp, C, ldc);
+  else tiny_product<Isa, MR>(M, N, K, A, lda, bp, C, ldc);
+  return true;
+}
+
 // The sgemm entry of kernels/kernel_list.h. Scratch: thread_local areas 2 (A panels) and 3 (B
 // panels) of each thread that runs a part.
 template <class Isa>
@@ -408,6 +458,7 @@ void sgemm(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, float alpha
     if (trans_b) return sgemv<Isa>(N, K, alpha, B, ldb, A, beta, C);
     return row_times_matrix<Isa>(N, K, alpha, A, B, ldb, beta, C);
   }
+  if (!trans_a && !trans_b && alpha == 1.f && beta == 0.f && sgemm_tiny<Isa>(M, N, K, A, lda, B, ldb, C, ldc)) return;
   sgemm_blocks<Isa>(trans_a, M, N, K, alpha, A, lda, beta, C, ldc, Prepacked::None,
                     [&](size_t, size_t p0, size_t kc, size_t js, size_t ns) {
                       float* pb = detail::scratch(3, std::min(Isa::NC, (N + Isa::NR - 1) / Isa::NR * Isa::NR) *
