@@ -6,6 +6,7 @@
 
 #include "kernels/internal.h"
 #include "kernels/simd/lanes.h"
+#include "kernels/avx2/pack_rows.h"
 
 #include <immintrin.h>
 
@@ -26,6 +27,10 @@ struct Isa : simd::Lanes<__v8sf> {
 
   // The table these instantiations belong to, for the entries a template calls through it.
   static const KernelTable& table() { return avx2_table(); }
+  // Eight columns of up to MR rows into an A panel (simd/gemm_blocked.h pack_panels).
+  static void pack_rows8(const float* src, size_t ld, size_t r, float alpha, float* panel, size_t R) {
+    avx2::pack_rows8(src, ld, r, alpha, panel, R);
+  }
 
   static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   // maxps/minps return the second operand when either is NaN.

@@ -10,6 +10,7 @@
 
 #include "kernels/internal.h"
 #include "kernels/simd/lanes.h"
+#include "kernels/avx2/pack_rows.h"
 
 namespace ofg::kernels::avx512 {
 
@@ -17,6 +18,10 @@ namespace ofg::kernels::avx512 {
 struct Isa : simd::Lanes<__v16sf> {
   using V = __m512;
   static const KernelTable& table() { return avx512_table(); }
+  // Eight columns of up to MR rows into an A panel (simd/gemm_blocked.h pack_panels).
+  static void pack_rows8(const float* src, size_t ld, size_t r, float alpha, float* panel, size_t R) {
+    avx2::pack_rows8(src, ld, r, alpha, panel, R);
+  }
 
   // AVX-512 compares into opmask registers while the templates take masks as vectors, so every
   // mask here is all-ones float lanes: DQ's vpmovm2d makes one from an opmask, vpmovd2m turns it

@@ -45,6 +45,12 @@ inline void copy_panel_row(float* d, const float* src) {
 // zero past nx. S(k, x) is at S[k * ld + x] when k_major, else at S[x * ld + k]. Both GEMM
 // operands are packed by this: A (x = the rows of op(A), R = MR, scaled by alpha) and B (x = the
 // columns of op(B), R = NR).
+// Whether an ISA packs eight columns of A's rows with register transposes (Isa::pack_rows8).
+template <class Isa, class = void>
+struct HasPackRows8 : std::false_type {};
+template <class Isa>
+struct HasPackRows8<Isa, std::void_t<decltype(&Isa::pack_rows8)>> : std::true_type {};
+
 template <class Isa, size_t R>
 void pack_panels(bool k_major, const float* S, size_t ld, size_t k0, size_t kc, size_t x0, size_t nx,
                  float alpha, float* dst) {
@@ -67,12 +73,16 @@ void pack_panels(bool k_major, const float* S, size_t ld, size_t k0, size_t kc, 
         for (; x < R; ++x) row[x] = 0.f;
       }
     } else {
+      // Eight columns at a time through register transposes where the ISA has them.
+      size_t k8 = 0;
+      if constexpr (HasPackRows8<Isa>::value)
+        for (; k8 + 8 <= kc; k8 += 8) Isa::pack_rows8(S + (x0 + q) * ld + k0 + k8, ld, r, alpha, d + k8 * R, R);
       for (size_t x = 0; x < R; ++x) {
         if (x < r) {
           const float* src = S + (x0 + q + x) * ld + k0;
-          for (size_t k = 0; k < kc; ++k) d[k * R + x] = alpha * src[k];
+          for (size_t k = k8; k < kc; ++k) d[k * R + x] = alpha * src[k];
         } else {
-          for (size_t k = 0; k < kc; ++k) d[k * R + x] = 0.f;
+          for (size_t k = k8; k < kc; ++k) d[k * R + x] = 0.f;
         }
       }
     }
