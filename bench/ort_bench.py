@@ -47,6 +47,8 @@ def parse_args(argv):
             models, i = argv[i + 1].split(","), i + 2
         elif a == "--json":
             as_json, i = True, i + 1
+        elif a in ("-h", "--help"):
+            sys.exit(__doc__)
         else:
             pos.append(a)
             i += 1

@@ -37,6 +37,8 @@ def parse_args(argv):
             seg, i = int(argv[i + 1]), i + 2
         elif argv[i] == "--model":
             model, i = argv[i + 1], i + 2
+        elif argv[i] in ("-h", "--help"):
+            sys.exit(__doc__)
         else:
             pos.append(argv[i])
             i += 1
