@@ -23,7 +23,7 @@ void op_concat(OpCtx& c) {
         c.error("inputs differ in a dim other than the axis: " + shape_str(x0.shape) + " and " + shape_str(x->shape));
     s[axis] = checked_add(s[axis], x->shape[axis]);
   }
-  RTensor y = RTensor::alloc(x0.dtype, s);
+  RTensor y = RTensor::alloc_uninit(x0.dtype, s);  // the inputs' rows cover every byte
   int64_t outer = 1;
   for (int64_t i = 0; i < axis; ++i) outer *= s[i];
   size_t es = x0.elem_size();
