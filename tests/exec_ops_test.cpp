@@ -199,6 +199,66 @@ TEST_F(ExecOps, SharedConvWeightsWithDifferentStrides) {
   }
 }
 
+// A fire module: two convolutions (one heading a fused Conv -> Relu chain) whose outputs only a
+// Concat reads. From the second run on, the convolutions write straight into their parts of the
+// Concat's output; the values are the same as without fusion or placement, run after run, and a
+// run with another input size falls back to copying (then places again for that size).
+TEST_F(ExecOps, ConcatInputsWrittenInPlace) {
+  const int64_t C = 8;
+  Value* x = b.input("x", kFloat, {1, C, "h", "w"});
+  std::vector<float> w1(16 * C), w3(12 * C * 9);
+  for (size_t i = 0; i < w1.size(); ++i) w1[i] = static_cast<float>((i * 37) % 17) / 17.f - 0.5f;
+  for (size_t i = 0; i < w3.size(); ++i) w3[i] = static_cast<float>((i * 29) % 23) / 23.f - 0.5f;
+  Value* e1 = b.op("Relu", {b.op("Conv", {x, b.initializer("w1", {16, C, 1, 1}, w1)})});
+  Value* e3 = b.op("Conv", {x, b.initializer("w3", {12, C, 3, 3}, w3)}, {b.ints("pads", {1, 1, 1, 1})});
+  b.output(b.op("Concat", {e1, e3}, {b.i("axis", 1)}));
+  auto input = [&](int64_t h) {
+    std::vector<float> xv(C * h * 6);
+    for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>((i * 11) % 13) / 13.f - 0.5f;
+    return std::vector<std::pair<std::string, RValue>>{{"x", tensor_f({1, C, h, 6}, xv)}};
+  };
+  Interpreter plain(*m);
+  plain.set_plan_fusion(false);
+  ExecCache cache;
+  Interpreter in(*m, &cache);
+  struct Run {
+    int64_t h;
+    size_t placed;
+  };
+  for (const Run& r : {Run{5, 0}, Run{5, 2}, Run{5, 2}, Run{7, 0}, Run{7, 2}}) {
+    const auto want = values(plain.run(input(r.h))[0]);
+    const auto out = in.run(input(r.h));
+    EXPECT_EQ(out[0].t.shape, (Shape{1, 28, r.h, 6}));
+    EXPECT_EQ(values(out[0]), want) << "h " << r.h;
+    EXPECT_EQ(in.stats().placed_outputs, r.placed) << "h " << r.h;
+  }
+}
+
+// No placement: an input also read elsewhere, an input read twice by its Concat, a Concat over
+// an axis with a larger dim before it (its parts are not contiguous); values as copied.
+TEST_F(ExecOps, ConcatInputsNotPlacedWhenShared) {
+  Value* x = b.input("x", kFloat, {2, 3, 4, 4});
+  std::vector<float> wv(3 * 3);
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>(i) / 9.f - 0.4f;
+  Value* w = b.initializer("w", {3, 3, 1, 1}, wv);
+  Value* a = b.op("Conv", {x, w});
+  Value* c = b.op("Conv", {x, w});
+  Value* d = b.op("Conv", {x, w});
+  b.output(b.op("Concat", {a, c}, {b.i("axis", 1)}));  // batch 2: parts not contiguous
+  b.output(b.op("Concat", {d, d}, {b.i("axis", 3)}));  // d read twice
+  b.output(b.op("Neg", {a}));                          // a read elsewhere too
+  std::vector<float> xv(2 * 3 * 16);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i % 7) - 3.f;
+  Interpreter plain(*m);
+  const auto want = plain.run({{"x", tensor_f({2, 3, 4, 4}, xv)}});
+  Interpreter in(*m);
+  for (int run = 0; run < 3; ++run) {
+    const auto out = in.run({{"x", tensor_f({2, 3, 4, 4}, xv)}});
+    for (size_t o = 0; o < out.size(); ++o) EXPECT_EQ(values(out[o]), values(want[o])) << "output " << o;
+    EXPECT_EQ(in.stats().placed_outputs, 0u) << "run " << run;
+  }
+}
+
 // Convolutions with few output positions per image (1-D convs of a 4-frame chunk, strided, 2-D
 // with 2x3 outputs; batch 2) run as the transposed product with the weights packed as a Gemm's B:
 // against the scalar reference, with and without a cache, and a Conv -> Relu chain fused and node

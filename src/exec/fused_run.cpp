@@ -94,6 +94,7 @@ void Interpreter::run_chain(const FusedChain& c, Frame& f) {
     return &post;
   };
   OpCtx head = ctx(c.head());
+  head.place_as = c.nodes.back()->outputs[0];  // the conv's output is the chain's result
   RValue out;
   try {
     if (c.matmul) {

@@ -393,6 +393,10 @@ const Interpreter::Plan& Interpreter::plan_for(Graph* g) {
     append_subgraph_captures(n, captured);
     for (const Value* v : captured) use(v);
   }
+  // Captures of every subgraph of g, gathered above node by node: placements skip them.
+  std::vector<Value*> all_captured;
+  for (Node* n : p.order) append_subgraph_captures(n, all_captured);
+  plan_placements(p.order, all_captured);
   p.release_after.resize(p.order.size());
   for (auto& kv : last) {
     const Value* v = kv.first;

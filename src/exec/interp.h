@@ -30,6 +30,9 @@ struct OpCtx {
   std::vector<const RValue*> in;         // nullptr for omitted optional inputs
   std::vector<RValue> out;               // one per node output (fill kind + tensor)
   Frame* frame = nullptr;                // for subgraph execution (captures)
+  // The value output 0 stands for when it is not the node's own (a fused chain's head makes the
+  // chain's result); null: the node's.
+  const Value* place_as = nullptr;
 
   size_t n_in() const { return in.size(); }
   bool has(size_t i) const { return i < in.size() && in[i] && in[i]->kind != RValue::kNone && in[i]->kind != RValue::kOptionalNone; }
@@ -39,6 +42,9 @@ struct OpCtx {
     if (i < out.size()) out[i] = RValue::tensor(std::move(t));
   }
   size_t n_out() const { return out.size(); }
+  // A new tensor for output i that the op writes entirely: in place in the output of the Concat
+  // that reads it when that can be arranged (exec/concat_place.cpp), else a fresh buffer.
+  RTensor output_tensor(size_t i, int32_t dtype, Shape shape);
   bool wants(size_t i) const { return i < node.outputs.size && node.outputs[i] != nullptr; }
 
   // A key for input i's bytes when they stay the same for the model's life (an initializer, the
@@ -276,6 +282,7 @@ struct RunStats {
   size_t fused_chains = 0;   // chains run as one call (exec/fusion.h)
   size_t nodes_resident = 0; // nodes skipped: their outputs were resident from an earlier run
   size_t nodes_recalled = 0; // nodes of shapes and constants skipped: same inputs as remembered
+  size_t placed_outputs = 0; // outputs written in place in the output of the Concat reading them
   size_t peak_live_bytes = 0;
   size_t freed_values = 0;
 };
@@ -407,6 +414,33 @@ class Interpreter {
     };
   };
   SpareVectors spare_;
+  // Outputs placed in a Concat's output (exec/concat_place.cpp).
+ public:
+  // A view of v's part of its Concat's next output, when v's producer may write there and the
+  // Concat's last inputs had v's dtype and shape there; false otherwise.
+  bool placed_output(const Value* v, int32_t dtype, const Shape& shape, RTensor& out);
+  // The output prepared for this Concat (its inputs may already be in it), when it has this
+  // dtype and shape; false otherwise (whatever was prepared is dropped).
+  bool concat_output(const Node* concat, int32_t dtype, const Shape& total, RTensor& out);
+  // The inputs a Concat just joined, for the placements of its next run.
+  void remember_concat(const Node* concat, int32_t dtype, int64_t axis, const std::vector<const RTensor*>& xs,
+                       const Shape& total);
+
+ private:
+  void plan_placements(const std::vector<Node*>& order, const std::vector<Value*>& captured);
+  struct Placement {
+    const Node* concat = nullptr;
+    uint32_t input = 0;
+  };
+  struct ConcatLayout {
+    std::vector<Shape> shapes;  // the inputs of the last run (empty: nothing to place)
+    int32_t dtype = 0;
+    Shape total;
+    RTensor pending;            // the next output, once a producer placed its part in it
+    size_t pending_placed = 0;
+  };
+  std::unordered_map<const Value*, Placement> placements_;
+  std::unordered_map<const Node*, ConcatLayout> concat_layouts_;
   // Value id -> frame slot of the values of the graphs planned so far (each value belongs to one
   // graph, so one table serves all plans), and run_node's slots (-1 between calls).
   std::vector<int32_t> value_slot_;

@@ -153,7 +153,7 @@ void run_conv(OpCtx& c, const std::function<const kernels::ConvPost*(int64_t)>& 
     c.error("W " + shape_str(w.shape) + " does not match X " + shape_str(x.shape) + " with group " + std::to_string(group));
   if (c.has(2)) if (!(b.numel() == w.shape[0]))
       c.error("B must have " + std::to_string(w.shape[0]) + " values, got shape " + shape_str(b.shape));
-  RTensor y = RTensor::alloc_uninit(kFloat, out);  // every element is written by the kernel
+  RTensor y = c.output_tensor(0, kFloat, out);  // every element is written by the kernel
   const kernels::ConvPost* post = make_post ? make_post(w.shape[0]) : nullptr;
   if (y.numel() == 0) { c.set(0, y); return; }
   if (r == 1 || r == 2) {

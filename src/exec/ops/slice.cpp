@@ -23,7 +23,10 @@ void op_concat(OpCtx& c) {
         c.error("inputs differ in a dim other than the axis: " + shape_str(x0.shape) + " and " + shape_str(x->shape));
     s[axis] = checked_add(s[axis], x->shape[axis]);
   }
-  RTensor y = RTensor::alloc_uninit(x0.dtype, s);  // the inputs' rows cover every byte
+  // The output prepared while the inputs were made (exec/concat_place.cpp), some of them already
+  // in their places, or a new one; the inputs' rows cover every byte.
+  RTensor y;
+  if (!c.interp.concat_output(&c.node, x0.dtype, s, y)) y = RTensor::alloc_uninit(x0.dtype, s);
   int64_t outer = 1;
   for (int64_t i = 0; i < axis; ++i) outer *= s[i];
   size_t es = x0.elem_size();
@@ -31,9 +34,11 @@ void op_concat(OpCtx& c) {
   size_t off = 0;
   for (auto* x : xs) {
     size_t row = outer ? static_cast<size_t>(x->numel() / outer) * es : 0;
-    for (int64_t o = 0; o < outer; ++o) std::memcpy(y.ptr + o * out_row + off, x->ptr + o * row, row);
+    const bool in_place = outer == 1 && x->ptr == y.ptr + off;
+    for (int64_t o = 0; o < outer && !in_place; ++o) std::memcpy(y.ptr + o * out_row + off, x->ptr + o * row, row);
     off += row;
   }
+  c.interp.remember_concat(&c.node, x0.dtype, axis, xs, s);
   c.set(0, y);
 }
 
