@@ -42,10 +42,7 @@ bool Interpreter::placed_output(const Value* v, int32_t dtype, const Shape& shap
   ConcatLayout& c = concat_layouts_[it->second.concat];
   const uint32_t slot = it->second.input;
   if (c.shapes.size() != it->second.concat->inputs.size || c.dtype != dtype || c.shapes[slot] != shape) return false;
-  if (!c.pending.hold) {
-    c.pending = RTensor::alloc_uninit(dtype, c.total);
-    c.pending_placed = 0;
-  }
+  if (!c.pending.hold) c.pending = RTensor::alloc_uninit(dtype, c.total);
   size_t offset = 0;
   for (uint32_t j = 0; j < slot; ++j) offset += static_cast<size_t>(shape_numel(c.shapes[j]));
   out = RTensor::view(dtype, shape, c.pending.ptr + offset * dtype_size(dtype), c.pending.hold);

@@ -437,7 +437,6 @@ class Interpreter {
     int32_t dtype = 0;
     Shape total;
     RTensor pending;            // the next output, once a producer placed its part in it
-    size_t pending_placed = 0;
   };
   std::unordered_map<const Value*, Placement> placements_;
   std::unordered_map<const Node*, ConcatLayout> concat_layouts_;
