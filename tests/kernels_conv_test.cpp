@@ -174,9 +174,11 @@ TEST(KernelsConvGemm, NaNPassesThroughTheFusedClamp) {
 
 // ---------------------------------------------------------------- depthwise
 // One filter per channel: the SIMD tables copy each plane zero-padded and split into stride
-// phases, then run W output columns per vector (8 AVX2, 4 NEON) with a masked last vector. Widths
+// phases (rows and columns), then run one flat vector loop over the plane's rows and their
+// padding columns, in bands of rows, and store each output row with a masked last vector. Widths
 // around the vector width and its multiples leave every kind of tail; kernel widths 1..5,
-// strides 1..3, dilation and uneven padding move which phase and column each tap reads.
+// strides 1..3, dilation and uneven padding move which phase and column each tap reads; planes
+// of more than 4096 phase values take several bands.
 
 TEST(KernelsConvDepthwise, OddWidthsStridesDilations) {
   unsigned seed = 50;
@@ -194,6 +196,8 @@ TEST(KernelsConvDepthwise, OddWidthsStridesDilations) {
   // enough for several, with even and odd padding (where the pairs start).
   for (size_t W : {32, 33, 47, 70})
     for (size_t pad : {0, 1, 2}) check(make(1, 3, 5, W, 3, 3, 3, 2, pad, 3), seed++);
+  check(make(1, 5, 70, 70, 5, 3, 3, 1, 1, 5), seed++);   // bands of 56 and 14 rows
+  check(make(2, 3, 260, 61, 3, 5, 5, 2, 2, 3), seed++);  // stride 2: bands of 124 and 6 rows
   p = make(1, 3, 10, 21, 3, 3, 5, 2, 0, 3);  // stride 2, dilated, pads only on one side each
   p.dil_w = 2;
   p.pad_top = 2;

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <utility>
 
+#include "kernels/avx2/isa.h"
 #include "kernels/internal.h"
 #include "kernels/simd/lanes.h"
 #include "kernels/avx2/pack_rows.h"
@@ -33,6 +34,9 @@ struct Isa : simd::Lanes<__v16sf> {
   static bool any(V mask) { return to_mask(mask) != 0; }
 
   static constexpr size_t W = 16;
+  // Depthwise convolution copies and multiplies 3x3 taps with 8 lanes (simd/depthwise.h,
+  // DepthwiseLanes).
+  using DepthwiseLanes = avx2::Isa;
   // 14 rows x 32 columns: 28 accumulators, two B vectors and one broadcast A value of the 32
   // zmm registers. The blocking keeps a B panel (kc x 32, 32 KiB) in L1 and the A block
   // (mc x kc, 140 KiB) in L2. Measured on Zen 5 (bench_kernels BM_Sgemm, 512 and 1024): ~80% of

@@ -186,10 +186,15 @@ struct PostConsts {
 
 // The register part of ep.post on one vector of channel c's values: the affine step as affine_vs
 // computes it, then the activation when K does it there.
+// (post_steps takes the two fields of post it reads, for loops that keep them in registers.)
+template <class Isa, PostAct K>
+inline typename Isa::V post_steps(bool affine_step, ConvPost::Gate gate, const PostConsts<Isa>& k, typename Isa::V v) {
+  if (affine_step) v = affine<Isa>(v, k.scale, k.shift);
+  return act_lanes<Isa, K>(v, k.alpha, k.beta, gate);
+}
 template <class Isa, PostAct K>
 inline typename Isa::V post_lanes(const ConvPost& post, const PostConsts<Isa>& k, typename Isa::V v) {
-  if (post.scale) v = affine<Isa>(v, k.scale, k.shift);
-  return act_lanes<Isa, K>(v, k.alpha, k.beta, post.gate);
+  return post_steps<Isa, K>(post.scale != nullptr, post.gate, k, v);
 }
 
 // The parts of ep.post over n stored values of channel c that the registers did not do: the
@@ -207,6 +212,49 @@ void post_stored(const Epilogue& ep, size_t c, float* y, size_t n, bool affine_d
   }
 }
 
+// One output channel's epilogue as vectors and flags, and its register steps on one vector: the
+// bias, the clamp, then with POST ep.post's register part (K its activation kind). Everything
+// finish() reads is a member: the vector stores of the loops around it are byte copies, which
+// the compiler must assume could change anything behind a pointer.
+template <class Isa, bool POST>
+struct ChannelLanes {
+  using V = typename Isa::V;
+  V bias, lo, hi;
+  PostConsts<Isa> pk;
+  bool add_bias, clamp, affine = false;
+  ConvPost::Gate gate = ConvPost::Gate::None;
+  ChannelLanes(const Epilogue& ep, bool add_bias, float b, bool clamp, size_t c)
+      : bias(Isa::set1(b)), lo(Isa::set1(ep.lo)), hi(Isa::set1(ep.hi)), add_bias(add_bias), clamp(clamp) {
+    if constexpr (POST) {
+      pk = PostConsts<Isa>(*ep.post, c);
+      affine = ep.post->scale != nullptr;
+      gate = ep.post->gate;
+    }
+  }
+  template <PostAct K>
+  V finish(V v) const {
+    if (add_bias) v = Isa::add(v, bias);
+    if (clamp) v = Isa::min(hi, Isa::max(lo, v));
+    if constexpr (POST) v = post_steps<Isa, K>(affine, gate, pk, v);
+    return v;
+  }
+};
+
+// f(std::integral_constant<PostAct, K>{}) with K = k for the kinds done in registers, Rows for
+// the rest (None included: only the affine step, in registers, and nothing left for the rows).
+template <class F>
+inline void with_post_kind(PostAct k, F&& f) {
+  switch (k) {
+#define OFG_POST_CASE(K) \
+  case PostAct::K: return f(std::integral_constant<PostAct, PostAct::K>{});
+    OFG_POST_CASE(Relu) OFG_POST_CASE(LeakyRelu) OFG_POST_CASE(Clip) OFG_POST_CASE(SigmoidGate)
+    OFG_POST_CASE(HardSigmoidGate)
+#undef OFG_POST_CASE
+    case PostAct::None:
+    case PostAct::Rows: return f(std::integral_constant<PostAct, PostAct::Rows>{});
+  }
+}
+
 // The first mr rows and nv column vectors of a register tile to C: + C (or beta * C), bias,
 // clamp, and with POST ep.post (K its activation kind).
 template <class Isa, bool POST, PostAct K>
@@ -214,21 +262,16 @@ inline void store_full_tile(const typename Isa::V* acc, float* C, size_t ldc, si
                             float beta, bool bias, bool clamp, const Epilogue& ep) {
   using V = typename Isa::V;
   constexpr size_t NV = Isa::NR / Isa::W;
-  const V vb = Isa::set1(beta), vlo = Isa::set1(ep.lo), vhi = Isa::set1(ep.hi);
+  const V vb = Isa::set1(beta);
   for (size_t i = 0; i < mr; ++i) {
     float* row = C + i * ldc;
-    const V vbias = bias ? Isa::set1(ep.bias[i]) : Isa::zero();
-    PostConsts<Isa> pk;
-    if constexpr (POST) pk = PostConsts<Isa>(*ep.post, ep.chan + i);
+    const ChannelLanes<Isa, POST> ch(ep, bias, bias ? ep.bias[i] : 0.f, clamp, ep.chan + i);
     for (size_t h = 0; h < nv; ++h) {
       float* c = row + h * Isa::W;
       V v = acc[i * NV + h];
       if (!first) v = Isa::add(v, Isa::load(c));
       else if (beta != 0.f) v = Isa::fma(vb, Isa::load(c), v);
-      if (bias) v = Isa::add(v, vbias);
-      if (clamp) v = Isa::min(vhi, Isa::max(vlo, v));
-      if constexpr (POST) v = post_lanes<Isa, K>(*ep.post, pk, v);
-      Isa::store(c, v);
+      Isa::store(c, ch.template finish<K>(v));
     }
     if constexpr (POST && K == PostAct::Rows) post_stored<Isa>(ep, ep.chan + i, row, nv * Isa::W, true, false);
   }
@@ -299,16 +342,9 @@ inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size
   // Whole column vectors (all of the tile's, or the one of a one-vector tile) store as vectors.
   if (nr == nv * Isa::W) {
     if (!post) return store_full_tile<Isa, false, PostAct::None>(acc, C, ldc, mr, nv, first, beta, bias, clamp, ep);
-    switch (ep.post_act) {
-#define OFG_POST_CASE(k) \
-  case PostAct::k: return store_full_tile<Isa, true, PostAct::k>(acc, C, ldc, mr, nv, first, beta, bias, clamp, ep);
-      OFG_POST_CASE(Relu) OFG_POST_CASE(LeakyRelu) OFG_POST_CASE(Clip) OFG_POST_CASE(SigmoidGate) OFG_POST_CASE(HardSigmoidGate)
-#undef OFG_POST_CASE
-      // Only the affine step (post_stored then has nothing to do), or an activation over the rows.
-      case PostAct::None:
-      case PostAct::Rows:
-        return store_full_tile<Isa, true, PostAct::Rows>(acc, C, ldc, mr, nv, first, beta, bias, clamp, ep);
-    }
+    return with_post_kind(ep.post_act, [&](auto k) {
+      store_full_tile<Isa, true, decltype(k)::value>(acc, C, ldc, mr, nv, first, beta, bias, clamp, ep);
+    });
   }
   alignas(64) float tile[MR * NR];
   for (size_t i = 0; i < mr; ++i)
