@@ -109,6 +109,7 @@ TEST(KernelsConvGemm, OneByOneFlatAndStrided) {
   check(make(2, 17, 7, 9, 13, 1, 1, 1, 0, 1), 5);   // the input plane is read as one row
   check(make(2, 17, 9, 9, 13, 1, 1, 2, 0, 1), 6);   // strided 1x1 goes through the row walk
   check(make(1, 7, 1, 1, 3, 1, 1, 1, 0, 1), 7);     // a single pixel
+  check(make(3, 37, 1, 1, 50, 1, 1, 1, 0, 1), 12);  // single pixels of a batch: one GEMV per image
 }
 
 // Stride 1 with the output as wide as the input packs each k-row as one shifted run of the plane,

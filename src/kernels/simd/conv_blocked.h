@@ -22,6 +22,19 @@ static inline bool is_depthwise(const Conv2DParams& p) {
   return p.group == p.C_in && p.group == p.C_out && p.group > 1;
 }
 
+// A 1x1 conv of single pixels (the squeeze-and-excitation blocks of the mobile CNNs) is one
+// matrix-vector product per image with the weights as they lie: the register tile would fill one
+// of its NR columns.
+static inline bool is_pixel_gemv(const Conv2DParams& p) {
+  return p.group == 1 && p.kH == 1 && p.kW == 1 && p.H == 1 && p.W == 1 && p.H_out == 1 && p.W_out == 1;
+}
+
+template <class Isa>
+void conv_pixel_gemv(const Conv2DParams& p, const float* x, const float* w, float* y) {
+  for (size_t n = 0; n < p.N; ++n) sgemv<Isa>(p.C_out, p.C_in, 1.f, w, p.C_in, x + n * p.C_in, 0.f, y + n * p.C_out);
+  apply_bias_activation(Isa::table(), y, p.N, p.C_out, 1, p.bias, p.act, p.act_alpha, p.act_beta, p.post);
+}
+
 // Packed weights: per group, every k-block of A = w[g] (Cg_out x K) in pack_a's MR-row panels;
 // k-block p0 starts at p0 * Mpad and its panel of row i at + i * kc.
 template <class Isa>
@@ -103,7 +116,7 @@ void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* pack
 // agree for the same p.
 template <class Isa>
 size_t conv2d_packed_size(const Conv2DParams& p) {
-  if (is_depthwise(p) || p.C_in / p.group == 0 || p.C_out == 0) return 0;
+  if (is_depthwise(p) || is_pixel_gemv(p) || p.C_in / p.group == 0 || p.C_out == 0) return 0;
   if (winograd_applies<Isa>(p)) return winograd_packed_size<Isa>(p);
   return p.group * packed_group_floats<Isa>(p);
 }
@@ -126,6 +139,8 @@ void conv2d(const Conv2DParams& p, const float* x, const float* w, float* y) {
   const size_t n = conv2d_packed_size<Isa>(p);
   if (is_depthwise(p)) {
     depthwise<Isa>(p, x, w, y);
+  } else if (is_pixel_gemv(p) && p.C_in > 0) {
+    conv_pixel_gemv<Isa>(p, x, w, y);
   } else if (n == 0 || p.H_out * p.W_out == 0) {
     conv2d_gemm(Isa::table(), p, x, w, y);
   } else {
