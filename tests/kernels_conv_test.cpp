@@ -212,7 +212,7 @@ TEST(KernelsConvDepthwise, OddWidthsStridesDilations) {
 // AVX-512: kWinogradMinCin) take the Winograd path of the SIMD tables (conv2d and
 // conv2d_prepacked). The shapes below have >= 64 input channels and cover: output sizes that are not a
 // multiple of the tile (partial tiles at the right and bottom), no padding, asymmetric and
-// wide padding, channel counts that are not multiples of the register tile (6x16 AVX2, 14x32
+// wide padding, channel counts that are not multiples of the register tile (6x16 AVX2, 8x32
 // AVX-512, 8x12 NEON aarch64, 4x8 ARMv7) and that cross the 256-deep k-block and the 120/128-row block,
 // batches whose tile rows span several column blocks, and outputs smaller than one tile.
 
@@ -220,8 +220,8 @@ namespace {
 // Every SIMD table (AVX2, AVX-512, NEON) has the Winograd path. Its packed form holds 16
 // transformed 3x3 filters (C_out rounded up to the ISA's register tile) per input channel; the
 // GEMM form holds the 9 taps for C_out rounded up to the same tile, which stays below
-// 16 * C_out * C_in for the >= 16 output channels Winograd needs (the tile is at most 14 rows:
-// 9 * 28 < 16 * 16, and 9 * (C_out + 13) < 16 * C_out from 17 on). How many of the SIMD tables
+// 16 * C_out * C_in for the >= 16 output channels Winograd needs (the tile is at most 8 rows:
+// 16 rounds up to at most 18 and 9 * 18 < 16 * 16, and 9 * (C_out + 7) < 16 * C_out from 17 on). How many of the SIMD tables
 // take the Winograd path for p.
 size_t tables_taking_winograd(const k::Conv2DParams& p) {
   size_t n = 0;
