@@ -48,7 +48,8 @@ struct Case {
 };
 
 // One per conv2d path: implicit GEMM (full and partial tiles, tiles of one column vector,
-// grouped), Winograd, depthwise, a 1x1 with N > 1 and the GEMM fallback with padding.
+// grouped), Winograd, depthwise, a 1x1 of single pixels (matrix-vector products), a 1x1 with
+// N > 1 and the GEMM fallback with padding.
 const Case kCases[] = {
     {"gemm 1x1", 32, 48, 1, 1, 1, 1, 0, 12, 16},
     {"gemm partial", 5, 7, 1, 3, 3, 2, 1, 9, 11},
@@ -58,6 +59,7 @@ const Case kCases[] = {
     {"winograd", 64, 24, 1, 3, 3, 1, 1, 14, 14},
     {"depthwise", 16, 16, 16, 3, 3, 2, 1, 15, 17},
     {"depthwise 5x5", 8, 8, 8, 5, 5, 1, 2, 10, 10},
+    {"pixel gemv", 40, 24, 1, 1, 1, 1, 0, 1, 1},  // the constants of a channel per lane
 };
 
 std::vector<k::ConvPost> posts(const float* scale, const float* shift) {

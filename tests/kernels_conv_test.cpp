@@ -109,6 +109,7 @@ TEST(KernelsConvGemm, OneByOneFlatAndStrided) {
   check(make(2, 17, 7, 9, 13, 1, 1, 1, 0, 1), 5);   // the input plane is read as one row
   check(make(2, 17, 9, 9, 13, 1, 1, 2, 0, 1), 6);   // strided 1x1 goes through the row walk
   check(make(1, 7, 1, 1, 3, 1, 1, 1, 0, 1), 7);     // a single pixel
+  check(make(3, 37, 1, 1, 50, 1, 1, 1, 0, 1), 12);  // single pixels of a batch: one GEMV per image
 }
 
 // Stride 1 with the output as wide as the input packs each k-row as one shifted run of the plane,
@@ -174,9 +175,11 @@ TEST(KernelsConvGemm, NaNPassesThroughTheFusedClamp) {
 
 // ---------------------------------------------------------------- depthwise
 // One filter per channel: the SIMD tables copy each plane zero-padded and split into stride
-// phases, then run W output columns per vector (8 AVX2, 4 NEON) with a masked last vector. Widths
+// phases (rows and columns), then run one flat vector loop over the plane's rows and their
+// padding columns, in bands of rows, and store each output row with a masked last vector. Widths
 // around the vector width and its multiples leave every kind of tail; kernel widths 1..5,
-// strides 1..3, dilation and uneven padding move which phase and column each tap reads.
+// strides 1..3, dilation and uneven padding move which phase and column each tap reads; planes
+// of more than 4096 phase values take several bands.
 
 TEST(KernelsConvDepthwise, OddWidthsStridesDilations) {
   unsigned seed = 50;
@@ -194,6 +197,8 @@ TEST(KernelsConvDepthwise, OddWidthsStridesDilations) {
   // enough for several, with even and odd padding (where the pairs start).
   for (size_t W : {32, 33, 47, 70})
     for (size_t pad : {0, 1, 2}) check(make(1, 3, 5, W, 3, 3, 3, 2, pad, 3), seed++);
+  check(make(1, 5, 70, 70, 5, 3, 3, 1, 1, 5), seed++);   // bands of 56 and 14 rows
+  check(make(2, 3, 260, 61, 3, 5, 5, 2, 2, 3), seed++);  // stride 2: bands of 124 and 6 rows
   p = make(1, 3, 10, 21, 3, 3, 5, 2, 0, 3);  // stride 2, dilated, pads only on one side each
   p.dil_w = 2;
   p.pad_top = 2;
@@ -207,7 +212,7 @@ TEST(KernelsConvDepthwise, OddWidthsStridesDilations) {
 // AVX-512: kWinogradMinCin) take the Winograd path of the SIMD tables (conv2d and
 // conv2d_prepacked). The shapes below have >= 64 input channels and cover: output sizes that are not a
 // multiple of the tile (partial tiles at the right and bottom), no padding, asymmetric and
-// wide padding, channel counts that are not multiples of the register tile (6x16 AVX2, 14x32
+// wide padding, channel counts that are not multiples of the register tile (6x16 AVX2, 8x32
 // AVX-512, 8x12 NEON aarch64, 4x8 ARMv7) and that cross the 256-deep k-block and the 120/128-row block,
 // batches whose tile rows span several column blocks, and outputs smaller than one tile.
 
@@ -215,8 +220,8 @@ namespace {
 // Every SIMD table (AVX2, AVX-512, NEON) has the Winograd path. Its packed form holds 16
 // transformed 3x3 filters (C_out rounded up to the ISA's register tile) per input channel; the
 // GEMM form holds the 9 taps for C_out rounded up to the same tile, which stays below
-// 16 * C_out * C_in for the >= 16 output channels Winograd needs (the tile is at most 14 rows:
-// 9 * 28 < 16 * 16, and 9 * (C_out + 13) < 16 * C_out from 17 on). How many of the SIMD tables
+// 16 * C_out * C_in for the >= 16 output channels Winograd needs (the tile is at most 8 rows:
+// 16 rounds up to at most 18 and 9 * 18 < 16 * 16, and 9 * (C_out + 7) < 16 * C_out from 17 on). How many of the SIMD tables
 // take the Winograd path for p.
 size_t tables_taking_winograd(const k::Conv2DParams& p) {
   size_t n = 0;

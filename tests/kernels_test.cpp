@@ -99,7 +99,7 @@ TEST(KernelsSgemm, SimdMatchesScalarSmallAndOdd) {
   ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
     for (bool ta : {false, true})
       for (bool tb : {false, true})
-        // Around the register tiles: 6x16 (AVX2), 14x32 (AVX-512), 8x12 (NEON aarch64), 4x8
+        // Around the register tiles: 6x16 (AVX2), 8x32 (AVX-512), 8x12 (NEON aarch64), 4x8
         // (ARMv7 NEON).
         for (size_t M : {1, 2, 4, 5, 6, 7, 8, 9, 13, 14, 15})
           for (size_t N : {1, 3, 8, 11, 12, 13, 15, 16, 17, 31, 32, 33})

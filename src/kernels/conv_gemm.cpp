@@ -27,6 +27,17 @@ void apply_bias_activation(const KernelTable& t, float* y, size_t N, size_t C, s
     case Activation::HardSwish: op = UnaryOp::HardSwish; break;
   }
   if (!bias && !has_act && !post) return;
+  if (HW == 1) {
+    // One value per channel (a conv of single pixels): each step runs over an image's C channels
+    // at once, the per-channel constants read as vectors; the same elementwise arithmetic.
+    for (size_t n = 0; n < N; ++n) {
+      float* v = y + n * C;
+      if (bias) t.binary_vv(BinaryOp::Add, v, bias, v, C);
+      if (has_act) t.unary(op, v, v, C, alpha, beta);
+      if (post) apply_conv_post_channels(post->table ? *post->table : t, *post, c0, v, C);
+    }
+    return;
+  }
   // Plane by plane so the activation reads what the bias just wrote while it is in cache; the
   // planes are split between threads.
   parallel_ranges(N * C, 1, plane_grain(HW), [&](size_t lo, size_t hi) {
@@ -40,11 +51,27 @@ void apply_bias_activation(const KernelTable& t, float* y, size_t N, size_t C, s
   });
 }
 
+namespace {
+// 512 floats: a stretch, the gate's activation values and the result all stay in L1.
+constexpr size_t kStretch = 512;
+
+// post's activation (and gate) on m <= kStretch values from src to dst (src == dst allowed).
+void post_activation(const KernelTable& t, const ConvPost& post, const float* src, float* dst, size_t m) {
+  float act[kStretch];
+  if (!post.act) {
+    if (src != dst) std::memcpy(dst, src, m * sizeof(float));
+  } else if (post.gate == ConvPost::Gate::None) {
+    t.unary(post.op, src, dst, m, post.alpha, post.beta);
+  } else {
+    t.unary(post.op, src, act, m, post.alpha, post.beta);
+    if (post.gate == ConvPost::Gate::XTimesAct) t.binary_vv(BinaryOp::Mul, src, act, dst, m);
+    else t.binary_vv(BinaryOp::Mul, act, src, dst, m);
+  }
+}
+}  // namespace
+
 void apply_conv_post(const KernelTable& t, const ConvPost& post, size_t c, const float* x, float* y,
                      size_t n) {
-  // 512 floats: the stretch, the gate's activation values and the result all stay in L1.
-  constexpr size_t kStretch = 512;
-  float act[kStretch];
   for (size_t i = 0; i < n; i += kStretch) {
     const size_t m = std::min(kStretch, n - i);
     const float* src = x + i;
@@ -53,15 +80,20 @@ void apply_conv_post(const KernelTable& t, const ConvPost& post, size_t c, const
       t.affine_vs(src, post.scale[c], post.shift[c], dst, m);
       src = dst;
     }
-    if (!post.act) {
-      if (src != dst) std::memcpy(dst, src, m * sizeof(float));
-    } else if (post.gate == ConvPost::Gate::None) {
-      t.unary(post.op, src, dst, m, post.alpha, post.beta);
-    } else {
-      t.unary(post.op, src, act, m, post.alpha, post.beta);
-      if (post.gate == ConvPost::Gate::XTimesAct) t.binary_vv(BinaryOp::Mul, src, act, dst, m);
-      else t.binary_vv(BinaryOp::Mul, act, src, dst, m);
+    post_activation(t, post, src, dst, m);
+  }
+}
+
+void apply_conv_post_channels(const KernelTable& t, const ConvPost& post, size_t c0, float* y, size_t n) {
+  for (size_t i = 0; i < n; i += kStretch) {
+    const size_t m = std::min(kStretch, n - i);
+    float* v = y + i;
+    // affine_vs's two roundings, with the constants of channels c0 + i, ... as vectors.
+    if (post.scale) {
+      t.binary_vv(BinaryOp::Mul, v, post.scale + c0 + i, v, m);
+      t.binary_vv(BinaryOp::Add, v, post.shift + c0 + i, v, m);
     }
+    post_activation(t, post, v, v, m);
   }
 }
 

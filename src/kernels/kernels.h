@@ -213,6 +213,8 @@ void apply_bias_activation(const KernelTable& t, float* y, size_t N, size_t C, s
 // stretches short enough to stay in L1 between the steps.
 void apply_conv_post(const KernelTable& t, const ConvPost& post, size_t c, const float* x, float* y,
                      size_t n);
+// post's steps in place on one value of each of the n channels c0, c0 + 1, ...
+void apply_conv_post_channels(const KernelTable& t, const ConvPost& post, size_t c0, float* y, size_t n);
 
 // Numpy-broadcasting binary op. Shapes are int64 dims (rank 0..kMaxBroadcastRank, all >= 0,
 // broadcast-compatible: the caller checked). y has the broadcast shape, dense.

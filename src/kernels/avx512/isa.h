@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <utility>
 
+#include "kernels/avx2/isa.h"
 #include "kernels/internal.h"
 #include "kernels/simd/lanes.h"
 #include "kernels/avx2/pack_rows.h"
@@ -33,13 +34,19 @@ struct Isa : simd::Lanes<__v16sf> {
   static bool any(V mask) { return to_mask(mask) != 0; }
 
   static constexpr size_t W = 16;
-  // 14 rows x 32 columns: 28 accumulators, two B vectors and one broadcast A value of the 32
-  // zmm registers. The blocking keeps a B panel (kc x 32, 32 KiB) in L1 and the A block
-  // (mc x kc, 140 KiB) in L2. Measured on Zen 5 (bench_kernels BM_Sgemm, 512 and 1024): ~80% of
-  // the zmm FMA peak; 12x32 was slower at 1024, and kc 192-512, mc 84-280, nc 768-3072 all
-  // stayed within the noise of a shared machine.
-  static constexpr size_t MR = 14, NR = 32;
-  static constexpr size_t KC = 256, MC = 140, NC = 1536;
+  // Depthwise convolution copies and multiplies 3x3 taps with 8 lanes (simd/depthwise.h,
+  // DepthwiseLanes).
+  using DepthwiseLanes = avx2::Isa;
+  // 8 rows x 32 columns: 16 accumulators, two B vectors and one broadcast A value. The blocking
+  // keeps a B panel (kc x 32, 32 KiB) in L1 and the A block (mc x kc, 144 KiB) in L2. Measured on
+  // Zen 5 (bench_kernels BM_Sgemm, 512 and 1024): ~80-85% of the zmm FMA peak, as 14x32 (28
+  // accumulators) did; 12x32 was slower at 1024, and kc 192-512, mc 84-280, nc 768-3072 all
+  // stayed within the noise of a shared machine. 8 rows divide the channel counts of the CNNs
+  // (mobilenet, efficientnet, resnet, squeezenet: multiples of 8), of which 14-row tiles computed
+  // up to 6 padding rows per row block (M = 16: a tile of 14 and one of 4 rows): those networks
+  // ran 2 to 7% faster.
+  static constexpr size_t MR = 8, NR = 32;
+  static constexpr size_t KC = 256, MC = 144, NC = 1536;
   static constexpr size_t NV = NR / W;
   // Input channels from which 3x3 stride-1 convs take the Winograd path (simd/winograd_f2.h).
   // With the wider GEMM tile the direct path is faster below 64 (bench_kernels BM_ConvPacked,
@@ -94,8 +101,8 @@ struct Isa : simd::Lanes<__v16sf> {
   }
 
   // The same sums for the first R rows only (acc's other rows are left as they are): the last
-  // tile of a product whose rows are not a multiple of 14 (17, 24, 32 rows of a small
-  // transformer's activations) would otherwise compute all 14. Each sum adds the same products
+  // tile of a product whose rows are not a multiple of MR (17, 18, 35 rows of a small
+  // transformer's activations) would otherwise compute all MR. Each sum adds the same products
   // in the same order as gemm_acc's, so a row's values do not depend on the tile that made it.
   template <size_t R>
   static void gemm_acc_rows(size_t kc, const float* a, const float* b, V (&acc)[MR * NV]) {

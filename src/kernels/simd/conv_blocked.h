@@ -1,7 +1,6 @@
 // Conv2D for every SIMD table (the ISA struct is described in simd/gemm_blocked.h; depthwise
-// also uses its fma). Depthwise (one filter per channel) runs a direct kernel, W output columns
-// per vector on the interior of stride-1 rows; the borders and other strides use the per-pixel
-// loop. 3x3 stride-1 convs with enough channels take the Winograd path (simd/winograd_f2.h).
+// also uses its fma). Depthwise (one filter per channel) runs a direct kernel (simd/depthwise.h).
+// 3x3 stride-1 convs with enough channels take the Winograd path (simd/winograd_f2.h).
 // Everything else is an implicit GEMM: the weights are packed once per call (not once per
 // image), the column matrix is never materialised (each k-block of it is packed straight from the
 // input into the NR-column panels the register tile reads), and bias plus Relu/Clip are applied
@@ -9,8 +8,8 @@
 #pragma once
 
 #include "kernels/simd/conv_pack.h"
+#include "kernels/simd/depthwise.h"
 #include "kernels/simd/gemm_blocked.h"
-#include "kernels/simd/phase_split.h"
 #include "kernels/simd/winograd_f2.h"
 
 #include <algorithm>
@@ -19,103 +18,21 @@
 
 namespace ofg::kernels::simd {
 
-// The output rows of one depthwise plane from its phase-split copy `buf` (see depthwise):
-// tap k of output (oh, ow) reads buf[oh * row_step + off[k] + ow]. K > 0 fixes the tap count
-// so the common 3x3 and 5x5 loops unroll.
-template <class Isa, size_t K>
-void depthwise_rows(const float* buf, const size_t* off, const float* wc, size_t row_step, size_t Ho,
-                    size_t Wo, size_t taps, float* out) {
-  using V = typename Isa::V;
-  constexpr size_t VW = Isa::W;
-  const size_t n = K > 0 ? K : taps;
-  for (size_t oh = 0; oh < Ho; ++oh) {
-    const float* base = buf + oh * row_step;
-    float* orow = out + oh * Wo;
-    size_t ow = 0;
-    // Four vectors at once: independent multiply-add chains hide the fma latency (one chain of
-    // kH * kW dependent fmas would wait on each). Each lane sums its taps in the same order.
-    for (; ow + 4 * VW <= Wo; ow += 4 * VW) {
-      V a0 = Isa::zero(), a1 = Isa::zero(), a2 = Isa::zero(), a3 = Isa::zero();
-      for (size_t k = 0; k < n; ++k) {
-        const float* src = base + off[k] + ow;
-        const V wk = Isa::set1(wc[k]);
-        a0 = Isa::fma(Isa::load(src), wk, a0);
-        a1 = Isa::fma(Isa::load(src + VW), wk, a1);
-        a2 = Isa::fma(Isa::load(src + 2 * VW), wk, a2);
-        a3 = Isa::fma(Isa::load(src + 3 * VW), wk, a3);
-      }
-      Isa::store(orow + ow, a0);
-      Isa::store(orow + ow + VW, a1);
-      Isa::store(orow + ow + 2 * VW, a2);
-      Isa::store(orow + ow + 3 * VW, a3);
-    }
-    for (; ow < Wo; ow += VW) {
-      V acc = Isa::zero();
-      for (size_t k = 0; k < n; ++k) acc = Isa::fma(Isa::load(base + off[k] + ow), Isa::set1(wc[k]), acc);
-      if (ow + VW <= Wo) Isa::store(orow + ow, acc);
-      else Isa::store_lanes(orow + ow, acc, 0, Wo - ow);
-    }
-  }
-}
-
-// Depthwise convolution on a zero-padded, phase-split copy of each input plane: with stride s,
-// phase ph holds padded columns ph, ph + s, ph + 2s, ..., so tap kw of output columns ow..ow+W-1
-// reads one contiguous run of phase (kw * dil) % s. Every output column (borders and strided
-// rows included) then takes the vector loop; the last partial vector is stored through a mask.
-template <class Isa>
-void depthwise(const Conv2DParams& p, const float* x, const float* w, float* y) {
-  constexpr size_t VW = Isa::W;
-  const size_t sh = p.stride_h, sw = p.stride_w, reach_w = (p.kW - 1) * p.dil_w;
-  const size_t Wo = p.W_out, Ho = p.H_out;
-  // Padded rows read: (Ho - 1) * sh + (kH - 1) * dil_h + 1; per phase, the columns the widest
-  // vector run reads (the output row rounded up to whole vectors, plus the reach of the taps).
-  const size_t rows = Ho == 0 ? 0 : (Ho - 1) * sh + (p.kH - 1) * p.dil_h + 1;
-  const size_t cols = (Wo + VW - 1) / VW * VW + reach_w / sw + 1;
-  // Per tap (kh, kw): where its run for output (0, 0) starts in buf.
-  const size_t taps = p.kH * p.kW;
-  std::vector<size_t> off(taps);
-  for (size_t kh = 0; kh < p.kH; ++kh)
-    for (size_t kw = 0; kw < p.kW; ++kw) {
-      const size_t t = kw * p.dil_w;
-      off[kh * p.kW + kw] = ((t % sw) * rows + kh * p.dil_h) * cols + t / sw;
-    }
-  const ptrdiff_t H = static_cast<ptrdiff_t>(p.H), W = static_cast<ptrdiff_t>(p.W);
-  const ptrdiff_t pt = static_cast<ptrdiff_t>(p.pad_top), pl = static_cast<ptrdiff_t>(p.pad_left);
-  // Planes are independent: each part of them has its own copy buffer.
-  const size_t planes = Wo > 0 ? p.N * p.C_in : 0;
-  parallel_ranges(planes, 1, plane_grain(Ho * Wo * taps), [&](size_t nc_lo, size_t nc_hi) {
-    std::vector<float> buf(sw * rows * cols);
-    for (size_t nc = nc_lo; nc < nc_hi; ++nc) {
-      const size_t c = nc % p.C_in;
-      const float* plane = x + nc * p.H * p.W;
-      const float* wc = w + c * p.kH * p.kW;
-      float* out = y + nc * Ho * Wo;
-      // Phase ph, row r, column q is input (r - pt, q * sw + ph - pl), zero outside the input.
-      for (size_t r = 0; r < rows; ++r) {
-        const ptrdiff_t ih = static_cast<ptrdiff_t>(r) - pt;
-        const ptrdiff_t len = static_cast<ptrdiff_t>(cols);
-        if (sw == 2 && ih >= 0 && ih < H) {
-          copy_phases2<Isa>(plane + ih * W, W, pl, buf.data() + r * cols, buf.data() + (rows + r) * cols, len, 0.f);
-          continue;
-        }
-        for (size_t ph = 0; ph < sw; ++ph) {
-          float* d = buf.data() + (ph * rows + r) * cols;
-          if (ih < 0 || ih >= H) std::fill(d, d + cols, 0.f);
-          else copy_phase(plane + ih * W, W, pl, static_cast<ptrdiff_t>(sw), static_cast<ptrdiff_t>(ph), d, len, 0.f);
-        }
-      }
-      if (taps == 9) depthwise_rows<Isa, 9>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, 9, out);
-      else if (taps == 25) depthwise_rows<Isa, 25>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, 25, out);
-      else depthwise_rows<Isa, 0>(buf.data(), off.data(), wc, sh * cols, Ho, Wo, taps, out);
-      // Bias, activation and post on the plane just written, while it is in cache.
-      apply_bias_activation(Isa::table(), out, 1, 1, Ho * Wo, p.bias ? p.bias + c : nullptr, p.act,
-                            p.act_alpha, p.act_beta, p.post, c);
-    }
-  });
-}
-
 static inline bool is_depthwise(const Conv2DParams& p) {
   return p.group == p.C_in && p.group == p.C_out && p.group > 1;
+}
+
+// A 1x1 conv of single pixels (the squeeze-and-excitation blocks of the mobile CNNs) is one
+// matrix-vector product per image with the weights as they lie: the register tile would fill one
+// of its NR columns.
+static inline bool is_pixel_gemv(const Conv2DParams& p) {
+  return p.group == 1 && p.kH == 1 && p.kW == 1 && p.H == 1 && p.W == 1 && p.H_out == 1 && p.W_out == 1;
+}
+
+template <class Isa>
+void conv_pixel_gemv(const Conv2DParams& p, const float* x, const float* w, float* y) {
+  for (size_t n = 0; n < p.N; ++n) sgemv<Isa>(p.C_out, p.C_in, 1.f, w, p.C_in, x + n * p.C_in, 0.f, y + n * p.C_out);
+  apply_bias_activation(Isa::table(), y, p.N, p.C_out, 1, p.bias, p.act, p.act_alpha, p.act_beta, p.post);
 }
 
 // Packed weights: per group, every k-block of A = w[g] (Cg_out x K) in pack_a's MR-row panels;
@@ -199,7 +116,7 @@ void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* pack
 // agree for the same p.
 template <class Isa>
 size_t conv2d_packed_size(const Conv2DParams& p) {
-  if (is_depthwise(p) || p.C_in / p.group == 0 || p.C_out == 0) return 0;
+  if (is_depthwise(p) || is_pixel_gemv(p) || p.C_in / p.group == 0 || p.C_out == 0) return 0;
   if (winograd_applies<Isa>(p)) return winograd_packed_size<Isa>(p);
   return p.group * packed_group_floats<Isa>(p);
 }
@@ -222,6 +139,8 @@ void conv2d(const Conv2DParams& p, const float* x, const float* w, float* y) {
   const size_t n = conv2d_packed_size<Isa>(p);
   if (is_depthwise(p)) {
     depthwise<Isa>(p, x, w, y);
+  } else if (is_pixel_gemv(p) && p.C_in > 0) {
+    conv_pixel_gemv<Isa>(p, x, w, y);
   } else if (n == 0 || p.H_out * p.W_out == 0) {
     conv2d_gemm(Isa::table(), p, x, w, y);
   } else {

@@ -186,10 +186,15 @@ struct PostConsts {
 
 // The register part of ep.post on one vector of channel c's values: the affine step as affine_vs
 // computes it, then the activation when K does it there.
+// (post_steps takes the two fields of post it reads, for loops that keep them in registers.)
+template <class Isa, PostAct K>
+inline typename Isa::V post_steps(bool affine_step, ConvPost::Gate gate, const PostConsts<Isa>& k, typename Isa::V v) {
+  if (affine_step) v = affine<Isa>(v, k.scale, k.shift);
+  return act_lanes<Isa, K>(v, k.alpha, k.beta, gate);
+}
 template <class Isa, PostAct K>
 inline typename Isa::V post_lanes(const ConvPost& post, const PostConsts<Isa>& k, typename Isa::V v) {
-  if (post.scale) v = affine<Isa>(v, k.scale, k.shift);
-  return act_lanes<Isa, K>(v, k.alpha, k.beta, post.gate);
+  return post_steps<Isa, K>(post.scale != nullptr, post.gate, k, v);
 }
 
 // The parts of ep.post over n stored values of channel c that the registers did not do: the
@@ -207,30 +212,86 @@ void post_stored(const Epilogue& ep, size_t c, float* y, size_t n, bool affine_d
   }
 }
 
-// The first mr rows and nv column vectors of a register tile to C: + C (or beta * C), bias,
-// clamp, and with POST ep.post (K its activation kind).
-template <class Isa, bool POST, PostAct K>
-inline void store_full_tile(const typename Isa::V* acc, float* C, size_t ldc, size_t mr, size_t nv, bool first,
-                            float beta, bool bias, bool clamp, const Epilogue& ep) {
+// One output channel's epilogue as vectors and flags, and its register steps on one vector: the
+// bias, the clamp, then with POST ep.post's register part (K its activation kind). Everything
+// finish() reads is a member: the vector stores of the loops around it are byte copies, which
+// the compiler must assume could change anything behind a pointer.
+template <class Isa, bool POST>
+struct ChannelLanes {
   using V = typename Isa::V;
-  constexpr size_t NV = Isa::NR / Isa::W;
-  const V vb = Isa::set1(beta), vlo = Isa::set1(ep.lo), vhi = Isa::set1(ep.hi);
+  V bias, lo, hi;
+  PostConsts<Isa> pk;
+  bool add_bias, clamp, affine = false;
+  ConvPost::Gate gate = ConvPost::Gate::None;
+  ChannelLanes(const Epilogue& ep, bool add_bias, float b, bool clamp, size_t c)
+      : bias(Isa::set1(b)), lo(Isa::set1(ep.lo)), hi(Isa::set1(ep.hi)), add_bias(add_bias), clamp(clamp) {
+    if constexpr (POST) {
+      pk = PostConsts<Isa>(*ep.post, c);
+      affine = ep.post->scale != nullptr;
+      gate = ep.post->gate;
+    }
+  }
+  template <PostAct K>
+  V finish(V v) const {
+    if (add_bias) v = Isa::add(v, bias);
+    if (clamp) v = Isa::min(hi, Isa::max(lo, v));
+    if constexpr (POST) v = post_steps<Isa, K>(affine, gate, pk, v);
+    return v;
+  }
+};
+
+// f(std::integral_constant<PostAct, K>{}) with K = k for the kinds done in registers, Rows for
+// the rest (None included: only the affine step, in registers, and nothing left for the rows).
+template <class F>
+inline void with_post_kind(PostAct k, F&& f) {
+  switch (k) {
+#define OFG_POST_CASE(K) \
+  case PostAct::K: return f(std::integral_constant<PostAct, PostAct::K>{});
+    OFG_POST_CASE(Relu) OFG_POST_CASE(LeakyRelu) OFG_POST_CASE(Clip) OFG_POST_CASE(SigmoidGate)
+    OFG_POST_CASE(HardSigmoidGate)
+#undef OFG_POST_CASE
+    case PostAct::None:
+    case PostAct::Rows: return f(std::integral_constant<PostAct, PostAct::Rows>{});
+  }
+}
+
+// The first mr rows and nr columns of a register tile to C: + C (or beta * C), bias, clamp, and
+// with POST ep.post (K its activation kind). The last vector of a row with fewer than W of the
+// columns is read through a stack buffer and stored through a mask, with the same lane arithmetic.
+template <class Isa, bool POST, PostAct K>
+inline void store_tile(const typename Isa::V* acc, float* C, size_t ldc, size_t mr, size_t nr, bool first,
+                       float beta, bool bias, bool clamp, const Epilogue& ep) {
+  using V = typename Isa::V;
+  constexpr size_t W = Isa::W, NV = Isa::NR / W;
+  const V vb = Isa::set1(beta);
   for (size_t i = 0; i < mr; ++i) {
     float* row = C + i * ldc;
-    const V vbias = bias ? Isa::set1(ep.bias[i]) : Isa::zero();
-    PostConsts<Isa> pk;
-    if constexpr (POST) pk = PostConsts<Isa>(*ep.post, ep.chan + i);
-    for (size_t h = 0; h < nv; ++h) {
-      float* c = row + h * Isa::W;
+    const ChannelLanes<Isa, POST> ch(ep, bias, bias ? ep.bias[i] : 0.f, clamp, ep.chan + i);
+    for (size_t h = 0; h * W < nr; ++h) {
+      float* c = row + h * W;
+      const size_t n = std::min(W, nr - h * W);
       V v = acc[i * NV + h];
-      if (!first) v = Isa::add(v, Isa::load(c));
-      else if (beta != 0.f) v = Isa::fma(vb, Isa::load(c), v);
-      if (bias) v = Isa::add(v, vbias);
-      if (clamp) v = Isa::min(vhi, Isa::max(vlo, v));
-      if constexpr (POST) v = post_lanes<Isa, K>(*ep.post, pk, v);
-      Isa::store(c, v);
+      if (!first || beta != 0.f) {
+        V old;
+        if (n == W) {
+          old = Isa::load(c);
+        } else {
+          float t[W] = {};
+          std::memcpy(t, c, n * sizeof(float));
+          old = Isa::load(t);
+        }
+        v = !first ? Isa::add(v, old) : Isa::fma(vb, old, v);
+      }
+      v = ch.template finish<K>(v);
+      if (n == W) Isa::store(c, v);
+      else Isa::store_lanes(c, v, 0, n);
     }
-    if constexpr (POST && K == PostAct::Rows) post_stored<Isa>(ep, ep.chan + i, row, nv * Isa::W, true, false);
+    if constexpr (POST && K == PostAct::Rows) post_stored<Isa>(ep, ep.chan + i, row, nr, true, false);
+    // The row's next NR columns (the next panel's tile, stored soon) fetched for writing now: the
+    // 1x1 convs of large planes write C rows a plane apart, one tile row (two lines) at a time,
+    // and waited on each line's read for ownership (mobilenetv2 8% faster).
+    if (nr == Isa::NR)
+      for (size_t l = 0; l < Isa::NR; l += 64 / sizeof(float)) __builtin_prefetch(row + Isa::NR + l, 1);
   }
 }
 
@@ -283,48 +344,21 @@ inline void tile_acc(size_t kc, const float* a, const float* b, size_t mr, size_
 }
 
 // acc = A panel (kc x MR) * B panel (kc x NR); then C tile = acc + (first ? beta*C : C), then the
-// epilogue when ep.last. Tiles of fewer rows store their rows with the same vector code (channel
-// counts are rarely multiples of MR); tiles of fewer columns go through a stack buffer so the
-// vector path has no masks.
+// epilogue when ep.last. Tiles of fewer rows or columns store them with the same vector code
+// (channel counts are rarely multiples of MR, 7x7 and 14x14 planes of NR), the last vector of a
+// row through a mask.
 template <class Isa>
 inline void micro_tile(size_t kc, const float* a, const float* b, float* C, size_t ldc, size_t mr,
                        size_t nr, bool first, float beta, const Epilogue& ep) {
   using V = typename Isa::V;
   constexpr size_t MR = Isa::MR, NR = Isa::NR, NV = NR / Isa::W;
   V acc[MR * NV];
-  // Column vectors of the tile holding some of its nr columns.
-  const size_t nv = NV > 1 && nr <= Isa::W ? 1 : NV;
   tile_acc<Isa>(kc, a, b, mr, nr, acc);
   const bool bias = ep.last && ep.bias, clamp = ep.last && ep.clamp, post = ep.last && ep.post;
-  // Whole column vectors (all of the tile's, or the one of a one-vector tile) store as vectors.
-  if (nr == nv * Isa::W) {
-    if (!post) return store_full_tile<Isa, false, PostAct::None>(acc, C, ldc, mr, nv, first, beta, bias, clamp, ep);
-    switch (ep.post_act) {
-#define OFG_POST_CASE(k) \
-  case PostAct::k: return store_full_tile<Isa, true, PostAct::k>(acc, C, ldc, mr, nv, first, beta, bias, clamp, ep);
-      OFG_POST_CASE(Relu) OFG_POST_CASE(LeakyRelu) OFG_POST_CASE(Clip) OFG_POST_CASE(SigmoidGate) OFG_POST_CASE(HardSigmoidGate)
-#undef OFG_POST_CASE
-      // Only the affine step (post_stored then has nothing to do), or an activation over the rows.
-      case PostAct::None:
-      case PostAct::Rows:
-        return store_full_tile<Isa, true, PostAct::Rows>(acc, C, ldc, mr, nv, first, beta, bias, clamp, ep);
-    }
-  }
-  alignas(64) float tile[MR * NR];
-  for (size_t i = 0; i < mr; ++i)
-    for (size_t h = 0; h < nv; ++h) Isa::store(tile + i * NR + h * Isa::W, acc[i * NV + h]);
-  for (size_t i = 0; i < mr; ++i)
-    for (size_t j = 0; j < nr; ++j) {
-      float& c = C[i * ldc + j];
-      const float v = tile[i * NR + j];
-      float r = !first ? c + v : (beta == 0.f ? v : beta * c + v);
-      if (bias) r += ep.bias[i];
-      // Same NaN behaviour as the vector path: a NaN r stays NaN.
-      if (clamp) r = r < ep.lo ? ep.lo : (r > ep.hi ? ep.hi : r);
-      c = r;
-    }
-  if (post)
-    for (size_t i = 0; i < mr; ++i) post_stored<Isa>(ep, ep.chan + i, C + i * ldc, nr, false, false);
+  if (!post) return store_tile<Isa, false, PostAct::None>(acc, C, ldc, mr, nr, first, beta, bias, clamp, ep);
+  with_post_kind(ep.post_act, [&](auto k) {
+    store_tile<Isa, true, decltype(k)::value>(acc, C, ldc, mr, nr, first, beta, bias, clamp, ep);
+  });
 }
 
 // The blocked loops of one part of a GEMM: output rows [i_lo, i_hi) and columns [j_lo, j_hi),

@@ -36,11 +36,21 @@ void copy_phases2(const float* src, ptrdiff_t n, ptrdiff_t pad, float* d0, float
     d0[q] = at(2 * q - pad);
     d1[q] = at(2 * q + 1 - pad);
   }
-  for (; q + W <= hi; q += W) {
+  auto split = [&](ptrdiff_t at) {
     typename Isa::V even, odd;
-    Isa::deinterleave(src + 2 * q - pad, even, odd);
-    Isa::store(d0 + q, even);
-    Isa::store(d1 + q, odd);
+    Isa::deinterleave(src + 2 * at - pad, even, odd);
+    Isa::store(d0 + at, even);
+    Isa::store(d1 + at, odd);
+  };
+  for (; q + W <= hi; q += W) split(q);
+  // The rest of [lo, hi) as one vector ending at hi, over columns already written (same values).
+  if (q < hi && hi - lo >= W) {
+    split(hi - W);
+    q = hi;
+  }
+  for (; q < hi; ++q) {  // rows narrower than a vector of pairs
+    d0[q] = src[2 * q - pad];
+    d1[q] = src[2 * q + 1 - pad];
   }
   for (; q < len; ++q) {
     d0[q] = at(2 * q - pad);
