@@ -5,6 +5,9 @@
 
 namespace ofg::kernels::avx2 {
 
+// The transposing A packer is found by detection: make sure it is.
+static_assert(simd::HasPackRows8<Isa>::value, "AVX2 A packer not detected");
+
 void set_blocked_entries(KernelTable& t) { simd::set_blocked_entries<Isa>(t); }
 
 }  // namespace ofg::kernels::avx2

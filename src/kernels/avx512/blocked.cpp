@@ -6,6 +6,9 @@
 
 namespace ofg::kernels::avx512 {
 
+// The short-tile kernels and the transposing A packer are found by detection: make sure they are.
+static_assert(simd::HasRowsAcc<Isa>::value && simd::HasPackRows8<Isa>::value, "AVX-512 tile helpers not detected");
+
 void set_blocked_entries(KernelTable& t) { simd::set_gemm_conv_entries<Isa>(t); }
 
 }  // namespace ofg::kernels::avx512

@@ -323,8 +323,12 @@ inline void gemm_acc_one_vector(size_t kc, const float* a, const float* b, typen
 // Whether an ISA computes part of a tile's rows (gemm_acc_rows<R>): worth it where tiles are tall.
 template <class Isa, class = void>
 struct HasRowsAcc : std::false_type {};
+// (Detected through a call: the address of a function taking vector types would drop their
+// attributes, which GCC warns about.)
 template <class Isa>
-struct HasRowsAcc<Isa, std::void_t<decltype(&Isa::template gemm_acc_rows<1>)>> : std::true_type {};
+struct HasRowsAcc<Isa, std::void_t<decltype(Isa::template gemm_acc_rows<1>(
+                           size_t{0}, static_cast<const float*>(nullptr), static_cast<const float*>(nullptr),
+                           std::declval<typename Isa::V (&)[Isa::MR * (Isa::NR / Isa::W)]>()))>> : std::true_type {};
 
 // acc's first mr rows and the column vectors holding the first nr columns of the tile: a tile of
 // at most one vector of columns takes gemm_acc_one_vector, a short last tile a kernel of fewer
