@@ -305,24 +305,33 @@ void pool(OpCtx& c, bool is_max) {
   // Generic N-D path (1-D, 3-D, indices output, dilated average).
   Shape osp(out.begin() + 2, out.end());
   int64_t NC = x.shape[0] * x.shape[1], in_sp = shape_numel(in), out_sp = shape_numel(osp), k_sp = shape_numel(Shape(k.begin(), k.end()));
-  std::vector<int64_t> ist = strides_of(in), ost = strides_of(osp), kst = strides_of(Shape(k.begin(), k.end()));
+  std::vector<int64_t> ist = strides_of(in), kst = strides_of(Shape(k.begin(), k.end()));
   // storage_order 1 numbers the indices column-major (first spatial axis fastest).
   std::vector<int64_t> idx_st = ist;
   if (c.attr_i("storage_order", 0) == 1)
     for (size_t i = 0, acc = 1; i < r; ++i) { idx_st[i] = static_cast<int64_t>(acc); acc *= static_cast<size_t>(in[i]); }
   RTensor idx = RTensor::alloc(kInt64, out);
-  for (int64_t nc = 0; nc < NC; ++nc)
+  // Each tap's offsets along the axes, and the output position as a counter over the axes (last
+  // fastest): no division per tap and axis (a padded 3-D pool of half a million outputs spent
+  // most of its time there).
+  std::vector<int64_t> tap(static_cast<size_t>(k_sp) * r), o(r), base(r);
+  for (int64_t kp = 0; kp < k_sp; ++kp)
+    for (size_t i = 0; i < r; ++i) tap[static_cast<size_t>(kp) * r + i] = (kp / kst[i]) % k[i] * d[i];
+  for (int64_t nc = 0; nc < NC; ++nc) {
+    std::fill(o.begin(), o.end(), 0);
     for (int64_t op = 0; op < out_sp; ++op) {
+      for (size_t i = 0; i < r; ++i) base[i] = o[i] * s[i] - pb[i];
       double best = -std::numeric_limits<double>::infinity(), sum = 0;
       int64_t best_i = 0, cnt = 0, cnt_pad = 0;
       for (int64_t kp = 0; kp < k_sp; ++kp) {
         int64_t off = 0, idx_off = 0;
         bool inside = true, in_pad_extent = true;
+        const int64_t* tk = tap.data() + static_cast<size_t>(kp) * r;
         for (size_t i = 0; i < r; ++i) {
-          int64_t o = (op / ost[i]) % osp[i], kv = (kp / kst[i]) % k[i];
-          int64_t iv = o * s[i] - pb[i] + kv * d[i];
-          if (iv < 0 || iv >= in[i]) inside = false;
-          if (iv < -pb[i] || iv >= in[i] + pe[i]) in_pad_extent = false;
+          int64_t iv = base[i] + tk[i];
+          // One unsigned comparison per range (a negative value wraps above any extent).
+          inside &= static_cast<uint64_t>(iv) < static_cast<uint64_t>(in[i]);
+          in_pad_extent &= static_cast<uint64_t>(iv + pb[i]) < static_cast<uint64_t>(in[i] + pb[i] + pe[i]);
           off += iv * ist[i];
           idx_off += iv * idx_st[i];
         }
@@ -337,7 +346,12 @@ void pool(OpCtx& c, bool is_max) {
       y.data<float>()[nc * out_sp + op] = res;
       // Indices are flattened over N, C and spatial axes (row-major), as ONNX defines them.
       idx.data<int64_t>()[nc * out_sp + op] = nc * in_sp + best_i;
+      for (size_t i = r; i-- > 0;) {
+        if (++o[i] < osp[i]) break;
+        o[i] = 0;
+      }
     }
+  }
   c.set(0, finish(y));
   if (want_idx) c.set(1, idx);
 }
