@@ -304,43 +304,59 @@ void pool(OpCtx& c, bool is_max) {
   }
   // Generic N-D path (1-D, 3-D, indices output, dilated average).
   Shape osp(out.begin() + 2, out.end());
-  int64_t NC = x.shape[0] * x.shape[1], in_sp = shape_numel(in), out_sp = shape_numel(osp), k_sp = shape_numel(Shape(k.begin(), k.end()));
-  std::vector<int64_t> ist = strides_of(in), kst = strides_of(Shape(k.begin(), k.end()));
+  int64_t NC = x.shape[0] * x.shape[1], in_sp = shape_numel(in), out_sp = shape_numel(osp);
+  std::vector<int64_t> ist = strides_of(in);
   // storage_order 1 numbers the indices column-major (first spatial axis fastest).
   std::vector<int64_t> idx_st = ist;
   if (c.attr_i("storage_order", 0) == 1)
     for (size_t i = 0, acc = 1; i < r; ++i) { idx_st[i] = static_cast<int64_t>(acc); acc *= static_cast<size_t>(in[i]); }
   RTensor idx = RTensor::alloc(kInt64, out);
-  // Each tap's offsets along the axes, and the output position as a counter over the axes (last
-  // fastest): no division per tap and axis (a padded 3-D pool of half a million outputs spent
-  // most of its time there).
-  std::vector<int64_t> tap(static_cast<size_t>(k_sp) * r), o(r), base(r);
-  for (int64_t kp = 0; kp < k_sp; ++kp)
-    for (size_t i = 0; i < r; ++i) tap[static_cast<size_t>(kp) * r + i] = (kp / kst[i]) % k[i] * d[i];
+  // Per output position, the window's taps inside the input form a box: along axis i the kernel
+  // indices [lo_i, hi_i). The loops visit that box only, in the kernel's row-major order (the
+  // order of the whole window with the outside taps skipped), so the sums and the first maximum
+  // are the same as checking every tap; the taps inside the padded extent (the divisor with
+  // count_include_pad) are a box too and only counted. The output position is a counter over the
+  // axes. (Checking each tap cost a padded 3-D pool of half a million outputs most of its time.)
+  // The first kernel index at or after which base + kv * dil reaches `bound`, in [0, k].
+  auto first_at = [](int64_t bound, int64_t base, int64_t dil, int64_t kdim) {
+    const int64_t need = bound - base;
+    return need <= 0 ? int64_t{0} : std::min(kdim, (need + dil - 1) / dil);
+  };
+  std::vector<int64_t> o(r), base(r), lo(r), hi(r), kv(r);
+  const float* xd = x.data<float>();
   for (int64_t nc = 0; nc < NC; ++nc) {
     std::fill(o.begin(), o.end(), 0);
     for (int64_t op = 0; op < out_sp; ++op) {
-      for (size_t i = 0; i < r; ++i) base[i] = o[i] * s[i] - pb[i];
+      int64_t cnt_pad = 1, inside_taps = 1;
+      for (size_t i = 0; i < r; ++i) {
+        base[i] = o[i] * s[i] - pb[i];
+        lo[i] = first_at(0, base[i], d[i], k[i]);
+        hi[i] = first_at(in[i], base[i], d[i], k[i]);
+        cnt_pad *= first_at(in[i] + pe[i], base[i], d[i], k[i]) - first_at(-pb[i], base[i], d[i], k[i]);
+        inside_taps *= std::max<int64_t>(0, hi[i] - lo[i]);
+      }
       double best = -std::numeric_limits<double>::infinity(), sum = 0;
-      int64_t best_i = 0, cnt = 0, cnt_pad = 0;
-      for (int64_t kp = 0; kp < k_sp; ++kp) {
-        int64_t off = 0, idx_off = 0;
-        bool inside = true, in_pad_extent = true;
-        const int64_t* tk = tap.data() + static_cast<size_t>(kp) * r;
-        for (size_t i = 0; i < r; ++i) {
-          int64_t iv = base[i] + tk[i];
-          // One unsigned comparison per range (a negative value wraps above any extent).
-          inside &= static_cast<uint64_t>(iv) < static_cast<uint64_t>(in[i]);
-          in_pad_extent &= static_cast<uint64_t>(iv + pb[i]) < static_cast<uint64_t>(in[i] + pb[i] + pe[i]);
-          off += iv * ist[i];
-          idx_off += iv * idx_st[i];
+      int64_t best_i = 0, cnt = 0;
+      if (inside_taps > 0) {
+        kv = lo;
+        for (;;) {
+          int64_t off = 0, idx_off = 0;
+          for (size_t i = 0; i < r; ++i) {
+            const int64_t iv = base[i] + kv[i] * d[i];
+            off += iv * ist[i];
+            idx_off += iv * idx_st[i];
+          }
+          const float v = xd[nc * in_sp + off];
+          ++cnt;
+          sum += v;
+          if (v > best) { best = v; best_i = idx_off; }
+          size_t i = r;
+          while (i-- > 0) {
+            if (++kv[i] < hi[i]) break;
+            kv[i] = lo[i];
+          }
+          if (i == static_cast<size_t>(-1)) break;  // every axis wrapped: the box is done
         }
-        if (in_pad_extent) ++cnt_pad;
-        if (!inside) continue;
-        float v = x.data<float>()[nc * in_sp + off];
-        ++cnt;
-        sum += v;
-        if (v > best) { best = v; best_i = idx_off; }
       }
       float res = is_max ? static_cast<float>(best) : static_cast<float>(sum / std::max<int64_t>(1, include_pad ? cnt_pad : cnt));
       y.data<float>()[nc * out_sp + op] = res;
