@@ -99,9 +99,11 @@ ChainModel conv_chain(const Geo& g, bool bn, Act act, int64_t N = 2) {
 const Geo kGeos[] = {
     {"pointwise", 24, 40, 1, 1, 1, 9, 11, true},    // implicit GEMM, partial tiles
     {"winograd", 64, 16, 1, 3, 1, 10, 10, true},    // 3x3 stride 1, 64 input channels
-    {"depthwise", 12, 12, 12, 3, 2, 9, 13, true},   // depthwise stride 2
+    {"depthwise", 12, 12, 12, 3, 2, 9, 13, true},   // depthwise stride 2: a whole and a partial group of lanes
+    {"depthwise5x5", 16, 16, 16, 5, 1, 7, 7, false},  // rows narrower than a lane group's tile
     {"grouped", 8, 10, 2, 3, 1, 7, 7, false},       // implicit GEMM per group, no bias
     {"wide", 3, 7, 1, 3, 2, 17, 19, true},          // the first layer of a CNN
+    {"stem", 3, 16, 1, 3, 2, 17, 19, true},         // ... with 16 channels: the direct conv
     {"conv1d", 6, 9, 1, 5, 1, 1, 40, true, true},   // 1-D through the 2-D kernels
 };
 const Act kActs[] = {Act::None, Act::Relu, Act::Clip, Act::ClipConstantNodes, Act::ClipAttr, Act::Sigmoid, Act::HardSigmoid, Act::LeakyRelu,

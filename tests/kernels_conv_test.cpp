@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -174,12 +175,13 @@ TEST(KernelsConvGemm, NaNPassesThroughTheFusedClamp) {
 }
 
 // ---------------------------------------------------------------- depthwise
-// One filter per channel: the SIMD tables copy each plane zero-padded and split into stride
-// phases (rows and columns), then run one flat vector loop over the plane's rows and their
-// padding columns, in bands of rows, and store each output row with a masked last vector. Widths
-// around the vector width and its multiples leave every kind of tail; kernel widths 1..5,
-// strides 1..3, dilation and uneven padding move which phase and column each tap reads; planes
-// of more than 4096 phase values take several bands.
+// One filter per channel: the SIMD tables move groups of W channels (W the vector width) into
+// the lanes of a zero-padded band of input rows by register transposes, compute each output
+// pixel of the group as one vector, and move the results back. Channel counts below, at and
+// past a group (a last group with fewer channels goes through scalar moves), rows narrower than
+// a tile (moved through the staging buffer) and wider (tiles straight into the band, the last
+// one overlapping), kernel widths 1..5, strides 1..3, dilation, uneven padding, padding wider
+// than the kernel's reach and inputs wider than the outputs read, and planes taking several bands.
 
 TEST(KernelsConvDepthwise, OddWidthsStridesDilations) {
   unsigned seed = 50;
@@ -205,6 +207,77 @@ TEST(KernelsConvDepthwise, OddWidthsStridesDilations) {
   p.pad_right = 3;
   k::conv2d_fill_output_size(p);
   check(p, seed++);
+}
+
+TEST(KernelsConvDepthwise, ChannelGroupsAcrossLanes) {
+  unsigned seed = 150;
+  for (size_t C : {4, 8, 13, 16, 24})
+    for (size_t W : {5, 7, 8, 9, 15, 20})
+      for (size_t kk : {3, 5})
+        for (size_t s : {1, 2}) check(make(2, C, 6, W, C, kk, kk, s, kk / 2, C), seed++);
+  // Stride 2 without padding on an even width: the last input column is never read.
+  check(make(1, 16, 8, 16, 16, 3, 3, 2, 0, 16), seed++);
+  // Padding wider than the kernel's reach: whole rows and columns of zeros around the input.
+  check(make(1, 16, 4, 9, 16, 3, 3, 1, 3, 16), seed++);
+  // Dilated 3x3 on 16 channels, rectangular kernel with stride 3, and a 7x7 kernel (untemplated taps).
+  k::Conv2DParams p = make(1, 16, 12, 17, 16, 3, 3, 1, 2, 16);
+  p.dil_h = p.dil_w = 2;
+  k::conv2d_fill_output_size(p);
+  check(p, seed++);
+  p = make(1, 16, 14, 26, 16, 2, 4, 3, 1, 16);
+  k::conv2d_fill_output_size(p);
+  check(p, seed++);
+  check(make(1, 8, 11, 12, 8, 7, 7, 1, 3, 8), seed++);
+  // Several bands: 8 channels of 150 columns take bands of 6 rows; stride 2 bands of 7.
+  check(make(1, 8, 40, 150, 8, 3, 3, 1, 1, 8), seed++);
+  check(make(1, 16, 41, 120, 16, 5, 5, 2, 2, 16), seed++);
+}
+
+// ---------------------------------------------------------------- direct conv of few channels
+// At most 4 input channels to 8..16 output channels (a CNN's first layer): output channels
+// across the lanes, 6 pixels x 2 vectors of them per register tile. Output channel counts that
+// fill one or two vectors or leave a partial one (a pair whose second vector lies past C_out),
+// widths around the 6-pixel tile, strides, dilation, uneven and wide padding, and planes taking
+// several bands of rows.
+TEST(KernelsConvDirect, FewInputChannels) {
+  unsigned seed = 400;
+  for (size_t C : {1, 3, 4})
+    for (size_t Co : {8, 12, 16})
+      for (size_t W : {5, 6, 7, 13, 20})
+        for (size_t s : {1, 2}) check(make(2, C, 7, W, Co, 3, 3, s, 1, 1), seed++);
+  check(make(1, 3, 30, 31, 16, 7, 7, 2, 3, 1), seed++);     // a 7x7 stem
+  check(make(1, 3, 9, 10, 16, 1, 1, 1, 0, 1), seed++);      // 1x1
+  check(make(1, 2, 6, 9, 10, 3, 3, 1, 4, 1), seed++);       // padding wider than the kernel
+  check(make(1, 3, 150, 200, 16, 3, 3, 2, 1, 1), seed++);   // several bands of rows
+  check(make(1, 3, 8, 12, 8, 3, 3, 2, 0, 1), seed++, true); // NaN through the taps
+  k::Conv2DParams p = make(1, 3, 12, 15, 16, 3, 2, 1, 0, 1);  // dilated, rectangular, one-sided pads
+  p.dil_h = 2;
+  p.dil_w = 3;
+  p.pad_top = 2;
+  p.pad_right = 1;
+  k::conv2d_fill_output_size(p);
+  check(p, seed++);
+}
+
+// The direct path sums the taps as the implicit GEMM does (fused multiply-adds from zero, one
+// k-block), so its outputs are the GEMM's bit for bit: 17 output channels take the GEMM.
+TEST(KernelsConvDirect, SameBitsAsTheGemm) {
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
+    k::Conv2DParams p16 = make(2, 3, 21, 23, 16, 3, 3, 2, 1, 1), p17 = make(2, 3, 21, 23, 17, 3, 3, 2, 1, 1);
+    const auto x = random_vec(p16.N * p16.C_in * p16.H * p16.W, 7);
+    const auto w = random_vec(17 * 3 * 9, 8), b = random_vec(17, 9);
+    p16.bias = p17.bias = b.data();
+    p16.act = p17.act = k::Activation::Clip;
+    p16.act_alpha = p17.act_alpha = -0.5f;
+    p16.act_beta = p17.act_beta = 0.5f;
+    std::vector<float> y16(2 * 16 * p16.H_out * p16.W_out), y17(2 * 17 * p17.H_out * p17.W_out);
+    simd->conv2d(p16, x.data(), w.data(), y16.data());
+    simd->conv2d(p17, x.data(), w.data(), y17.data());
+    const size_t plane = p16.H_out * p16.W_out;
+    for (size_t n = 0; n < 2; ++n)
+      ASSERT_EQ(0, std::memcmp(y16.data() + n * 16 * plane, y17.data() + n * 17 * plane, 16 * plane * sizeof(float)))
+          << simd->isa << " image " << n;
+  });
 }
 
 // ---------------------------------------------------------------- Winograd F(m x m, 3x3)

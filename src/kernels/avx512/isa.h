@@ -34,9 +34,12 @@ struct Isa : simd::Lanes<__v16sf> {
   static bool any(V mask) { return to_mask(mask) != 0; }
 
   static constexpr size_t W = 16;
-  // Depthwise convolution copies and multiplies 3x3 taps with 8 lanes (simd/depthwise.h,
-  // DepthwiseLanes).
-  using DepthwiseLanes = avx2::Isa;
+  // Channels across lanes (the depthwise and direct convs, simd/channel_lanes.h) go 8 at a time:
+  // AVX2's operations under a type of this table, so that the templates
+  // instantiated with it are this translation unit's own functions. With avx2::Isa itself they
+  // would share their symbols with the AVX2 table's instantiations, and the linker keeps one of
+  // the two copies: possibly this one, compiled for AVX-512, on a CPU without it.
+  struct TransposeLanes : avx2::Isa {};
   // 8 rows x 32 columns: 16 accumulators, two B vectors and one broadcast A value. The blocking
   // keeps a B panel (kc x 32, 32 KiB) in L1 and the A block (mc x kc, 144 KiB) in L2. Measured on
   // Zen 5 (bench_kernels BM_Sgemm, 512 and 1024): ~80-85% of the zmm FMA peak, as 14x32 (28

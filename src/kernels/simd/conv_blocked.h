@@ -1,5 +1,6 @@
 // Conv2D for every SIMD table (the ISA struct is described in simd/gemm_blocked.h; depthwise
-// also uses its fma). Depthwise (one filter per channel) runs a direct kernel (simd/depthwise.h).
+// also uses its fma). Depthwise (one filter per channel) runs a direct kernel (simd/depthwise.h),
+// and so do convs of at most 4 input channels (simd/conv_direct.h).
 // 3x3 stride-1 convs with enough channels take the Winograd path (simd/winograd_f2.h).
 // Everything else is an implicit GEMM: the weights are packed once per call (not once per
 // image), the column matrix is never materialised (each k-block of it is packed straight from the
@@ -7,6 +8,7 @@
 // by the tile's last store instead of extra passes over the output.
 #pragma once
 
+#include "kernels/simd/conv_direct.h"
 #include "kernels/simd/conv_pack.h"
 #include "kernels/simd/depthwise.h"
 #include "kernels/simd/gemm_blocked.h"
@@ -117,20 +119,23 @@ void conv_implicit_gemm(const Conv2DParams& p, const float* x, const float* pack
 template <class Isa>
 size_t conv2d_packed_size(const Conv2DParams& p) {
   if (is_depthwise(p) || is_pixel_gemv(p) || p.C_in / p.group == 0 || p.C_out == 0) return 0;
+  if (conv_direct_applies<Isa>(p)) return conv_direct_packed_size<Isa>(p);
   if (winograd_applies<Isa>(p)) return winograd_packed_size<Isa>(p);
   return p.group * packed_group_floats<Isa>(p);
 }
 
 template <class Isa>
 void conv2d_pack(const Conv2DParams& p, const float* w, float* packed) {
-  if (winograd_applies<Isa>(p)) winograd_pack<Isa>(p, w, packed);
+  if (conv_direct_applies<Isa>(p)) conv_direct_pack<Isa>(p, w, packed);
+  else if (winograd_applies<Isa>(p)) winograd_pack<Isa>(p, w, packed);
   else pack_weights<Isa>(p, w, packed);
 }
 
 template <class Isa>
 void conv2d_prepacked(const Conv2DParams& p, const float* x, const float* packed, float* y) {
   if (p.H_out * p.W_out == 0) return;
-  if (winograd_applies<Isa>(p)) winograd_conv<Isa>(p, x, packed, y);
+  if (conv_direct_applies<Isa>(p)) conv_direct<Isa>(p, x, packed, y);
+  else if (winograd_applies<Isa>(p)) winograd_conv<Isa>(p, x, packed, y);
   else conv_implicit_gemm<Isa>(p, x, packed, y);
 }
 
@@ -143,6 +148,11 @@ void conv2d(const Conv2DParams& p, const float* x, const float* w, float* y) {
     conv_pixel_gemv<Isa>(p, x, w, y);
   } else if (n == 0 || p.H_out * p.W_out == 0) {
     conv2d_gemm(Isa::table(), p, x, w, y);
+  } else if (conv_direct_applies<Isa>(p)) {
+    // (The direct conv uses every scratch area.)
+    std::vector<float> packed(n);
+    conv2d_pack<Isa>(p, w, packed.data());
+    conv2d_prepacked<Isa>(p, x, packed.data(), y);
   } else {
     // Without a caller-kept copy the weights are packed here, once for the whole batch.
     float* packed = detail::scratch(2, n);

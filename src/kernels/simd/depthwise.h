@@ -1,204 +1,176 @@
-// Depthwise Conv2D (one filter per channel, group == C_in == C_out) for every SIMD table.
-//
-// Each input plane is copied once, zero-padded and split into stride phases: with strides (sh,
-// sw), phase (a, b) holds the padded rows a, a + sh, ... and columns b, b + sw, ..., all phases
-// with the same row length `cols` = W_out + (reach of the taps in columns) / sw. Output (oh, ow)
-// then reads, for tap (kh, kw), element oh * cols + ow + (a constant of the tap) of one phase, so
-// the whole plane is one flat run of j = oh * cols + ow: the vector loop goes over the rows and
-// their padding columns alike (those few results are dropped) instead of over each row, whose 7
-// to 28 columns would leave most lanes of 8- and 16-lane vectors idle. The flat results of a
-// band of rows are then written to the output rows with the bias, the activation and the
-// ConvPost applied in registers (the tile epilogue of simd/gemm_blocked.h) while they are in L1.
+// Depthwise Conv2D (one filter per channel, group == C_in == C_out) for every SIMD table, with
+// the channels across the lanes: a group of W channels (W the vector width) is copied,
+// zero-padded, into one buffer where each pixel is a vector of those W channels, so every output
+// pixel of the group is one vector and tap (kh, kw) one vector load whatever the strides, the
+// dilations and the plane's width. (Vector runs along each plane leave lanes idle or compute
+// padding columns on 7x7 and 14x14 outputs, and stride 2 needs its columns deinterleaved first:
+// they measured 1.05x to 1.25x slower end to end on the mobile CNNs.) A band of output rows
+// reads the band's input rows, moved into lanes by the ISA's register transposes
+// (Isa::transpose_tile); each output is one chain of fused multiply-adds from zero over the taps
+// in (kh, kw) order. The bias, the clamp and the ConvPost (the tile epilogue of
+// simd/gemm_blocked.h) run on the result vectors with each channel's constants in its lane,
+// then the transposes put them in the channels' planes. Where the lanes are not the table's own,
+// or part of the activation runs over stored values, the results go to the planes first and the
+// epilogue runs per channel.
 #pragma once
 
-#include "kernels/simd/gemm_blocked.h"
-#include "kernels/simd/phase_split.h"
+#include "kernels/simd/channel_lanes.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <type_traits>
-#include <utility>
-#include <vector>
 
 namespace ofg::kernels::simd {
 
-// The vectors the depthwise copies and 3x3 taps run with: Isa's own unless Isa names narrower
-// ones (AVX-512: its planes are 7 to 112 columns wide, and 16-lane runs measured slower there).
-// 5x5 taps keep Isa's lanes: their 25 weights and 4 sums fit AVX-512's 32 registers, not AVX2's
-// 16 (mobilenetv3 and efficientnet 2 to 4% faster). The epilogue keeps Isa's lanes too: the
-// ConvPost steps it does are its table's arithmetic.
-template <class Isa, class = void>
-struct DepthwiseLanes {
-  using type = Isa;
-};
-template <class Isa>
-struct DepthwiseLanes<Isa, std::void_t<typename Isa::DepthwiseLanes>> {
-  using type = typename Isa::DepthwiseLanes;
-};
-
-// f(0), f(1), ..., f(N - 1) written out: with the index a constant in each call, arrays indexed
-// by it stay in registers.
-template <size_t... I, class F>
-inline void unrolled(std::index_sequence<I...>, F&& f) {
-  (f(I), ...);
+// Rows [r0, r0 + nrows) of the padded input of channels c0.. c0 + nch (nch <= W) of one image into
+// buf: padded row r, padded column q, lane t at buf[((r - r0) * Wp + q) * W + t]. Input pixel
+// (ih, iw) is padded (ih + pad_top, iw + pad_left); everything else is zero. Lanes past nch are
+// left as they are (their results are never stored). The input rows, consecutive in each plane,
+// go into lanes at once (staging), then row by row into place.
+template <class L>
+void depthwise_lanes_pack(const Conv2DParams& p, const float* x0, size_t nch, size_t r0, size_t nrows, size_t Wp,
+                          float* staging, float* buf) {
+  constexpr size_t VW = L::W;
+  const size_t pl = p.pad_left, H = p.H;
+  // Input rows [ih_lo, ih_hi) lie inside the band; input columns [0, w_in) inside its Wp columns.
+  const size_t ih_lo = std::min(H, r0 > p.pad_top ? r0 - p.pad_top : 0);
+  const size_t ih_hi = std::clamp(r0 + nrows, p.pad_top, p.pad_top + H) - p.pad_top;
+  const size_t w_in = Wp > pl ? std::min(p.W, Wp - pl) : 0;
+  // Rows of at least W pixels of a whole group go into place directly, the last tile of a row
+  // over pixels already moved (the same values again).
+  const bool direct = nch == VW && w_in >= VW;
+  if (ih_hi > ih_lo && !direct) to_lanes<L>(x0 + ih_lo * p.W, H * p.W, (ih_hi - ih_lo) * p.W, nch, staging);
+  for (size_t r = r0; r < r0 + nrows; ++r) {
+    float* row = buf + (r - r0) * Wp * VW;
+    const size_t ih = r - p.pad_top;  // wraps below pad_top: then not inside
+    if (r < p.pad_top || ih >= H || w_in == 0) {
+      std::fill(row, row + Wp * VW, 0.f);
+      continue;
+    }
+    std::fill(row, row + std::min(pl, Wp) * VW, 0.f);
+    if (direct) {
+      const float* src = x0 + ih * p.W;
+      float* d = row + pl * VW;
+      size_t iw = 0;
+      for (; iw + VW <= w_in; iw += VW) L::transpose_tile(src + iw, H * p.W, d + iw * VW, VW);
+      if (iw < w_in) L::transpose_tile(src + w_in - VW, H * p.W, d + (w_in - VW) * VW, VW);
+    } else {
+      const float* s = staging + (ih - ih_lo) * p.W * VW;
+      std::copy(s, s + w_in * VW, row + pl * VW);
+    }
+    std::fill(row + (pl + w_in) * VW, row + Wp * VW, 0.f);
+  }
 }
 
-// out[j] = sum over taps k (in order) of wc[k] * buf[off[k] + j], for j < n rounded up to whole
-// vectors (buf and out have room for them). KH x KW > 0 fixes the taps (undilated columns, column
-// stride SW <= KW), so the 3x3 and 5x5 loops unroll and keep the weights in registers, and tap
-// (kh, kw) is row pointer kh, phase kw % SW, plus the constant kw / SW: KH * SW pointers stay in
-// registers where KH * KW would not (one load more per multiply-add).
-template <class Isa, size_t KH, size_t KW, size_t SW>
-void depthwise_flat(const float* buf, const size_t* off, const float* wc, size_t taps, size_t n, float* out) {
-  using V = typename Isa::V;
-  constexpr size_t VW = Isa::W, K = KH * KW, NK = K > 0 ? K : 1, NP = K > 0 ? KH * SW : 1;
-  // Copies in locals: the stores to out could alias wc and off for the compiler.
-  V wv[NK];
-  const float* row[NP];
-  for (size_t k = 0; k < NK; ++k) wv[k] = Isa::set1(wc[k]);
-  for (size_t r = 0; r < NP; ++r) row[r] = buf + off[K > 0 ? r / SW * KW + r % SW : 0];
-  // Every tap of one output run, in tap order: step(weight, tap start).
-  auto each_tap = [&](auto&& step) {
-    if constexpr (K > 0)
-      unrolled(std::make_index_sequence<K>{}, [&](size_t k) {
-        const size_t kh = k / KW, kw = k % KW;
-        step(wv[k], row[kh * SW + kw % SW] + kw / SW);
-      });
-    else
-      for (size_t k = 0; k < taps; ++k) step(Isa::set1(wc[k]), buf + off[k]);
+// N consecutive outputs of a row: out[i * W + t] = sum over the taps in (kh, kw) order of
+// wl[(kh * kW + kw) * W + t] * s[kh * dy + kw * dx + i * sx + t], each a chain of fused
+// multiply-adds from zero. KH x KW > 0 fixes the taps, so that their loop unrolls.
+template <class L, size_t N, size_t KH, size_t KW>
+inline void depthwise_lanes_run(const float* s, size_t sx, size_t dy, size_t dx, const float* wl, size_t kH,
+                                size_t kW, float* out) {
+  using V = typename L::V;
+  constexpr size_t VW = L::W;
+  V a[N];
+#pragma GCC unroll 8
+  for (size_t i = 0; i < N; ++i) a[i] = L::zero();
+  auto tap = [&](size_t k, const float* t) {
+    const V wk = L::load(wl + k * VW);
+#pragma GCC unroll 8
+    for (size_t i = 0; i < N; ++i) a[i] = L::fma(L::load(t + i * sx), wk, a[i]);
   };
-  size_t j = 0;
-  // Four vectors at once: independent multiply-add chains hide the fma latency. Each lane sums
-  // its taps in the same order in both loops.
-  for (; j + 4 * VW <= n; j += 4 * VW) {
-    V a0 = Isa::zero(), a1 = Isa::zero(), a2 = Isa::zero(), a3 = Isa::zero();
-    each_tap([&](V wk, const float* s) {
-      s += j;
-      a0 = Isa::fma(Isa::load(s), wk, a0);
-      a1 = Isa::fma(Isa::load(s + VW), wk, a1);
-      a2 = Isa::fma(Isa::load(s + 2 * VW), wk, a2);
-      a3 = Isa::fma(Isa::load(s + 3 * VW), wk, a3);
-    });
-    Isa::store(out + j, a0);
-    Isa::store(out + j + VW, a1);
-    Isa::store(out + j + 2 * VW, a2);
-    Isa::store(out + j + 3 * VW, a3);
+  if constexpr (KH * KW > 0) {
+#pragma GCC unroll 25
+    for (size_t k = 0; k < KH * KW; ++k) tap(k, s + k / KW * dy + k % KW * dx);
+  } else {
+    for (size_t kh = 0, k = 0; kh < kH; ++kh)
+      for (size_t kw = 0; kw < kW; ++kw, ++k) tap(k, s + kh * dy + kw * dx);
   }
-  for (; j < n; j += VW) {
-    V acc = Isa::zero();
-    each_tap([&](V wk, const float* s) { acc = Isa::fma(Isa::load(s + j), wk, acc); });
-    Isa::store(out + j, acc);
-  }
+#pragma GCC unroll 8
+  for (size_t i = 0; i < N; ++i) L::store(out + i * VW, a[i]);
 }
 
-// Channel c's epilogue on `rows` output rows of Wo values: from the flat results src (rows `ld`
-// apart) to out, the bias, the clamp and with POST ep.post's register part (K its kind); then
-// over the stored rows what the registers did not do (all of ep.post without POST).
-template <class Isa, bool POST, PostAct K>
-void depthwise_finish(const Epilogue& ep, size_t c, const float* src, size_t ld, size_t rows, size_t Wo, float* out) {
-  constexpr size_t VW = Isa::W;
-  const ChannelLanes<Isa, POST> ch(ep, ep.bias != nullptr, ep.bias ? ep.bias[c] : 0.f, ep.clamp, c);
-  for (size_t r = 0; r < rows; ++r) {
-    const float* s = src + r * ld;
-    float* d = out + r * Wo;
+// The nrow x Wo outputs of a band whose input rows start at buf (Wp vectors a row) into res (one
+// vector each): eight along a row at a time (independent chains hide the fma latency; each tap's
+// weights are loaded once for them), then 4, 2 and 1.
+template <class L, size_t KH, size_t KW>
+void depthwise_lanes_band(const Conv2DParams& p, const float* buf, size_t Wp, const float* wl, size_t nrow,
+                          float* res) {
+  constexpr size_t VW = L::W;
+  const size_t kH = p.kH, kW = p.kW, Wo = p.W_out;
+  const size_t sx = p.stride_w * VW, row_step = p.stride_h * Wp * VW;
+  const size_t dy = p.dil_h * Wp * VW, dx = p.dil_w * VW;
+  for (size_t r = 0; r < nrow; ++r) {
+    const float* in = buf + r * row_step;
+    float* out = res + r * Wo * VW;
     size_t ow = 0;
-    for (; ow + VW <= Wo; ow += VW) Isa::store(d + ow, ch.template finish<K>(Isa::load(s + ow)));
-    // The flat results run on past the row (its padding columns, or the rounding of the last row).
-    if (ow < Wo) Isa::store_lanes(d + ow, ch.template finish<K>(Isa::load(s + ow)), 0, Wo - ow);
+    for (; ow + 8 <= Wo; ow += 8) depthwise_lanes_run<L, 8, KH, KW>(in + ow * sx, sx, dy, dx, wl, kH, kW, out + ow * VW);
+    // The rest in runs of 4, 2 and 1.
+    if (ow + 4 <= Wo) {
+      depthwise_lanes_run<L, 4, KH, KW>(in + ow * sx, sx, dy, dx, wl, kH, kW, out + ow * VW);
+      ow += 4;
+    }
+    if (ow + 2 <= Wo) {
+      depthwise_lanes_run<L, 2, KH, KW>(in + ow * sx, sx, dy, dx, wl, kH, kW, out + ow * VW);
+      ow += 2;
+    }
+    if (ow < Wo) depthwise_lanes_run<L, 1, KH, KW>(in + ow * sx, sx, dy, dx, wl, kH, kW, out + ow * VW);
   }
-  if (ep.post && (!POST || K == PostAct::Rows)) post_stored<Isa>(ep, c, out, rows * Wo, POST, false);
 }
 
-// d[pad + i] = src[i] for the i < n that land below len: a row into its zero-padded place (the
-// padding is left as it is). Inline vector moves: the rows are 7 to 112 values, too short for a
-// library call to pay off.
-template <class Isa>
-void copy_into_row(const float* src, ptrdiff_t n, ptrdiff_t pad, float* d, size_t len) {
-  const ptrdiff_t m = std::min(n, static_cast<ptrdiff_t>(len) - pad);
-  constexpr ptrdiff_t VW = static_cast<ptrdiff_t>(Isa::W);
-  if (m < VW) {
-    for (ptrdiff_t i = 0; i < m; ++i) d[pad + i] = src[i];
-    return;
-  }
-  // The last vector ends at m, overlapping the one before it (it writes the same values again).
-  for (ptrdiff_t i = 0;; i += VW) {
-    const ptrdiff_t at = std::min(i, m - VW);
-    Isa::store(d + pad + at, Isa::load(src + at));
-    if (at == m - VW) break;
-  }
+// The depthwise conv with the channels across the lanes of L, its epilogue E (LanesEpilogue).
+template <class L, class E>
+void depthwise_lanes(const Conv2DParams& p, const float* x, const float* w, float* y, const E& fin) {
+  constexpr size_t VW = L::W;
+  const size_t Ho = p.H_out, Wo = p.W_out, taps = p.kH * p.kW, HWo = Ho * Wo;
+  // Padded columns the outputs read: up to (Wo - 1) * sw + (kW - 1) * dil_w.
+  const size_t Wp = (Wo - 1) * p.stride_w + (p.kW - 1) * p.dil_w + 1;
+  // Bands of output rows whose input rows (about band * stride_h of Wp vectors) stay within 32 KiB.
+  const size_t band = std::clamp<size_t>(8192 / (Wp * VW * p.stride_h), 1, Ho);
+  const size_t band_rows_in = (band - 1) * p.stride_h + (p.kH - 1) * p.dil_h + 1;
+  const size_t groups = (p.C_in + VW - 1) / VW;
+  const size_t tasks = p.N * groups;
+  parallel_ranges(tasks, 1, plane_grain(HWo * taps * VW), [&](size_t lo, size_t hi) {
+    // This thread's weights in lanes, input band and results.
+    float* wl = detail::scratch(0, taps * VW + band_rows_in * Wp * VW);
+    float* buf = wl + taps * VW;
+    float* staging = detail::scratch(3, band_rows_in * p.W * VW);
+    float* res = detail::scratch(1, band * Wo * VW);
+    // (Rows of one vector of the table past the band: the epilogue's last load; AVX-512's are
+    // twice its lanes here.)
+    const size_t ld = band * Wo + 2 * VW;
+    float* planar = detail::scratch(2, VW * ld);
+    for (size_t task = lo; task < hi; ++task) {
+      const size_t n = task / groups, c0 = task % groups * VW, nch = std::min(VW, p.C_in - c0);
+      for (size_t k = 0; k < taps; ++k)
+        for (size_t t = 0; t < VW; ++t) wl[k * VW + t] = t < nch ? w[(c0 + t) * taps + k] : 0.f;
+      const float* x0 = x + (n * p.C_in + c0) * p.H * p.W;
+      float* y0 = y + (n * p.C_in + c0) * HWo;
+      for (size_t oh = 0; oh < Ho; oh += band) {
+        const size_t nrow = std::min(band, Ho - oh);
+        const size_t rows_in = (nrow - 1) * p.stride_h + (p.kH - 1) * p.dil_h + 1;
+        depthwise_lanes_pack<L>(p, x0, nch, oh * p.stride_h, rows_in, Wp, staging, buf);
+        if (p.kH == 3 && p.kW == 3) depthwise_lanes_band<L, 3, 3>(p, buf, Wp, wl, nrow, res);
+        else if (p.kH == 5 && p.kW == 5) depthwise_lanes_band<L, 5, 5>(p, buf, Wp, wl, nrow, res);
+        else depthwise_lanes_band<L, 0, 0>(p, buf, Wp, wl, nrow, res);
+        // The band's results are whole rows, as consecutive as the output's: one run per channel.
+        if (fin.in_lanes && nch == VW) {
+          fin.on_lanes(c0, res, nrow * Wo);
+          from_lanes<L>(res, nrow * Wo, nch, y0 + oh * Wo, HWo);
+          continue;
+        }
+        from_lanes<L>(res, nrow * Wo, nch, planar, ld);
+        for (size_t t = 0; t < nch; ++t) fin.on_channel(c0 + t, planar + t * ld, nrow * Wo, y0 + t * HWo + oh * Wo);
+      }
+    }
+  });
 }
 
 template <class Isa>
 void depthwise(const Conv2DParams& p, const float* x, const float* w, float* y) {
-  using L = typename DepthwiseLanes<Isa>::type;
-  constexpr size_t VW = std::max(L::W, Isa::W);  // what a run or the epilogue reads past its end
-  const size_t sh = p.stride_h, sw = p.stride_w, Wo = p.W_out, Ho = p.H_out;
-  // Phase rows and columns: what the furthest tap of the last output reads.
-  const size_t rows = Ho + (p.kH - 1) * p.dil_h / sh, cols = Wo + (p.kW - 1) * p.dil_w / sw;
-  const size_t phase = rows * cols, taps = p.kH * p.kW;
-  // Tap (kh, kw) of output (0, 0): padded row t_h = kh * dil_h, column t_w = kw * dil_w, so
-  // phase (t_h % sh, t_w % sw), row t_h / sh, column t_w / sw.
-  std::vector<size_t> off(taps);
-  for (size_t kh = 0; kh < p.kH; ++kh)
-    for (size_t kw = 0; kw < p.kW; ++kw) {
-      const size_t th = kh * p.dil_h, tw = kw * p.dil_w;
-      off[kh * p.kW + kw] = ((th % sh) * sw + tw % sw) * phase + th / sh * cols + tw / sw;
-    }
-  Epilogue ep;
-  const bool act_after = fused_clamp(p, ep);  // p.act other than Relu and Clip: over the stored rows
-  ep.bias = p.bias;
-  // ConvPost's register part only with the table it reproduces: other lane code could round differently.
-  const bool post_in_lanes = p.post && (!p.post->table || p.post->table == &Isa::table());
-  // Bands of output rows whose flat results (and the phase rows they read) stay in L1.
-  const size_t band = std::max<size_t>(1, std::min(Ho, 4096 / cols));
-  // Input row ih is padded row r = ih + pad_top: row r / sh of the phases (r % sh, b), phase
-  // (r % sh, 0) at row_at[ih]. The rows past the last one the taps read are not copied.
-  std::vector<size_t> row_at;
-  for (size_t r = p.pad_top; r < p.pad_top + p.H && r < sh * rows; ++r)
-    row_at.push_back(((r % sh) * sw * rows + r / sh) * cols);
-  const ptrdiff_t W = static_cast<ptrdiff_t>(p.W), pl = static_cast<ptrdiff_t>(p.pad_left);
-  const size_t planes = Wo > 0 && Ho > 0 ? p.N * p.C_in : 0;
-  parallel_ranges(planes, 1, plane_grain(Ho * Wo * taps), [&](size_t nc_lo, size_t nc_hi) {
-    // This thread's phases (plus one vector that the last rounded-up run reads past them) and
-    // band. The phases are zeroed once: every plane then writes the same positions (the input
-    // it holds), so the padding stays zero.
-    const size_t buf_floats = sh * sw * phase + VW;
-    float* buf = detail::scratch(0, buf_floats);
-    float* tmp = detail::scratch(1, band * cols + VW);
-    std::fill(buf, buf + buf_floats, 0.f);
-    for (size_t nc = nc_lo; nc < nc_hi; ++nc) {
-      const size_t c = nc % p.C_in;
-      const float* plane = x + nc * p.H * p.W;
-      const float* wc = w + c * taps;
-      float* out = y + nc * Ho * Wo;
-      for (size_t ih = 0; ih < row_at.size(); ++ih) {
-        float* d = buf + row_at[ih];
-        const float* src = plane + ih * p.W;
-        if (sw == 1) copy_into_row<L>(src, W, pl, d, cols);
-        else if (sw == 2) copy_phases2<L>(src, W, pl, d, d + phase, static_cast<ptrdiff_t>(cols), 0.f);
-        else
-          for (size_t b = 0; b < sw; ++b, d += phase)
-            copy_phase(src, W, pl, static_cast<ptrdiff_t>(sw), static_cast<ptrdiff_t>(b), d, static_cast<ptrdiff_t>(cols), 0.f);
-      }
-      for (size_t oh = 0; oh < Ho; oh += band) {
-        const size_t nrow = std::min(band, Ho - oh), n = (nrow - 1) * cols + Wo;
-        const float* from = buf + oh * cols;
-        const bool fixed = p.dil_w == 1 && p.kH == p.kW && (sw == 1 || sw == 2);
-        if (fixed && taps == 9 && sw == 1) depthwise_flat<L, 3, 3, 1>(from, off.data(), wc, 9, n, tmp);
-        else if (fixed && taps == 9) depthwise_flat<L, 3, 3, 2>(from, off.data(), wc, 9, n, tmp);
-        else if (fixed && taps == 25 && sw == 1) depthwise_flat<Isa, 5, 5, 1>(from, off.data(), wc, 25, n, tmp);
-        else if (fixed && taps == 25) depthwise_flat<Isa, 5, 5, 2>(from, off.data(), wc, 25, n, tmp);
-        else depthwise_flat<L, 0, 0, 0>(from, off.data(), wc, taps, n, tmp);
-        float* o = out + oh * Wo;
-        if (!post_in_lanes) depthwise_finish<Isa, false, PostAct::None>(ep, c, tmp, cols, nrow, Wo, o);
-        else
-          with_post_kind(ep.post_act, [&](auto k) {
-            depthwise_finish<Isa, true, decltype(k)::value>(ep, c, tmp, cols, nrow, Wo, o);
-          });
-        if (act_after)
-          apply_bias_activation(Isa::table(), o, 1, 1, nrow * Wo, nullptr, p.act, p.act_alpha, p.act_beta);
-      }
-    }
-  });
+  using L = typename TransposeLanes<Isa>::type;
+  static_assert(L::kTile == L::W, "the depthwise transposes move tiles as wide as the vectors");
+  if (p.W_out == 0 || p.H_out == 0) return;
+  depthwise_lanes<L>(p, x, w, y, LanesEpilogue<Isa, L>(p));
 }
 
 }  // namespace ofg::kernels::simd

@@ -1,0 +1,156 @@
+// Conv2D of few input channels (a CNN's first layer: 3 colour planes) to few output channels,
+// for every SIMD table, with the output channels across the lanes of vectors. The implicit GEMM (simd/conv_blocked.h) packs
+// C_in * kH * kW column rows per output pixel, once per block of output channels; with 27 such
+// rows and 16 or 32 output channels (mobilenets, efficientnet) the packing and the stores of a
+// stride-2 stem took as long as its multiply-adds. Here the weights are packed once into vectors
+// of W output channels per tap, and an output pixel's taps are read where they lie in a
+// zero-padded band of the input: a register tile of 6 pixels x 2 vectors of output channels
+// takes, per tap, two weight vectors and six input values broadcast, as the GEMM's tile takes
+// two B vectors and six A values. Each row's results then go to the channels' planes through
+// the register transposes of simd/channel_lanes.h, with the epilogue on the lanes.
+//
+// Each output is the implicit GEMM's sum: fused multiply-adds from zero over the taps in (c, kh,
+// kw) order, in one block since the taps are at most Isa::KC (the GEMM's k-block), and the same
+// epilogue steps; so both paths give the same bits (tests compare them).
+#pragma once
+
+#include "kernels/simd/channel_lanes.h"
+
+#include <algorithm>
+#include <cstddef>
+
+namespace ofg::kernels::simd {
+
+// Output pixels and vectors of output channels of the register tile.
+constexpr size_t kDirectPixels = 6, kDirectVectors = 2;
+
+// Up to 16 output channels: from 32 on, the GEMM's packed columns serve enough rows of tiles, and
+// this path measured as fast on mobilenetv2's stem (32 channels) and 5% slower on SqueezeNet's
+// (64); on mobilenetv3's (16) it made the whole model 5 to 8% faster.
+template <class Isa>
+bool conv_direct_applies(const Conv2DParams& p) {
+  using L = typename TransposeLanes<Isa>::type;
+  const size_t taps = p.C_in * p.kH * p.kW;
+  return p.group == 1 && p.C_in <= 4 && taps > 0 && taps <= Isa::KC && p.C_out >= L::W && p.C_out <= 16 && p.H_out * p.W_out > 0;
+}
+
+// Packed weights: per pair of output-channel vectors q, per tap k = (c, kh, kw), the 2W weights
+// of output channels q * 2W.. (zero past C_out).
+template <class Isa>
+size_t conv_direct_packed_size(const Conv2DParams& p) {
+  constexpr size_t VW = TransposeLanes<Isa>::type::W, Q = kDirectVectors * VW;
+  return (p.C_out + Q - 1) / Q * Q * p.C_in * p.kH * p.kW;
+}
+
+template <class Isa>
+void conv_direct_pack(const Conv2DParams& p, const float* w, float* packed) {
+  constexpr size_t VW = TransposeLanes<Isa>::type::W, Q = kDirectVectors * VW;
+  const size_t taps = p.C_in * p.kH * p.kW, pairs = (p.C_out + Q - 1) / Q;
+  for (size_t q = 0; q < pairs; ++q)
+    for (size_t k = 0; k < taps; ++k)
+      for (size_t t = 0; t < Q; ++t) {
+        const size_t oc = q * Q + t;
+        packed[(q * taps + k) * Q + t] = oc < p.C_out ? w[oc * taps + k] : 0.f;
+      }
+}
+
+// One register tile: res[g][i * W + t] for pixels i < 6 and vectors g < 2 = sum over taps k of
+// wq[k * 2W + g * W + t] * in[off[k] + i * sx].
+template <class L>
+inline void conv_direct_tile(const float* in, size_t sx, const size_t* off, size_t taps, const float* wq, float* res0,
+                             float* res1) {
+  using V = typename L::V;
+  constexpr size_t VW = L::W, P = kDirectPixels;
+  V a0[P], a1[P];
+#pragma GCC unroll 6
+  for (size_t i = 0; i < P; ++i) a0[i] = a1[i] = L::zero();
+  for (size_t k = 0; k < taps; ++k) {
+    const V w0 = L::load(wq + k * 2 * VW), w1 = L::load(wq + k * 2 * VW + VW);
+    const float* s = in + off[k];
+#pragma GCC unroll 6
+    for (size_t i = 0; i < P; ++i) {
+      const V b = L::set1(s[i * sx]);
+      a0[i] = L::fma(b, w0, a0[i]);
+      a1[i] = L::fma(b, w1, a1[i]);
+    }
+  }
+#pragma GCC unroll 6
+  for (size_t i = 0; i < P; ++i) {
+    L::store(res0 + i * VW, a0[i]);
+    L::store(res1 + i * VW, a1[i]);
+  }
+}
+
+// The conv with packed weights, output channels across the lanes of L, its epilogue E.
+template <class L, class E>
+void conv_direct_lanes(const Conv2DParams& p, const float* x, const float* packed, float* y, const E& fin) {
+  constexpr size_t VW = L::W, P = kDirectPixels, Q = kDirectVectors * VW;
+  const size_t Ho = p.H_out, Wo = p.W_out, HWo = Ho * Wo, taps = p.C_in * p.kH * p.kW;
+  const size_t groups = (p.C_out + VW - 1) / VW, pairs = (p.C_out + Q - 1) / Q;
+  // Rows of tiles: Wo rounded up to whole tiles; the padded input is wide enough for the last
+  // tile's reads (its extra results are never stored).
+  const size_t Wt = (Wo + P - 1) / P * P;
+  const size_t Wp = (Wt - 1) * p.stride_w + (p.kW - 1) * p.dil_w + 1;
+  // Bands of output rows whose input rows (C_in planes of Wp) take about 64 KiB.
+  const size_t band = std::clamp<size_t>(16384 / (p.C_in * Wp * p.stride_h), 1, Ho);
+  const size_t band_rows_in = (band - 1) * p.stride_h + (p.kH - 1) * p.dil_h + 1;
+  const size_t bands = (Ho + band - 1) / band;
+  parallel_ranges(p.N * bands, 1, plane_grain(band * Wo * p.C_out * taps), [&](size_t lo, size_t hi) {
+    // This thread's tap offsets, padded input band and one row of results per vector of channels.
+    size_t* off = reinterpret_cast<size_t*>(detail::scratch(3, taps * sizeof(size_t) / sizeof(float) + 1));
+    float* buf = detail::scratch(0, p.C_in * band_rows_in * Wp);
+    float* res = detail::scratch(1, groups * Wt * VW + Q * P);
+    // (Rows of one vector of the table past the row: the epilogue's last load; AVX-512's are
+    // twice its lanes here.)
+    const size_t ld = Wo + 2 * VW;
+    float* planar = detail::scratch(2, VW * ld);
+    for (size_t task = lo; task < hi; ++task) {
+      const size_t n = task / bands, oh0 = task % bands * band, nrow = std::min(band, Ho - oh0);
+      const size_t rows_in = (nrow - 1) * p.stride_h + (p.kH - 1) * p.dil_h + 1;
+      // Padded row r of the band is input row oh0 * stride_h + r - pad_top.
+      for (size_t c = 0; c < p.C_in; ++c)
+        for (size_t r = 0; r < rows_in; ++r) {
+          float* d = buf + (c * rows_in + r) * Wp;
+          const ptrdiff_t ih = static_cast<ptrdiff_t>(oh0 * p.stride_h + r) - static_cast<ptrdiff_t>(p.pad_top);
+          std::fill(d, d + Wp, 0.f);
+          if (ih < 0 || ih >= static_cast<ptrdiff_t>(p.H) || p.pad_left >= Wp) continue;
+          const float* src = x + ((n * p.C_in + c) * p.H + static_cast<size_t>(ih)) * p.W;
+          std::copy(src, src + std::min(p.W, Wp - p.pad_left), d + p.pad_left);
+        }
+      for (size_t c = 0, k = 0; c < p.C_in; ++c)
+        for (size_t kh = 0; kh < p.kH; ++kh)
+          for (size_t kw = 0; kw < p.kW; ++kw, ++k) off[k] = (c * rows_in + kh * p.dil_h) * Wp + kw * p.dil_w;
+      for (size_t r = 0; r < nrow; ++r) {
+        const float* in = buf + r * p.stride_h * Wp;
+        for (size_t q = 0; q < pairs; ++q) {
+          // The pair's second vector of channels may lie past C_out: its results go to spare room.
+          float* r0 = res + 2 * q * Wt * VW;
+          float* r1 = 2 * q + 1 < groups ? r0 + Wt * VW : res + groups * Wt * VW;
+          for (size_t ow = 0; ow < Wt; ow += P)
+            conv_direct_tile<L>(in + ow * p.stride_w, p.stride_w, off, taps, packed + q * taps * Q,
+                                r0 + ow * VW, 2 * q + 1 < groups ? r1 + ow * VW : r1);
+        }
+        float* yr = y + n * p.C_out * HWo + (oh0 + r) * Wo;
+        for (size_t g = 0; g < groups; ++g) {
+          const size_t c0 = g * VW, nch = std::min(VW, p.C_out - c0);
+          float* rg = res + g * Wt * VW;
+          if (fin.in_lanes && nch == VW) {
+            fin.on_lanes(c0, rg, Wo);
+            from_lanes<L>(rg, Wo, nch, yr + c0 * HWo, HWo);
+            continue;
+          }
+          from_lanes<L>(rg, Wo, nch, planar, ld);
+          for (size_t t = 0; t < nch; ++t) fin.on_channel(c0 + t, planar + t * ld, Wo, yr + (c0 + t) * HWo);
+        }
+      }
+    }
+  });
+}
+
+template <class Isa>
+void conv_direct(const Conv2DParams& p, const float* x, const float* packed, float* y) {
+  using L = typename TransposeLanes<Isa>::type;
+  conv_direct_lanes<L>(p, x, packed, y, LanesEpilogue<Isa, L>(p));
+}
+
+}  // namespace ofg::kernels::simd
