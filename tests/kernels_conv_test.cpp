@@ -234,19 +234,22 @@ TEST(KernelsConvDepthwise, ChannelGroupsAcrossLanes) {
 }
 
 // ---------------------------------------------------------------- direct conv of few channels
-// At most 4 input channels to 8..16 output channels (a CNN's first layer): output channels
-// across the lanes, 6 pixels x 2 vectors of them per register tile. Output channel counts that
-// fill one or two vectors or leave a partial one (a pair whose second vector lies past C_out),
-// widths around the 6-pixel tile, strides, dilation, uneven and wide padding, and planes taking
-// several bands of rows.
+// At most 16 input channels (taps up to the GEMM's k-block) to 8..256 output channels: output
+// channels across the lanes, 6 pixels x 2 vectors of them per register tile. Output channel
+// counts that fill whole pairs of vectors or leave a partial one (a pair whose second vector lies
+// past C_out), widths around the 6-pixel tile, strides, dilation, uneven and wide padding, and
+// planes taking several bands of rows.
 TEST(KernelsConvDirect, FewInputChannels) {
   unsigned seed = 400;
   for (size_t C : {1, 3, 4})
-    for (size_t Co : {8, 12, 16})
+    for (size_t Co : {8, 12, 16, 40})
       for (size_t W : {5, 6, 7, 13, 20})
         for (size_t s : {1, 2}) check(make(2, C, 7, W, Co, 3, 3, s, 1, 1), seed++);
-  check(make(1, 3, 30, 31, 16, 7, 7, 2, 3, 1), seed++);     // a 7x7 stem
+  check(make(1, 3, 30, 31, 64, 7, 7, 2, 3, 1), seed++);     // a 7x7 stem
   check(make(1, 3, 9, 10, 16, 1, 1, 1, 0, 1), seed++);      // 1x1
+  check(make(1, 16, 9, 10, 24, 1, 1, 1, 0, 1), seed++);     // 1x1, 16 channels
+  check(make(1, 16, 11, 11, 64, 3, 3, 1, 1, 1), seed++);    // 16 channels, 3x3 (144 taps)
+  check(make(1, 4, 5, 6, 256, 3, 3, 1, 1, 1), seed++);      // the most output channels
   check(make(1, 2, 6, 9, 10, 3, 3, 1, 4, 1), seed++);       // padding wider than the kernel
   check(make(1, 3, 150, 200, 16, 3, 3, 2, 1, 1), seed++);   // several bands of rows
   check(make(1, 3, 8, 12, 8, 3, 3, 2, 0, 1), seed++, true); // NaN through the taps
@@ -259,24 +262,32 @@ TEST(KernelsConvDirect, FewInputChannels) {
   check(p, seed++);
 }
 
-// The direct path sums the taps as the implicit GEMM does (fused multiply-adds from zero, one
-// k-block), so its outputs are the GEMM's bit for bit: 17 output channels take the GEMM.
+// The direct path sums the taps as the implicit GEMM does (fused multiply-adds from zero in tap
+// order, one k-block), so its outputs are the GEMM's bit for bit. The GEMM's side: the same conv
+// with 14 more input channels (17: too many for the direct path) whose weights are zero, which
+// come last in tap order and add exact zeros.
 TEST(KernelsConvDirect, SameBitsAsTheGemm) {
   ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
-    k::Conv2DParams p16 = make(2, 3, 21, 23, 16, 3, 3, 2, 1, 1), p17 = make(2, 3, 21, 23, 17, 3, 3, 2, 1, 1);
-    const auto x = random_vec(p16.N * p16.C_in * p16.H * p16.W, 7);
-    const auto w = random_vec(17 * 3 * 9, 8), b = random_vec(17, 9);
-    p16.bias = p17.bias = b.data();
-    p16.act = p17.act = k::Activation::Clip;
-    p16.act_alpha = p17.act_alpha = -0.5f;
-    p16.act_beta = p17.act_beta = 0.5f;
-    std::vector<float> y16(2 * 16 * p16.H_out * p16.W_out), y17(2 * 17 * p17.H_out * p17.W_out);
-    simd->conv2d(p16, x.data(), w.data(), y16.data());
-    simd->conv2d(p17, x.data(), w.data(), y17.data());
-    const size_t plane = p16.H_out * p16.W_out;
-    for (size_t n = 0; n < 2; ++n)
-      ASSERT_EQ(0, std::memcmp(y16.data() + n * 16 * plane, y17.data() + n * 17 * plane, 16 * plane * sizeof(float)))
-          << simd->isa << " image " << n;
+    k::Conv2DParams p3 = make(2, 3, 21, 23, 40, 3, 3, 2, 1, 1), p17 = make(2, 17, 21, 23, 40, 3, 3, 2, 1, 1);
+    const size_t plane = 21 * 23;
+    const auto x3 = random_vec(2 * 3 * plane, 7), w3 = random_vec(40 * 3 * 9, 8), b = random_vec(40, 9);
+    const auto extra = random_vec(2 * 14 * plane, 10);
+    std::vector<float> x17, w17(40 * 17 * 9, 0.f);
+    for (size_t n = 0; n < 2; ++n) {
+      x17.insert(x17.end(), x3.begin() + n * 3 * plane, x3.begin() + (n + 1) * 3 * plane);
+      x17.insert(x17.end(), extra.begin() + n * 14 * plane, extra.begin() + (n + 1) * 14 * plane);
+    }
+    for (size_t oc = 0; oc < 40; ++oc) std::copy(w3.begin() + oc * 27, w3.begin() + (oc + 1) * 27, w17.begin() + oc * 153);
+    for (k::Conv2DParams* p : {&p3, &p17}) {
+      p->bias = b.data();
+      p->act = k::Activation::Clip;
+      p->act_alpha = -0.5f;
+      p->act_beta = 0.5f;
+    }
+    std::vector<float> y3(2 * 40 * p3.H_out * p3.W_out), y17(y3.size());
+    simd->conv2d(p3, x3.data(), w3.data(), y3.data());
+    simd->conv2d(p17, x17.data(), w17.data(), y17.data());
+    ASSERT_EQ(0, std::memcmp(y3.data(), y17.data(), y3.size() * sizeof(float))) << simd->isa;
   });
 }
 

@@ -1,13 +1,12 @@
-// Conv2D of few input channels (a CNN's first layer: 3 colour planes) to few output channels,
-// for every SIMD table, with the output channels across the lanes of vectors. The implicit GEMM (simd/conv_blocked.h) packs
-// C_in * kH * kW column rows per output pixel, once per block of output channels; with 27 such
-// rows and 16 or 32 output channels (mobilenets, efficientnet) the packing and the stores of a
-// stride-2 stem took as long as its multiply-adds. Here the weights are packed once into vectors
-// of W output channels per tap, and an output pixel's taps are read where they lie in a
-// zero-padded band of the input: a register tile of 6 pixels x 2 vectors of output channels
-// takes, per tap, two weight vectors and six input values broadcast, as the GEMM's tile takes
-// two B vectors and six A values. Each row's results then go to the channels' planes through
-// the register transposes of simd/channel_lanes.h, with the epilogue on the lanes.
+// Conv2D of few input channels (a CNN's first layer: 3 colour planes; up to 16) for every SIMD
+// table, with the output channels across the lanes of vectors. The implicit GEMM
+// (simd/conv_blocked.h) packs C_in * kH * kW column rows per output pixel; with 27 such rows (a
+// 3x3 stem) its packing and stores took as long as its multiply-adds. Here the weights are packed
+// once into vectors of W output channels per tap, and an output pixel's taps are read where they
+// lie in a zero-padded band of the input: a register tile of 6 pixels x 2 vectors of output
+// channels takes, per tap, two weight vectors and six input values broadcast, as the GEMM's tile
+// takes two B vectors and six A values. Each row's results then go to the channels' planes
+// through the register transposes of simd/channel_lanes.h, with the epilogue on the lanes.
 //
 // Each output is the implicit GEMM's sum: fused multiply-adds from zero over the taps in (c, kh,
 // kw) order, in one block since the taps are at most Isa::KC (the GEMM's k-block), and the same
@@ -24,14 +23,18 @@ namespace ofg::kernels::simd {
 // Output pixels and vectors of output channels of the register tile.
 constexpr size_t kDirectPixels = 6, kDirectVectors = 2;
 
-// Up to 16 output channels: from 32 on, the GEMM's packed columns serve enough rows of tiles, and
-// this path measured as fast on mobilenetv2's stem (32 channels) and 5% slower on SqueezeNet's
-// (64); on mobilenetv3's (16) it made the whole model 5 to 8% faster.
+// Up to 16 input channels (stems, and SqueezeNet's and mobilenetv3's 16-channel layers) to 8..256
+// output channels. Measured against the implicit GEMM (bench_kernels BM_ConvPacked, AVX2 on Zen
+// 3): SqueezeNet's stem (3 -> 64, 3x3 stride 2) 0.98 -> 0.68 ms, ResNet's (3 -> 64, 7x7 stride
+// 2) 3.9 -> 2.65 ms, a 16 -> 64 3x3 conv on 55x55 0.78 -> 0.70 ms; end to end SqueezeNet 9.4 ->
+// 8.2 ms, mobilenetv3-small 6.0 -> 5.4. More input channels have taps enough for the GEMM's
+// packing to pay off, and more output channels would keep a row's results out of L1.
 template <class Isa>
 bool conv_direct_applies(const Conv2DParams& p) {
   using L = typename TransposeLanes<Isa>::type;
   const size_t taps = p.C_in * p.kH * p.kW;
-  return p.group == 1 && p.C_in <= 4 && taps > 0 && taps <= Isa::KC && p.C_out >= L::W && p.C_out <= 16 && p.H_out * p.W_out > 0;
+  return p.group == 1 && p.C_in <= 16 && taps > 0 && taps <= Isa::KC && p.C_out >= L::W && p.C_out <= 256 &&
+         p.H_out * p.W_out > 0;
 }
 
 // Packed weights: per pair of output-channel vectors q, per tap k = (c, kh, kw), the 2W weights
@@ -69,7 +72,7 @@ inline void conv_direct_tile(const float* in, size_t sx, const size_t* off, size
     const float* s = in + off[k];
 #pragma GCC unroll 6
     for (size_t i = 0; i < P; ++i) {
-      const V b = L::set1(s[i * sx]);
+      const V b = splat<L>(s[i * sx]);  // (set1 would add 0.f: a dependent add per value)
       a0[i] = L::fma(b, w0, a0[i]);
       a1[i] = L::fma(b, w1, a1[i]);
     }
