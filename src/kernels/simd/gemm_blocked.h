@@ -295,15 +295,6 @@ inline void store_tile(const typename Isa::V* acc, float* C, size_t ldc, size_t 
   }
 }
 
-// Every lane = v, bit for bit: through the integer lanes, since Lanes::set1 adds 0.f (which turns
-// -0 into +0) and the ISAs' own register tiles broadcast the A values exactly.
-template <class Isa>
-inline typename Isa::V splat(float v) {
-  int bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  return Isa::as_float(Isa::iset1(bits));
-}
-
 // Isa::gemm_acc for a tile of at most W columns: only the first vector of each row, acc[i * NV],
 // is formed (the others are left alone). An output of W columns or fewer (ViT's 4x4 grid of
 // patches, a 3x3 plane) would otherwise spend NV - 1 of every NV multiply-adds on zero lanes.
@@ -464,7 +455,7 @@ void tiny_product(size_t mr, size_t N, size_t K, const float* A, size_t lda, con
     for (size_t h = 0; h < NV; ++h) bv[h] = Isa::load(bp + p * NR + h * W);
 #pragma GCC unroll 16
     for (size_t i = 0; i < R; ++i) {
-      const V av = Isa::set1(rows[i][p]);
+      const V av = splat<Isa>(rows[i][p]);
 #pragma GCC unroll 4
       for (size_t h = 0; h < NV; ++h) acc[i * NV + h] = Isa::fma(av, bv[h], acc[i * NV + h]);
     }

@@ -9,6 +9,8 @@
 // Include only from an ISA folder (see gemm_blocked.h).
 #pragma once
 
+#include "kernels/simd/lanes.h"
+
 #include <algorithm>
 #include <cstddef>
 
@@ -91,7 +93,7 @@ void row_times_packed(size_t N, size_t K, const float* a, const float* packed, f
         V acc[NV];
         for (size_t h = 0; h < NV; ++h) acc[h] = Isa::zero();
         for (size_t k = 0; k < kc; ++k) {
-          const V av = Isa::set1(a[p0 + k]);
+          const V av = splat<Isa>(a[p0 + k]);
           for (size_t h = 0; h < NV; ++h) acc[h] = Isa::fma(av, Isa::load(panel + k * NR + h * W), acc[h]);
         }
         float* out = c + j0 + jb;

@@ -4,6 +4,8 @@
 // broadcast of x[k], so the U accumulators are independent and no lane sum is needed.
 #pragma once
 
+#include "kernels/simd/lanes.h"
+
 #include <cstddef>
 #include <utility>
 
@@ -47,7 +49,7 @@ void gemv_t_block(std::index_sequence<u...>, size_t K, float alpha, const float*
   using V = typename S::V;
   V s[sizeof...(u)] = {((void)u, S::zero())...};
   for (size_t p = 0; p < K; ++p) {
-    const V xv = S::set1(x[p]);
+    const V xv = splat<S>(x[p]);
     const float* b = B + p * ldb;
     ((s[u] = S::fma(xv, S::load(b + u * S::W), s[u])), ...);
   }

@@ -52,4 +52,15 @@ struct Lanes {
   static I exponent_field(I bits) { return (I)((U)bits >> 23); }  // sign bit clear
 };
 
+// Every lane = v, bit for bit, through the integer lanes: for values broadcast one by one in hot
+// loops (the A values of register tiles, sgemv's x). Lanes::set1 adds 0.f, which turns -0 into
+// +0 and, on values loaded in the loop, puts a dependent add before each broadcast (GEMM tiles
+// ran at half speed); on constants it folds away, which this form does not always do.
+template <class S>
+inline typename S::V splat(float v) {
+  int bits;
+  __builtin_memcpy(&bits, &v, sizeof bits);
+  return S::as_float(S::iset1(bits));
+}
+
 }  // namespace ofg::kernels::simd
