@@ -19,8 +19,12 @@ onnxforge's outputs with them (column "match": the largest absolute difference, 
 
 Prints one row per model: milliseconds and the ratios onnxforge / ORT (lower is better), on one thread
 (onnxforge / ORT all, / ORT none) and on the machine's threads (onnxforge* / ORT all*).
-    /usr/bin/python3 bench/ort_bench.py BUILD_DIR [DATA_DIR] [--runs N] [--models a,b] [--json]
+    /usr/bin/python3 bench/ort_bench.py BUILD_DIR [DATA_DIR] [--runs N] [--rounds R] [--models a,b] [--json]
                                         [--seg-size N]   (image size of the segmentation model, default 256)
+
+Each model is measured in R rounds (default 3), each round timing every column once, one after
+the other: a shared machine that slows down for a while slows both engines of a round. Times are
+the median over the rounds, and each ratio the median of the rounds' ratios.
 """
 import json
 import os
@@ -35,11 +39,13 @@ DTYPES = {1: "float32", 11: "float64", 7: "int64", 6: "int32", 3: "int8", 2: "ui
 
 
 def parse_args(argv):
-    pos, runs, models, as_json, seg = [], 20, None, False, 256
+    pos, runs, models, as_json, seg, rounds = [], 20, None, False, 256, 3
     i = 0
     while i < len(argv):
         a = argv[i]
-        if a == "--seg-size":
+        if a == "--rounds":
+            rounds, i = max(1, int(argv[i + 1])), i + 2
+        elif a == "--seg-size":
             seg, i = int(argv[i + 1]), i + 2
         elif a == "--runs":
             runs, i = int(argv[i + 1]), i + 2
@@ -54,7 +60,7 @@ def parse_args(argv):
             i += 1
     if not pos:
         sys.exit(__doc__)
-    return os.path.abspath(pos[0]), data_dir(pos), runs, models, as_json, seg
+    return os.path.abspath(pos[0]), data_dir(pos), runs, models, as_json, seg, rounds
 
 
 def data_dir(pos):
@@ -182,7 +188,7 @@ def time_onnxforge(build, model, pbs, runs, threads):
 
 
 def main():
-    build, data, runs, only, as_json, seg = parse_args(sys.argv[1:])
+    build, data, runs, only, as_json, seg, rounds = parse_args(sys.argv[1:])
     module = ensure_ort(build)
     ort_run = os.path.join(data, "realworld", "ort_run.js")
     cores = os.cpu_count() or 1
@@ -195,13 +201,18 @@ def main():
             inputs, pbs = ort_inputs(d, work)
             model = os.path.join(d, "model.onnx")
             record_ort_outputs(module, ort_run, d, inputs, work)
-            row = {"model": name, "match": check_onnxforge(build, d),
-                   "onnxforge_ms": time_onnxforge(build, model, pbs, runs, 1),
-                   "onnxforge_t%d_ms" % cores: time_onnxforge(build, model, pbs, runs, cores)}
-            for threads in (1, cores):
-                for level in ("all", "disabled"):
-                    row["ort_%s_t%d_ms" % (level, threads)] = time_ort(module, ort_run, model, inputs, threads, level,
-                                                                     runs, work)
+            row = {"model": name, "match": check_onnxforge(build, d), "rounds": []}
+            for _ in range(rounds):
+                r = {"onnxforge_ms": time_onnxforge(build, model, pbs, runs, 1),
+                     "onnxforge_t%d_ms" % cores: time_onnxforge(build, model, pbs, runs, cores)}
+                for threads in (1, cores):
+                    for level in ("all", "disabled"):
+                        r["ort_%s_t%d_ms" % (level, threads)] = time_ort(module, ort_run, model, inputs, threads,
+                                                                       level, runs, work)
+                row["rounds"].append(r)
+            for key in row["rounds"][0]:
+                vals = [r[key] for r in row["rounds"] if r[key]]
+                row[key] = statistics.median(vals) if vals else None
             rows.append(row)
         finally:
             shutil.rmtree(work, ignore_errors=True)
@@ -209,10 +220,16 @@ def main():
         print(json.dumps(rows, indent=1))
         return
 
-    def ratio(a, b):
-        return "%7.2f" % (a / b) if a and b else "      -"
+    def round_ratio(r, mine, theirs):
+        """The median over the rounds of mine / theirs, each round's pair measured together."""
+        vals = [x[mine] / x[theirs] for x in r["rounds"] if x[mine] and x[theirs]]
+        return statistics.median(vals) if vals else None
 
-    print("CPU: %s, %d cores; ORT %s, CPU provider; medians of %d runs (ms)" % (cpu_name(), cores, ORT_VERSION, runs))
+    def ratio(v):
+        return "%7.2f" % v if v else "      -"
+
+    print("CPU: %s, %d cores; ORT %s, CPU provider; medians of %d runs (ms), median of %d rounds" % (
+        cpu_name(), cores, ORT_VERSION, runs, rounds))
     print("%-26s %10s %10s %10s %10s %10s | %8s %8s %8s | %s" % (
         "model", "onnxforge", "ORT all", "ORT none", "onnxforge*", "ORT all*", "/all", "/none", "*/all*",
         "match (max abs)"))
@@ -221,13 +238,16 @@ def main():
         om, am = r["onnxforge_t%d_ms" % cores], r["ort_all_t%d_ms" % cores]
         fmt = lambda v: "%10.3f" % v if v else "%10s" % "failed"  # noqa: E731
         match = "-" if r["match"] is None else ("%.2g" % r["match"][0]) + ("" if r["match"][1] else " FAIL")
-        print("%-26s %s %s %s %s %s | %s %s %s | %s" % (r["model"], fmt(o), fmt(a), fmt(n), fmt(om), fmt(am),
-                                                         ratio(o, a), ratio(o, n), ratio(om, am), match))
+        t = "onnxforge_t%d_ms" % cores
+        print("%-26s %s %s %s %s %s | %s %s %s | %s" % (
+            r["model"], fmt(o), fmt(a), fmt(n), fmt(om), fmt(am), ratio(round_ratio(r, "onnxforge_ms", "ort_all_t1_ms")),
+            ratio(round_ratio(r, "onnxforge_ms", "ort_disabled_t1_ms")),
+            ratio(round_ratio(r, t, "ort_all_t%d_ms" % cores)), match))
     for label, mine, theirs in (("1 thread", "onnxforge_ms", "ort_all_t1_ms"),
                                 ("%d threads" % cores, "onnxforge_t%d_ms" % cores, "ort_all_t%d_ms" % cores)):
-        ok = [r for r in rows if r[mine] and r[theirs]]
+        ok = [v for v in (round_ratio(r, mine, theirs) for r in rows) if v]
         if ok:
-            print("median onnxforge / ORT all (%s): %.2f" % (label, statistics.median(r[mine] / r[theirs] for r in ok)))
+            print("median onnxforge / ORT all (%s): %.2f" % (label, statistics.median(ok)))
     print("onnxforge*, ORT all*: both with %d intra-op threads (run.threads, intra_op_num_threads)." % cores)
 
 
