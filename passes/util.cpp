@@ -250,9 +250,11 @@ Tensor* transpose_tensor(Model& m, const Tensor* t, const std::vector<int64_t>& 
   size_t rank = t->dims.size;
   if (!dense(t, es) || !valid_perm(perm, rank)) return nullptr;
   std::vector<int64_t> in_dims(t->dims.begin(), t->dims.end()), out_dims(rank), in_strides(rank, 1);
-  for (size_t i = rank; i-- > 1;) in_strides[i - 1] = in_strides[i] * in_dims[i];
   for (size_t i = 0; i < rank; ++i) out_dims[i] = in_dims[perm[i]];
   size_t n = static_cast<size_t>(t->numel());
+  // An empty tensor's other dims may be anything: their products (the strides) could overflow.
+  if (n == 0) return make_tensor(m, t->data_type, out_dims.data(), rank, nullptr, 0);
+  for (size_t i = rank; i-- > 1;) in_strides[i - 1] = in_strides[i] * in_dims[i];
   std::vector<uint8_t> out(n * es);
   std::vector<int64_t> idx(rank, 0);  // index in the output, odometer style
   const uint8_t* in = t->bytes().data;

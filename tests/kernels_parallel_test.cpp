@@ -191,7 +191,9 @@ TEST(KernelsParallel, ConvolutionsBitIdentical) {
   };
   const Case cases[] = {
       {1, 64, 28, 28, 48, 3, 1, 1, 1, Activation::Relu},       // Winograd
-      {2, 16, 15, 17, 24, 3, 2, 1, 1, Activation::None},       // implicit GEMM, strided
+      {2, 20, 15, 17, 24, 3, 2, 1, 1, Activation::None},       // implicit GEMM, strided
+      {2, 16, 15, 17, 24, 3, 2, 1, 1, Activation::None},       // direct (at most 16 input channels), strided
+      {2, 3, 120, 100, 32, 3, 2, 1, 1, Activation::Relu},      // direct: a stem, bands of rows split
       {1, 64, 14, 14, 128, 1, 1, 0, 1, Activation::Clip},      // 1x1
       {1, 48, 30, 30, 48, 3, 1, 1, 48, Activation::Relu},      // depthwise
       {1, 96, 20, 20, 96, 5, 2, 2, 96, Activation::Sigmoid},   // depthwise, strided, activation after

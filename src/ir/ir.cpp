@@ -46,8 +46,12 @@ int64_t Type::static_numel() const {
 }
 
 int64_t Tensor::numel() const {
+  // An empty tensor's other dims may be anything (the loader checks the product of a non-empty
+  // tensor's dims only).
+  for (int64_t d : dims)
+    if (d == 0) return 0;
   int64_t n = 1;
-  for (int64_t d : dims) n *= d;  // the loader has checked dims for sign and overflow
+  for (int64_t d : dims) n *= d;
   return n;
 }
 

@@ -108,10 +108,17 @@ void TensorReader::store_data(Tensor* t, const TensorFields& fields) {
   const int typed_fields = fields.typed_fields;
   const ArenaVec<Bytes>& strings = fields.strings;
   const std::string where = "tensor '" + name_of(t->name) + "'";
-  int64_t numel = 1;
+  // A tensor with a 0 among its dims is empty whatever the others are, in any order (a pass that
+  // folds a Transpose of it moves them): only the product of a non-empty tensor's dims is checked.
+  bool empty = false;
   for (int64_t d : dims) {
     if (d < 0) invalid(where + " has a negative dimension " + std::to_string(d));
-    if (d != 0 && numel > INT64_MAX / d) invalid(where + ": the product of its dimensions overflows");
+    empty = empty || d == 0;
+  }
+  int64_t numel = empty ? 0 : 1;
+  for (int64_t d : dims) {
+    if (empty) break;
+    if (numel > INT64_MAX / d) invalid(where + ": the product of its dimensions overflows");
     numel *= d;
   }
   if (!t->has_data_type || t->data_type == kUndefined) invalid(where + " has no data type");
