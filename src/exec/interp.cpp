@@ -7,12 +7,6 @@
 
 #include "ir/graph_ops.h"
 
-#include <chrono>
-#include <map>
-#include <cstdio>
-namespace { struct ProfAcc { std::map<std::string, std::pair<double,long>> m; ~ProfAcc(){ if(!getenv("OFG_PROF")) return; std::vector<std::pair<double,std::string>> v; double tot=0; for(auto&kv:m){v.push_back({kv.second.first,kv.first+" x"+std::to_string(kv.second.second)}); tot+=kv.second.first;} std::sort(v.rbegin(),v.rend()); for(size_t i=0;i<v.size()&&i<60;++i) fprintf(stderr,"%8.3f ms %5.1f%%  %s\n",v[i].first,100*v[i].first/tot,v[i].second.c_str()); fprintf(stderr,"total %.3f\n",tot);} } g_prof;
-std::string prof_shape(const ofg::exec::RValue* r){ std::string s="["; if(r&&r->kind==ofg::exec::RValue::kTensor) for(auto d: r->t.shape) s+=std::to_string(d)+","; return s+"]"; }
-}
 namespace ofg::exec {
 
 // ------------------------------------------------------------------ OpCtx
@@ -522,11 +516,8 @@ std::vector<RValue> Interpreter::run_graph(Graph* g, const std::vector<RValue>& 
     if (RValue* s = f.slot(g->inputs[i].value)) *s = inputs[i];
   for (size_t i = 0; i < p.order.size(); ++i) {
     const int32_t k = p.chain_at[i];
-    auto t0 = std::chrono::steady_clock::now();
-    std::string key;
     if (k == -1) {
       Node* n = p.order[i];
-      key = std::string(m_.str(n->op_type));
       const NodeFacts* nf = facts(n);
       if (nf && nf->resident == 1) {
         ++stats_.nodes_resident;
@@ -541,14 +532,8 @@ std::vector<RValue> Interpreter::run_graph(Graph* g, const std::vector<RValue>& 
         }
       }
     } else if (k >= 0) {
-      const FusedChain& c = p.chains[k];
-      for (Node* n : c.nodes) key += std::string(m_.str(n->op_type)) + "+";
-      if (c.head()->inputs.size) key += prof_shape(value_of(c.head()->inputs[0], f));
-      if (c.head()->inputs.size>1 && c.head()->inputs[1]) key += prof_shape(value_of(c.head()->inputs[1], f));
       run_chain(p.chains[k], f);
     }
-    if (k == -1) { Node* n = p.order[i]; if (n->inputs.size && n->inputs[0]) key += prof_shape(value_of(n->inputs[0], f)); if (n->inputs.size>1 && n->inputs[1]) key += prof_shape(value_of(n->inputs[1], f)); }
-    if (k != -2 && getenv("OFG_PROF")) { auto& e = g_prof.m[key]; e.first += std::chrono::duration<double,std::milli>(std::chrono::steady_clock::now()-t0).count(); e.second++; }
     for (const Value* v : p.release_after[i]) {
       RValue* s = f.slot(v);
       if (!s || s->kind == RValue::kNone) continue;
