@@ -260,6 +260,10 @@ TEST(KernelsConvDirect, FewInputChannels) {
   p.pad_right = 1;
   k::conv2d_fill_output_size(p);
   check(p, seed++);
+  p = make(1, 3, 9, 9, 16, 3, 3, 1, 70, 1);  // dilation 70 over pads of 70: the GEMM takes it
+  p.dil_h = p.dil_w = 70;
+  k::conv2d_fill_output_size(p);
+  check(p, seed++);
 }
 
 // The direct path sums the taps as the implicit GEMM does (fused multiply-adds from zero in tap

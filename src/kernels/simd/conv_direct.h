@@ -29,12 +29,19 @@ constexpr size_t kDirectPixels = 6, kDirectVectors = 2;
 // 2) 3.9 -> 2.65 ms, a 16 -> 64 3x3 conv on 55x55 0.78 -> 0.70 ms; end to end SqueezeNet 9.4 ->
 // 8.2 ms, mobilenetv3-small 6.0 -> 5.4. More input channels have taps enough for the GEMM's
 // packing to pay off, and more output channels would keep a row's results out of L1.
+// (Also only while one band row's padded input stays small: large dilations over large pads
+// would make it huge, where the implicit GEMM reads the input in place.)
 template <class Isa>
 bool conv_direct_applies(const Conv2DParams& p) {
   using L = typename TransposeLanes<Isa>::type;
   const size_t taps = p.C_in * p.kH * p.kW;
-  return p.group == 1 && p.C_in <= 16 && taps > 0 && taps <= Isa::KC && p.C_out >= L::W && p.C_out <= 256 &&
-         p.H_out * p.W_out > 0;
+  if (p.group != 1 || p.C_in > 16 || taps == 0 || taps > Isa::KC || p.C_out < L::W || p.C_out > 256 ||
+      p.H_out * p.W_out == 0 || p.dil_h > 64 || p.dil_w > 64 || p.stride_h > 64 || p.stride_w > 64 ||
+      p.W_out > (size_t{1} << 16))
+    return false;
+  const size_t Wp = (p.W_out + kDirectPixels - 1) / kDirectPixels * kDirectPixels * p.stride_w + p.kW * p.dil_w;
+  const size_t rows = p.stride_h + p.kH * p.dil_h;
+  return Wp <= (size_t{1} << 16) && p.C_in * rows * Wp <= (size_t{1} << 22);
 }
 
 // Packed weights: per pair of output-channel vectors q, per tap k = (c, kh, kw), the 2W weights
