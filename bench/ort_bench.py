@@ -2,7 +2,8 @@
 """Inference time of onnxforge against ONNX Runtime, side by side in one run, on every model of the
 shared data that has a test_data_set_0 (DATA/models and DATA/realworld/models) and on the models
 bench/models/make_models.py builds into BUILD/bench-models for what the shared data lacks (LSTM,
-GRU, encoder-decoder with KV cache, dynamically and statically quantized CNNs).
+GRU, encoder-decoder with KV cache, dynamically and statically quantized CNNs, DenseNet-121,
+ConvNeXt-atto).
 
 onnxforge: bench/bench_run (a C++ program over the public C ABI: load once, ofg_run timed per call,
 median of N after warm-up), with run.threads 1 and the machine's cores.
@@ -83,7 +84,7 @@ def ensure_ort(build):
 def built_models(build, seg):
     """BUILD/bench-models, made by bench/models/make_models.py the first time (or for a new --seg-size)."""
     folder = os.path.join(build, "bench-models")
-    if not os.path.isdir(os.path.join(folder, "qdyn_seg_%d" % seg)):
+    if not all(os.path.isdir(os.path.join(folder, n)) for n in ("qdyn_seg_%d" % seg, "densenet121", "convnext_atto")):
         here = os.path.dirname(os.path.abspath(__file__))
         subprocess.run([sys.executable, os.path.join(here, "models", "make_models.py"), folder, "--seg-size", str(seg)],
                        check=True, stdout=subprocess.DEVNULL)

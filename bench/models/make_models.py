@@ -12,6 +12,8 @@
   qdq_cnn         the same network in QDQ form: QuantizeLinear/DequantizeLinear around float Conv/MatMul
   qdyn_seg_NNN    a dynamically quantized encoder-decoder segmentation network on an NNNxNNN image
                   (--seg-size, default 256; the issue's reference size is 1024)
+  densenet121     DenseNet-121 (dense blocks of Concat, pre-activation BatchNormalization, 224x224)
+  convnext_atto   ConvNeXt-atto (7x7 depthwise convs, LayerNorm and GELU MLPs in NHWC, 224x224)
 
 Expected outputs are not written here: bench/ort_bench.py records ONNX Runtime's outputs beside
 the inputs (output_K.pb) so `onnxforge run DIR` can check onnxforge against them.
@@ -297,6 +299,85 @@ def qdyn_seg(size):
         "image": g.rng.standard_normal([1, 3, size, size]).astype(np.float32)}
 
 
+# ---------------------------------------------------------------- float CNNs the shared data lacks
+
+
+def batch_norm(g, x, c):
+    return g.op("BatchNormalization", [x, g.weight([c], 0.2, "bn_s"), g.weight([c], 0.1, "bn_b"),
+                                       g.weight([c], 0.1, "bn_m"),
+                                       g.const(g.rng.uniform(0.5, 1.5, c).astype(np.float32), "bn_v")], epsilon=1e-5)
+
+
+def conv(g, x, c_in, c_out, k, stride=1, pad=0, group=1, bias=False):
+    ins = [x, g.weight([c_out, c_in // group, k, k])] + ([g.weight([c_out], 0.02, "b")] if bias else [])
+    return g.op("Conv", ins, kernel_shape=[k, k], strides=[stride, stride], pads=[pad] * 4, group=group)
+
+
+def densenet121():
+    """DenseNet-121 as torchvision exports it: each layer of a dense block reads the Concat of every
+    feature map before it (BN-ReLU-Conv1x1-BN-ReLU-Conv3x3, growth 32), transitions halve the
+    channels and the plane; BatchNormalization left in (pre-activation: nothing to fold it into)."""
+    g = Graph(11)
+    x = g.op("Relu", [batch_norm(g, conv(g, "image", 3, 64, 7, 2, 3), 64)])
+    x = g.op("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    c = 64
+    for b, layers in enumerate((6, 12, 24, 16)):
+        feats = [x]
+        for _ in range(layers):
+            inp = g.op("Concat", feats, axis=1) if len(feats) > 1 else feats[0]
+            y = conv(g, g.op("Relu", [batch_norm(g, inp, c)]), c, 128, 1)
+            y = conv(g, g.op("Relu", [batch_norm(g, y, 128)]), 128, 32, 3, 1, 1)
+            feats.append(y)
+            c += 32
+        x = g.op("Concat", feats, axis=1)
+        if b < 3:
+            x = conv(g, g.op("Relu", [batch_norm(g, x, c)]), c, c // 2, 1)
+            x = g.op("AveragePool", [x], kernel_shape=[2, 2], strides=[2, 2])
+            c //= 2
+    x = g.op("Flatten", [g.op("GlobalAveragePool", [g.op("Relu", [batch_norm(g, x, c)])])])
+    x = g.op("Gemm", [x, g.weight([1000, c]), g.weight([1000], 0.02)], transB=1)
+    return g.model([value("image", TensorProto.FLOAT, [1, 3, 224, 224])], [value(x, TensorProto.FLOAT, [1, 1000])],
+                   "densenet121"), {"image": g.rng.standard_normal([1, 3, 224, 224]).astype(np.float32)}
+
+
+def layer_norm_channels(g, x, c):
+    """LayerNorm over the channels of NCHW, as timm's LayerNorm2d exports: to NHWC and back."""
+    t = g.op("Transpose", [x], perm=[0, 2, 3, 1])
+    t = g.op("LayerNormalization", [t, g.weight([c], 0.2, "ln_s"), g.weight([c], 0.1, "ln_b")], axis=-1,
+             epsilon=1e-6)
+    return g.op("Transpose", [t], perm=[0, 3, 1, 2])
+
+
+def convnext_atto():
+    """ConvNeXt-atto (timm): 4x4 stride-4 stem, stages of 2, 2, 6, 2 blocks of 40, 80, 160, 320
+    channels; a block is a 7x7 depthwise conv, then in NHWC LayerNorm, Linear to 4x, GELU (Erf),
+    Linear back, layer scale, and the residual Add in NCHW; 2x2 stride-2 convs between stages."""
+    g = Graph(12)
+    dims = (40, 80, 160, 320)
+    x = layer_norm_channels(g, conv(g, "image", 3, dims[0], 4, 4, bias=True), dims[0])
+    for s, depth in enumerate((2, 2, 6, 2)):
+        d = dims[s]
+        if s > 0:
+            x = conv(g, layer_norm_channels(g, x, dims[s - 1]), dims[s - 1], d, 2, 2, bias=True)
+        for _ in range(depth):
+            y = g.op("Transpose", [conv(g, x, d, d, 7, 1, 3, group=d, bias=True)], perm=[0, 2, 3, 1])
+            y = g.op("LayerNormalization", [y, g.weight([d], 0.2, "ln_s"), g.weight([d], 0.1, "ln_b")], axis=-1,
+                     epsilon=1e-6)
+            y = g.op("Add", [g.op("MatMul", [y, g.weight([d, 4 * d])]), g.weight([4 * d], 0.02)])
+            e = g.op("Erf", [g.op("Div", [y, g.const(np.array(np.sqrt(2), np.float32), "c")])])
+            y = g.op("Mul", [g.op("Mul", [y, g.op("Add", [e, g.const(np.array(1, np.float32), "c")])]),
+                             g.const(np.array(0.5, np.float32), "c")])
+            y = g.op("Add", [g.op("MatMul", [y, g.weight([4 * d, d])]), g.weight([d], 0.02)])
+            y = g.op("Mul", [y, g.weight([d], 0.1, "gamma")])
+            x = g.op("Add", [x, g.op("Transpose", [y], perm=[0, 3, 1, 2])])
+    x = g.op("Flatten", [g.op("GlobalAveragePool", [x])])
+    x = g.op("LayerNormalization", [x, g.weight([dims[3]], 0.2, "ln_s"), g.weight([dims[3]], 0.1, "ln_b")],
+             axis=-1, epsilon=1e-6)
+    x = g.op("Gemm", [x, g.weight([1000, dims[3]]), g.weight([1000], 0.02)], transB=1)
+    return g.model([value("image", TensorProto.FLOAT, [1, 3, 224, 224])], [value(x, TensorProto.FLOAT, [1, 1000])],
+                   "convnext_atto"), {"image": g.rng.standard_normal([1, 3, 224, 224]).astype(np.float32)}
+
+
 def write(out_dir, name, model, feeds):
     d = os.path.join(out_dir, name)
     os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
@@ -321,7 +402,8 @@ def main(argv):
     if len(args) != 1:
         sys.exit(__doc__)
     builders = {"lstm2": lstm2, "gru_bidir": gru_bidir, "encdec_kv": encdec_kv, "qdyn_cnn": qdyn_cnn,
-                "qlinear_cnn": qlinear_cnn, "qdq_cnn": qdq_cnn, "qdyn_seg_%d" % seg: lambda: qdyn_seg(seg)}
+                "qlinear_cnn": qlinear_cnn, "qdq_cnn": qdq_cnn, "qdyn_seg_%d" % seg: lambda: qdyn_seg(seg),
+                "densenet121": densenet121, "convnext_atto": convnext_atto}
     for name, build in builders.items():
         if only is None or name in only:
             model, feeds = build()
