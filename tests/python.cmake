@@ -7,7 +7,7 @@ endif()
 include(${CMAKE_SOURCE_DIR}/cmake/TestPython.cmake)
 
 add_test(NAME python_binding
-  COMMAND sh -c "\"$0\" -c 'import pytest, numpy' 2>/dev/null || { echo 'no pytest/numpy for '$0': skipped'; exit 77; }; exec \"$0\" -m pytest -q -p no:cacheprovider \"$1\""
+  COMMAND sh -c "\"$0\" -c 'import pytest, numpy' 2>/dev/null || { echo 'no pytest/numpy for '$0': skipped'; exit 77; }; exec \"$0\" -m pytest -q -rs -p no:cacheprovider \"$1\""
           ${OFG_PYTHON3} ${CMAKE_SOURCE_DIR}/bindings/python/tests
   WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(python_binding PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77

@@ -19,7 +19,8 @@
 #   capi         the C program calling every exported function; the pkg-config/find_package
 #                cross consumers of the installed prefix; the Android API guard check
 #   size         the stripped-library size budget
-# Prints the time each set took and a last line "cross TARGET: N tests passed, M tests failed out of T".
+# Prints the time each set took, the skipped tests with their reasons, and a last line
+# "cross TARGET: P passed, F failed, S skipped".
 # Environment: OFG_CROSS_JOBS (parallel ctest jobs and build jobs, default nproc), ONNXFORGE_DATA.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -42,7 +43,7 @@ data_arg=()
 t0=$(date +%s)
 build_failed() {  # the caller (.ci/dev) counts a failed build as one failed test
   tail -40 "$1"
-  echo "cross $target: 0 tests passed, 1 tests failed out of 1 (the cross build failed)"
+  echo "cross $target: 0 passed, 1 failed, 0 skipped (the cross build failed)"
   exit 1
 }
 mkdir -p "$build"
@@ -55,26 +56,30 @@ echo "cross $target: built in $(( $(date +%s) - t0 )) s"
 [ "$build_only" -eq 0 ] || exit 0
 
 interp_re='^(Exec|InferTypes|OpValidation|OpCtxChecks|CheckedArithmetic|SaturateCast|TensorBudget)'
-passed=0 failed=0 total=0 status=0
+status=0
+no_run=0  # sets that ran no test count as one failure each
+junits=()
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
 run_set() {  # run_set NAME [env assignments --] ctest args...
   local name="$1"; shift
   local envs=()
   while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
   shift
-  local log t1
+  local log t1 junit="$build/ctest-junit-$name.xml"
   log="$(mktemp)"
   t1=$(date +%s)
-  (cd "$build" && env "${envs[@]}" ctest -j"$jobs" --output-on-failure --timeout 3600 "$@") >"$log" 2>&1
+  rm -f "$junit"
+  (cd "$build" && env "${envs[@]}" ctest -j"$jobs" --output-on-failure --timeout 3600 --output-junit "$junit" "$@") >"$log" 2>&1
   local rc=$?
-  local line
-  line="$(grep -E 'tests passed, [0-9]+ tests failed out of' "$log" | tail -1)"
   [ $rc -eq 0 ] || { status=1; grep -E "Failed|\*\*\*|Error|Timeout" "$log" | head -40; }
-  [ -n "$line" ] || { echo "$name: no tests ran"; tail -20 "$log"; status=1; line="0 tests failed out of 0"; }
-  local n bad
-  n="$(echo "$line" | sed -n 's/.*failed out of \([0-9]*\).*/\1/p')"
-  bad="$(echo "$line" | sed -n 's/.* \([0-9]*\) tests failed out of.*/\1/p')"
-  total=$((total + ${n:-0})); failed=$((failed + ${bad:-0})); passed=$((passed + ${n:-0} - ${bad:-0}))
-  echo "cross $target set $name: $line ($(( $(date +%s) - t1 )) s)"
+  if [ ! -f "$junit" ] || ! grep -q '<testcase' "$junit"; then
+    echo "cross $target set $name: no tests ran"; tail -20 "$log"; status=1; no_run=$((no_run + 1))
+  else
+    junits+=("$junit")
+    # Skipped tests with their reasons, and "cross TARGET set NAME: P passed, F failed, S skipped".
+    "$py" "$root/tests/ctest_summary.py" "cross $target set $name" "$junit" 2>&1 | sed "\$ s/\$/ ($(( $(date +%s) - t1 )) s)/"
+  fi
   rm -f "$log"
 }
 for s in "${sets[@]}"; do
@@ -91,5 +96,13 @@ for s in "${sets[@]}"; do
     *) echo "unknown set $s" >&2; status=1 ;;
   esac
 done
-echo "cross $target: $passed tests passed, $failed tests failed out of $total ($(( $(date +%s) - t0 )) s)"
+# The whole target: "cross TARGET: P passed, F failed, S skipped" (the skips were listed per set).
+p=0 f=0 k=0
+if [ "${#junits[@]}" -gt 0 ]; then
+  read -r p f k <<<"$("$py" "$root/tests/ctest_summary.py" "cross $target" "${junits[@]}" | tail -1 |
+    sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped.*/\1 \2 \3/p')"
+fi
+p=${p:-0} k=${k:-0} f=$(( ${f:-1} + no_run ))
+[ "$f" -eq 0 ] || status=1
+echo "cross $target: $p passed, $f failed, $k skipped ($(( $(date +%s) - t0 )) s)"
 exit $status
