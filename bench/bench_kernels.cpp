@@ -191,7 +191,7 @@ void BM_Softmax(benchmark::State& state) {
 }
 BENCHMARK(BM_Softmax)->Arg(0)->Arg(1)->Arg(2);
 
-// The entries the AVX-512 table may or may not override (README, Kernels), each on data that
+// The entries the AVX-512 table may or may not override (docs/building.md, the kernel table), each on data that
 // stays in L2, so the figures show the vector width rather than the memory bandwidth:
 // op(table, x, y) on nx random floats x into ny floats y, nx items an iteration.
 template <class Op>
