@@ -378,6 +378,34 @@ def convnext_atto():
                    "convnext_atto"), {"image": g.rng.standard_normal([1, 3, 224, 224]).astype(np.float32)}
 
 
+def unet(size=128, base=16):
+    """A U-Net segmenter (Ronneberger et al.): four encoder stages of two 3x3 conv + BN + ReLU and a
+    2x2 max pool, a bottleneck, and four decoder stages that upsample with a 2x2 stride-2
+    ConvTranspose, concatenate the encoder's skip and apply two 3x3 convs; a 1x1 conv to 2 classes."""
+    g = Graph(13)
+
+    def double_conv(x, c_in, c_out):
+        x = g.op("Relu", [batch_norm(g, conv(g, x, c_in, c_out, 3, 1, 1), c_out)])
+        return g.op("Relu", [batch_norm(g, conv(g, x, c_out, c_out, 3, 1, 1), c_out)])
+
+    x, c, skips = "image", 3, []
+    for s in range(4):
+        x = double_conv(x, c, base << s)
+        c = base << s
+        skips.append((x, c))
+        x = g.op("MaxPool", [x], kernel_shape=[2, 2], strides=[2, 2])
+    x = double_conv(x, c, c * 2)
+    c *= 2
+    for skip, c_skip in reversed(skips):
+        x = g.op("ConvTranspose", [x, g.weight([c, c // 2, 2, 2]), g.weight([c // 2], 0.02)], kernel_shape=[2, 2],
+                 strides=[2, 2])
+        x = double_conv(g.op("Concat", [skip, x], axis=1), c_skip + c // 2, c_skip)
+        c = c_skip
+    x = conv(g, x, c, 2, 1, bias=True)
+    return g.model([value("image", TensorProto.FLOAT, [1, 3, size, size])], [value(x, TensorProto.FLOAT, [1, 2, size, size])],
+                   "unet"), {"image": g.rng.standard_normal([1, 3, size, size]).astype(np.float32)}
+
+
 def write(out_dir, name, model, feeds):
     d = os.path.join(out_dir, name)
     os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
@@ -403,7 +431,7 @@ def main(argv):
         sys.exit(__doc__)
     builders = {"lstm2": lstm2, "gru_bidir": gru_bidir, "encdec_kv": encdec_kv, "qdyn_cnn": qdyn_cnn,
                 "qlinear_cnn": qlinear_cnn, "qdq_cnn": qdq_cnn, "qdyn_seg_%d" % seg: lambda: qdyn_seg(seg),
-                "densenet121": densenet121, "convnext_atto": convnext_atto}
+                "densenet121": densenet121, "convnext_atto": convnext_atto, "unet_128": unet}
     for name, build in builders.items():
         if only is None or name in only:
             model, feeds = build()

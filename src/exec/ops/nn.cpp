@@ -1,6 +1,7 @@
 // Neural-network ops on float32 through the kernels: Conv, ConvTranspose, Gemm, MatMul, pooling,
 // normalizations, Softmax, Dropout (inference).
 #include "exec/infer_rules.h"
+#include "exec/ops/conv_transpose.h"
 #include "exec/ops/fusable.h"
 #include "exec/ops/util.h"
 #include "ir/int128.h"
@@ -191,7 +192,8 @@ namespace {
 
 void op_conv(OpCtx& c) { run_conv(c, nullptr); }
 
-// Generic N-D transposed convolution (scatter form).
+// Transposed convolution, every spatial rank: the geometry from the attributes, then
+// conv_transpose_gemm (ranks 1 to 3) or the scatter reference (conv_transpose.h).
 void op_conv_transpose(OpCtx& c) {
   RTensor x = as_float(c.t(0)), w = as_float(c.t(1));
   int64_t group = c.attr_i("group", 1);
@@ -223,42 +225,28 @@ void op_conv_transpose(OpCtx& c) {
     }
     c.size_value(outsz[i], "an output spatial dim", 1 << 30);
   }
-  int64_t N = x.shape[0], Ci = x.shape[1], Cog = w.shape[1], Co = Cog * group, Cig = Ci / group;
+  int64_t N = x.shape[0], Ci = x.shape[1], Cog = w.shape[1], Co = Cog * group;
   Shape out{N, Co};
   for (auto v : outsz) out.push_back(v);
   if (c.has(2)) if (!(c.t(2).numel() == Co))
       c.error("B must have " + std::to_string(Co) + " values, got shape " + shape_str(c.t(2).shape));
-  RTensor y = RTensor::alloc(kFloat, out);
-  float* py = y.data<float>();
-  const float* px = x.data<float>();
-  const float* pw = w.data<float>();
-  int64_t in_sp = shape_numel(in), out_sp = shape_numel(Shape(outsz.begin(), outsz.end())), k_sp = shape_numel(Shape(k.begin(), k.end()));
-  std::vector<int64_t> ist = strides_of(in), ost = strides_of(Shape(outsz.begin(), outsz.end())), kst = strides_of(Shape(k.begin(), k.end()));
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t g = 0; g < group; ++g)
-      for (int64_t ci = 0; ci < Cig; ++ci)
-        for (int64_t ip = 0; ip < in_sp; ++ip) {
-          float xv = px[((n * Ci) + g * Cig + ci) * in_sp + ip];
-          for (int64_t kp = 0; kp < k_sp; ++kp) {
-            int64_t o = 0;
-            bool ok = true;
-            for (size_t i = 0; i < r; ++i) {
-              int64_t iv = (ip / ist[i]) % in[i], kv = (kp / kst[i]) % k[i];
-              int64_t ov = iv * s[i] + kv * d[i] - pb[i];
-              if (ov < 0 || ov >= outsz[i]) { ok = false; break; }
-              o += ov * ost[i];
-            }
-            if (!ok) continue;
-            for (int64_t co = 0; co < Cog; ++co)
-              py[((n * Co) + g * Cog + co) * out_sp + o] += xv * pw[((g * Cig + ci) * Cog + co) * k_sp + kp];
-          }
-        }
-  if (c.has(2)) {
-    RTensor b = as_float(c.t(2));
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t co = 0; co < Co; ++co)
-        for (int64_t o = 0; o < out_sp; ++o) py[(n * Co + co) * out_sp + o] += b.data<float>()[co];
-  }
+  ConvTransposeGeometry geo;
+  geo.N = N;
+  geo.C_in = Ci;
+  geo.C_out = Co;
+  geo.group = group;
+  geo.in.assign(in.begin(), in.end());
+  geo.kernel = k;
+  geo.stride = s;
+  geo.dilation = d;
+  geo.pad_begin = pb;
+  geo.out = outsz;
+  RTensor bias;
+  if (c.has(2)) bias = as_float(c.t(2));
+  RTensor y = RTensor::alloc_uninit(kFloat, out);  // both forms write every element (bias first)
+  const float* pb_data = c.has(2) ? bias.data<float>() : nullptr;
+  if (!conv_transpose_gemm(geo, x.data<float>(), w.data<float>(), pb_data, y.data<float>()))
+    conv_transpose_reference(geo, x.data<float>(), w.data<float>(), pb_data, y.data<float>());
   c.set(0, y);
 }
 
