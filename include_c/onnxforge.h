@@ -378,7 +378,7 @@ typedef struct ofg_diff {
   /* Appended in 0.2: flat index of the first element outside tolerance (in the first sample
    * that had one); meaningful only when mismatches > 0. */
   uint64_t first_mismatch;
-  /* Appended in 0.3 (ofg_verify; ofg_tensor_compare fills atol/rtol with its arguments):
+  /* Also appended in 0.2 (ofg_verify; ofg_tensor_compare fills atol/rtol with its arguments):
    * the tolerances applied to this output (see the tolerance rule at ofg_verify). */
   double atol;
   double rtol;
