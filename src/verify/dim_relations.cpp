@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
+#include <cstdint>
+#include <map>
 
 #include "exec/infer_types.h"
 #include "ir/error.h"
@@ -11,34 +12,48 @@ namespace ofg::verify {
 
 namespace {
 
-// A dim as a linear expression of symbolic names: constant + sum(terms); or unknown.
+// A dim as a linear expression of symbolic names: constant + sum(terms); or unknown. Terms are
+// (name, coefficient) sorted by name, none with coefficient 0.
+using Terms = std::vector<std::pair<StrId, int64_t>>;
 struct Ex {
   bool known = false;
   int64_t c = 0;
-  std::map<std::string, int64_t> terms;
+  Terms terms;
   static Ex constant(int64_t v) {
     Ex e;
     e.known = true;
     e.c = v;
     return e;
   }
-  static Ex symbol(const std::string& s) {
+  static Ex symbol(StrId s) {
     Ex e;
     e.known = true;
-    e.terms[s] = 1;
+    e.terms.push_back({s, 1});
     return e;
   }
   bool is_one() const { return known && terms.empty() && c == 1; }
   bool operator==(const Ex& o) const { return known == o.known && c == o.c && terms == o.terms; }
 };
 
+// terms += k * add
+void add_terms(Terms& terms, const Terms& add, int64_t k) {
+  for (const auto& [n, c] : add) {
+    auto it = std::lower_bound(terms.begin(), terms.end(), std::make_pair(n, INT64_MIN));
+    if (it != terms.end() && it->first == n) {
+      it->second += k * c;
+      if (it->second == 0) terms.erase(it);
+    } else {
+      terms.insert(it, {n, k * c});
+    }
+  }
+}
+
 Ex sum(const std::vector<Ex>& xs) {
   Ex r = Ex::constant(0);
   for (const Ex& x : xs) {
     if (!x.known) return Ex{};
     r.c += x.c;
-    for (auto& [n, k] : x.terms)
-      if ((r.terms[n] += k) == 0) r.terms.erase(n);
+    add_terms(r.terms, x.terms, 1);
   }
   return r;
 }
@@ -65,13 +80,20 @@ class Walker {
       if (!t || s.size() != t->dims.size) continue;
       for (uint32_t i = 0; i < t->dims.size; ++i) equal(s[i], declared(t->dims[i]));
     }
-    return std::move(relations_);
+    std::vector<DimRelation> out;
+    for (const auto& [terms, c] : relations_) {
+      DimRelation r;
+      r.constant = c;
+      for (const auto& [n, k] : terms) r.coef.push_back({std::string(m_.str(n)), k});
+      out.push_back(std::move(r));
+    }
+    return out;
   }
 
  private:
   Ex declared(const Dim& d) const {
     if (d.is_static()) return Ex::constant(d.value);
-    if (d.is_symbolic()) return Ex::symbol(std::string(m_.str(d.param)));
+    if (d.is_symbolic()) return Ex::symbol(d.param);
     return Ex{};
   }
 
@@ -83,7 +105,7 @@ class Walker {
     if (t && t->ranked) {
       for (const exec::IDim& d : t->dims)
         out.push_back(d.is_static() ? Ex::constant(d.value)
-                                    : d.is_symbolic() ? Ex::symbol(std::string(m_.str(d.sym))) : Ex{});
+                                    : d.is_symbolic() ? Ex::symbol(d.sym) : Ex{});
     } else if (v->is_graph_input && v->type && v->type->shape_known()) {
       for (const Dim& d : v->type->dims) out.push_back(declared(d));
     }
@@ -103,13 +125,10 @@ class Walker {
   void equal(const Ex& a, const Ex& b) {
     if (!a.known || !b.known || a == b) return;
     if (a.terms.empty() && b.terms.empty()) return;  // two numbers: nothing to learn
-    DimRelation r;
-    r.constant = a.c - b.c;
-    for (auto& [n, k] : a.terms) r.coef[n] += k;
-    for (auto& [n, k] : b.terms)
-      if ((r.coef[n] -= k) == 0) r.coef.erase(n);
-    if (r.coef.empty()) return;
-    relations_.push_back(std::move(r));
+    Terms t = a.terms;
+    add_terms(t, b.terms, -1);
+    if (t.empty()) return;
+    relations_.push_back({std::move(t), a.c - b.c});
   }
 
   // Dims broadcast against each other at one position: equal unless one is 1; the result.
@@ -157,7 +176,7 @@ class Walker {
     if (s.kind == exec::SymVal::kDim && s.src) {
       Shape src = shape(s.src);
       if (s.index >= 0 && static_cast<size_t>(s.index) < src.size() && src[s.index].known) return src[s.index];
-      if (s.sym != kNoStr) return Ex::symbol(std::string(m_.str(s.sym)));
+      if (s.sym != kNoStr) return Ex::symbol(s.sym);
     }
     return Ex{};
   }
@@ -263,7 +282,7 @@ class Walker {
   Model& m_;
   exec::TypeInference ti_;
   std::map<const Value*, Shape> shapes_;
-  std::vector<DimRelation> relations_;
+  std::vector<std::pair<Terms, int64_t>> relations_;
 };
 
 }  // namespace
@@ -276,91 +295,99 @@ std::vector<DimRelation> derive_dim_relations(Model& m) {
   }
 }
 
+int DimSolver::index(const std::string& name) const {
+  for (size_t i = 0; i < names_.size(); ++i)
+    if (names_[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
 DimSolver::DimSolver(const std::vector<DimRelation>& relations, const std::vector<std::string>& keep_free,
                      const std::vector<std::string>& inputs) {
-  std::set<std::string> fixed(keep_free.begin(), keep_free.end()), declared(inputs.begin(), inputs.end());
+  for (const DimRelation& r : relations)
+    for (const auto& nk : r.coef)
+      if (index(nk.first) < 0) names_.push_back(nk.first);
+  const size_t n = names_.size();
+  pivot_row_.assign(n, -1);
+  auto listed = [](const std::vector<std::string>& list, const std::string& name) {
+    return std::find(list.begin(), list.end(), name) != list.end();
+  };
   for (const DimRelation& r : relations) {
-    // Substitute the pivots chosen so far.
-    std::map<std::string, double> coef;
+    std::vector<double> coef(n, 0.0);
     double constant = static_cast<double>(r.constant);
-    for (auto& [n, k] : r.coef) coef[n] += static_cast<double>(k);
+    for (const auto& [name, k] : r.coef) coef[index(name)] += static_cast<double>(k);
+    // Substitute the pivots chosen so far.
     for (const Row& row : rows_) {
-      auto it = coef.find(row.pivot);
-      if (it == coef.end()) continue;
-      double k = it->second;
-      coef.erase(it);
-      for (auto& [n, c] : row.coef) coef[n] -= k * c;
+      double k = coef[row.pivot];
+      if (k == 0) continue;
+      for (size_t j = 0; j < n; ++j) coef[j] -= k * row.coef[j];
+      coef[row.pivot] = 0;
       constant -= k * row.constant;
     }
-    for (auto it = coef.begin(); it != coef.end();) it = std::fabs(it->second) < 1e-9 ? coef.erase(it) : std::next(it);
-    if (coef.empty()) continue;  // repeats (or contradicts) what is known
-    // The pivot: not a given size; a name no input declares; the name whose sign is alone.
     int pos = 0, neg = 0;
-    for (auto& [n, c] : coef) (c > 0 ? pos : neg)++;
-    std::string pivot;
-    int best = -1;
-    for (auto& [n, c] : coef) {
-      if (fixed.count(n)) continue;
-      int score = (declared.count(n) ? 0 : 4) + (((c > 0 && pos == 1) || (c < 0 && neg == 1)) ? 2 : 0);
-      if (score > best) best = score, pivot = n;
+    for (double& c : coef) {
+      if (std::fabs(c) < 1e-9) c = 0;
+      pos += c > 0;
+      neg += c < 0;
     }
-    if (pivot.empty()) continue;
+    if (pos + neg == 0) continue;  // repeats (or contradicts) what is known
+    // The pivot: not a given size; a name no input declares; the name whose sign is alone.
+    int pivot = -1, best = -1;
+    for (size_t j = 0; j < n; ++j) {
+      if (coef[j] == 0 || listed(keep_free, names_[j])) continue;
+      int score = (listed(inputs, names_[j]) ? 0 : 4) + (((coef[j] > 0 && pos == 1) || (coef[j] < 0 && neg == 1)) ? 2 : 0);
+      if (score > best) best = score, pivot = static_cast<int>(j);
+    }
+    if (pivot < 0) continue;
     Row row;
-    row.pivot = pivot;
-    double p = coef[pivot];
-    for (auto& [n, c] : coef)
-      if (n != pivot) row.coef[n] = c / p;
+    row.pivot = static_cast<size_t>(pivot);
+    const double p = coef[row.pivot];
+    for (double& c : coef) c /= p;
+    coef[row.pivot] = 0;
+    row.coef = std::move(coef);
     row.constant = constant / p;
     // Eliminate the new pivot from the rows before it.
     for (Row& old : rows_) {
-      auto it = old.coef.find(pivot);
-      if (it == old.coef.end()) continue;
-      double k = it->second;
-      old.coef.erase(it);
-      for (auto& [n, c] : row.coef) old.coef[n] -= k * c;
+      double k = old.coef[row.pivot];
+      if (k == 0) continue;
+      for (size_t j = 0; j < n; ++j) old.coef[j] -= k * row.coef[j];
+      old.coef[row.pivot] = 0;
       old.constant -= k * row.constant;
     }
+    pivot_row_[row.pivot] = static_cast<int>(rows_.size());
     rows_.push_back(std::move(row));
-    pivots_.push_back(pivot);
   }
 }
 
 std::string DimSolver::describe() const {
   std::string out;
+  auto term = [](std::string& s, double k, const std::string& name) {
+    const double a = std::fabs(k);
+    s += s.empty() ? (k < 0 ? "-" : "") : (k < 0 ? " - " : " + ");
+    if (name.empty() || std::fabs(a - 1) > 1e-9) s += std::to_string(static_cast<int64_t>(std::llround(a))) + (name.empty() ? "" : "*");
+    s += name;
+  };
   for (const Row& row : rows_) {
     std::string rhs;
-    for (auto& [n, c] : row.coef) {
-      if (std::fabs(c) < 1e-9) continue;
-      double k = -c;
-      rhs += std::string(rhs.empty() ? (k < 0 ? "-" : "") : (k < 0 ? " - " : " + ")) +
-             (std::fabs(std::fabs(k) - 1) < 1e-9 ? "" : std::to_string(static_cast<int64_t>(std::fabs(k))) + "*") + n;
-    }
-    if (std::fabs(row.constant) > 1e-9 || rhs.empty()) {
-      double k = -row.constant;
-      rhs += std::string(rhs.empty() ? (k < 0 ? "-" : "") : (k < 0 ? " - " : " + ")) +
-             std::to_string(static_cast<int64_t>(std::fabs(k)));
-    }
-    out += (out.empty() ? "" : ", ") + row.pivot + " = " + rhs;
+    for (size_t j = 0; j < names_.size(); ++j)
+      if (std::fabs(row.coef[j]) > 1e-9) term(rhs, -row.coef[j], names_[j]);
+    if (std::fabs(row.constant) > 1e-9 || rhs.empty()) term(rhs, -row.constant, "");
+    out += (out.empty() ? "" : ", ") + names_[row.pivot] + " = " + rhs;
   }
   return out;
 }
 
-bool DimSolver::solve(std::map<std::string, int64_t>& values) const {
+bool DimSolver::solve(std::vector<int64_t>& values) const {
   bool ok = true;
   for (const Row& row : rows_) {
     double v = -row.constant;
     bool all = true;
-    for (auto& [n, c] : row.coef) {
-      if (std::fabs(c) < 1e-9) continue;
-      auto it = values.find(n);
-      if (it == values.end()) {
-        all = false;
-        break;
-      }
-      v -= c * static_cast<double>(it->second);
+    for (size_t j = 0; j < names_.size() && all; ++j) {
+      if (std::fabs(row.coef[j]) < 1e-9) continue;
+      if (values[j] < 0) all = false;
+      v -= row.coef[j] * static_cast<double>(values[j]);
     }
     if (!all) continue;
-    double r = std::round(v);
+    const double r = std::round(v);
     if (std::fabs(v - r) > 1e-6 || r < 0) {
       ok = false;
       continue;

@@ -13,7 +13,7 @@
 // costs a rejected input set, never a wrong verdict.
 #pragma once
 #include <cstdint>
-#include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -21,9 +21,9 @@
 
 namespace ofg::verify {
 
-// sum(coef[name] * name) + constant == 0.
+// sum(coef[i].second * coef[i].first) + constant == 0 over symbolic dim names.
 struct DimRelation {
-  std::map<std::string, int64_t> coef;
+  std::vector<std::pair<std::string, int64_t>> coef;
   int64_t constant = 0;
 };
 
@@ -33,29 +33,33 @@ std::vector<DimRelation> derive_dim_relations(Model& m);
 // determined: never one in `keep_free` (sizes the caller gave), first names no input declares
 // (not in `inputs`), then in each relation the name whose coefficient's sign is alone (the sum
 // side of a Concat: total in total - past - seq). Relations that repeat or contradict earlier
-// ones are dropped.
+// ones are dropped. Names are numbered in names(); sizes are passed by that number.
 class DimSolver {
  public:
   DimSolver(const std::vector<DimRelation>& relations, const std::vector<std::string>& keep_free,
             const std::vector<std::string>& inputs);
-  // The names the relations determine.
-  const std::vector<std::string>& determined() const { return pivots_; }
-  // Sets the determined names in `values` from the other names there (a determined name whose
-  // relation names one that `values` lacks is left alone); false when a determined size comes
+  const std::vector<std::string>& names() const { return names_; }
+  // The number of `name` in names(), or -1.
+  int index(const std::string& name) const;
+  // Whether names()[i] is determined by the others.
+  bool determined(size_t i) const { return pivot_row_[i] >= 0; }
+  // Sets values[i] of the determined names from the others (values[i] < 0: unknown; a determined
+  // name whose relation needs an unknown one is left alone); false when a determined size comes
   // out negative or not an integer (the caller then tries other sizes).
-  bool solve(std::map<std::string, int64_t>& values) const;
+  bool solve(std::vector<int64_t>& values) const;
   // "total = past + seq, mask_len = seq" ("" when nothing is determined).
   std::string describe() const;
 
  private:
-  // Reduced rows: pivot name = -(sum(coef * other) + constant) / pivot coefficient.
+  // Reduced rows: names_[pivot] = -(sum(coef[j] * names_[j]) + constant), coef[pivot] == 0.
   struct Row {
-    std::string pivot;
-    std::map<std::string, double> coef;  // without the pivot (its coefficient normalised to 1)
+    size_t pivot = 0;
+    std::vector<double> coef;
     double constant = 0;
   };
+  std::vector<std::string> names_;
   std::vector<Row> rows_;
-  std::vector<std::string> pivots_;
+  std::vector<int> pivot_row_;  // per name: its row, or -1
 };
 
 }  // namespace ofg::verify

@@ -185,19 +185,25 @@ InputPlanner::InputPlanner(Model& m, const Options& o) : o_(o) {
   if (!var_by_symbol.empty()) {
     auto solver = std::make_unique<DimSolver>(derive_dim_relations(m), fixed, symbols);
     bool relates_inputs = false;
-    for (const std::string& d : solver->determined()) relates_inputs |= var_by_symbol.count(d) > 0;
+    for (const Var& v : vars_) {
+      const int k = v.unnamed ? -1 : solver->index(v.label);
+      relates_inputs |= k >= 0 && solver->determined(static_cast<size_t>(k));
+    }
     if (relates_inputs) solver_ = std::move(solver);
   }
   plan_tries(graph_sizes(m));
 }
 
 bool InputPlanner::apply_relations(Try& t) const {
-  std::map<std::string, int64_t> values;
-  for (size_t i = 0; i < vars_.size(); ++i)
-    if (!vars_[i].unnamed) values[vars_[i].label] = t.var_values[i];
+  std::vector<int64_t> values(solver_->names().size(), -1);
+  std::vector<int> at(vars_.size(), -1);  // each var's number in the solver's names
+  for (size_t i = 0; i < vars_.size(); ++i) {
+    if (!vars_[i].unnamed) at[i] = solver_->index(vars_[i].label);
+    if (at[i] >= 0) values[at[i]] = t.var_values[i];
+  }
   if (!solver_->solve(values)) return false;
   for (size_t i = 0; i < vars_.size(); ++i)
-    if (!vars_[i].unnamed) t.var_values[i] = values[vars_[i].label];
+    if (at[i] >= 0) t.var_values[i] = values[at[i]];
   return true;
 }
 
