@@ -429,7 +429,12 @@ typedef struct ofg_report ofg_report;
  *     inputs compared with constants in the graph take those constants, Gather indices stay
  *     inside their table, other integers are drawn from [0, verify.int_high). Dims fixed by
  *     "verify.dim.NAME", "verify.input_shapes" or "optimize.input_shapes" are used as given; each
- *     other symbolic name is one size shared by every input that uses it. Candidate sizes are
+ *     other symbolic name is one size shared by every input that uses it. Relations the graph
+ *     fixes between symbolic names are followed first: a Concat along an axis makes the result's
+ *     dim the sum of its inputs' (a KV cache: total = past + seq), broadcasting two dims that are
+ *     not 1 and a MatMul's inner dims make them equal, a declared output shape agrees with what
+ *     the graph computes; the names they leave free get distinct sizes above 1 (batch 2, others
+ *     3, 4, ...) and the note says which relations were followed. Then candidate sizes are
  *     tried in order (verify.dim default 2, then sizes the graph's weights and constants
  *     suggest, then powers of two) until the reference runs without rejecting its inputs.
  *     When none is accepted the call fails with OFG_ERR_NO_VALID_INPUTS, naming the sizes tried
