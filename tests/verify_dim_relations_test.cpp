@@ -159,3 +159,16 @@ TEST(VerifyDimRelations, LlamaKvCacheGetsConsistentDims) {
   EXPECT_TRUE(r.passed) << r.to_json();
   EXPECT_EQ(r.inputs[1].shape, (std::vector<int64_t>{batch, total}));
 }
+
+// Nodes with omitted inputs (an invalid model the interpreter rejects later) give no relation
+// and no crash.
+TEST(VerifyDimRelations, OmittedInputsAreSkipped) {
+  auto m = new_model(17);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {"n", "k"});
+  b.output(b.op("MatMul", {x, nullptr}));
+  b.output(b.op("Transpose", {nullptr}));
+  b.output(b.op("Concat", {x, nullptr}, {b.i("axis", 0)}));
+  b.output(b.op("Add", {nullptr, x}));
+  EXPECT_TRUE(verify::derive_dim_relations(*m).empty());
+}

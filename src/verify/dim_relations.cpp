@@ -51,8 +51,7 @@ void add_terms(Terms& terms, const Terms& add, int64_t k) {
 Ex sum(const std::vector<Ex>& xs) {
   Ex r = Ex::constant(0);
   for (const Ex& x : xs) {
-    if (!x.known) return Ex{};
-    r.c += x.c;
+    if (!x.known || __builtin_add_overflow(r.c, x.c, &r.c)) return Ex{};
     add_terms(r.terms, x.terms, 1);
   }
   return r;
@@ -100,6 +99,7 @@ class Walker {
   // v's dims: what the walk computed, else what type inference says (declared for inputs).
   Shape shape(const Value* v) {
     Shape out;
+    if (!v) return out;
     auto it = shapes_.find(v);
     const exec::IType* t = ti_.type_of(v);
     if (t && t->ranked) {
@@ -117,6 +117,7 @@ class Walker {
     return out;
   }
   bool ranked(const Value* v) {
+    if (!v) return false;
     const exec::IType* t = ti_.type_of(v);
     return shapes_.count(v) || (t && t->ranked) || (v->is_graph_input && v->type && v->type->shape_known());
   }
