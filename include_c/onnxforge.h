@@ -378,6 +378,18 @@ typedef struct ofg_diff {
   /* Appended in 0.2: flat index of the first element outside tolerance (in the first sample
    * that had one); meaningful only when mismatches > 0. */
   uint64_t first_mismatch;
+  /* Also appended in 0.2 (ofg_verify; ofg_tensor_compare fills atol/rtol with its arguments):
+   * the tolerances applied to this output (see the tolerance rule at ofg_verify). */
+  double atol;
+  double rtol;
+  /* NULL when the float64 referee was not consulted (no element outside tolerance, or not a
+   * float32/float16/bfloat16 output); else "accepted" (it passed the output: `mismatches` is 0),
+   * "rejected" (`mismatches` counts the elements it rejected) or "unavailable: WHY" (the model
+   * could not be evaluated in float64; the plain rule stands). */
+  const char* referee;
+  uint64_t outside_tolerance;      /* elements outside tolerance before the referee judged */
+  double referee_reference_error;  /* max |reference - float64 reference| (when judged) */
+  double referee_candidate_error;  /* max |candidate - float64 reference| (when judged) */
 } ofg_diff;
 
 /* Compares `actual` with `expected` (types and shapes must agree, else `problem` says why).
@@ -393,6 +405,22 @@ typedef struct ofg_report ofg_report;
  * with the candidate's output of the same name (rule as ofg_tensor_compare). Returns OFG_OK
  * whenever both could be run; whether they match is in the report (ofg_report_passed).
  *
+ * Tolerances follow each output's element type. "verify.atol"/"verify.rtol", when set, apply as
+ * given to every output. When not set: float32, float64 and other outputs use atol 1e-4 and
+ * rtol 1e-3; float16 outputs use 2^-9 (~1.95e-3) and bfloat16 outputs 2^-6 (~1.56e-2) for both,
+ * i.e. two machine epsilons of their own type (float16 eps 2^-10, bfloat16 2^-7), since the
+ * float32 defaults are below one rounding step of a half type. ofg_diff.atol/rtol and the JSON
+ * report's per-output "atol"/"rtol" give what was applied.
+ *
+ * Float64 referee: when a float32/float16/bfloat16 output has elements outside tolerance, the
+ * reference is evaluated again in float64 (its float tensors, casts and declared types turned to
+ * double, float inputs cast to double) giving the exact answer X. An element outside tolerance
+ * is then accepted when |candidate - X| <= |reference - X| + atol + rtol * |X|: the candidate is
+ * no farther from the exact answer than the reference itself, plus the tolerance. The output
+ * passes when every element is accepted; ofg_diff.referee says "accepted"/"rejected" with both
+ * max errors vs X. When the float64 copy cannot run (an op without a double kernel) the referee
+ * is "unavailable: WHY" and the plain rule decides. "verify.float64_referee" "0" turns it off.
+ *
  * Inputs, in this order of preference:
  *  1. real data: "verify.test_data" names a test_data_set_N folder or a folder holding them
  *     (input_K.pb is graph input K; one sample per folder), "verify.input.NAME" a .pb file for
@@ -401,7 +429,12 @@ typedef struct ofg_report ofg_report;
  *     inputs compared with constants in the graph take those constants, Gather indices stay
  *     inside their table, other integers are drawn from [0, verify.int_high). Dims fixed by
  *     "verify.dim.NAME", "verify.input_shapes" or "optimize.input_shapes" are used as given; each
- *     other symbolic name is one size shared by every input that uses it. Candidate sizes are
+ *     other symbolic name is one size shared by every input that uses it. Relations the graph
+ *     fixes between symbolic names are followed first: a Concat along an axis makes the result's
+ *     dim the sum of its inputs' (a KV cache: total = past + seq), broadcasting two dims that are
+ *     not 1 and a MatMul's inner dims make them equal, a declared output shape agrees with what
+ *     the graph computes; the names they leave free get distinct sizes above 1 (batch 2, others
+ *     3, 4, ...) and the note says which relations were followed. Then candidate sizes are
  *     tried in order (verify.dim default 2, then sizes the graph's weights and constants
  *     suggest, then powers of two) until the reference runs without rejecting its inputs.
  *     When none is accepted the call fails with OFG_ERR_NO_VALID_INPUTS, naming the sizes tried
@@ -410,8 +443,9 @@ typedef struct ofg_report ofg_report;
  * Options (ofg_options_set):
  *   "verify.samples"      number of seeded input sets (default 1; ignored with real data)
  *   "verify.seed"         seed of the first set (default 0); set k uses a seed derived from it
- *   "verify.atol"         absolute tolerance (default 1e-4)
- *   "verify.rtol"         relative tolerance (default 1e-3)
+ *   "verify.atol"         absolute tolerance for every output (default: by element type, above)
+ *   "verify.rtol"         relative tolerance for every output (default: by element type, above)
+ *   "verify.float64_referee" "0"|"1" (default 1): the float64 referee above
  *   "verify.dim.NAME"     size of the symbolic dim NAME
  *   "verify.input_shapes" "NAME=1,3,224,224;NAME2=..." whole input shapes
  *   "verify.int_high"     bound of integer inputs nothing else bounds (default 4)
@@ -444,9 +478,12 @@ OFG_API ofg_status ofg_report_input(const ofg_report* report, size_t index, ofg_
  * (seed 0, 1 sample); chose batch=2, sequence=512 after the reference rejected 3 other input
  * sets". Valid until ofg_report_free; "" for NULL. */
 OFG_API const char* ofg_report_note(const ofg_report* report);
-/* The whole report as one JSON object: passed, samples, atol, rtol, the comparison rule, note,
- * inputs (name, elem_type, shape, source) and outputs (name, passed, max_abs, max_rel,
- * mismatches, elements, worst_index, first_mismatch, problem). Always valid JSON: a number that
+/* The whole report as one JSON object: passed, samples, atol, rtol (as set or the float32
+ * defaults), the comparison rule, tolerance_rule, note, inputs (name, elem_type, shape, source)
+ * and outputs (name, passed, max_abs, max_rel, mismatches, elements, worst_index,
+ * first_mismatch, problem, atol, rtol as applied to that output, and referee: null or
+ * {verdict: "accepted"|"rejected"|"unavailable", outside_tolerance, reference_max_abs_error,
+ * candidate_max_abs_error} or {verdict: "unavailable", why}). Always valid JSON: a number that
  * is NaN or infinite is written as null with a sibling "<field>_nonfinite": "nan"|"inf"|"-inf".
  * Valid until ofg_report_free; NULL when report is NULL. */
 OFG_API const char* ofg_report_json(const ofg_report* report);

@@ -48,10 +48,15 @@ const std::vector<OptionSpec> kVerifySpecs = {
      true},
     {"--samples", OptionSpec::kCount, "N", "seeded input sets (default 1)"},
     {"--seed", OptionSpec::kCount, "S", "seed of the first input set (default 0)"},
-    {"--atol", OptionSpec::kNumber, "X", "absolute tolerance (default 1e-4)"},
+    {"--atol", OptionSpec::kNumber, "X",
+     "absolute tolerance for every output (default by output type: 1e-4; float16 2^-9,\n"
+     "                        bfloat16 2^-6, i.e. two machine epsilons of the type)"},
     {"--rtol", OptionSpec::kNumber, "Y",
-     "relative tolerance (default 1e-3): |a-e| <= atol + rtol*|e|; NaN matches NaN,\n"
-     "                        an infinity only the same infinity"},
+     "relative tolerance for every output (default 1e-3; float16 2^-9, bfloat16 2^-6):\n"
+     "                        |a-e| <= atol + rtol*|e|; NaN matches NaN, an infinity only the same\n"
+     "                        infinity. An output outside tolerance still passes when the reference\n"
+     "                        run in float64 finds it at least as close to the exact answer as the\n"
+     "                        reference (largest error and count outside tolerance)"},
     {"--max-tries", OptionSpec::kCount, "N", "candidate input sets before giving up with exit 3 (default 32)"},
 };
 
@@ -119,7 +124,15 @@ int print_verify_report(ofg_report* rep, const char* indent) {
                 d.name, d.max_abs, d.max_rel, static_cast<unsigned long long>(d.mismatches),
                 static_cast<unsigned long long>(d.elements));
     if (d.mismatches) std::printf("  first at %llu", static_cast<unsigned long long>(d.first_mismatch));
+    if (d.atol != 1e-4 || d.rtol != 1e-3) std::printf("  (atol %.3g rtol %.3g)", d.atol, d.rtol);
     std::printf("\n");
+    if (d.referee && std::string(d.referee).rfind("unavailable", 0) == 0)
+      std::printf("%s         float64 referee %s\n", indent, d.referee);
+    else if (d.referee)
+      std::printf("%s         float64 referee: %s (%llu over tolerance of the reference; max abs error vs float64: "
+                  "reference %.3g, candidate %.3g)\n",
+                  indent, d.referee, static_cast<unsigned long long>(d.outside_tolerance), d.referee_reference_error,
+                  d.referee_candidate_error);
   }
   return passed ? kOk : kCheckFailed;
 }

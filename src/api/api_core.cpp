@@ -32,7 +32,8 @@ void validate_option(const std::string& key, const std::string& v) {
     fail(Status::kInvalidArgument, "ofg_options_set: '" + key + "' takes " + what + ", got '" + v + "'");
   };
   static const char* const flags[] = {"load.copy_buffer", "save.external_data", "save.durable",
-                                      "optimize.check_each_pass", "optimize.verify_each_pass"};
+                                      "optimize.check_each_pass", "optimize.verify_each_pass",
+                                      "verify.float64_referee"};
   static const char* const counts[] = {"optimize.max_iterations", "verify.samples", "verify.max_tries",
                                        "verify.int_high"};
   for (const char* k : flags)
@@ -156,7 +157,7 @@ ofg_status ofg_options_set(ofg_options* options, const char* key, const char* va
                                         // read by ofg_verify (src/api/api_exec.cpp)
                                         "verify.samples", "verify.seed", "verify.atol", "verify.rtol",
                                         "verify.int_high", "verify.max_tries", "verify.input_shapes",
-                                        "verify.test_data",
+                                        "verify.test_data", "verify.float64_referee",
                                         // read by every call that runs ops (src/api/api_core.cpp)
                                         "run.max_tensor_bytes", "run.threads"};
     bool found = (std::strncmp(key, "verify.dim.", 11) == 0 && key[11] != '\0') ||

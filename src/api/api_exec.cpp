@@ -41,6 +41,12 @@ void fill_diff(const verify::OutputDiff& d, ofg_diff* out) {
   r.problem = d.problem.empty() ? nullptr : d.problem.c_str();
   r.passed = d.passed() ? 1 : 0;
   r.first_mismatch = d.mismatches ? d.first_mismatch : 0;
+  r.atol = d.atol;
+  r.rtol = d.rtol;
+  r.referee = d.referee.empty() ? nullptr : d.referee.c_str();
+  r.outside_tolerance = d.referee_used ? d.outside_tolerance : d.mismatches;
+  r.referee_reference_error = d.ref_err64;
+  r.referee_candidate_error = d.cand_err64;
   std::memcpy(out, &r, std::min<size_t>(out->struct_size, sizeof r));
 }
 
@@ -98,6 +104,10 @@ verify::Options verify_options(const ofg_options* options, const char* caller) {
     o.seed = static_cast<uint64_t>(parse_double(options, "verify.seed", 0));
     o.atol = parse_double(options, "verify.atol", 1e-4);
     o.rtol = parse_double(options, "verify.rtol", 1e-3);
+    // Tolerances not set follow each output's element type (verify::tolerance_for).
+    o.atol_set = options && options->has("verify.atol");
+    o.rtol_set = options && options->has("verify.rtol");
+    o.float64_referee = !options || options->get("verify.float64_referee", "1") != "0";
     o.int_high = static_cast<int64_t>(parse_double(options, "verify.int_high", 4));
     if (o.int_high < 1) fail(Status::kInvalidArgument, std::string(caller) + ": verify.int_high must be >= 1");
     o.max_tries = static_cast<int>(parse_double(options, "verify.max_tries", 32));

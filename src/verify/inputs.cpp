@@ -164,6 +164,7 @@ InputPlanner::InputPlanner(Model& m, const Options& o) : o_(o) {
           var = static_cast<int>(vars_.size());
           Var nv;
           nv.label = in.name + "[" + std::to_string(axis) + "]";
+          nv.unnamed = true;
           vars_.push_back(nv);
         }
         // The first axis of a batched input is its batch: small sizes come first for it.
@@ -175,7 +176,35 @@ InputPlanner::InputPlanner(Model& m, const Options& o) : o_(o) {
       trace_integer_input(m, v, 0, in.compared_with, in.index_bound);
     inputs_.push_back(std::move(in));
   }
+  // Relations between the symbolic dims of the inputs, solved for some of them from the others.
+  std::vector<std::string> fixed, symbols;
+  for (const auto& kv : var_by_symbol) {
+    symbols.push_back(kv.first);
+    if (vars_[kv.second].fixed >= 0) fixed.push_back(kv.first);
+  }
+  if (!var_by_symbol.empty()) {
+    auto solver = std::make_unique<DimSolver>(derive_dim_relations(m), fixed, symbols);
+    bool relates_inputs = false;
+    for (const Var& v : vars_) {
+      const int k = v.unnamed ? -1 : solver->index(v.label);
+      relates_inputs |= k >= 0 && solver->determined(static_cast<size_t>(k));
+    }
+    if (relates_inputs) solver_ = std::move(solver);
+  }
   plan_tries(graph_sizes(m));
+}
+
+bool InputPlanner::apply_relations(Try& t) const {
+  std::vector<int64_t> values(solver_->names().size(), -1);
+  std::vector<int> at(vars_.size(), -1);  // each var's number in the solver's names
+  for (size_t i = 0; i < vars_.size(); ++i) {
+    if (!vars_[i].unnamed) at[i] = solver_->index(vars_[i].label);
+    if (at[i] >= 0) values[at[i]] = t.var_values[i];
+  }
+  if (!solver_->solve(values)) return false;
+  for (size_t i = 0; i < vars_.size(); ++i)
+    if (at[i] >= 0) t.var_values[i] = values[at[i]];
+  return true;
 }
 
 void InputPlanner::plan_tries(const std::vector<int64_t>& hints) {
@@ -191,9 +220,18 @@ void InputPlanner::plan_tries(const std::vector<int64_t>& hints) {
   constant_choices = std::min<size_t>(constant_choices, 3);
 
   std::set<std::vector<int64_t>> seen;
-  auto add = [&](int64_t batch, int64_t other) {
+  // batch-like vars take `batch`, the others `other` (`distinct`: other, other + 1, ... in order
+  // for the named ones); `related`: then the vars the graph's relations determine are solved.
+  auto add = [&](int64_t batch, int64_t other, bool related, bool distinct) {
     Try t;
-    for (const Var& v : vars_) t.var_values.push_back(v.fixed >= 0 ? v.fixed : v.batch_like ? batch : other);
+    int64_t next = other;
+    for (const Var& v : vars_) {
+      int64_t size = v.fixed >= 0 ? v.fixed : v.batch_like ? batch : other;
+      if (distinct && v.fixed < 0 && !v.batch_like && !v.unnamed) size = next++;
+      t.var_values.push_back(size);
+    }
+    if (related && !apply_relations(t)) return;
+    t.related = related;
     if (!seen.insert(t.var_values).second) return;
     int64_t total = 0;
     for (const Input& in : inputs_) {
@@ -208,10 +246,21 @@ void InputPlanner::plan_tries(const std::vector<int64_t>& hints) {
       tries_.push_back(t);
     }
   };
-  add(o_.default_dim, o_.default_dim);
-  for (size_t i = 1; i < uniq.size(); ++i) {
-    add(o_.default_dim, uniq[i]);
-    add(uniq[i], uniq[i]);
+  if (solver_) {
+    // Sizes above 1 that differ: a mask over seq = 1 masks nothing, and two dims of one size
+    // hide a transposition.
+    add(o_.default_dim, o_.default_dim + 1, true, true);
+    add(o_.default_dim, o_.default_dim, true, false);
+  }
+  // The sizes as before (a relation read wrongly must not cost the inputs that worked), then the
+  // same sizes with the relations.
+  for (bool related : {false, true}) {
+    if (related && !solver_) break;
+    add(o_.default_dim, o_.default_dim, related, false);
+    for (size_t i = 1; i < uniq.size(); ++i) {
+      add(o_.default_dim, uniq[i], related, false);
+      add(uniq[i], uniq[i], related, false);
+    }
   }
   if (tries_.empty()) {  // every candidate was too large: the simplest one all the same
     Try t;
@@ -260,6 +309,7 @@ std::string InputPlanner::describe(size_t k) const {
     if (!in.compared_with.empty())
       s += (s.empty() ? "" : ", ") + in.name + "=" +
            std::to_string(in.compared_with[t.constant_choice % in.compared_with.size()]);
+  if (t.related) s += " (following the graph: " + relations() + ")";
   return s;
 }
 

@@ -3,15 +3,20 @@
 // Every dim an input's declaration leaves open is a variable: one per symbolic name (shared by
 // all inputs that use the name), one per unnamed dim. Candidates for those variables are the
 // sizes the graph itself suggests (weight and constant dims, Reshape targets and other small
-// integer constants), then powers of two; integer inputs that are compared with constants (an
+// integer constants), then powers of two. Relations the graph fixes between symbolic dims (a
+// Concat's sum, broadcast equalities: dim_relations.h) are followed first, with the free dims at
+// distinct sizes above 1 (batch 2, the others 3, 4, ...); then the same sizes for every dim as
+// before, with and without the relations. Integer inputs that are compared with constants (an
 // `Equal(sr, 16000)` feeding an If) take those constants, inputs that index a Gather table stay
 // below its size. The planner lists candidate input sets in order, simplest first; the caller
 // runs the model on each until one is accepted.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "verify/dim_relations.h"
 #include "verify/verify.h"
 
 namespace ofg::verify {
@@ -27,6 +32,9 @@ class InputPlanner {
   std::string describe(size_t k) const;
   // True when candidate sets differ in more than their random contents.
   bool has_choices() const { return count() > 1; }
+  // The relations between symbolic dims the graph fixes that the first candidates follow
+  // (dim_relations.h), e.g. "total = past + seq"; "" when none.
+  std::string relations() const { return solver_ ? solver_->describe() : std::string(); }
 
  private:
   struct DimSlot {
@@ -43,19 +51,24 @@ class InputPlanner {
   struct Var {
     std::string label;  // the symbolic name, or "INPUT[axis]" for an unnamed dim
     bool batch_like = false;
+    bool unnamed = false;  // a dim without a symbolic name (label "INPUT[axis]")
     int64_t fixed = -1;  // given by the caller
   };
   struct Try {
     std::vector<int64_t> var_values;
     size_t constant_choice = 0;  // which compared-with constant integer inputs take
+    bool related = false;        // the dims the graph relates were solved (apply_relations)
   };
   void plan_tries(const std::vector<int64_t>& sizes);
+  // Sets the vars the relations determine from the others in t (false: they come out invalid).
+  bool apply_relations(Try& t) const;
   std::vector<int64_t> shape_of(const Input& in, const Try& t) const;
 
   const Options& o_;
   std::vector<Input> inputs_;
   std::vector<Var> vars_;
   std::vector<Try> tries_;
+  std::unique_ptr<DimSolver> solver_;  // null when the graph relates no input dims
 };
 
 }  // namespace ofg::verify

@@ -2,12 +2,14 @@
 
 #include <chrono>
 #include <cmath>
+#include <memory>
 
 #include "ir/graph_ops.h"
 #include "ir/json.h"
 #include "kernels/kernels.h"
 #include "verify/candidate_run.h"
 #include "verify/inputs.h"
+#include "verify/referee.h"
 
 namespace ofg::verify {
 
@@ -37,6 +39,8 @@ size_t first_float_mismatch(const float* a, const float* e, size_t n, double ato
 
 OutputDiff compare(const RTensor& actual, const RTensor& expected, double atol, double rtol) {
   OutputDiff d;
+  d.atol = atol;
+  d.rtol = rtol;
   if (actual.dtype != expected.dtype) {
     d.problem = std::string("element type ") + dtype_name(actual.dtype) + " != expected " + dtype_name(expected.dtype);
     return d;
@@ -85,7 +89,39 @@ OutputDiff compare(const RTensor& actual, const RTensor& expected, double atol, 
   return d;
 }
 
+Tolerance tolerance_for(int32_t dtype, const Options& o) {
+  // Two machine epsilons of the type: the result of one rounding step on either side.
+  double unit = dtype == kFloat16 ? 2 * std::ldexp(1.0, -10) : dtype == kBfloat16 ? 2 * std::ldexp(1.0, -7) : 0;
+  Tolerance t{o.atol, o.rtol};
+  if (unit > 0) {
+    if (!o.atol_set) t.atol = unit;
+    if (!o.rtol_set) t.rtol = unit;
+  }
+  return t;
+}
+
 namespace {
+
+// Folds the diff of one more sample into the worst so far.
+void merge_worst(OutputDiff& w, const OutputDiff& d) {
+  if (w.problem.empty() && !d.problem.empty()) w.problem = d.problem;
+  if (w.mismatches == 0 && d.mismatches > 0) w.first_mismatch = d.first_mismatch;
+  if (d.max_abs > w.max_abs) { w.max_abs = d.max_abs; w.worst_index = d.worst_index; }
+  w.max_rel = std::max(w.max_rel, d.max_rel);
+  w.mismatches += d.mismatches;
+  w.elements += d.elements;
+  w.outside_tolerance += d.outside_tolerance;
+  w.ref_err64 = std::max(w.ref_err64, d.ref_err64);
+  w.cand_err64 = std::max(w.cand_err64, d.cand_err64);
+  w.ref_over64 += d.ref_over64;
+  w.cand_over64 += d.cand_over64;
+  // The verdict of the referee over all samples: rejected in one sample is rejected; one it
+  // could not judge leaves the plain rule standing there (unavailable is said).
+  if (d.referee == "rejected" || (d.referee.rfind("unavailable", 0) == 0 && w.referee != "rejected") ||
+      (w.referee.empty() && !d.referee.empty()))
+    w.referee = d.referee;
+  w.referee_used |= d.referee_used;
+}
 
 // Errors by which a model rejects the inputs it was given (shapes or values that do not fit
 // what its ops require, or sizes past a limit), as opposed to unsupported ops.
@@ -173,6 +209,7 @@ Report verify_models(Model& reference, Model& candidate, const Options& o) {
   CandidateRun cand(ci);
   InputPlanner planner(reference, o);
   std::map<std::string, OutputDiff> worst;
+  std::unique_ptr<Float64Referee> referee;
   std::vector<std::string> order;
   const bool given = !o.given.empty();
   r.samples = given ? static_cast<uint32_t>(o.given.size()) : std::max<uint32_t>(1, o.samples);
@@ -263,6 +300,9 @@ Report verify_models(Model& reference, Model& candidate, const Options& o) {
     } catch (const Error& e) {
       fail(e.status(), std::string("verify: the candidate model failed on inputs the reference accepts: ") + e.what());
     }
+    std::vector<OutputDiff> diffs;
+    std::vector<int> cand_index;
+    bool want_referee = false;
     for (uint32_t i = 0; i < reference.graph->outputs.size; ++i) {
       std::string name(reference.str(reference.graph->outputs[i].value->name));
       if (s == 0) order.push_back(name);
@@ -274,20 +314,35 @@ Report verify_models(Model& reference, Model& candidate, const Options& o) {
       if (found < 0) d.problem = "output missing from the candidate";
       else if (ro[i].kind != RValue::kTensor || co[found].kind != RValue::kTensor) d.problem = "output is not a tensor";
       else {
-        d = compare(co[found].t, ro[i].t, o.atol, o.rtol);
+        Tolerance tol = tolerance_for(ro[i].t.dtype, o);
+        d = compare(co[found].t, ro[i].t, tol.atol, tol.rtol);
         d.name = name;
+        d.atol = tol.atol;
+        d.rtol = tol.rtol;
+        want_referee |= d.problem.empty() && d.mismatches > 0 && exec::is_float_type(ro[i].t.dtype) &&
+                        ro[i].t.dtype != kDouble;
       }
-      auto it = worst.find(name);
-      if (it == worst.end()) worst[name] = d;
-      else {
-        OutputDiff& w = it->second;
-        if (w.problem.empty() && !d.problem.empty()) w.problem = d.problem;
-        if (w.mismatches == 0 && d.mismatches > 0) w.first_mismatch = d.first_mismatch;
-        if (d.max_abs > w.max_abs) { w.max_abs = d.max_abs; w.worst_index = d.worst_index; }
-        w.max_rel = std::max(w.max_rel, d.max_rel);
-        w.mismatches += d.mismatches;
-        w.elements += d.elements;
+      diffs.push_back(std::move(d));
+      cand_index.push_back(found);
+    }
+    if (want_referee && o.float64_referee) {
+      // Made once, on the first sample that needs it: most verifications never do.
+      if (!referee) referee = std::make_unique<Float64Referee>(reference);
+      std::vector<RValue> exact = referee->run(inputs);
+      for (uint32_t i = 0; i < diffs.size(); ++i) {
+        OutputDiff& d = diffs[i];
+        if (!d.problem.empty() || d.mismatches == 0 || !exec::is_float_type(ro[i].t.dtype) || ro[i].t.dtype == kDouble)
+          continue;
+        if (exact.empty()) d.referee = "unavailable: " + referee->why();
+        else if (exact[i].kind == RValue::kTensor && exact[i].t.shape == ro[i].t.shape)
+          referee_judge(d, co[cand_index[i]].t, ro[i].t, exact[i].t, d.atol, d.rtol);
+        else d.referee = "unavailable: its output has another shape or kind";
       }
+    }
+    for (OutputDiff& d : diffs) {
+      auto it = worst.find(d.name);
+      if (it == worst.end()) worst[d.name] = d;
+      else merge_worst(it->second, d);
     }
     if (s == 0 && o.log) o.log(1, "verify: " + r.note);
     if (o.progress && !o.progress(s + 1, r.samples)) fail(Status::kCancelled, "verify: cancelled by the progress callback");
@@ -302,7 +357,8 @@ Report verify_models(Model& reference, Model& candidate, const Options& o) {
 std::string Report::to_json() const {
   std::string j = std::string("{\"passed\":") + (passed ? "true" : "false") + ",\"samples\":" + std::to_string(samples) +
                   "," + json::number_field("atol", atol) + "," + json::number_field("rtol", rtol) +
-                  ",\"rule\":" + json::string(kCompareRule) + ",\"note\":" + json::string(note) + ",\"inputs\":[";
+                  ",\"rule\":" + json::string(kCompareRule) +
+                  ",\"tolerance_rule\":" + json::string(kToleranceRule) + ",\"note\":" + json::string(note) + ",\"inputs\":[";
   for (size_t i = 0; i < inputs.size(); ++i) {
     const InputInfo& in = inputs[i];
     j += (i ? ",{" : "{") + std::string("\"name\":") + json::string(in.name) +
@@ -318,7 +374,22 @@ std::string Report::to_json() const {
          json::number_field("max_rel", d.max_rel) + ",\"mismatches\":" + std::to_string(d.mismatches) +
          ",\"elements\":" + std::to_string(d.elements) + ",\"worst_index\":" + std::to_string(d.worst_index) +
          ",\"first_mismatch\":" + (d.mismatches ? std::to_string(d.first_mismatch) : std::string("null")) +
-         ",\"problem\":" + (d.problem.empty() ? std::string("null") : json::string(d.problem)) + "}";
+         ",\"problem\":" + (d.problem.empty() ? std::string("null") : json::string(d.problem)) + "," +
+         json::number_field("atol", d.atol) + "," + json::number_field("rtol", d.rtol) + ",\"referee\":";
+    if (d.referee.empty()) j += "null";
+    else {
+      const bool unavailable = d.referee.rfind("unavailable", 0) == 0;
+      j += "{\"verdict\":" + json::string(unavailable ? "unavailable" : d.referee);
+      if (d.referee_used)
+        j += ",\"outside_tolerance\":" + std::to_string(d.outside_tolerance) + "," +
+             json::number_field("reference_max_abs_error", d.ref_err64) + "," +
+             json::number_field("candidate_max_abs_error", d.cand_err64) +
+             ",\"reference_outside_tolerance\":" + std::to_string(d.ref_over64) +
+             ",\"candidate_outside_tolerance\":" + std::to_string(d.cand_over64);
+      if (unavailable) j += ",\"why\":" + json::string(d.referee.substr(d.referee.find(':') + 2));
+      j += "}";
+    }
+    j += "}";
   }
   return j + "]}";
 }

@@ -24,8 +24,14 @@ struct GivenInputs {
 struct Options {
   uint32_t samples = 1;
   uint64_t seed = 0;
+  // Tolerances of float32 outputs (and of every output when set by the caller: atol_set,
+  // rtol_set); see tolerance_for for half-precision outputs.
   double atol = 1e-4;
   double rtol = 1e-3;
+  bool atol_set = false, rtol_set = false;
+  // When an output fails its tolerance, the reference is evaluated in float64 (referee.h) and
+  // the candidate is judged against that exact answer too.
+  bool float64_referee = true;
   // Sizes for symbolic dims by name (both models get the same inputs, so this fixes both).
   std::map<std::string, int64_t> dims;
   // Whole shapes of graph inputs by name (the shapes an optimize run fixed with
@@ -63,6 +69,14 @@ struct OutputDiff {
   // (meaningful only when mismatches > 0).
   size_t first_mismatch = 0;
   std::string problem;  // "" when compared; else why it could not be (missing, type, shape)
+  double atol = 0, rtol = 0;  // the tolerances applied to this output (tolerance_for)
+  // The float64 referee (referee.h), consulted when elements were outside tolerance:
+  // "" not consulted, "accepted", "rejected", or "unavailable: WHY" (the plain rule then stands).
+  std::string referee;
+  bool referee_used = false;        // referee is "accepted" or "rejected"
+  size_t outside_tolerance = 0;     // elements outside tolerance before the referee judged them
+  double ref_err64 = 0, cand_err64 = 0;  // max |reference - exact|, max |candidate - exact|
+  size_t ref_over64 = 0, cand_over64 = 0;  // elements outside tolerance of the exact answer
   bool passed() const { return problem.empty() && mismatches == 0; }
 };
 
@@ -72,6 +86,21 @@ struct OutputDiff {
 inline constexpr const char* kCompareRule =
     "|a - e| <= atol + rtol * |e|; NaN matches NaN, +Inf matches +Inf, -Inf matches -Inf; integers and bools exactly";
 OutputDiff compare(const exec::RTensor& actual, const exec::RTensor& expected, double atol, double rtol);
+
+// The tolerances for an output of element type `dtype`. A tolerance the caller set applies as
+// given to every output. One not set is the default of the output's type, in units of its own
+// precision: float16 2^-9 (two machine epsilons, 2 * 2^-10) for both atol and rtol, bfloat16 2^-6
+// (2 * 2^-7); every other type (float32, float64) atol 1e-4, rtol 1e-3, which are about 8000
+// float32 epsilons (2^-23) and would fail a half-precision output on one rounding step.
+struct Tolerance {
+  double atol, rtol;
+};
+Tolerance tolerance_for(int32_t dtype, const Options& o);
+inline constexpr const char* kToleranceRule =
+    "atol/rtol as set apply to every output; defaults: float16 2^-9 both, bfloat16 2^-6 both, others atol 1e-4 "
+    "rtol 1e-3; an output outside tolerance passes when the float64 referee finds it at least as close to x (the "
+    "reference evaluated in float64) as the reference e: max|a - x| <= max|e - x| and "
+    "#{|a - x| > atol + rtol*|x|} <= #{|e - x| > atol + rtol*|x|}";
 
 struct Report {
   std::vector<OutputDiff> outputs;  // worst over the samples, one per reference output
