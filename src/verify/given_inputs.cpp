@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/input_check.h"
 #include "verify/given_inputs.h"
 #include "verify/values.h"
 
@@ -51,7 +52,14 @@ std::vector<std::pair<long, std::string>> numbered_entries(const std::string& di
 exec::RValue input_from_pb(const Model& m, size_t index, const std::string& bytes, const std::string& context) {
   const ValueInfo& vi = m.graph->inputs[index];
   Bytes b{reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()};
-  return to_runtime(read_value_pb(b, vi.type ? vi.type : vi.value->type, context));
+  exec::RValue r = to_runtime(read_value_pb(b, vi.type ? vi.type : vi.value->type, context));
+  // Checked here too (the interpreter checks every run) so that the message names the file.
+  try {
+    exec::check_input(m, index, r);
+  } catch (const Error& e) {
+    fail(e.status(), context + ": " + e.what());
+  }
+  return r;
 }
 
 // One test_data_set_N folder: input_K.pb is graph input K.
@@ -96,7 +104,8 @@ std::vector<GivenInputs> read_given_inputs(const Model& reference, const std::st
     for (size_t i = 0; i < reference.graph->inputs.size; ++i)
       if (reference.str(reference.graph->inputs[i].value->name) == name) index = i;
     if (index == reference.graph->inputs.size)
-      fail(Status::kInvalidArgument, std::string(caller) + ": verify.input." + name + ": the model has no input '" + name + "'");
+      fail(Status::kInvalidArgument, std::string(caller) + ": verify.input." + name + ": the model has no input '" + name + "' (its inputs: " +
+                                         exec::input_names_text(reference) + ")");
     std::string bytes = read_whole_file(path, caller);
     files.values.emplace_back(name, input_from_pb(reference, index, bytes, std::string(caller) + ": " + path));
     files.source += (files.source.empty() ? "" : ", ") + path;
