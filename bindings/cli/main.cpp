@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "cli.h"
+#include "messages.h"
 
 namespace {
 
@@ -62,7 +63,8 @@ int main(int argc, char** argv) {
   if (verb == "passes") return cli::cmd_passes(args);
   if (verb == "run") return cli::cmd_run(args);
   if (verb == "verify") return cli::cmd_verify(args);
-  std::fprintf(stderr, "onnxforge: unknown command '%s'\n\n", verb.c_str());
-  usage(stderr);
+  std::string hint = cli::nearest(verb, {"inspect", "convert", "optimize", "passes", "run", "verify", "help", "--version"});
+  std::fprintf(stderr, "onnxforge: unknown command '%s' (%sonnxforge help lists the commands)\n", verb.c_str(),
+               hint.empty() ? "" : ("did you mean '" + hint + "'?; ").c_str());
   return cli::kUsage;
 }
