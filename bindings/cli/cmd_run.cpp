@@ -345,7 +345,9 @@ const std::vector<OptionSpec> kRunSpecs = {
     {"--json", OptionSpec::kFlag, "", "print the comparison as one JSON object"},
     {"--light", OptionSpec::kFlag, "", "MODEL is a light-suite model: arange input, expected output beside it"},
     {"--input", OptionSpec::kText, "NAME=FILE.pb", "bind input NAME to a .pb file (MODEL form)", true},
-    {"--output-dir", OptionSpec::kText, "D", "write output_K.pb files into D (MODEL form)"},
+    {"--output-dir", OptionSpec::kText, "D",
+     "write output_K.pb files into D (MODEL form); D is made when absent (with its parents)\n"
+     "                        and checked before the model is read, and removed again if the run fails"},
     kThreadsSpec,
 };
 
@@ -359,6 +361,8 @@ const CommandHelp kHelp = {
     "DIR holds model.onnx and test_data_set_N/{input_K,output_K}.pb (K-th graph input/output).\n"
     "A .pb is read as a TensorProto, SequenceProto or OptionalProto per the declared type of its\n"
     "input/output; sequences are compared element by element, optionals by presence then value.\n"
+    "A given input must fit what the model declares for it: another element type or rank, or another\n"
+    "size where the declared dim is fixed, is refused (exit 2) naming the input and both shapes.\n"
     "Exit 0 when every output matches, 1 otherwise, 2 on usage or input errors.\n"};
 
 int cmd_run(const Args& args) {
