@@ -262,13 +262,12 @@ int cmd_optimize(const Args& args) {
   for (const std::string& name : order)
     std::printf("    %-34s %8.3f %6lld\n", name.c_str(), per_pass[name].first, static_cast<long long>(per_pass[name].second));
   if (vrep) print_verify_report(vrep, "  ");
-  if (exit_code != kOk && exit_code != kUsage && !save)
+  if (exit_code != kOk && exit_code != kUsage && !save) {
+    std::string what = out + (out_existed ? " was left unchanged" : " was not written");
+    if (exit_code == kCheckFailed && !in_place) what += " (--keep-on-verify-failure writes it anyway)";
     std::fprintf(stderr, "onnxforge optimize: %s; %s\n",
-                 exit_code == kCheckFailed ? "verification did not pass" : "the result could not be verified",
-                 in_place ? (in + " was left unchanged").c_str()
-                          : (out + " was not written" +
-                             std::string(exit_code == kCheckFailed ? " (--keep-on-verify-failure writes it anyway)" : ""))
-                                .c_str());
+                 exit_code == kCheckFailed ? "verification did not pass" : "the result could not be verified", what.c_str());
+  }
 
   // The report of a run that got as far as a result (exit 0, 1 or 3), not of one that failed.
   if (p.has("--report") && exit_code != kUsage) {

@@ -171,6 +171,26 @@ def test_input_of_the_wrong_shape_is_a_usage_error_naming_it():
                            "its inputs: x)"), p.stderr
 
 
+def test_sequence_input_elements_are_checked_too():
+    seq_t = helper.make_sequence_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, ["N"]))
+    g = helper.make_graph([helper.make_node("SequenceLength", ["s"], ["n"])], "seq",
+                          [helper.make_value_info("s", seq_t)], [helper.make_tensor_value_info("n", TensorProto.INT64, [])])
+    src = save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "d7_seq.onnx")
+
+    def seq_file(arrays, file):
+        path = os.path.join(TMP, file)
+        with open(path, "wb") as f:
+            f.write(numpy_helper.from_list(arrays, "s").SerializeToString())
+        return path
+    # Elements of several lengths fit a symbolic dim; a rank-2 element does not.
+    p = run("run", src, "--input", "s=" + seq_file([np.ones(3, np.float32), np.ones(2, np.float32)], "seq_ok.pb"))
+    assert "n: int64 []" in p.stdout, p.stdout
+    bad = seq_file([np.ones(3, np.float32), np.ones((2, 2), np.float32)], "seq_bad.pb")
+    p = run("run", src, "--input", "s=" + bad, ok=(2,))
+    assert one_line(p) == ("onnxforge run: input 's': given a sequence whose element 1 is float32[2,2] but the model "
+                           "declares sequence of float32[N] [invalid argument]"), p.stderr
+
+
 # ------------------------------------------------------------------ defect 8: messages
 
 def test_path_once_and_the_status_as_a_category():
