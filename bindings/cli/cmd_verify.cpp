@@ -14,9 +14,10 @@ const CommandHelp kHelp = {
     "usage: onnxforge verify A B [options]\n",
     "Runs reference A and candidate B on the same inputs (real data first, else seeded inputs\n"
     "that A accepts) and compares B's outputs with A's by name. The two models' inputs are\n"
-    "compared first: an input of both with another element type, rank or fixed size is refused\n"
-    "(exit 2, naming it); where B fixes a size A leaves symbolic, that size is used (unless --dim\n"
-    "gives it). A given input (--input, --test-data) must fit what A declares for it.\n"
+    "compared first: an input of both with another element type, rank or fixed size, or inputs of\n"
+    "each that the other lacks (renamed), is refused (exit 2, naming them); where B fixes a size A\n"
+    "leaves symbolic, that size is used (unless --dim gives it). A given input (--input,\n"
+    "--test-data) must fit what A declares for it.\n"
     "Exit 0 when they match, 1 when they differ, 2 on usage or load errors (or an invalid model),\n"
     "3 when no input set model A accepts could be built.\n"};
 
@@ -111,10 +112,26 @@ int compare_inputs(const ParsedArgs& p, const std::string& a_path, ofg_model* a,
       dims_given.push_back(symbol);
     }
   }
+  // Inputs on both sides that the other lacks: most likely renamed, and B cannot be given what it needs.
+  std::vector<std::string> only_a;
+  for (const Declared& x : in_a) {
+    bool found = false;
+    for (const Declared& y : in_b) found |= x.name == y.name;
+    if (!found) only_a.push_back(x.name);
+  }
+  auto quoted = [](const std::vector<std::string>& names) {
+    std::string s;
+    for (size_t i = 0; i < names.size() && i < 5; ++i) s += (i ? ", '" : "'") + names[i] + "'";
+    if (names.size() > 5) s += " and " + std::to_string(names.size() - 5) + " more";
+    return s;
+  };
+  if (!only_a.empty() && !only_b.empty()) {
+    std::fprintf(stderr, "onnxforge verify: the models' inputs differ: %s has %s, %s has %s instead\n", a_path.c_str(),
+                 quoted(only_a).c_str(), b_path.c_str(), quoted(only_b).c_str());
+    return kUsage;
+  }
   if (!only_b.empty()) {
-    std::string names;
-    for (size_t i = 0; i < only_b.size() && i < 5; ++i) names += (i ? ", '" : "'") + only_b[i] + "'";
-    if (only_b.size() > 5) names += " and " + std::to_string(only_b.size() - 5) + " more";
+    std::string names = quoted(only_b);
     std::fprintf(stderr, "onnxforge verify: note: %s has input%s %s that %s lacks; %s uses its default value%s there\n",
                  b_path.c_str(), only_b.size() == 1 ? "" : "s", names.c_str(), a_path.c_str(), b_path.c_str(),
                  only_b.size() == 1 ? "" : "s");

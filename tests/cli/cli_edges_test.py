@@ -245,6 +245,14 @@ def test_verify_says_up_front_which_input_differs():
     p = run("verify", a, c, ok=(2,))
     assert "input 'x' is float32[1,3,4,4] in %s but int64[1,3,4,4] in %s (another element type)" % (a, c) \
         in one_line(p), p.stderr
+    # Renamed: each has an input the other lacks.
+    renamed = add_model()
+    renamed.graph.input[0].name = "image"
+    renamed.graph.node[0].input[0] = "image"
+    r = save(renamed, "d8_renamed.onnx")
+    p = run("verify", a, r, ok=(2,))
+    assert one_line(p) == "onnxforge verify: the models' inputs differ: %s has 'x', %s has 'image' instead" % (a, r), \
+        p.stderr
     # A size B fixes where A has a symbol is the size verify uses.
     sym = helper.make_model(helper.make_graph(
         [helper.make_node("Relu", ["x"], ["y"])], "s", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3])],
