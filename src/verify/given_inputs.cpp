@@ -125,4 +125,27 @@ std::vector<GivenInputs> read_given_inputs(const Model& reference, const std::st
   return sets;
 }
 
+void dims_of_given(const Model& reference, const std::vector<GivenInputs>& sets, std::map<std::string, int64_t>& dims) {
+  if (sets.empty()) return;
+  for (const auto& [name, value] : sets[0].values) {
+    if (value.kind != exec::RValue::kTensor) continue;
+    for (const ValueInfo& vi : reference.graph->inputs) {
+      const Type* t = vi.type ? vi.type : vi.value->type;
+      if (reference.str(vi.value->name) != name || !vi.has_type || !t || !t->shape_known() ||
+          t->dims.size != value.t.shape.size())
+        continue;
+      for (uint32_t k = 0; k < t->dims.size; ++k) {
+        if (!t->dims[k].is_symbolic()) continue;
+        std::string symbol(reference.str(t->dims[k].param));
+        auto [it, added] = dims.emplace(symbol, value.t.shape[k]);
+        if (!added && it->second != value.t.shape[k])
+          fail(Status::kInvalidArgument, "verify.dim." + symbol + " is " + std::to_string(it->second) + ", but input '" +
+                                             name + "' is given " + exec::given_value_text(value) + " (" +
+                                             sets[0].source + ") where the model declares " +
+                                             exec::declared_type_text(reference, t));
+      }
+    }
+  }
+}
+
 }  // namespace ofg::verify

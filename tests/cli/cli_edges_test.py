@@ -171,6 +171,20 @@ def test_input_of_the_wrong_shape_is_a_usage_error_naming_it():
                            "its inputs: x)"), p.stderr
 
 
+def test_inputs_drawn_beside_a_given_one_take_its_sizes():
+    g = helper.make_graph([helper.make_node("Add", ["x", "y"], ["z"])], "xy",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3]),
+                           helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 3])],
+                          [helper.make_tensor_value_info("z", TensorProto.FLOAT, ["N", 3])])
+    src = save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "d7_xy.onnx")
+    x5 = tensor_file("x", np.ones((5, 3), np.float32), "d7_x5.pb")
+    p = run("verify", src, src, "--input", "x=" + x5)
+    assert "[5,3]              seed 0" in p.stdout, p.stdout  # y drawn with N = 5
+    p = run("verify", src, src, "--input", "x=" + x5, "--dim", "N=2", ok=(2,))
+    assert one_line(p) == ("onnxforge verify: --dim N is 2, but input 'x' is given float32[5,3] (%s) where the model "
+                           "declares float32[N,3] [invalid argument]" % x5), p.stderr
+
+
 def test_sequence_input_elements_are_checked_too():
     seq_t = helper.make_sequence_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, ["N"]))
     g = helper.make_graph([helper.make_node("SequenceLength", ["s"], ["n"])], "seq",
