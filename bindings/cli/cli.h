@@ -55,6 +55,9 @@ bool any_verify_option(const ParsedArgs& p);
 // inputs unless --random-inputs, --test-data or --input says otherwise. kOk or kUsage.
 // Files given with --input and --test-data must be readable: checked here, before any work.
 int apply_verify_options(const char* command, const ParsedArgs& p, ofg_options* o, const std::string& model_path);
+// Every --input NAME names an input of `reference` (checked right after loading, before any
+// work); else prints which inputs there are, with a "did you mean", and returns kUsage.
+int check_input_names(const char* command, const ParsedArgs& p, ofg_model* reference);
 // Prints the inputs used and every output's differences; kOk or kCheckFailed.
 int print_verify_report(ofg_report* rep, const char* indent);
 // Prints why ofg_verify failed; the exit code: kNoValidInputs when no input set was accepted.

@@ -196,6 +196,12 @@ int cmd_optimize(const Args& args) {
     ofg_options_free(opts);
     return report(kName, in_name, st);
   }
+  if ((verify || verify_each) && check_input_names(kName, p, m) != kOk) {
+    ofg_model_free(original);
+    ofg_model_free(m);
+    ofg_options_free(opts);
+    return kUsage;
+  }
   const long long in_size = demo ? -1 : file_size(in);
   Snapshot before = snapshot(m);
   ofg_pass_report* rep = nullptr;

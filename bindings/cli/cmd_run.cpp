@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "cli.h"
-#include "messages.h"
 #include "output_paths.h"
 
 namespace cli {
@@ -240,18 +239,7 @@ int run_named_values(ofg_model* m, const ofg_options* o, const std::vector<std::
       d.struct_size = sizeof d;
       if (ofg_model_io(m, OFG_INPUT, k, &d) == OFG_OK && kv.first == d.name) index = k;
     }
-    if (index == n_in) {
-      std::vector<std::string> known;
-      for (size_t k = 0; k < n_in; ++k) {
-        ofg_value_desc d{};
-        d.struct_size = sizeof d;
-        if (ofg_model_io(m, OFG_INPUT, k, &d) == OFG_OK) known.push_back(d.name);
-      }
-      std::string list;
-      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-      std::string hint = nearest(kv.first, known);
-      std::fprintf(stderr, "onnxforge run: --input %s: the model has no input '%s' (%sits inputs: %s)\n", kv.first.c_str(),
-                   kv.first.c_str(), hint.empty() ? "" : ("did you mean '" + hint + "'?; ").c_str(), list.c_str());
+    if (index == n_in) {  // cmd_run checked the names (check_input_names)
       cleanup();
       return kUsage;
     }
@@ -510,7 +498,8 @@ int cmd_run(const Args& args) {
   } else {
     // Named input files are read per the declared type of their input (tensor, sequence or
     // optional), so one path serves every model.
-    rc = run_named_values(m, opts.get(), named, out_dir);
+    rc = check_input_names(kHelp.name, p, m);
+    if (rc == kOk) rc = run_named_values(m, opts.get(), named, out_dir);
     if (rc != kOk) outputs.remove_made();
   }
   ofg_model_free(m);

@@ -165,7 +165,7 @@ int cmd_verify(const Args& args) {
     ofg_options_free(o);
     return report(kHelp.name, b, s);
   }
-  if (compare_inputs(p, a, ma, b, mb, o) != kOk) {
+  if (check_input_names(kHelp.name, p, ma) != kOk || compare_inputs(p, a, ma, b, mb, o) != kOk) {
     ofg_model_free(ma);
     ofg_model_free(mb);
     ofg_options_free(o);

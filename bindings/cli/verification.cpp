@@ -98,6 +98,29 @@ int apply_verify_options(const char* command, const ParsedArgs& p, ofg_options* 
   return kOk;
 }
 
+int check_input_names(const char* command, const ParsedArgs& p, ofg_model* reference) {
+  std::vector<std::string> known;
+  size_t n = 0;
+  ofg_model_io_count(reference, OFG_INPUT, &n);
+  for (size_t k = 0; k < n; ++k) {
+    ofg_value_desc d{};
+    d.struct_size = sizeof d;
+    if (ofg_model_io(reference, OFG_INPUT, k, &d) == OFG_OK) known.push_back(d.name);
+  }
+  for (const std::string& v : p.all("--input")) {
+    const std::string name = v.substr(0, v.find('='));
+    bool found = false;
+    for (const std::string& k : known) found |= k == name;
+    if (found) continue;
+    std::string list, hint = nearest(name, known);
+    for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+    std::fprintf(stderr, "onnxforge %s: --input %s: the model has no input '%s' (%sits inputs: %s)\n", command,
+                 name.c_str(), name.c_str(), hint.empty() ? "" : ("did you mean '" + hint + "'?; ").c_str(), list.c_str());
+    return kUsage;
+  }
+  return kOk;
+}
+
 int print_verify_report(ofg_report* rep, const char* indent) {
   int32_t passed = 0;
   size_t n_out = 0, n_in = 0;

@@ -166,6 +166,10 @@ def test_input_of_the_wrong_shape_is_a_usage_error_naming_it():
     wrong_type = tensor_file("x", np.ones((1, 3, 4, 4), np.int64), "d7_int.pb")
     p = run("run", src, "--input", "x=" + wrong_type, ok=(2,))
     assert "given int64[1,3,4,4] but the model declares float32[1,3,4,4]" in one_line(p), p.stderr
+    p = run("optimize", src, os.path.join(TMP, "d7_out.onnx"), "--verify", "--input", "xx=" + bad, ok=(2,))
+    assert one_line(p) == ("onnxforge optimize: --input xx: the model has no input 'xx' (did you mean 'x'?; "
+                           "its inputs: x)"), p.stderr
+    assert p.stdout == "", "the unknown name was found only after the passes ran:\n" + p.stdout
     p = run("run", src, "--input", "xx=" + bad, ok=(2,))
     assert one_line(p) == ("onnxforge run: --input xx: the model has no input 'xx' (did you mean 'x'?; "
                            "its inputs: x)"), p.stderr
