@@ -54,7 +54,9 @@ std::string error_text(const std::string& command, const std::string& subject, c
   for (auto& [key, option] : kOptions)
     if (text.rfind(key, 0) == 0) text = option + text.substr(std::string(key).size());
   if (text.empty()) text = "failed";
-  if (subject.empty() || text.find(subject) != std::string::npos) return text;
+  // Named already: as "PATH: ..." or quoted ('PATH'); a mere substring (a path "a") is not enough.
+  if (subject.empty() || text.find(subject + ": ") != std::string::npos || text.find("'" + subject + "'") != std::string::npos)
+    return text;
   return subject + ": " + text;
 }
 

@@ -15,7 +15,8 @@ const char* category(ofg_status s);
 
 // ofg_last_error() for a person: a leading function name ("ofg_verify: ") and a leading
 // repetition of the command ("verify: ") are dropped; `subject` (a path, usually) is put in front
-// unless the text already names it.
+// unless the text already names it ("PATH: ..." or 'PATH'); library option keys are shown as the
+// command-line options a person typed (verify.input.x -> --input x).
 std::string error_text(const std::string& command, const std::string& subject, const std::string& library_text);
 
 // Prints "onnxforge COMMAND: [SUBJECT: ]TEXT [category]" (TEXT from ofg_last_error()) to stderr.
