@@ -358,6 +358,12 @@ OFG_API ofg_status ofg_tensor_save_pb(const ofg_tensor* tensor, const char* name
  * ofg_tensors_free(*outputs, *n_outputs). Unsupported ops fail with OFG_ERR_UNSUPPORTED naming op,
  * domain and opset; outputs that are sequences or optionals fail with OFG_ERR_UNSUPPORTED
  * (ofg_run_values returns them).
+ * Given inputs are checked against the declared graph inputs before anything runs: another element
+ * type or rank, another size where the declared dim is fixed (symbolic dims take any size, but one
+ * size per name across the inputs), or a sequence for a tensor, is OFG_ERR_INVALID_ARGUMENT
+ * "input 'x': given float32[1,3,5] but the model declares float32[1,3,224,224]"; an unknown name
+ * is OFG_ERR_INVALID_ARGUMENT listing the model's inputs. The same check guards ofg_run_values and
+ * the given inputs of ofg_verify (whose message also names the file).
  * Options: "run.max_tensor_bytes", "run.threads" (ofg_options_set). The model is not modified but
  * is not thread-safe. */
 OFG_API ofg_status ofg_run(const ofg_model* model, const ofg_options* options, size_t n_inputs,

@@ -16,10 +16,15 @@ enum Exit { kOk = 0, kCheckFailed = 1, kUsage = 2, kNoValidInputs = 3 };
 
 using Args = std::vector<std::string>;
 
-// Prints "onnxforge: <what>: <ofg_last_error()> (<status>)" to stderr and returns kUsage.
-int report(const char* what, ofg_status s);
+// Prints "onnxforge COMMAND: [SUBJECT: ]<ofg_last_error()> [category]" to stderr (messages.h:
+// the subject only when the library's text does not name it already) and returns kUsage.
+int report(const char* command, const std::string& subject, ofg_status s);
 // Prints "onnxforge COMMAND: <what> (see onnxforge help COMMAND)" to stderr and returns kUsage.
 int usage_error(const char* command, const std::string& what);
+// ofg_options_set(o, key, value) for command-line option `option` (--samples): on failure prints
+// the library's reason in terms of the option ("--samples takes a positive count, got '0'") and
+// returns kUsage; else kOk.
+int set_option(const char* command, ofg_options* o, const char* option, const std::string& key, const std::string& value);
 // What `onnxforge help COMMAND` and `COMMAND --help` show besides the options.
 struct CommandHelp {
   const char* name;
@@ -38,21 +43,25 @@ long long file_size(const std::string& path);
 // cores).
 extern const OptionSpec kThreadsSpec;
 // Sets run.threads on `o` when --threads was given; kOk or kUsage (after printing why).
-int apply_threads_option(const ParsedArgs& p, ofg_options* o);
+int apply_threads_option(const char* command, const ParsedArgs& p, ofg_options* o);
 // A new options object in `out` with run.threads set when --threads was given, else none (null);
 // kOk or kUsage.
-int make_threads_options(const ParsedArgs& p, std::unique_ptr<ofg_options, void (*)(ofg_options*)>& out);
+int make_threads_options(const char* command, const ParsedArgs& p, std::unique_ptr<ofg_options, void (*)(ofg_options*)>& out);
 
 // The options that choose verification inputs, shared by `optimize --verify` and `verify`.
 extern const std::vector<OptionSpec> kVerifySpecs;
 bool any_verify_option(const ParsedArgs& p);
 // Sets the verify.* options; the test_data_set_N folders beside `model_path` are the default
 // inputs unless --random-inputs, --test-data or --input says otherwise. kOk or kUsage.
-int apply_verify_options(const ParsedArgs& p, ofg_options* o, const std::string& model_path);
+// Files given with --input and --test-data must be readable: checked here, before any work.
+int apply_verify_options(const char* command, const ParsedArgs& p, ofg_options* o, const std::string& model_path);
+// Every --input NAME names an input of `reference` (checked right after loading, before any
+// work); else prints which inputs there are, with a "did you mean", and returns kUsage.
+int check_input_names(const char* command, const ParsedArgs& p, ofg_model* reference);
 // Prints the inputs used and every output's differences; kOk or kCheckFailed.
 int print_verify_report(ofg_report* rep, const char* indent);
-// The exit code of a failed ofg_verify: kNoValidInputs when no input set was accepted.
-int report_verify_error(ofg_status s);
+// Prints why ofg_verify failed; the exit code: kNoValidInputs when no input set was accepted.
+int report_verify_error(const char* command, ofg_status s);
 
 int cmd_inspect(const Args& args);
 int cmd_convert(const Args& args);

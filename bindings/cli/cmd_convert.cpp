@@ -3,13 +3,16 @@
 #include <string>
 
 #include "cli.h"
+#include "output_paths.h"
 
 namespace cli {
 
 const CommandHelp kHelp = {
     "convert",
     "usage: onnxforge convert IN OUT [--external-data [--threshold BYTES]]\n",
-    "Loads IN and saves it as OUT (atomically: OUT is replaced only when complete).\n"};
+    "Loads IN and saves it as OUT (atomically: OUT is replaced only when complete). OUT's folder\n"
+    "(and OUT.data's, with --external-data) is checked before IN is read: it must exist and be\n"
+    "writable. Exit 0 ok, 2 usage, input or output error (then OUT is left as it was).\n"};
 
 const std::vector<OptionSpec> kSpecs = {
     {"--external-data", OptionSpec::kFlag, "", "put tensors of at least --threshold bytes in OUT.data"},
@@ -23,25 +26,28 @@ int cmd_convert(const Args& args) {
   if (p.has("--threshold") && !p.has("--external-data"))
     return usage_error(kHelp.name, "--threshold goes with --external-data");
   const std::string &in = p.positional[0], &out = p.positional[1];
+  // Where the result goes is checked before the model is read.
+  if (!check_output_file(kHelp.name, out)) return kUsage;
+  if (p.has("--external-data") && !check_output_file(kHelp.name, external_data_path(out))) return kUsage;
   ofg_options* opts = nullptr;
   ofg_status st = ofg_options_create(&opts);
-  if (st == OFG_OK && p.has("--external-data")) st = ofg_options_set(opts, "save.external_data", "1");
-  if (st == OFG_OK && p.has("--threshold"))
-    st = ofg_options_set(opts, "save.external_threshold", p.text("--threshold").c_str());
-  if (st != OFG_OK) {
+  if (st != OFG_OK) return report(kHelp.name, "", st);
+  if ((p.has("--external-data") && set_option(kHelp.name, opts, "--external-data", "save.external_data", "1") != kOk) ||
+      (p.has("--threshold") &&
+       set_option(kHelp.name, opts, "--threshold", "save.external_threshold", p.text("--threshold")) != kOk)) {
     ofg_options_free(opts);
-    return report("options", st);
+    return kUsage;
   }
   ofg_model* m = nullptr;
   st = ofg_load(in.c_str(), nullptr, &m);
   if (st != OFG_OK) {
     ofg_options_free(opts);
-    return report(in.c_str(), st);
+    return report(kHelp.name, in, st);
   }
   st = ofg_save(m, out.c_str(), opts);
   ofg_model_free(m);
   ofg_options_free(opts);
-  if (st != OFG_OK) return report(out.c_str(), st);
+  if (st != OFG_OK) return report(kHelp.name, out, st);
   return kOk;
 }
 

@@ -146,7 +146,7 @@ int cmd_inspect(const Args& args) {
   std::string path = demo ? "" : p.positional[0];
   ofg_model* m = nullptr;
   ofg_status st = load_model(path, demo, &m);
-  if (st != OFG_OK) return report(path.c_str(), st);
+  if (st != OFG_OK) return report(kHelp.name, path, st);
   Summary s;
   st = summarize(m, s);
   if (st == OFG_OK) {
@@ -155,7 +155,7 @@ int cmd_inspect(const Args& args) {
     else print_table(source, s);
   }
   ofg_model_free(m);
-  return st == OFG_OK ? kOk : report("inspect", st);
+  return st == OFG_OK ? kOk : report(kHelp.name, path, st);
 }
 
 }  // namespace cli

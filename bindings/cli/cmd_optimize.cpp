@@ -8,6 +8,8 @@
 #include <string>
 
 #include "cli.h"
+#include "messages.h"
+#include "output_paths.h"
 #include "progress.h"
 
 namespace cli {
@@ -19,9 +21,15 @@ const char* kUsageText =
     "       onnxforge optimize --demo OUT [options]\n";
 const char* kDescription =
     "Runs the default pass pipeline to a fixed point and saves the result as OUT. OUT may be IN\n"
-    "(an in-place run): the file is replaced only once the new model is complete, --verify compares\n"
-    "against the model as it was before the run, and a run whose verification fails leaves IN as it\n"
-    "was. Otherwise OUT is written even when verification fails, so it can be inspected.\n"
+    "(an in-place run): the file is replaced only once the new model is complete, and --verify\n"
+    "compares against the model as it was before the run.\n"
+    "Before any work, every place written to is checked: OUT's folder (and OUT.data's with\n"
+    "--external-data) and --report's folder must exist and be writable, and OUT must not be a folder.\n"
+    "When the command fails, OUT is not written: with --verify, a result whose verification does not\n"
+    "pass (exit 1) or cannot be run (exit 3) is not saved (--keep-on-verify-failure saves it anyway,\n"
+    "to inspect it; never over IN). --report FILE is written whole (through a temporary file) when\n"
+    "the run got as far as a result, so also on exit 1 and 3, where it records why\n"
+    "(\"exit_code\", \"output_written\": false); on exit 2 neither OUT nor FILE is written.\n"
     "Exit 0 ok, 1 outputs differ, 2 usage or input error, 3 no input the model accepts could be built.\n";
 
 std::vector<OptionSpec> specs() {
@@ -35,6 +43,8 @@ std::vector<OptionSpec> specs() {
       {"--check", OptionSpec::kFlag, "", "check IR consistency after every pass"},
       {"--verify", OptionSpec::kFlag, "", "run the original and the result on the same inputs and compare"},
       {"--verify-each-pass", OptionSpec::kFlag, "", "verify after every class 1/2 pass; roll back a pass that drifts"},
+      {"--keep-on-verify-failure", OptionSpec::kFlag, "",
+       "with --verify: save OUT even when verification fails (exit stays 1; never over IN)"},
   };
   s.insert(s.end(), kVerifySpecs.begin(), kVerifySpecs.end());
   s.push_back(kThreadsSpec);
@@ -120,35 +130,51 @@ void snapshot_json(JsonWriter& j, const char* key, const Snapshot& s, long long 
 }  // namespace
 
 int cmd_optimize(const Args& args) {
+  const char* const kName = "optimize";
   const std::vector<OptionSpec> spec_list = specs();
   ParsedArgs p;
-  if (int rc = parse_command({"optimize", kUsageText, kDescription}, args, spec_list, p); rc >= 0) return rc;
+  if (int rc = parse_command({kName, kUsageText, kDescription}, args, spec_list, p); rc >= 0) return rc;
   const bool demo = p.has("--demo"), verify = p.has("--verify"), verify_each = p.has("--verify-each-pass");
   // The demo model only when asked for: a lone path is never taken as OUT (that would write the
   // demo over the user's model).
   if (p.positional.size() != (demo ? 1u : 2u))
-    return usage_error("optimize", demo ? "--demo takes OUT only" : "give IN and OUT (OUT may be IN for an in-place run)");
+    return usage_error(kName, demo ? "--demo takes OUT only" : "give IN and OUT (OUT may be IN for an in-place run)");
   if (any_verify_option(p) && !verify && !verify_each)
-    return usage_error("optimize", "verification options need --verify or --verify-each-pass");
+    return usage_error(kName, "verification options need --verify or --verify-each-pass");
+  if (p.has("--keep-on-verify-failure") && !verify) return usage_error(kName, "--keep-on-verify-failure goes with --verify");
+  for (const char* list : {"--passes", "--skip"})
+    if (p.has(list)) {
+      std::string bad = unknown_pass(p.text(list));
+      if (!bad.empty()) {
+        std::fprintf(stderr, "onnxforge optimize: %s: %s\n", list, bad.c_str());
+        return kUsage;
+      }
+    }
   const std::string in = demo ? "" : p.positional[0], out = p.positional.back();
   const std::string in_name = demo ? "(demo model)" : in;
+  const std::string report_path = p.text("--report");
+  // Every place written to is checked before any work.
+  if (!check_output_file(kName, out)) return kUsage;
+  if (p.has("--external-data") && !check_output_file(kName, external_data_path(out))) return kUsage;
+  if (p.has("--report")) {
+    if (report_path == out) return usage_error(kName, "--report FILE must not be OUT");
+    if (!check_output_file(kName, report_path)) return kUsage;
+  }
 
   ofg_options* opts = nullptr;
-  ofg_status st = ofg_options_create(&opts);
+  if (ofg_status s = ofg_options_create(&opts)) return report(kName, "", s);
   std::string shape_spec;
   for (const std::string& s : p.all("--input-shape")) shape_spec += (shape_spec.empty() ? "" : ";") + s;
-  if (st == OFG_OK && p.has("--passes")) st = ofg_options_set(opts, "optimize.passes", p.text("--passes").c_str());
-  if (st == OFG_OK && p.has("--skip")) st = ofg_options_set(opts, "optimize.skip", p.text("--skip").c_str());
-  if (st == OFG_OK && !shape_spec.empty()) st = ofg_options_set(opts, "optimize.input_shapes", shape_spec.c_str());
-  if (st == OFG_OK && p.has("--check")) st = ofg_options_set(opts, "optimize.check_each_pass", "1");
-  if (st == OFG_OK && p.has("--external-data")) st = ofg_options_set(opts, "save.external_data", "1");
-  if (st == OFG_OK && verify_each) st = ofg_options_set(opts, "optimize.verify_each_pass", "1");
-  if (st == OFG_OK && p.has("--threads")) st = ofg_options_set(opts, "run.threads", p.text("--threads").c_str());
-  if (st != OFG_OK) {
-    ofg_options_free(opts);
-    return report("options", st);
-  }
-  if ((verify || verify_each) && apply_verify_options(p, opts, in) != kOk) {
+  bool options_ok =
+      (!p.has("--passes") || set_option(kName, opts, "--passes", "optimize.passes", p.text("--passes")) == kOk) &&
+      (!p.has("--skip") || set_option(kName, opts, "--skip", "optimize.skip", p.text("--skip")) == kOk) &&
+      (shape_spec.empty() || set_option(kName, opts, "--input-shape", "optimize.input_shapes", shape_spec) == kOk) &&
+      (!p.has("--check") || set_option(kName, opts, "--check", "optimize.check_each_pass", "1") == kOk) &&
+      (!p.has("--external-data") || set_option(kName, opts, "--external-data", "save.external_data", "1") == kOk) &&
+      (!verify_each || set_option(kName, opts, "--verify-each-pass", "optimize.verify_each_pass", "1") == kOk) &&
+      apply_threads_option(kName, p, opts) == kOk &&
+      (!(verify || verify_each) || apply_verify_options(kName, p, opts, in) == kOk);
+  if (!options_ok) {
     ofg_options_free(opts);
     return kUsage;
   }
@@ -156,11 +182,11 @@ int cmd_optimize(const Args& args) {
   Times times;
   auto t0 = std::chrono::steady_clock::now();
   ofg_model* m = nullptr;
-  st = load_model(in, demo, &m);
+  ofg_status st = load_model(in, demo, &m);
   times.load = ms_since(t0);
   if (st != OFG_OK) {
     ofg_options_free(opts);
-    return report(in_name.c_str(), st);
+    return report(kName, in_name, st);
   }
   // The reference of --verify: the model as loaded now. It views the input file's mapping, which
   // stays valid after an in-place save renames a new file over the path.
@@ -168,7 +194,13 @@ int cmd_optimize(const Args& args) {
   if (verify && (st = load_model(in, demo, &original)) != OFG_OK) {
     ofg_model_free(m);
     ofg_options_free(opts);
-    return report(in_name.c_str(), st);
+    return report(kName, in_name, st);
+  }
+  if ((verify || verify_each) && check_input_names(kName, p, m) != kOk) {
+    ofg_model_free(original);
+    ofg_model_free(m);
+    ofg_options_free(opts);
+    return kUsage;
   }
   const long long in_size = demo ? -1 : file_size(in);
   Snapshot before = snapshot(m);
@@ -182,7 +214,7 @@ int cmd_optimize(const Args& args) {
     ofg_model_free(original);
     ofg_model_free(m);
     ofg_options_free(opts);
-    return report("optimize", st);
+    return report(kName, in_name, st);
   }
   Snapshot after = snapshot(m);
 
@@ -194,20 +226,26 @@ int cmd_optimize(const Args& args) {
     ofg_status vs = ofg_verify(original, m, opts, &vrep);
     times.verify = ms_since(t0);
     progress.finish();
-    if (vs != OFG_OK) exit_code = report_verify_error(vs);
+    if (vs != OFG_OK) exit_code = report_verify_error(kName, vs);
   }
   int32_t verified = 1;
   if (vrep) ofg_report_passed(vrep, &verified);
   if (!verified) exit_code = kCheckFailed;
-  // An in-place run replaces the user's model only with a result that passed its verification.
-  bool kept_original = exit_code != kOk && !demo && same_file(in, out);
-  if (!kept_original) {
+  // A result that failed its verification is not saved (unless asked to, and never over IN);
+  // nor after an error (exit 2): then there is no report either.
+  const bool in_place = !demo && same_file(in, out);
+  const bool keep = exit_code == kCheckFailed && p.has("--keep-on-verify-failure") && !in_place;
+  const bool save = exit_code == kOk || keep;
+  // What existed before, so that a report that cannot be written takes a new OUT away again.
+  const std::string data_path = external_data_path(out);
+  const bool out_existed = path_exists(out), data_existed = path_exists(data_path);
+  if (save) {
     t0 = std::chrono::steady_clock::now();
     st = ofg_save(m, out.c_str(), opts);
     times.save = ms_since(t0);
-    if (st != OFG_OK) exit_code = report(out.c_str(), st);
+    if (st != OFG_OK) exit_code = report(kName, out, st);
   }
-  const long long out_size = kept_original || st != OFG_OK ? -1 : file_size(out);
+  const long long out_size = save && st == OFG_OK ? file_size(out) : -1;
 
   int32_t iterations = 0;
   ofg_pass_report_totals(rep, nullptr, nullptr, nullptr, nullptr, nullptr, &iterations);
@@ -230,9 +268,15 @@ int cmd_optimize(const Args& args) {
   for (const std::string& name : order)
     std::printf("    %-34s %8.3f %6lld\n", name.c_str(), per_pass[name].first, static_cast<long long>(per_pass[name].second));
   if (vrep) print_verify_report(vrep, "  ");
-  if (kept_original) std::fprintf(stderr, "onnxforge optimize: verification did not pass; %s was left unchanged\n", in.c_str());
+  if (exit_code != kOk && exit_code != kUsage && !save) {
+    std::string what = out + (out_existed ? " was left unchanged" : " was not written");
+    if (exit_code == kCheckFailed && !in_place) what += " (--keep-on-verify-failure writes it anyway)";
+    std::fprintf(stderr, "onnxforge optimize: %s; %s\n",
+                 exit_code == kCheckFailed ? "verification did not pass" : "the result could not be verified", what.c_str());
+  }
 
-  if (p.has("--report")) {
+  // The report of a run that got as far as a result (exit 0, 1 or 3), not of one that failed.
+  if (p.has("--report") && exit_code != kUsage) {
     JsonWriter j;
     j.begin_object().str("version", ofg_version_string());
     if (demo) j.null("input");
@@ -246,13 +290,16 @@ int cmd_optimize(const Args& args) {
     if (vrep) j.raw("verify", ofg_report_json(vrep));
     else j.null("verify");
     j.end_object();
-    const std::string path = p.text("--report");
-    FILE* f = std::fopen(path.c_str(), "wb");
-    bool ok = f && std::fputs(j.text().c_str(), f) >= 0 && std::fputc('\n', f) != EOF;
-    if (f && std::fclose(f) != 0) ok = false;
-    if (!ok) {
-      std::fprintf(stderr, "onnxforge optimize: cannot write %s\n", path.c_str());
-      if (exit_code == kOk) exit_code = kUsage;
+    if (!write_file_atomically(kName, report_path, j.text() + "\n")) {
+      exit_code = kUsage;
+      // The run fails, so the model it saved must not stay new.
+      if (out_size >= 0 && !out_existed) {
+        std::remove(out.c_str());
+        if (!data_existed) std::remove(data_path.c_str());
+        std::fprintf(stderr, "onnxforge optimize: %s was removed again\n", out.c_str());
+      } else if (out_size >= 0) {
+        std::fprintf(stderr, "onnxforge optimize: %s was already replaced by the result\n", out.c_str());
+      }
     }
   }
   ofg_report_free(vrep);

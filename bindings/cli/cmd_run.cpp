@@ -3,16 +3,20 @@
 // onnxforge run MODEL --input NAME=FILE.pb ... [--output-dir D]
 #include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cli.h"
+#include "output_paths.h"
 
 namespace cli {
 namespace {
@@ -36,7 +40,7 @@ bool exists(const std::string& p) {
 ofg_status load_pb(const std::string& path, ofg_tensor** out) {
   std::string bytes;
   if (!read_file(path, bytes)) {
-    std::fprintf(stderr, "onnxforge: cannot read %s\n", path.c_str());
+    std::fprintf(stderr, "onnxforge run: cannot read '%s': %s\n", path.c_str(), std::strerror(errno));
     return OFG_ERR_IO;
   }
   return ofg_tensor_load_pb(bytes.data(), bytes.size(), out);
@@ -235,18 +239,22 @@ int run_named_values(ofg_model* m, const ofg_options* o, const std::vector<std::
       d.struct_size = sizeof d;
       if (ofg_model_io(m, OFG_INPUT, k, &d) == OFG_OK && kv.first == d.name) index = k;
     }
-    if (index == n_in) {
-      std::fprintf(stderr, "onnxforge: the model has no input named '%s'\n", kv.first.c_str());
+    if (index == n_in) {  // cmd_run checked the names (check_input_names)
       cleanup();
       return kUsage;
     }
     std::string bytes;
     ofg_value* v = nullptr;
-    ofg_status s = read_file(kv.second, bytes) ? ofg_value_load_pb(m, OFG_INPUT, index, bytes.data(), bytes.size(), &v)
-                                               : OFG_ERR_IO;
+    if (!read_file(kv.second, bytes)) {
+      std::fprintf(stderr, "onnxforge run: --input %s: cannot read '%s': %s\n", kv.first.c_str(), kv.second.c_str(),
+                   std::strerror(errno));
+      cleanup();
+      return kUsage;
+    }
+    ofg_status s = ofg_value_load_pb(m, OFG_INPUT, index, bytes.data(), bytes.size(), &v);
     if (s != OFG_OK) {
       cleanup();
-      return report(kv.second.c_str(), s);
+      return report("run", kv.second, s);
     }
     inputs.push_back(v);
     names.push_back(kv.first.c_str());
@@ -255,25 +263,32 @@ int run_named_values(ofg_model* m, const ofg_options* o, const std::vector<std::
   ofg_value** outs = nullptr;
   ofg_status s = ofg_run_values(m, o, inputs.size(), names.data(), inputs.data(), &n_out, &outs);
   cleanup();
-  if (s != OFG_OK) return report("run", s);
+  if (s != OFG_OK) return report("run", "", s);
+  // Every output file is encoded first, then each is written whole (temporary file, rename); if
+  // one cannot be, the ones this run made are removed again.
+  std::vector<std::pair<std::string, std::string>> files;  // path, bytes
   int rc = kOk;
   for (size_t i = 0; i < n_out; ++i) {
     std::printf("%s: %s\n", ofg_value_name(outs[i]), describe(outs[i]).c_str());
     if (out_dir.empty()) continue;
     void* data = nullptr;
     size_t size = 0;
-    if (ofg_value_save_pb(outs[i], ofg_value_name(outs[i]), &data, &size) != OFG_OK) continue;
-    std::string p = out_dir + "/output_" + std::to_string(i) + ".pb";
-    FILE* f = std::fopen(p.c_str(), "wb");
-    bool wrote = f && std::fwrite(data, 1, size, f) == size;
-    if (f) std::fclose(f);
-    ofg_buffer_free(data);
-    if (!wrote) {
-      std::fprintf(stderr, "onnxforge: cannot write %s\n", p.c_str());
-      rc = kUsage;
+    if (ofg_status e = ofg_value_save_pb(outs[i], ofg_value_name(outs[i]), &data, &size)) {
+      rc = report("run", std::string("output '") + ofg_value_name(outs[i]) + "'", e);
+      break;
     }
+    files.emplace_back(out_dir + "/output_" + std::to_string(i) + ".pb", std::string(static_cast<const char*>(data), size));
+    ofg_buffer_free(data);
   }
   ofg_values_free(outs, n_out);
+  std::vector<std::string> made;
+  for (size_t i = 0; rc == kOk && i < files.size(); ++i) {
+    bool existed = path_exists(files[i].first);
+    if (!write_file_atomically("run", files[i].first, files[i].second)) rc = kUsage;
+    else if (!existed) made.push_back(files[i].first);
+  }
+  if (rc != kOk)
+    for (const std::string& f : made) std::remove(f.c_str());
   return rc;
 }
 
@@ -318,7 +333,9 @@ const std::vector<OptionSpec> kRunSpecs = {
     {"--json", OptionSpec::kFlag, "", "print the comparison as one JSON object"},
     {"--light", OptionSpec::kFlag, "", "MODEL is a light-suite model: arange input, expected output beside it"},
     {"--input", OptionSpec::kText, "NAME=FILE.pb", "bind input NAME to a .pb file (MODEL form)", true},
-    {"--output-dir", OptionSpec::kText, "D", "write output_K.pb files into D (MODEL form)"},
+    {"--output-dir", OptionSpec::kText, "D",
+     "write output_K.pb files into D (MODEL form); D is made when absent (with its parents)\n"
+     "                        and checked before the model is read, and removed again if the run fails"},
     kThreadsSpec,
 };
 
@@ -332,6 +349,8 @@ const CommandHelp kHelp = {
     "DIR holds model.onnx and test_data_set_N/{input_K,output_K}.pb (K-th graph input/output).\n"
     "A .pb is read as a TensorProto, SequenceProto or OptionalProto per the declared type of its\n"
     "input/output; sequences are compared element by element, optionals by presence then value.\n"
+    "A given input must fit what the model declares for it: another element type or rank, or another\n"
+    "size where the declared dim is fixed, is refused (exit 2) naming the input and both shapes.\n"
     "Exit 0 when every output matches, 1 otherwise, 2 on usage or input errors.\n"};
 
 int cmd_run(const Args& args) {
@@ -346,11 +365,17 @@ int cmd_run(const Args& args) {
     size_t eq = v.find('=');
     if (eq == std::string::npos || eq == 0) return usage_error(kHelp.name, "--input takes NAME=FILE.pb, got '" + v + "'");
     named.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+    // Input files are checked before any work.
+    if (::access(named.back().second.c_str(), R_OK) != 0) {
+      std::fprintf(stderr, "onnxforge run: --input %s: cannot read '%s': %s\n", named.back().first.c_str(),
+                   named.back().second.c_str(), std::strerror(errno));
+      return kUsage;
+    }
   }
 
   struct stat st;
   if (::stat(target.c_str(), &st) != 0) {
-    std::fprintf(stderr, "onnxforge: %s does not exist\n", target.c_str());
+    std::fprintf(stderr, "onnxforge run: cannot read '%s': %s\n", target.c_str(), std::strerror(errno));
     return kUsage;
   }
   bool is_dir = S_ISDIR(st.st_mode);
@@ -361,10 +386,16 @@ int cmd_run(const Args& args) {
   if (light && (!named.empty() || !out_dir.empty()))
     return usage_error(kHelp.name, "--light takes no --input or --output-dir");
   std::unique_ptr<ofg_options, void (*)(ofg_options*)> opts(nullptr, ofg_options_free);
-  if (int rc = make_threads_options(p, opts); rc != kOk) return rc;
+  if (int rc = make_threads_options(kHelp.name, p, opts); rc != kOk) return rc;
+  // --output-dir is made (mkdir -p) and checked before any work; removed again if the run fails.
+  OutputDir outputs;
+  if (!out_dir.empty() && !outputs.prepare(kHelp.name, out_dir)) return kUsage;
   std::string model_path = is_dir ? target + "/model.onnx" : target;
   ofg_model* m = nullptr;
-  if (ofg_status s = ofg_load(model_path.c_str(), nullptr, &m)) return report("load", s);
+  if (ofg_status s = ofg_load(model_path.c_str(), nullptr, &m)) {
+    outputs.remove_made();
+    return report(kHelp.name, model_path, s);
+  }
 
   // Tensors keep the tensor path; a sequence or optional anywhere needs values for the run.
   bool values = false;
@@ -391,7 +422,7 @@ int cmd_run(const Args& args) {
     }
     std::sort(sets.begin(), sets.end());
     if (sets.empty()) {
-      std::fprintf(stderr, "onnxforge: %s has no test_data_set_N folder\n", target.c_str());
+      std::fprintf(stderr, "onnxforge run: %s has no test_data_set_N folder\n", target.c_str());
       ofg_model_free(m);
       return kUsage;
     }
@@ -439,7 +470,7 @@ int cmd_run(const Args& args) {
         break;
       }
     }
-    if (ofg_status s = ofg_model_io(m, OFG_INPUT, which, &d)) { ofg_model_free(m); return report("model input", s); }
+    if (ofg_status s = ofg_model_io(m, OFG_INPUT, which, &d)) { ofg_model_free(m); return report(kHelp.name, model_path, s); }
     std::string in_name = d.name;
     for (int32_t k = 0; k < d.rank; ++k) {
       int64_t v = -1;
@@ -453,12 +484,12 @@ int cmd_run(const Args& args) {
     std::vector<ofg_tensor*> inputs(1), expected(1);
     if (ofg_status s = ofg_tensor_create(1, dims.data(), dims.size(), x.data(), n * 4, &inputs[0])) {
       ofg_model_free(m);
-      return report("input", s);
+      return report(kHelp.name, "input", s);
     }
     if (ofg_status s = load_pb(stem + "_output_0.pb", &expected[0])) {
       free_all(inputs);
       ofg_model_free(m);
-      return report("expected output", s);
+      return report(kHelp.name, stem + "_output_0.pb", s);
     }
     ok = run_and_compare(m, opts.get(), "light", inputs, expected, atol, rtol, lines, in_name);
     free_all(inputs);
@@ -467,7 +498,9 @@ int cmd_run(const Args& args) {
   } else {
     // Named input files are read per the declared type of their input (tensor, sequence or
     // optional), so one path serves every model.
-    rc = run_named_values(m, opts.get(), named, out_dir);
+    rc = check_input_names(kHelp.name, p, m);
+    if (rc == kOk) rc = run_named_values(m, opts.get(), named, out_dir);
+    if (rc != kOk) outputs.remove_made();
   }
   ofg_model_free(m);
   return rc;

@@ -3,17 +3,28 @@
 #include <cstdio>
 
 #include "cli.h"
+#include "messages.h"
 
 namespace cli {
 
-int report(const char* what, ofg_status s) {
-  std::fprintf(stderr, "onnxforge: %s: %s (%s)\n", what, ofg_last_error(), ofg_status_string(s));
+int report(const char* command, const std::string& subject, ofg_status s) {
+  print_error(command, subject, s);
   return kUsage;
 }
 
 int usage_error(const char* command, const std::string& what) {
   std::fprintf(stderr, "onnxforge %s: %s (see onnxforge help %s)\n", command, what.c_str(), command);
   return kUsage;
+}
+
+int set_option(const char* command, ofg_options* o, const char* option, const std::string& key, const std::string& value) {
+  if (ofg_options_set(o, key.c_str(), value.c_str()) == OFG_OK) return kOk;
+  // The library says "ofg_options_set: 'KEY' takes ...": the user typed the option, not the key.
+  std::string text = ofg_last_error();
+  const std::string lead = "ofg_options_set: '" + key + "'";
+  if (text.compare(0, lead.size(), lead) == 0) text = option + text.substr(lead.size());
+  else text = std::string(option) + ": " + error_text(command, "", text);
+  return usage_error(command, text);
 }
 
 int parse_command(const CommandHelp& help, const Args& args, const std::vector<OptionSpec>& specs, ParsedArgs& p) {
@@ -32,18 +43,17 @@ ofg_status load_model(const std::string& path, bool demo, ofg_model** out) {
 const OptionSpec kThreadsSpec = {"--threads", OptionSpec::kCount, "N",
                                   "threads for the model's ops (default 0: the machine's cores; 1: one)"};
 
-int apply_threads_option(const ParsedArgs& p, ofg_options* o) {
+int apply_threads_option(const char* command, const ParsedArgs& p, ofg_options* o) {
   if (!p.has("--threads")) return kOk;
-  if (ofg_status s = ofg_options_set(o, "run.threads", p.text("--threads").c_str())) return report("--threads", s);
-  return kOk;
+  return set_option(command, o, "--threads", "run.threads", p.text("--threads"));
 }
 
-int make_threads_options(const ParsedArgs& p, std::unique_ptr<ofg_options, void (*)(ofg_options*)>& out) {
+int make_threads_options(const char* command, const ParsedArgs& p, std::unique_ptr<ofg_options, void (*)(ofg_options*)>& out) {
   if (!p.has("--threads")) return kOk;
   ofg_options* o = nullptr;
-  if (ofg_options_create(&o) != OFG_OK) return report("options", OFG_ERR_NO_MEMORY);
+  if (ofg_status s = ofg_options_create(&o)) return report(command, "", s);
   out.reset(o);
-  return apply_threads_option(p, o);
+  return apply_threads_option(command, p, o);
 }
 
 long long file_size(const std::string& path) {

@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "cli.h"
+#include "messages.h"
 
 namespace {
 
@@ -29,6 +30,10 @@ void usage(FILE* out) {
                "  --version                     the library's version\n\n"
                "Options take their value as --opt VALUE or --opt=VALUE. --threads N: threads for the model's\n"
                "ops (default: the machine's cores; 1: one thread).\n"
+               "Where a command writes (OUT, OUT.data, --report, --output-dir) is checked before any work, and a\n"
+               "command that fails leaves no output new or changed: with --verify a result that fails is not\n"
+               "saved; only optimize's --report is written to record it. A given input must fit the model's\n"
+               "declared input (element type, rank, fixed sizes).\n"
                "exit codes: 0 ok, 1 a check failed, 2 usage or input error, 3 no input the model accepts\n"
                "could be built for verification\n",
                ofg_version_string());
@@ -62,7 +67,8 @@ int main(int argc, char** argv) {
   if (verb == "passes") return cli::cmd_passes(args);
   if (verb == "run") return cli::cmd_run(args);
   if (verb == "verify") return cli::cmd_verify(args);
-  std::fprintf(stderr, "onnxforge: unknown command '%s'\n\n", verb.c_str());
-  usage(stderr);
+  std::string hint = cli::nearest(verb, {"inspect", "convert", "optimize", "passes", "run", "verify", "help", "--version"});
+  std::fprintf(stderr, "onnxforge: unknown command '%s' (%sonnxforge help lists the commands)\n", verb.c_str(),
+               hint.empty() ? "" : ("did you mean '" + hint + "'?; ").c_str());
   return cli::kUsage;
 }

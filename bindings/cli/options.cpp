@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "messages.h"
+
 namespace cli {
 
 namespace {
@@ -64,7 +66,11 @@ bool parse_args(const char* command, const std::vector<std::string>& args, const
     for (const OptionSpec& s : specs)
       if (name == s.name) spec = &s;
     if (!spec) {
-      std::fprintf(stderr, "onnxforge %s: unknown option '%s' (see onnxforge help %s)\n", command, name.c_str(), command);
+      std::vector<std::string> known = {"--help"};
+      for (const OptionSpec& s : specs) known.push_back(s.name);
+      std::string hint = nearest(name, known);
+      std::fprintf(stderr, "onnxforge %s: unknown option '%s' (%sonnxforge help %s lists them)\n", command, name.c_str(),
+                   hint.empty() ? "" : ("did you mean '" + hint + "'?; ").c_str(), command);
       return false;
     }
     std::string value;

@@ -1,22 +1,21 @@
 // What `optimize --verify` and `verify` share: the options that choose verification inputs, and
 // the printed report.
 #include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "cli.h"
+#include "messages.h"
+#include "output_paths.h"
 
 namespace cli {
 
 namespace {
-
-// The folder part of a path ("." when there is none).
-std::string folder_of(const std::string& path) {
-  size_t slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
 
 bool has_test_data_sets(const std::string& dir) {
   DIR* d = opendir(dir.c_str());
@@ -28,10 +27,13 @@ bool has_test_data_sets(const std::string& dir) {
   return found;
 }
 
-int set(ofg_options* o, const std::string& key, const std::string& value) {
-  if (ofg_options_set(o, key.c_str(), value.c_str()) == OFG_OK) return kOk;
-  std::fprintf(stderr, "onnxforge: %s\n", ofg_last_error());
-  return kUsage;
+// Why `path` cannot be read as a file ("" when it can): checked before any work is done.
+std::string unreadable(const std::string& path, bool folder) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return std::strerror(errno);
+  if (folder != S_ISDIR(st.st_mode)) return folder ? "not a folder" : "it is a folder";
+  if (::access(path.c_str(), R_OK) != 0) return std::strerror(errno);
+  return "";
 }
 
 }  // namespace
@@ -66,30 +68,61 @@ bool any_verify_option(const ParsedArgs& p) {
   return false;
 }
 
-int apply_verify_options(const ParsedArgs& p, ofg_options* o, const std::string& model_path) {
+int apply_verify_options(const char* command, const ParsedArgs& p, ofg_options* o, const std::string& model_path) {
   static const std::pair<const char*, const char*> kPlain[] = {{"--samples", "verify.samples"},
                                                               {"--seed", "verify.seed"},
                                                               {"--atol", "verify.atol"},
                                                               {"--rtol", "verify.rtol"},
                                                               {"--max-tries", "verify.max_tries"}};
   for (auto& kv : kPlain)
-    if (p.has(kv.first) && set(o, kv.second, p.text(kv.first)) != kOk) return kUsage;
-  for (const char* opt : {"--dim", "--input"})
+    if (p.has(kv.first) && set_option(command, o, kv.first, kv.second, p.text(kv.first)) != kOk) return kUsage;
+  for (const char* opt : {"--dim", "--input"}) {
+    const bool dim = opt[2] == 'd';
     for (const std::string& v : p.all(opt)) {
       size_t eq = v.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == v.size()) {
-        std::fprintf(stderr, "onnxforge: %s takes NAME=%s, got '%s'\n", opt, opt[2] == 'd' ? "SIZE" : "FILE.pb", v.c_str());
-        return kUsage;
+      if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+        return usage_error(command, std::string(opt) + " takes NAME=" + (dim ? "SIZE" : "FILE.pb") + ", got '" + v + "'");
+      const std::string name = v.substr(0, eq), value = v.substr(eq + 1);
+      if (!dim) {
+        std::string why = unreadable(value, false);
+        if (!why.empty()) return usage_error(command, "--input " + name + ": cannot read '" + value + "': " + why);
       }
-      if (set(o, (opt[2] == 'd' ? "verify.dim." : "verify.input.") + v.substr(0, eq), v.substr(eq + 1)) != kOk)
-        return kUsage;
+      if (set_option(command, o, opt, (dim ? "verify.dim." : "verify.input.") + name, value) != kOk) return kUsage;
     }
+  }
   std::string dir = p.text("--test-data");
+  if (!dir.empty()) {
+    std::string why = unreadable(dir, true);
+    if (!why.empty()) return usage_error(command, "--test-data: cannot read folder '" + dir + "': " + why);
+  }
   // Real data first: the test_data_set_N folders beside the model, unless told otherwise.
   if (dir.empty() && !p.has("--random-inputs") && !p.has("--input") && !model_path.empty() &&
       has_test_data_sets(folder_of(model_path)))
     dir = folder_of(model_path);
-  if (!dir.empty() && set(o, "verify.test_data", dir) != kOk) return kUsage;
+  if (!dir.empty() && set_option(command, o, "--test-data", "verify.test_data", dir) != kOk) return kUsage;
+  return kOk;
+}
+
+int check_input_names(const char* command, const ParsedArgs& p, ofg_model* reference) {
+  std::vector<std::string> known;
+  size_t n = 0;
+  ofg_model_io_count(reference, OFG_INPUT, &n);
+  for (size_t k = 0; k < n; ++k) {
+    ofg_value_desc d{};
+    d.struct_size = sizeof d;
+    if (ofg_model_io(reference, OFG_INPUT, k, &d) == OFG_OK) known.push_back(d.name);
+  }
+  for (const std::string& v : p.all("--input")) {
+    const std::string name = v.substr(0, v.find('='));
+    bool found = false;
+    for (const std::string& k : known) found |= k == name;
+    if (found) continue;
+    std::string list, hint = nearest(name, known);
+    for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+    std::fprintf(stderr, "onnxforge %s: --input %s: the model has no input '%s' (%sits inputs: %s)\n", command,
+                 name.c_str(), name.c_str(), hint.empty() ? "" : ("did you mean '" + hint + "'?; ").c_str(), list.c_str());
+    return kUsage;
+  }
   return kOk;
 }
 
@@ -137,8 +170,8 @@ int print_verify_report(ofg_report* rep, const char* indent) {
   return passed ? kOk : kCheckFailed;
 }
 
-int report_verify_error(ofg_status s) {
-  report("verify", s);
+int report_verify_error(const char* command, ofg_status s) {
+  print_error(command, "", s);
   return s == OFG_ERR_NO_VALID_INPUTS ? kNoValidInputs : kUsage;
 }
 

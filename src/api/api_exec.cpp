@@ -98,6 +98,11 @@ std::vector<verify::GivenInputs> given_inputs(const ofg_options* options, const 
   return verify::read_given_inputs(reference, options->get("verify.test_data", ""), files, caller);
 }
 
+void add_given_inputs(const ofg_options* options, const Model& reference, const char* caller, verify::Options& o) {
+  o.given = given_inputs(options, reference, caller);
+  verify::dims_of_given(reference, o.given, o.dims);
+}
+
 verify::Options verify_options(const ofg_options* options, const char* caller) {
     verify::Options o;
     o.samples = static_cast<uint32_t>(parse_double(options, "verify.samples", 1));
@@ -223,7 +228,7 @@ ofg_status ofg_verify(const ofg_model* reference, const ofg_model* candidate, co
     require(report, "ofg_verify", "report");
     RunScope run_scope(options);
     verify::Options o = verify_options(options, "ofg_verify");
-    o.given = given_inputs(options, *reference->model, "ofg_verify");
+    add_given_inputs(options, *reference->model, "ofg_verify", o);
     o.progress = progress_hook(options);
     o.log = log_hook(options);
     auto r = std::make_unique<ofg_report>();

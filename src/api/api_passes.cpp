@@ -57,7 +57,7 @@ passes::PipelineOptions pipeline_options(ofg_model* model, const ofg_options* o)
     // Each class 1/2 pass is checked by executing the model before and after it on the same
     // seeded inputs ("verify.*" options); a drift rolls the pass back.
     verify::Options vo = verify_options(o, "ofg_optimize");
-    vo.given = given_inputs(o, *model->model, "ofg_optimize");
+    add_given_inputs(o, *model->model, "ofg_optimize", vo);
     vo.log = log_hook(o);
     po.verify = [vo](const Model& before, const Model& after, std::string& detail) {
       // verify_models only reads the models; it takes them non-const for the executor's API.

@@ -20,6 +20,9 @@ std::function<void(int level, const std::string& message)> log_hook(const ofg_op
 // Real inputs named by "verify.test_data" (a test_data_set_N folder, or a folder of them) and
 // "verify.input.NAME" (one .pb file per input), read by verify::read_given_inputs.
 std::vector<verify::GivenInputs> given_inputs(const ofg_options* options, const Model& reference, const char* caller);
+// given_inputs into o.given, and the sizes they give symbolic dims into o.dims (where the caller
+// fixed none), so that inputs drawn beside given ones agree with them.
+void add_given_inputs(const ofg_options* options, const Model& reference, const char* caller, verify::Options& o);
 
 // "run.max_tensor_bytes" (0 when not set: the default budget), for the RunScope around every
 // call that runs ops (ofg_run*, ofg_verify, ofg_optimize, ofg_run_pass).

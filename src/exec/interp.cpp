@@ -5,6 +5,7 @@
 #include <mutex>
 #include <unordered_set>
 
+#include "exec/input_check.h"
 #include "ir/graph_ops.h"
 
 namespace ofg::exec {
@@ -564,8 +565,14 @@ std::vector<RValue> Interpreter::run(const std::vector<std::pair<std::string, RV
         found = true;
       }
     }
-    if (!found) fail(Status::kInvalidArgument, "the model has no input named '" + kv.first + "'");
+    if (!found)
+      fail(Status::kInvalidArgument, "the model has no input named '" + kv.first + "' (its inputs: " + input_names_text(m_) + ")");
   }
+  // What the caller gives must fit what the model declares, before any node runs (input_check.h).
+  std::vector<std::pair<size_t, const RValue*>> to_check;
+  for (uint32_t i = 0; i < g->inputs.size; ++i)
+    if (given[i]) to_check.emplace_back(i, &bound[i]);
+  check_inputs(m_, to_check);
   for (uint32_t i = 0; i < g->inputs.size; ++i) {
     Value* v = g->inputs[i].value;
     if (given[i]) continue;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/input_check.h"
 #include "verify/given_inputs.h"
 #include "verify/values.h"
 
@@ -51,7 +52,14 @@ std::vector<std::pair<long, std::string>> numbered_entries(const std::string& di
 exec::RValue input_from_pb(const Model& m, size_t index, const std::string& bytes, const std::string& context) {
   const ValueInfo& vi = m.graph->inputs[index];
   Bytes b{reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()};
-  return to_runtime(read_value_pb(b, vi.type ? vi.type : vi.value->type, context));
+  exec::RValue r = to_runtime(read_value_pb(b, vi.type ? vi.type : vi.value->type, context));
+  // Checked here too (the interpreter checks every run) so that the message names the file.
+  try {
+    exec::check_input(m, index, r);
+  } catch (const Error& e) {
+    fail(e.status(), context + ": " + e.what());
+  }
+  return r;
 }
 
 // One test_data_set_N folder: input_K.pb is graph input K.
@@ -96,7 +104,8 @@ std::vector<GivenInputs> read_given_inputs(const Model& reference, const std::st
     for (size_t i = 0; i < reference.graph->inputs.size; ++i)
       if (reference.str(reference.graph->inputs[i].value->name) == name) index = i;
     if (index == reference.graph->inputs.size)
-      fail(Status::kInvalidArgument, std::string(caller) + ": verify.input." + name + ": the model has no input '" + name + "'");
+      fail(Status::kInvalidArgument, std::string(caller) + ": verify.input." + name + ": the model has no input '" + name + "' (its inputs: " +
+                                         exec::input_names_text(reference) + ")");
     std::string bytes = read_whole_file(path, caller);
     files.values.emplace_back(name, input_from_pb(reference, index, bytes, std::string(caller) + ": " + path));
     files.source += (files.source.empty() ? "" : ", ") + path;
@@ -114,6 +123,29 @@ std::vector<GivenInputs> read_given_inputs(const Model& reference, const std::st
       }
   }
   return sets;
+}
+
+void dims_of_given(const Model& reference, const std::vector<GivenInputs>& sets, std::map<std::string, int64_t>& dims) {
+  if (sets.empty()) return;
+  for (const auto& [name, value] : sets[0].values) {
+    if (value.kind != exec::RValue::kTensor) continue;
+    for (const ValueInfo& vi : reference.graph->inputs) {
+      const Type* t = vi.type ? vi.type : vi.value->type;
+      if (reference.str(vi.value->name) != name || !vi.has_type || !t || !t->shape_known() ||
+          t->dims.size != value.t.shape.size())
+        continue;
+      for (uint32_t k = 0; k < t->dims.size; ++k) {
+        if (!t->dims[k].is_symbolic()) continue;
+        std::string symbol(reference.str(t->dims[k].param));
+        auto [it, added] = dims.emplace(symbol, value.t.shape[k]);
+        if (!added && it->second != value.t.shape[k])
+          fail(Status::kInvalidArgument, "verify.dim." + symbol + " is " + std::to_string(it->second) + ", but input '" +
+                                             name + "' is given " + exec::given_value_text(value) + " (" +
+                                             sets[0].source + ") where the model declares " +
+                                             exec::declared_type_text(reference, t));
+      }
+    }
+  }
 }
 
 }  // namespace ofg::verify

@@ -83,7 +83,7 @@ def test_run_with_named_input_files_writes_the_outputs():
     assert y.name == "y" and numpy_helper.to_array(y).shape == (1, 4, 4, 4)
     assert np.all(numpy_helper.to_array(y) >= 0)  # the graph ends in Relu
     p = run("run", src, "--input", "nosuch=" + xp, ok=(2,))
-    assert "no input named 'nosuch'" in p.stderr, p.stderr
+    assert "the model has no input 'nosuch' (its inputs: x)" in p.stderr, p.stderr
 
 
 if __name__ == "__main__":
