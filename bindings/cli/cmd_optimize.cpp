@@ -203,7 +203,7 @@ int cmd_optimize(const Args& args) {
   bool kept_original = exit_code != kOk && !demo && same_file(in, out);
   if (!kept_original) {
     t0 = std::chrono::steady_clock::now();
-    st = ofg_save(m, out.c_str(), opts);
+    st = save_model(m, out, opts);
     times.save = ms_since(t0);
     if (st != OFG_OK) exit_code = report(out.c_str(), st);
   }
