@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -28,6 +29,7 @@ class HugeModelBytes {
     std::string head = varint_field(1, 8) + key(7, 2) + varint(graph_size) + graph_head;
     std::string tail = graph_tail + bytes_field(8, varint_field(2, 13));  // opset_import { version: 13 }
     size_ = head.size() + weight_bytes_ + tail.size();
+    if (size_ > SIZE_MAX / 2) return;  // a 32-bit address space: no such model in memory
     void* p = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return;
     data_ = static_cast<uint8_t*>(p);
