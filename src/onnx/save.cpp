@@ -404,7 +404,6 @@ std::string folder_of(const std::string& path) {
   return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
 }
 
-
 // The largest message protobuf parses (its sizes are signed 32-bit): a model over this written
 // inline is a file that onnx.load and ONNX Runtime refuse.
 constexpr uint64_t kMaxProtobuf = 2147483647;  // 2 GiB - 1

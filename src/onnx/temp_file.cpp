@@ -146,18 +146,24 @@ TempFile::TempFile(const std::string& target) : target_(resolve_links(target)) {
   }
 }
 
+// The name is registered before the file is created: a signal that arrives while open() runs (it
+// can take milliseconds on a busy disk) is handled right after it returns, and must find the name.
 void TempFile::create_named(int mode) {
+  int e = 0;
   for (int tries = 0; tries < 100; ++tries) {
     std::string name = temp_name(target_);
+    slot_ = register_path(name);
     fd_ = ::open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, mode);
+    e = errno;
     if (fd_ >= 0) {
       path_ = name;
-      slot_ = register_path(path_);
       return;
     }
-    if (errno != EEXIST) break;
+    unregister_path(slot_);
+    slot_ = -1;
+    if (e != EEXIST) break;
   }
-  fail(Status::kIo, "cannot create a temporary file beside '" + target_ + "': " + std::strerror(errno));
+  fail(Status::kIo, "cannot create a temporary file beside '" + target_ + "': " + std::strerror(e));
 }
 
 TempFile::~TempFile() {
