@@ -167,7 +167,8 @@ OFG_API ofg_status ofg_options_set_progress(ofg_options* options,
 enum { OFG_LOG_INFO = 1, OFG_LOG_WARNING = 2 };
 /* Log: `fn` (NULL removes it) receives notable events as one line of text, valid during the
  * call: a pass rolled back by optimize.verify_each_pass (OFG_LOG_WARNING), a verification input
- * set the reference rejected and the inputs finally chosen (OFG_LOG_INFO). */
+ * set the reference rejected and the inputs finally chosen (OFG_LOG_INFO), the external data file
+ * ofg_save wrote and why (OFG_LOG_INFO). */
 OFG_API ofg_status ofg_options_set_log(ofg_options* options,
                                       void (*fn)(void* user, int32_t level, const char* message), void* user);
 
