@@ -124,8 +124,12 @@ OFG_API void ofg_options_free(ofg_options* options);
  *                             the caller's buffer must outlive the model).
  *   "load.external_data_dir"  folder that external-data locations are relative to (default: the
  *                             model file's folder; memory loads refuse external data without it).
- *   "save.external_data"      "0"|"1": tensors of at least save.external_threshold bytes go to
- *                             one data file beside the model (default 0: everything inline).
+ *   "save.external_data"      "0"|"1": "1": tensors of at least save.external_threshold bytes
+ *                             go to one data file beside the model; "0": everything inline, and
+ *                             a model over 2 GiB - 1 bytes is refused. Unset (the default): as
+ *                             the model was loaded (external data when any weight came from
+ *                             external data, else inline), and external data whenever the model
+ *                             would be over 2 GiB - 1 bytes inline. See ofg_save.
  *   "save.external_threshold" bytes, decimal (default 1024).
  *   "save.external_file"      file name of the data file (default: model file name + ".data").
  *   "save.durable"            "0"|"1": fsync the written files before the rename, so the new
@@ -163,7 +167,8 @@ OFG_API ofg_status ofg_options_set_progress(ofg_options* options,
 enum { OFG_LOG_INFO = 1, OFG_LOG_WARNING = 2 };
 /* Log: `fn` (NULL removes it) receives notable events as one line of text, valid during the
  * call: a pass rolled back by optimize.verify_each_pass (OFG_LOG_WARNING), a verification input
- * set the reference rejected and the inputs finally chosen (OFG_LOG_INFO). */
+ * set the reference rejected and the inputs finally chosen (OFG_LOG_INFO), the external data file
+ * ofg_save wrote and why (OFG_LOG_INFO). */
 OFG_API ofg_status ofg_options_set_log(ofg_options* options,
                                       void (*fn)(void* user, int32_t level, const char* message), void* user);
 
@@ -198,12 +203,41 @@ OFG_API ofg_status ofg_model_create_demo(ofg_model** out);
  * `utf8_path` is the file the model was loaded from). Same model, same bytes. Weights still in the
  * loaded file are copied file to file by the kernel (copy_file_range) where the system allows;
  * weights that passes derive from others (a fused or transposed weight) are computed piece by
- * piece into the output, on a second thread when there are several MB of them. */
+ * piece into the output, on a second thread when there are several MB of them.
+ *
+ * Size and layout. Protobuf cannot parse a message of 2 GiB or more, so a model is never written
+ * inline above 2 GiB - 1 bytes. Unless "save.external_data" is set, the input's layout is kept: a
+ * model that loaded any weight from external data is saved with external data, and any model
+ * whose protobuf would pass 2 GiB - 1 bytes inline is too. With "save.external_data" "0" such a
+ * model is refused with OFG_ERR_LIMIT before anything is written. The data file is
+ * save.external_file (default: the file name of `utf8_path` + ".data") in the folder of
+ * `utf8_path`; when one is written, the log callback (ofg_options_set_log) receives an
+ * OFG_LOG_INFO line "weights written to PATH: N tensors, B bytes (...) (why)". A save that would
+ * replace a file the model still reads its weights from (its data file, under another model's
+ * name) is refused with OFG_ERR_INVALID_ARGUMENT, unless it replaces the model's own file too (an
+ * in-place save: the old files stay readable through the model's mappings).
+ *
+ * Files. The file replaced keeps its mode (and its owner and group when the process may set
+ * them, e.g. as root); a new file gets 0666 less the umask. A symbolic link is followed: the file
+ * it points to is replaced and the link stays (for the data file too). On Linux the temporary
+ * file has no name until it is complete (O_TMPFILE), so an interrupted process leaves nothing;
+ * elsewhere it is named PATH.tmp-XXXXXX and ofg_remove_temporary_files removes it from a signal
+ * handler. With external data the data file is put in place first, then the model; should the
+ * model's rename fail, the previous data file is put back (where the system can exchange two
+ * names: Linux >= 3.15 on most local file systems). Only a crash between the two renames can
+ * leave the new data file beside the old model. */
 OFG_API ofg_status ofg_save(const ofg_model* model, const char* utf8_path, const ofg_options* options);
-/* Serializes into a new buffer (*data, *size), released with ofg_buffer_free. */
+/* Serializes into a new buffer (*data, *size), released with ofg_buffer_free. A model over 2 GiB
+ * - 1 bytes is refused with OFG_ERR_LIMIT (no protobuf reader could parse it): use ofg_save. */
 OFG_API ofg_status ofg_save_to_memory(const ofg_model* model, const ofg_options* options, void** data,
                                       size_t* size);
 OFG_API void ofg_buffer_free(void* data);
+/* Removes the temporary files of the saves in progress in this process that have a name (see
+ * ofg_save: only where O_TMPFILE is not available, and for an instant before each rename).
+ * Async-signal-safe: meant for a program's SIGINT/SIGTERM/SIGHUP handler, which then ends the
+ * process (e.g. restores the default action and raises the signal again). The library installs
+ * no signal handler itself. A save still running afterwards fails. */
+OFG_API void ofg_remove_temporary_files(void);
 
 /* ------------------------------------------------------------------ model queries */
 /* Strings returned by these calls are valid until the model is changed or freed. */

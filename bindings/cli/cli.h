@@ -36,6 +36,9 @@ struct CommandHelp {
 int parse_command(const CommandHelp& help, const Args& args, const std::vector<OptionSpec>& specs, ParsedArgs& p);
 // Loads `path`; with `demo` (only from an explicit --demo) the built-in demo model instead.
 ofg_status load_model(const std::string& path, bool demo, ofg_model** out);
+// ofg_save with the save's log lines (where weights went) printed on stdout; `opts` keeps that
+// log callback afterwards.
+ofg_status save_model(const ofg_model* m, const std::string& out, ofg_options* opts);
 // Size of a file on disk, -1 when it cannot be read.
 long long file_size(const std::string& path);
 

@@ -44,7 +44,7 @@ int cmd_convert(const Args& args) {
     ofg_options_free(opts);
     return report(kHelp.name, in, st);
   }
-  st = ofg_save(m, out.c_str(), opts);
+  st = save_model(m, out, opts);
   ofg_model_free(m);
   ofg_options_free(opts);
   if (st != OFG_OK) return report(kHelp.name, out, st);

@@ -241,7 +241,7 @@ int cmd_optimize(const Args& args) {
   const bool out_existed = path_exists(out), data_existed = path_exists(data_path);
   if (save) {
     t0 = std::chrono::steady_clock::now();
-    st = ofg_save(m, out.c_str(), opts);
+    st = save_model(m, out, opts);
     times.save = ms_since(t0);
     if (st != OFG_OK) exit_code = report(kName, out, st);
   }

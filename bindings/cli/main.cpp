@@ -1,3 +1,4 @@
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 
@@ -5,6 +6,25 @@
 #include "messages.h"
 
 namespace {
+
+// Ctrl-C, kill and a closed terminal during a save: the library's temporary file is removed
+// (where it has a name at all, see ofg_save), then the signal ends the process as it would have.
+extern "C" void on_terminating_signal(int sig) {
+  ofg_remove_temporary_files();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void install_signal_handlers() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;  // nohup, background jobs
+    struct sigaction sa {};
+    sa.sa_handler = on_terminating_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, nullptr);
+  }
+}
 
 void usage(FILE* out) {
   std::fprintf(out,
@@ -42,6 +62,7 @@ void usage(FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  install_signal_handlers();
   if (argc < 2) {
     usage(stderr);
     return cli::kUsage;

@@ -11,6 +11,7 @@
 #include "api/handles.h"
 #include "api/options.h"
 #include "onnx/serialize.h"
+#include "onnx/temp_file.h"
 #include "passes/pipeline.h"
 
 namespace ofg::api {
@@ -82,10 +83,14 @@ LoadOptions load_options(const ofg_options* o) {
 SaveOptions save_options(const ofg_options* o) {
   SaveOptions s;
   if (!o) return s;
-  s.external_data = parse_flag(o, "save.external_data");
+  // Unset: the layout of the input (and external data above 2 GiB); "0" explicitly: inline.
+  std::string ext = o->get("save.external_data", "");
+  s.external_data = ext == "1";
+  s.inline_data = ext == "0";
   s.external_threshold = std::strtoull(o->get("save.external_threshold", "1024").c_str(), nullptr, 10);
   s.external_file_name = o->get("save.external_file", "");
   s.durable = parse_flag(o, "save.durable");
+  s.log = log_hook(o);
   return s;
 }
 
@@ -253,5 +258,7 @@ ofg_status ofg_save_to_memory(const ofg_model* model, const ofg_options* options
 }
 
 void ofg_buffer_free(void* data) { std::free(data); }
+
+void ofg_remove_temporary_files(void) { remove_registered_temporary_files(); }
 
 }  // extern "C"

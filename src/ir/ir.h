@@ -327,6 +327,8 @@ class Model {
 
   std::vector<std::shared_ptr<Backing>> backings;
   std::string source_path;  // file the model was loaded from ("" for memory)
+  // Some weights were loaded from external data: a save keeps that layout unless told otherwise.
+  bool loaded_external_data = false;
 
   StrId intern(std::string_view s) { return strings.intern(s); }
   std::string_view str(StrId id) const { return strings.view(id); }

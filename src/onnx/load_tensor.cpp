@@ -140,6 +140,7 @@ void TensorReader::store_data(Tensor* t, const TensorFields& fields) {
     t->storage = Tensor::kExternal;
     if (!external_) invalid(where + " uses external data, but the model was loaded from memory without an external-data folder");
     t->data = external_->resolve(*t, m_, want, where);
+    m_.loaded_external_data = true;
   } else if (has_raw) {
     t->storage = Tensor::kRaw;
     if (t->data.size != want)

@@ -14,6 +14,7 @@
 #include "ofg_onnx_fields.h"
 #include "onnx/mapped_file.h"
 #include "onnx/serialize.h"
+#include "onnx/temp_file.h"
 #include "onnx/wire.h"
 
 namespace ofg {
@@ -335,11 +336,6 @@ void write(const Model& m, ExternalPlan* ext, Measured& measured, wire::Sink& si
   writer->flush();
 }
 
-void serialize(const Model& m, wire::Sink& sink, ExternalPlan* ext) {
-  Measured measured = measure(m, ext);
-  write(m, ext, measured, sink);
-}
-
 class FileSink : public wire::Sink {
  public:
   FileSink(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
@@ -398,55 +394,6 @@ class MemorySink : public wire::Sink {
   size_t used_ = 0;
 };
 
-// A temporary file beside the target that is removed unless committed by rename.
-class TempFile {
- public:
-  explicit TempFile(const std::string& target) : target_(target) {
-    std::string tmpl = target + ".tmp-XXXXXX";
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    fd_ = mkstemp(buf.data());
-    if (fd_ < 0) fail(Status::kIo, "cannot create a temporary file beside '" + target + "': " + std::strerror(errno));
-    path_ = buf.data();
-    fchmod(fd_, 0644);
-  }
-  ~TempFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!committed_) ::unlink(path_.c_str());
-  }
-  int fd() const { return fd_; }
-  const std::string& path() const { return path_; }
-  void finish(bool durable) {
-    if (durable && fsync(fd_) != 0) fail(Status::kIo, "cannot flush '" + path_ + "': " + std::strerror(errno));
-    int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) fail(Status::kIo, "cannot close '" + path_ + "': " + std::strerror(errno));
-  }
-  // Replaces the target atomically. Where the target exists, the two names are exchanged and the
-  // old file is then unlinked: ext4 treats a plain rename over an existing file as a request to
-  // start writeback of the new file at once (its auto_da_alloc heuristic), which stalls the
-  // rename for as long as submitting the whole file takes (17 ms for a 45 MB model). Readers see
-  // the old or the new file either way; durability across power loss is what save.durable is for.
-  void commit() {
-#if defined(RENAME_EXCHANGE) && (!defined(__ANDROID__) || __ANDROID_API__ >= 30)  // Bionic: API 30
-    if (renameat2(AT_FDCWD, path_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) == 0) {
-      committed_ = true;
-      ::unlink(path_.c_str());  // now the old file
-      return;
-    }
-    // ENOENT: no target yet; EINVAL/ENOSYS: not supported here. A plain rename does both.
-#endif
-    if (std::rename(path_.c_str(), target_.c_str()) != 0)
-      fail(Status::kIo, "cannot rename the temporary file to '" + target_ + "': " + std::strerror(errno));
-    committed_ = true;
-  }
-
- private:
-  std::string target_, path_;
-  int fd_ = -1;
-  bool committed_ = false;
-};
-
 std::string base_name(const std::string& path) {
   size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -457,51 +404,131 @@ std::string folder_of(const std::string& path) {
   return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
 }
 
+// The largest message protobuf parses (its sizes are signed 32-bit): a model over this written
+// inline is a file that onnx.load and ONNX Runtime refuse.
+constexpr uint64_t kMaxProtobuf = 2147483647;  // 2 GiB - 1
+
+std::string byte_count(uint64_t n) {
+  char buf[64];
+  if (n >= (1ull << 30)) std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(n) / (1ull << 30));
+  else std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(n) / (1ull << 20));
+  return std::to_string(n) + " bytes (" + buf + ")";
+}
+
+bool same_inode(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
+
+// A save may replace a file the loaded model still reads (its own file, its data file) only when
+// it replaces the model's own file too (an in-place save, where the old files stay readable
+// through their mappings); otherwise it would change another model on disk, the input.
+void refuse_replacing_inputs(const Model& m, const std::string& model_path, const std::string& target) {
+  struct stat t, src;
+  if (::stat(target.c_str(), &t) != 0) return;
+  if (!m.source_path.empty() && ::stat(model_path.c_str(), &src) == 0) {
+    struct stat source;
+    if (::stat(m.source_path.c_str(), &source) == 0 && same_inode(src, source)) return;  // in place
+  }
+  for (const auto& backing : m.backings) {
+    const auto* file = dynamic_cast<const MappedFile*>(backing.get());
+    struct stat in;
+    if (file && file->fd() >= 0 && ::fstat(file->fd(), &in) == 0 && same_inode(in, t))
+      fail(Status::kInvalidArgument, "saving '" + model_path + "' would replace '" + target +
+                                         "', which holds weights of the loaded model '" + m.source_path +
+                                         "' (choose another output or save.external_file)");
+  }
+}
+
+// Streams the tensors placed in the data file, at their offsets.
+void write_data_file(const Model& m, ExternalPlan& plan, TempFile& file) {
+  FileSink dsink(file.fd(), file.target());
+  uint64_t at = 0;
+  std::vector<const Tensor*> computed;
+  for (const Tensor* t : plan.order)
+    if (t->recipe) computed.push_back(t);
+  ComputedStream streamer(std::move(computed));
+  static const uint8_t zeros[64] = {};
+  for (const Tensor* t : plan.order) {
+    uint64_t offset = plan.offsets[t];
+    dsink.write(zeros, static_cast<size_t>(offset - at));
+    int fd;
+    uint64_t source_offset;
+    if (t->recipe) streamer.write(*t, dsink);
+    else if (find_file_source(m, t->data, fd, source_offset)) dsink.write_from_file(t->data.data, t->data.size, fd, source_offset);
+    else dsink.write(t->data.data, t->data.size);
+    at = offset + t->data.size;
+  }
+}
+
 }  // namespace
 
 void save_model_file(const Model& m, const std::string& path, const SaveOptions& options) {
   if (path.empty()) fail(Status::kInvalidArgument, "the output path is empty");
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) fail(Status::kIo, "'" + path + "' is a directory");
+  // Where the weights go, decided (and the sizes measured) before anything is written.
   ExternalPlan plan;
-  std::unique_ptr<TempFile> data_file;
-  if (options.external_data) {
-    plan.threshold = options.external_threshold;
-    plan.location = options.external_file_name.empty() ? base_name(path) + ".data" : options.external_file_name;
-    if (plan.location.find('/') != std::string::npos || plan.location == "." || plan.location == "..")
-      fail(Status::kInvalidArgument, "external data file name '" + plan.location + "' must be a plain file name");
-  }
-  TempFile model_file(path);
-  FileSink sink(model_file.fd(), model_file.path());
-  serialize(m, sink, options.external_data ? &plan : nullptr);
-  model_file.finish(options.durable);
-  if (options.external_data && !plan.order.empty()) {
-    data_file = std::make_unique<TempFile>(folder_of(path) + plan.location);
-    FileSink dsink(data_file->fd(), data_file->path());
-    uint64_t at = 0;
-    std::vector<const Tensor*> computed;
-    for (const Tensor* t : plan.order)
-      if (t->recipe) computed.push_back(t);
-    ComputedStream streamer(std::move(computed));
-    static const uint8_t zeros[64] = {};
-    for (const Tensor* t : plan.order) {
-      uint64_t offset = plan.offsets[t];
-      dsink.write(zeros, static_cast<size_t>(offset - at));
-      int fd;
-      uint64_t source_offset;
-      if (t->recipe) streamer.write(*t, dsink);
-      else if (find_file_source(m, t->data, fd, source_offset)) dsink.write_from_file(t->data.data, t->data.size, fd, source_offset);
-      else dsink.write(t->data.data, t->data.size);
-      at = offset + t->data.size;
+  plan.threshold = options.external_threshold;
+  plan.location = options.external_file_name.empty() ? base_name(path) + ".data" : options.external_file_name;
+  if (plan.location.find('/') != std::string::npos || plan.location == "." || plan.location == "..")
+    fail(Status::kInvalidArgument, "external data file name '" + plan.location + "' must be a plain file name");
+  bool external = options.external_data || (!options.inline_data && m.loaded_external_data);
+  std::string why = options.external_data ? "save.external_data=1" : "the input model kept its weights in external data";
+  Measured measured;
+  if (!external) {
+    measured = measure(m, nullptr);
+    if (measured.total > kMaxProtobuf) {
+      if (options.inline_data)
+        fail(Status::kLimit, "'" + path + "': the model is " + byte_count(measured.total) +
+                                 " as one protobuf, over protobuf's limit of 2 GiB - 1 bytes (no reader could parse it); "
+                                 "save it with external data (save.external_data=1, or leave the option unset)");
+      external = true;
+      why = "the model is " + byte_count(measured.total) + " inline, over protobuf's 2 GiB limit";
     }
-    data_file->finish(options.durable);
-    data_file->commit();  // the data first: the model never points at a missing file
   }
-  model_file.commit();
+  if (external) {
+    measured = measure(m, &plan);
+    if (measured.total > kMaxProtobuf)
+      fail(Status::kLimit, "'" + path + "': even with tensors of " + std::to_string(plan.threshold) +
+                               " bytes or more in external data the model is " + byte_count(measured.total) +
+                               " as one protobuf, over protobuf's limit of 2 GiB - 1 bytes");
+  }
+  const bool data_file = external && !plan.order.empty();
+  const std::string data_path = folder_of(path) + plan.location;
+  refuse_replacing_inputs(m, path, path);
+  if (data_file) refuse_replacing_inputs(m, path, data_path);
+
+  // The model, then the data, each in a temporary file; then the data is put in place first (the
+  // model never names a missing file) and the model after it. Should the model's rename fail, the
+  // data file is put back as it was. Only a crash between the two renames (microseconds) can
+  // leave the new data file beside the old model.
+  TempFile model_file(path);
+  FileSink sink(model_file.fd(), model_file.target());
+  write(m, external ? &plan : nullptr, measured, sink);
+  model_file.finish(options.durable);
+  std::unique_ptr<TempFile> data;
+  if (data_file) {
+    data = std::make_unique<TempFile>(data_path);
+    write_data_file(m, plan, *data);
+    data->finish(options.durable);
+    data->commit();
+  }
+  try {
+    model_file.commit();
+  } catch (...) {
+    if (data) data->rollback();
+    throw;
+  }
+  model_file.settle();
+  if (data) data->settle();
+  if (data_file && options.log)
+    options.log(1, "weights written to " + data_path + ": " + std::to_string(plan.order.size()) + " tensors, " +
+                       byte_count(plan.size) + " (" + why + ")");
 }
 
 MallocBuffer save_model_memory(const Model& m) {
   Measured measured = measure(m, nullptr);
+  if (measured.total > kMaxProtobuf)
+    fail(Status::kLimit, "the model is " + byte_count(measured.total) +
+                             " as one protobuf, over protobuf's limit of 2 GiB - 1 bytes; save it to a file with external data");
   if (measured.total > SIZE_MAX / 2) fail(Status::kLimit, "the model is too large to serialize in memory");
   MallocBuffer out(static_cast<size_t>(measured.total));
   MemorySink sink(out.data(), out.size());

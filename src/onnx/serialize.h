@@ -1,5 +1,6 @@
 // ONNX protobuf bytes <-> IR.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,12 +25,19 @@ std::unique_ptr<Model> load_model_memory(const void* data, size_t size, const Lo
 struct SaveOptions {
   // When true, tensors of at least `external_threshold` bytes go to one data file beside the
   // model, named `external_file_name` (default: the model file name + ".data").
+  // When neither this nor `inline_data` is set, the data file is used when the model loaded
+  // weights from external data, or when its protobuf would pass 2 GiB - 1 bytes inline.
   bool external_data = false;
+  // Everything inline (the caller said save.external_data=0): a model over 2 GiB - 1 bytes is
+  // refused (kLimit) before anything is written.
+  bool inline_data = false;
   size_t external_threshold = 1024;
   std::string external_file_name;
   // fsync the files before the rename, so the new file also survives a power loss. The rename
   // alone already guarantees that readers see the old file or the complete new one.
   bool durable = false;
+  // Told when weights went to a data file (level 1: OFG_LOG_INFO), with the path and the reason.
+  std::function<void(int level, const std::string& message)> log;
 };
 
 // Writes atomically: a temporary file in the same folder is renamed over `path` only once

@@ -169,6 +169,12 @@ int main(int argc, char** argv) {
   ofg_model* from_file = NULL;
   CHECK(ofg_load(path, NULL, &from_file) == OFG_OK);
   ofg_buffer_free(NULL);
+  ofg_remove_temporary_files(); /* no save in progress: nothing to do, and the saved file stays */
+  {
+    FILE* still = fopen(path, "rb");
+    CHECK(still != NULL);
+    if (still) fclose(still);
+  }
 
   /* queries */
   int64_t ir = 0;

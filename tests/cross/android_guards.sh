@@ -12,7 +12,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 bad='^(aligned_alloc|renameat2|copy_file_range|backtrace|backtrace_symbols|mallinfo|mallinfo2|malloc_trim|qsort_r|error|error_at_line|gnu_get_libc_version)$'
 status=0
-for f in src/exec/tensor.cpp src/onnx/mapped_file.cpp src/onnx/save.cpp src/onnx/load.cpp \
+for f in src/exec/tensor.cpp src/onnx/mapped_file.cpp src/onnx/save.cpp src/onnx/temp_file.cpp src/onnx/load.cpp \
          src/onnx/external_data.cpp src/kernels/dispatch.cpp src/api/api_core.cpp \
          src/verify/given_inputs.cpp passes/fold_constants.cpp; do
   [ -f "$src/$f" ] || continue
