@@ -168,6 +168,36 @@ TEST(SaveFiles, InPlaceSaveOverItsOwnDataFile) {
   EXPECT_EQ(names_in(dir), (std::set<std::string>{"m.onnx", "m.onnx.data"}));
 }
 
+// In place, a data file of another name than MODEL.data is written back under its own name (the
+// layout the user had), not beside it as MODEL.data; another output still gets OUT.data.
+TEST(SaveFiles, InPlaceSaveKeepsTheDataFileName) {
+  std::string dir = temp_dir();
+  ofg_model* demo = nullptr;
+  ASSERT_EQ(ofg_model_create_demo(&demo), OFG_OK);
+  ofg_options* o = options_with({{"save.external_data", "1"}, {"save.external_threshold", "256"},
+                                 {"save.external_file", "weights.bin"}});
+  std::string path = dir + "/m.onnx";
+  ASSERT_EQ(ofg_save(demo, path.c_str(), o), OFG_OK) << ofg_last_error();
+  ofg_options_free(o);
+  ofg_model_free(demo);
+  ofg_model* m = nullptr;
+  ASSERT_EQ(ofg_load(path.c_str(), nullptr, &m), OFG_OK);
+  std::vector<uint8_t> before = inline_bytes(m);
+  ASSERT_EQ(ofg_save(m, path.c_str(), nullptr), OFG_OK) << ofg_last_error();
+  std::string location;
+  EXPECT_GT(externals_in(path, &location), 0);
+  EXPECT_EQ(location, "weights.bin");
+  EXPECT_EQ(names_in(dir), (std::set<std::string>{"m.onnx", "weights.bin"}));
+  ASSERT_EQ(ofg_save(m, (dir + "/other.onnx").c_str(), nullptr), OFG_OK) << ofg_last_error();
+  EXPECT_GT(externals_in(dir + "/other.onnx", &location), 0);
+  EXPECT_EQ(location, "other.onnx.data");
+  ofg_model* back = nullptr;
+  ASSERT_EQ(ofg_load(path.c_str(), nullptr, &back), OFG_OK);
+  EXPECT_EQ(inline_bytes(back), before);
+  ofg_model_free(back);
+  ofg_model_free(m);
+}
+
 // Saving under another name must not replace a data file that the input model names: that would
 // change the input on disk.
 TEST(SaveFiles, RefusesToReplaceTheInputsDataFile) {

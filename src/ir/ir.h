@@ -329,6 +329,9 @@ class Model {
   std::string source_path;  // file the model was loaded from ("" for memory)
   // Some weights were loaded from external data: a save keeps that layout unless told otherwise.
   bool loaded_external_data = false;
+  // The external-data locations those weights came from, each once, in order of first use: an
+  // in-place save writes the data back under the same name when there was one.
+  std::vector<std::string> external_locations;
 
   StrId intern(std::string_view s) { return strings.intern(s); }
   std::string_view str(StrId id) const { return strings.view(id); }

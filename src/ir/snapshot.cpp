@@ -45,6 +45,7 @@ class Copier {
     dst_.backings = src_.backings;
     dst_.source_path = src_.source_path;
     dst_.loaded_external_data = src_.loaded_external_data;
+    dst_.external_locations = src_.external_locations;
     if (src_.graph) dst_.graph = graph(src_.graph, nullptr, nullptr);
     dst_.functions = vec(src_.functions, [&](Function* f) {
       Function* c = dst_.arena.make<Function>(*f);

@@ -1,5 +1,6 @@
 #include "onnx/external_data.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -93,6 +94,8 @@ Bytes ExternalData::resolve(const Tensor& t, Model& m, size_t want, const std::s
     it = files_.emplace(real, MappedFile::open(real)).first;
     m.backings.push_back(it->second);
   }
+  if (std::find(m.external_locations.begin(), m.external_locations.end(), loc) == m.external_locations.end())
+    m.external_locations.push_back(loc);
   const MappedFile& file = *it->second;
   uint64_t offset = ref.has_offset ? ref.offset : 0;
   if (offset > file.size())

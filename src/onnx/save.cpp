@@ -437,6 +437,20 @@ void refuse_replacing_inputs(const Model& m, const std::string& model_path, cons
   }
 }
 
+// The data file's name unless the caller gave one: OUT's name + ".data", except that an in-place
+// save of a model whose weights all came from one file of its folder writes them back under that
+// name (the layout the user had; "OUT.data" would leave the old file behind, unused).
+std::string default_data_file_name(const Model& m, const std::string& path) {
+  struct stat out, source;
+  const bool in_place = !m.source_path.empty() && ::stat(path.c_str(), &out) == 0 &&
+                        ::stat(m.source_path.c_str(), &source) == 0 && same_inode(out, source);
+  if (in_place && m.external_locations.size() == 1) {
+    const std::string& loc = m.external_locations[0];
+    if (loc.find_first_of("/\\") == std::string::npos && loc != "." && loc != "..") return loc;
+  }
+  return base_name(path) + ".data";
+}
+
 // Streams the tensors placed in the data file, at their offsets.
 void write_data_file(const Model& m, ExternalPlan& plan, TempFile& file) {
   FileSink dsink(file.fd(), file.target());
@@ -467,7 +481,7 @@ void save_model_file(const Model& m, const std::string& path, const SaveOptions&
   // Where the weights go, decided (and the sizes measured) before anything is written.
   ExternalPlan plan;
   plan.threshold = options.external_threshold;
-  plan.location = options.external_file_name.empty() ? base_name(path) + ".data" : options.external_file_name;
+  plan.location = options.external_file_name.empty() ? default_data_file_name(m, path) : options.external_file_name;
   if (plan.location.find('/') != std::string::npos || plan.location == "." || plan.location == "..")
     fail(Status::kInvalidArgument, "external data file name '" + plan.location + "' must be a plain file name");
   bool external = options.external_data || (!options.inline_data && m.loaded_external_data);
