@@ -180,8 +180,9 @@ void op_logic(OpCtx& c) {
 }
 
 enum class Bitwise { And, Or, Xor, ShiftL, ShiftR };
-template <Bitwise K>
-void op_bitwise(OpCtx& c) {
+// One body for every bitwise op, the kind chosen per element: rare ops, and a copy per kind of
+// this loop over every integer type cost 7 KB each.
+void run_bitwise(OpCtx& c, Bitwise kind) {
   bool integral = false;
   visit_numeric(c.t(0).dtype, [&](auto tag) {
     using T = decltype(tag);
@@ -189,11 +190,11 @@ void op_bitwise(OpCtx& c) {
   });
   if (!integral) c.error("bitwise ops need integer inputs");
   bool left = c.attr_s("direction", "LEFT") == "LEFT";
-  same_type_binary<false, Takes::Integers>(c, [left](auto x, auto z) {
+  same_type_binary<false, Takes::Integers>(c, [left, kind](auto x, auto z) {
     using T = decltype(x);
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       using U = std::make_unsigned_t<T>;
-      switch (K) {
+      switch (kind) {
         case Bitwise::And: return static_cast<T>(x & z);
         case Bitwise::Or: return static_cast<T>(x | z);
         case Bitwise::Xor: return static_cast<T>(x ^ z);
@@ -209,7 +210,11 @@ void op_bitwise(OpCtx& c) {
     }
   });
 }
-void op_bitshift(OpCtx& c) { op_bitwise<Bitwise::ShiftL>(c); }
+template <Bitwise K>
+void op_bitwise(OpCtx& c) {
+  run_bitwise(c, K);
+}
+void op_bitshift(OpCtx& c) { run_bitwise(c, Bitwise::ShiftL); }
 
 void op_bitwise_not(OpCtx& c) {
   RTensor y = c.t(0).clone();
