@@ -78,8 +78,10 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------ versions */
+/* The one place the version is kept: the build (CMake project, pkg-config, CMake package), the
+ * command's --version and the Python package's metadata all read these three lines. */
 #define OFG_VERSION_MAJOR 0
-#define OFG_VERSION_MINOR 1
+#define OFG_VERSION_MINOR 2
 #define OFG_VERSION_PATCH 0
 #define OFG_VERSION_NUMBER (OFG_VERSION_MAJOR * 10000 + OFG_VERSION_MINOR * 100 + OFG_VERSION_PATCH)
 

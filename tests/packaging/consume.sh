@@ -81,18 +81,20 @@ print('python from the prefix:', onnxforge.version(), r.nodes_before, '->', r.no
 ")
   env -u ONNXFORGE_LIBRARY PYTHONPATH="$pydir" "$py" -m onnxforge inspect "$work/py.onnx" >"$work/inspect.txt"
   head -3 "$work/inspect.txt"
-  # pip, offline, from a copy of the sources (the build leaves files beside them).
-  cp -r "$src/bindings/python" "$work/pysrc"
-  if "$py" -m pip --version >/dev/null 2>&1 && "$py" -c "import setuptools" 2>/dev/null; then
-    "$py" -m pip install -q --no-build-isolation --no-index --target "$work/pip" "$work/pysrc" 2>&1 | grep -v "WARNING: Running pip as" || true
-    (cd "$work" && env -u ONNXFORGE_LIBRARY LD_LIBRARY_PATH="$prefix/lib" PYTHONPATH="$work/pip" "$py" -c "
-import onnxforge
+  # pip, offline, from the checkout, bundling the library just installed (config setting
+  # library=; tests/python_pip_install.sh does the whole build a user's pip install does).
+  if "$py" -m pip --version >/dev/null 2>&1; then
+    "$py" -m pip install -q --no-index --disable-pip-version-check --target "$work/pip" \
+      --config-settings "library=$prefix/lib/libonnxforge.so" "$src/bindings/python" 2>&1 | grep -v "WARNING: Running pip as" || true
+    (cd "$work" && env -u ONNXFORGE_LIBRARY -u LD_LIBRARY_PATH PYTHONPATH="$work/pip" "$py" -c "
+import onnxforge, os
+assert os.path.dirname(onnxforge.library_path) == os.path.dirname(onnxforge.__file__), onnxforge.library_path
 m = onnxforge.demo()
 assert m.optimize(verify=True).ok
-print('python via pip install --target, library from LD_LIBRARY_PATH:', onnxforge.library_path)
+print('python via pip install --target, the library bundled in the package:', onnxforge.library_path)
 ")
   else
-    echo "pip or setuptools missing for $py: pip install not tried"
+    echo "pip missing for $py: pip install not tried"
   fi
 else
   echo "no python3 with numpy: Python package from the prefix not tried"

@@ -20,13 +20,15 @@ from ._core import (LOG_INFO, LOG_WARNING, Model, OutputDiff, PassInfo, PassRun,
                     VerifyReport, demo, elem_type_name, load, load_tensor_pb, passes, save_tensor_pb, status_string,
                     verify, version)
 from ._lib import library_path
+from ._simplify import simplify
 
-__version__ = "0.2.0"
+# The library's version (include_c/onnxforge.h), the one the wheel's metadata also carries.
+__version__ = version()
 
 __all__ = [
     "CancelledError", "Error", "InputOutputError", "InternalError", "InvalidArgumentError", "InvalidModelError",
     "LimitError", "NoMemoryError", "NoValidInputsError", "ParseError", "UnsupportedError", "VerifyFailedError",
     "LOG_INFO", "LOG_WARNING", "Model", "OutputDiff", "PassInfo", "PassRun", "Report", "ValueInfo", "VerifyInput",
     "VerifyReport", "demo", "elem_type_name", "load", "load_tensor_pb", "passes", "save_tensor_pb", "status_string",
-    "verify", "version", "library_path",
+    "verify", "version", "library_path", "simplify",
 ]

@@ -672,11 +672,32 @@ class Model:
             graph output name -> numpy array (a list for sequences, None for an empty optional),
             in graph-output order. bfloat16 outputs are widened to float32.
         """
+        if not isinstance(inputs, Mapping):
+            raise TypeError(f"Model.run: inputs must map input names to arrays, got {type(inputs).__name__}")
         names = list(inputs)
+        for n in names:
+            if not isinstance(n, str):
+                raise TypeError(f"Model.run: input names must be str, got {type(n).__name__}")
+        # A list or tuple is a sequence only for an input declared as one; for a tensor input it is
+        # the nested lists of its elements (numpy makes the array, in the declared element type).
+        declared = {vi.name: vi for vi in self.inputs}
         vals: List[c_void_p] = []
         try:
             for n in names:
-                vals.append(_value_from_python(inputs[n]))
+                v = inputs[n]
+                vi = declared.get(n)
+                if isinstance(v, (list, tuple)) and (vi is None or vi.kind != "sequence"):
+                    np = _np()
+                    dtype = _NP_BY_ELEM.get(vi.elem_type) if vi is not None else None
+                    try:
+                        v = np.asarray(v, dtype=dtype)
+                    except (TypeError, ValueError) as e:
+                        raise TypeError(f"Model.run: input {n!r} is a {type(v).__name__} that is not a "
+                                        f"rectangular array of numbers: {e}") from None
+                elif not isinstance(v, (list, tuple)) and v is not None and not hasattr(v, "__array__") \
+                        and not isinstance(v, (int, float, complex, bool)):
+                    raise TypeError(f"Model.run: input {n!r} must be an array-like, got {type(v).__name__}")
+                vals.append(_value_from_python(v))
             c_names = (c_char_p * max(1, len(names)))(*[n.encode() for n in names])
             c_vals = (c_void_p * max(1, len(vals)))(*[v.value for v in vals])
             n_out = c_size_t()
@@ -697,14 +718,21 @@ class Model:
                 lib.ofg_value_free(v)
 
     # -- output
-    def save(self, path: PathLike, external_data: bool = False, external_threshold: Optional[int] = None,
+    def save(self, path: PathLike, external_data: Optional[bool] = None, external_threshold: Optional[int] = None,
              external_file: Optional[str] = None, durable: bool = False) -> None:
-        """Saves atomically to `path` (a failure leaves any previous file intact).
+        """Saves atomically to `path` (a failure or an interrupt leaves any previous file intact).
 
         With ``external_data=True`` tensors of at least ``external_threshold`` bytes (default
         1024) go to one data file beside the model (``external_file``, default the model file
-        name + ".data")."""
-        values = {"save.external_data": True if external_data else None, "save.external_threshold": external_threshold,
+        name + ".data"). By default (None) the input's layout is kept: a model loaded with
+        external data, or one over protobuf's 2 GiB limit, is saved with a data file.
+        ``external_data=False`` keeps everything inline (a model over 2 GiB then raises
+        LimitError before anything is written)."""
+        if external_data is not None and not isinstance(external_data, bool):
+            raise TypeError(f"Model.save: external_data must be True, False or None, got {type(external_data).__name__}")
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"Model.save: path must be a str or os.PathLike, got {type(path).__name__}")
+        values = {"save.external_data": external_data, "save.external_threshold": external_threshold,
                   "save.external_file": external_file, "save.durable": True if durable else None}
         with _Options(values) as o:
             _raise_for(lib.ofg_save(self._handle, os.fsencode(os.fspath(path)), o.handle))

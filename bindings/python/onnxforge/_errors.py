@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import re
 from typing import Dict, Type
 
 
@@ -37,8 +40,24 @@ def _status_error(name: str, status: int, doc: str, *bases: type) -> Type[Error]
 InvalidArgumentError = _status_error(
     "InvalidArgumentError", 1, "OFG_ERR_INVALID_ARGUMENT: a bad argument, an unknown option, pass or input name.",
     ValueError)
-InputOutputError = _status_error(
-    "InputOutputError", 2, "OFG_ERR_IO: a file could not be opened, read, written or renamed.")
+class InputOutputError(Error, OSError):
+    """OFG_ERR_IO: a file could not be opened, read, written or renamed.
+
+    Also an :class:`OSError`: ``errno`` and ``filename`` are set when the library's message names
+    them (the system's text for an error number, the first quoted path)."""
+
+    status = 2
+
+    def __new__(cls, message: str = "", status: int = -1, status_name: str = "") -> "InputOutputError":
+        # OSError's constructor reads two or more arguments as (errno, strerror, filename).
+        return OSError.__new__(cls, message)
+
+    def __init__(self, message: str = "", status: int = -1, status_name: str = "") -> None:
+        Error.__init__(self, message, status, status_name)
+        quoted = re.search(r"'([^']+)'", message)
+        self.filename = quoted.group(1) if quoted else None
+        self.errno = next((code for code in sorted(errno.errorcode) if os.strerror(code) in message), None)
+        self.strerror = os.strerror(self.errno) if self.errno else message
 ParseError = _status_error("ParseError", 3, "OFG_ERR_PARSE: the bytes are not a well-formed ONNX protobuf.")
 InvalidModelError = _status_error(
     "InvalidModelError", 4, "OFG_ERR_INVALID_MODEL: well-formed, but not a valid model (undefined value, cycle...).")
