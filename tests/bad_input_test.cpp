@@ -13,22 +13,17 @@
 
 #include "ofg_onnx.pb.h"
 #include "onnxforge.h"
+#include "support/options_support.h"
 #include "support/test_support.h"
 
 namespace {
 
 namespace pb = ofg_onnx;
+using ofg::test::options_with;
 using ofg::test::read_file;
 using ofg::test::temp_dir;
 using ofg::test::write_file;
 
-// Options holding the given values (each must be accepted); the caller frees them.
-ofg_options* options_with(std::initializer_list<std::pair<const char*, const char*>> values) {
-  ofg_options* o = nullptr;
-  EXPECT_EQ(ofg_options_create(&o), OFG_OK);
-  for (const auto& kv : values) EXPECT_EQ(ofg_options_set(o, kv.first, kv.second), OFG_OK) << kv.first;
-  return o;
-}
 
 // A small valid model: y = Relu(x + w).
 pb::ModelProto valid_model() {

@@ -20,22 +20,18 @@
 #include "onnx/temp_file.h"
 #include "onnxforge.h"
 #include "support/huge_model.h"
+#include "support/options_support.h"
 #include "support/test_support.h"
 
 namespace {
 
 namespace pb = ofg_onnx;
 using ofg::test::file_exists;
+using ofg::test::options_with;
 using ofg::test::read_file;
 using ofg::test::temp_dir;
 using ofg::test::write_file;
 
-ofg_options* options_with(std::initializer_list<std::pair<const char*, const char*>> values) {
-  ofg_options* o = nullptr;
-  EXPECT_EQ(ofg_options_create(&o), OFG_OK);
-  for (const auto& kv : values) EXPECT_EQ(ofg_options_set(o, kv.first, kv.second), OFG_OK) << kv.first;
-  return o;
-}
 
 std::set<std::string> names_in(const std::string& dir) {
   std::set<std::string> out;

@@ -1,0 +1,20 @@
+// Options objects for C-ABI tests.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <utility>
+
+#include "onnxforge.h"
+
+namespace ofg::test {
+
+// Options holding the given values (each must be accepted); the caller frees them.
+inline ofg_options* options_with(std::initializer_list<std::pair<const char*, const char*>> values) {
+  ofg_options* o = nullptr;
+  EXPECT_EQ(ofg_options_create(&o), OFG_OK);
+  for (const auto& kv : values) EXPECT_EQ(ofg_options_set(o, kv.first, kv.second), OFG_OK) << kv.first;
+  return o;
+}
+
+}  // namespace ofg::test
