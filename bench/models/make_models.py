@@ -14,6 +14,13 @@
                   (--seg-size, default 256; the issue's reference size is 1024)
   densenet121     DenseNet-121 (dense blocks of Concat, pre-activation BatchNormalization, 224x224)
   convnext_atto   ConvNeXt-atto (7x7 depthwise convs, LayerNorm and GELU MLPs in NHWC, 224x224)
+  unet_128        a U-Net segmenter, 2x2 stride-2 ConvTranspose decoder, 128x128
+  hifigan_gen     a HiFi-GAN (V2-shaped) vocoder generator: ConvTranspose1d x8 x8 x2 x2, dilated 1-D convs
+  yolo_small      a YOLOv8-n-shaped detector: C2f blocks, SiLU, SPPF, nearest Resize + Concat neck, 256x256
+  conformer_block a Conformer block: macaron FFNs, self-attention, GLU + depthwise 1-D conv k=15, seq 100
+  diffusion_unet_block  a diffusion UNet piece: GroupNorm (as exported), SiLU, time embedding, spatial
+                  self-attention, nearest upsampling, 32x32x64
+  and MEASURE_ONLY (see the list below): other sizes and channels of these, to be measured, never tuned on.
 
 Expected outputs are not written here: bench/ort_bench.py records ONNX Runtime's outputs beside
 the inputs (output_K.pb) so `onnxforge run DIR` can check onnxforge against them.
@@ -406,6 +413,224 @@ def unet(size=128, base=16):
                    "unet"), {"image": g.rng.standard_normal([1, 3, size, size]).astype(np.float32)}
 
 
+# ---------------------------------------------------------------- architectures nobody tuned for (issue 25)
+
+
+def silu(g, x):
+    """SiLU as PyTorch exports it: x * Sigmoid(x)."""
+    return g.op("Mul", [x, g.op("Sigmoid", [x])])
+
+
+def conv1d(g, x, c_in, c_out, k, stride=1, pad=0, dilation=1, group=1, bias=True, scale=None):
+    ins = [x, g.weight([c_out, c_in // group, k], scale)] + ([g.weight([c_out], 0.02, "b")] if bias else [])
+    return g.op("Conv", ins, kernel_shape=[k], strides=[stride], pads=[pad, pad], dilations=[dilation], group=group)
+
+
+def hifigan_gen(ch=128, frames=32):
+    """A HiFi-GAN generator (Kong, Kim, Bae, "HiFi-GAN: Generative Adversarial Networks for Efficient
+    and High Fidelity Speech Synthesis", NeurIPS 2020), configuration V2's shape: a 7-tap conv from
+    80 mel channels to `ch`, four upsampling stages (x8, x8, x2, x2: LeakyRelu 0.1, ConvTranspose1d
+    with kernel 2*rate, padding rate/2, halving the channels), each followed by the multi-receptive-
+    field fusion: the mean of three residual blocks of kernel 3, 7, 11, each block three pairs of
+    LeakyRelu + dilated conv (dilation 1, 3, 5) and LeakyRelu + conv (dilation 1) with a residual
+    Add; then LeakyRelu (0.01), a 7-tap conv to one channel and Tanh. Weight norm is folded, as at
+    inference. [1, 80, frames] mel frames -> [1, 1, frames * 256] samples."""
+    g = Graph(21)
+    x = conv1d(g, "mel", 80, ch, 7, pad=3)
+    c = ch
+    for rate in (8, 8, 2, 2):
+        k = 2 * rate
+        x = g.op("LeakyRelu", [x], alpha=0.1)
+        x = g.op("ConvTranspose", [x, g.weight([c, c // 2, k]), g.weight([c // 2], 0.02, "b")], kernel_shape=[k],
+                 strides=[rate], pads=[(k - rate) // 2] * 2)
+        c //= 2
+        blocks = []
+        for kr in (3, 7, 11):
+            y = x
+            for d in (1, 3, 5):
+                t = conv1d(g, g.op("LeakyRelu", [y], alpha=0.1), c, c, kr, pad=d * (kr - 1) // 2, dilation=d,
+                           scale=0.5 / np.sqrt(c * kr))
+                t = conv1d(g, g.op("LeakyRelu", [t], alpha=0.1), c, c, kr, pad=(kr - 1) // 2,
+                           scale=0.5 / np.sqrt(c * kr))
+                y = g.op("Add", [t, y])
+            blocks.append(y)
+        x = g.op("Div", [g.op("Sum", blocks), g.const(np.array(3, np.float32), "c")])
+    x = conv1d(g, g.op("LeakyRelu", [x], alpha=0.01), c, 1, 7, pad=3)
+    g.op("Tanh", [x], out="audio")
+    return g.model([value("mel", TensorProto.FLOAT, [1, 80, frames])],
+                   [value("audio", TensorProto.FLOAT, [1, 1, frames * 256])], "hifigan_gen"), {
+        "mel": g.rng.standard_normal([1, 80, frames]).astype(np.float32)}
+
+
+def yolo_small(size=256):
+    """A YOLOv8-n-shaped detector (Ultralytics YOLOv8, 2023: the C2f block, Redmon et al.'s YOLO grid
+    heads, YOLOv5's SPPF) as Ultralytics exports it: every Conv has its BatchNorm folded into a bias
+    and SiLU as Sigmoid * Mul. Backbone of stride-2 3x3 convs and C2f blocks (1x1 conv, Split in two,
+    n bottlenecks of two 3x3 convs with a residual Add, each output kept, Concat of all, 1x1 conv;
+    widths 16 to 256), SPPF (1x1 conv, three chained 5x5 stride-1 MaxPools, Concat, 1x1 conv), a
+    PAN neck (nearest Resize x2 + Concat going up, stride-2 conv + Concat going down) and three
+    decoupled heads (box: two 3x3 convs and a 1x1 to 64 = 4 x 16 distribution bins; class: two 3x3
+    convs and a 1x1 to 80 classes), each level's outputs concatenated: [1, 144, size/8, size/8],
+    [1, 144, size/16, size/16], [1, 144, size/32, size/32]. The box decoding (DFL) is left out."""
+    g = Graph(22)
+
+    def cbs(x, c_in, c_out, k, stride=1):
+        # Weights at 1.4x the 1/sqrt(fan_in) scale: SiLU roughly halves the variance it is given, and
+        # at the plain scale the activations fade to 1e-2 by the heads, which makes the match trivial.
+        w = g.weight([c_out, c_in, k, k], 1.4 / np.sqrt(c_in * k * k))
+        y = g.op("Conv", [x, w, g.weight([c_out], 0.1, "b")], kernel_shape=[k, k], strides=[stride, stride],
+                 pads=[k // 2] * 4)
+        return silu(g, y)
+
+    def c2f(x, c_in, c_out, n, shortcut):
+        c = c_out // 2
+        parts = g.op("Split", [cbs(x, c_in, 2 * c, 1), g.const(np.array([c, c], np.int64), "split")], outputs=2,
+                     axis=1)
+        ys = list(parts)
+        for _ in range(n):
+            y = cbs(cbs(ys[-1], c, c, 3), c, c, 3)
+            ys.append(g.op("Add", [ys[-1], y]) if shortcut else y)
+        return cbs(g.op("Concat", ys, axis=1), (2 + n) * c, c_out, 1)
+
+    def up(x):
+        return g.op("Resize", [x, "", g.const(np.array([1, 1, 2, 2], np.float32), "scales")], mode="nearest",
+                    coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+
+    x = cbs(cbs("image", 3, 16, 3, 2), 16, 32, 3, 2)
+    x = c2f(x, 32, 32, 1, True)
+    p3 = c2f(cbs(x, 32, 64, 3, 2), 64, 64, 2, True)
+    p4 = c2f(cbs(p3, 64, 128, 3, 2), 128, 128, 2, True)
+    x = c2f(cbs(p4, 128, 256, 3, 2), 256, 256, 1, True)
+    y = cbs(x, 256, 128, 1)  # SPPF
+    pools = [y]
+    for _ in range(3):
+        pools.append(g.op("MaxPool", [pools[-1]], kernel_shape=[5, 5], strides=[1, 1], pads=[2, 2, 2, 2]))
+    p5 = cbs(g.op("Concat", pools, axis=1), 512, 256, 1)
+    n4 = c2f(g.op("Concat", [up(p5), p4], axis=1), 384, 128, 1, False)
+    n3 = c2f(g.op("Concat", [up(n4), p3], axis=1), 192, 64, 1, False)
+    n4 = c2f(g.op("Concat", [cbs(n3, 64, 64, 3, 2), n4], axis=1), 192, 128, 1, False)
+    n5 = c2f(g.op("Concat", [cbs(n4, 128, 128, 3, 2), p5], axis=1), 384, 256, 1, False)
+    outs = []
+    for level, (f, c) in enumerate(((n3, 64), (n4, 128), (n5, 256))):
+        box = conv(g, cbs(cbs(f, c, 64, 3), 64, 64, 3), 64, 64, 1, bias=True)
+        cls = conv(g, cbs(cbs(f, c, 80, 3), 80, 80, 3), 80, 80, 1, bias=True)
+        name = "head_p%d" % (level + 3)
+        g.op("Concat", [box, cls], out=name, axis=1)
+        s = size >> (level + 3)
+        outs.append(value(name, TensorProto.FLOAT, [1, 144, s, s]))
+    return g.model([value("image", TensorProto.FLOAT, [1, 3, size, size])], outs, "yolo_small"), {
+        "image": g.rng.uniform(0, 1, [1, 3, size, size]).astype(np.float32)}
+
+
+def conformer_block(seq=100, d=144, n_heads=4, kernel=15):
+    """One Conformer block (Gulati et al., "Conformer: Convolution-augmented Transformer for Speech
+    Recognition", Interspeech 2020), Conformer-S widths: x + 1/2 FFN, + multi-head self-attention,
+    + convolution module, + 1/2 FFN, LayerNorm. FFN: LayerNorm, Linear to 4d, Swish, Linear back.
+    Attention: LayerNorm, Q/K/V Linear, per-head MatMul, scale, Softmax, MatMul, output Linear (plain
+    dot-product attention; the paper's relative positional encoding is left out). Convolution module:
+    LayerNorm, to [1, d, T], pointwise conv to 2d, GLU (Split, Sigmoid, Mul), depthwise conv k=15,
+    BatchNorm, Swish, pointwise conv, back to [1, T, d]. [1, seq, d] -> [1, seq, d]."""
+    g = Graph(23)
+    dh = d // n_heads
+
+    def ln(x):
+        return g.op("LayerNormalization", [x, g.weight([d], 0.2, "ln_s"), g.weight([d], 0.1, "ln_b")], axis=-1,
+                    epsilon=1e-5)
+
+    def lin(x, n_in, n_out):
+        return g.op("Add", [g.op("MatMul", [x, g.weight([n_in, n_out])]), g.weight([n_out], 0.02, "b")])
+
+    def half_ffn(x):
+        y = lin(silu(g, lin(ln(x), d, 4 * d)), 4 * d, d)
+        return g.op("Add", [x, g.op("Mul", [y, g.const(np.array(0.5, np.float32), "c")])])
+
+    def split_heads(x):
+        r = g.op("Reshape", [x, g.const(np.array([1, -1, n_heads, dh], np.int64), "shape")])
+        return g.op("Transpose", [r], perm=[0, 2, 1, 3])
+
+    x = half_ffn("features")
+    h = ln(x)
+    q, k, v = (split_heads(lin(h, d, d)) for _ in range(3))
+    s = g.op("Mul", [g.op("MatMul", [q, g.op("Transpose", [k], perm=[0, 1, 3, 2])]),
+                     g.const(np.array(1 / np.sqrt(dh), np.float32), "scale")])
+    a = g.op("MatMul", [g.op("Softmax", [s], axis=-1), v])
+    a = g.op("Reshape", [g.op("Transpose", [a], perm=[0, 2, 1, 3]), g.const(np.array([1, -1, d], np.int64), "shape")])
+    x = g.op("Add", [x, lin(a, d, d)])
+    t = g.op("Transpose", [ln(x)], perm=[0, 2, 1])  # [1, d, T]
+    a, b = g.op("Split", [conv1d(g, t, d, 2 * d, 1), g.const(np.array([d, d], np.int64), "split")], outputs=2, axis=1)
+    t = g.op("Mul", [a, g.op("Sigmoid", [b])])
+    t = silu(g, batch_norm(g, conv1d(g, t, d, d, kernel, pad=kernel // 2, group=d), d))
+    t = conv1d(g, t, d, d, 1)
+    x = g.op("Add", [x, g.op("Transpose", [t], perm=[0, 2, 1])])
+    g.op("Identity", [ln(half_ffn(x))], out="encoded")
+    return g.model([value("features", TensorProto.FLOAT, [1, seq, d])], [value("encoded", TensorProto.FLOAT,
+                                                                                [1, seq, d])], "conformer_block"), {
+        "features": g.rng.standard_normal([1, seq, d]).astype(np.float32)}
+
+
+def group_norm(g, x, c, hw, groups=32):
+    """GroupNorm as torch.onnx.export (TorchScript, opset < 18) emits it, the form deployed diffusion
+    UNets carry: Reshape to [1, groups, -1], InstanceNormalization with unit scale and zero bias,
+    Reshape back, per-channel Mul and Add."""
+    r = g.op("Reshape", [x, g.const(np.array([1, groups, -1], np.int64), "shape")])
+    r = g.op("InstanceNormalization", [r, g.const(np.ones(groups, np.float32), "one"),
+                                       g.const(np.zeros(groups, np.float32), "zero")], epsilon=1e-5)
+    r = g.op("Reshape", [r, g.const(np.array([1, c, hw[0], hw[1]], np.int64), "shape")])
+    return g.op("Add", [g.op("Mul", [r, g.weight([c, 1, 1], 0.2, "gn_s")]), g.weight([c, 1, 1], 0.1, "gn_b")])
+
+
+def diffusion_unet_block(size=32, c=64, t_dim=256):
+    """A piece of a diffusion UNet's decoder (Ho, Jain, Abbeel, "Denoising Diffusion Probabilistic
+    Models", 2020; Rombach et al., "High-Resolution Image Synthesis with Latent Diffusion Models",
+    2022): ResBlock, spatial self-attention, ResBlock, upsampler. ResBlock: GroupNorm(32), SiLU, 3x3
+    conv, plus the time embedding (SiLU, Linear to c, broadcast Add), GroupNorm, SiLU, 3x3 conv,
+    residual Add. Attention block (LDM's AttnBlock): GroupNorm, 1x1 convs to Q, K, V, scores over all
+    size*size positions (MatMul, scale, Softmax), MatMul with V, 1x1 conv, residual Add. Upsampler:
+    nearest Resize x2 and a 3x3 conv. GroupNorm is the InstanceNormalization decomposition PyTorch's
+    exporter writes (group_norm above), so the model stays at opset 17 like the rest.
+    x [1, c, size, size], time embedding [1, t_dim] -> [1, c, 2 size, 2 size]."""
+    g = Graph(24)
+    hw, n = (size, size), size * size
+    temb = silu(g, "temb")
+
+    def res_block(x):
+        h = conv(g, silu(g, group_norm(g, x, c, hw)), c, c, 3, 1, 1, bias=True)
+        t = g.op("Gemm", [temb, g.weight([c, t_dim]), g.weight([c], 0.02, "b")], transB=1)
+        h = g.op("Add", [h, g.op("Reshape", [t, g.const(np.array([1, c, 1, 1], np.int64), "shape")])])
+        h = conv(g, silu(g, group_norm(g, h, c, hw)), c, c, 3, 1, 1, bias=True)
+        return g.op("Add", [x, h])
+
+    def attn_block(x):
+        h = group_norm(g, x, c, hw)
+        flat = lambda t: g.op("Reshape", [t, g.const(np.array([1, c, n], np.int64), "shape")])  # noqa: E731
+        q = g.op("Transpose", [flat(conv(g, h, c, c, 1, bias=True))], perm=[0, 2, 1])  # [1, n, c]
+        k, v = flat(conv(g, h, c, c, 1, bias=True)), flat(conv(g, h, c, c, 1, bias=True))  # [1, c, n]
+        w = g.op("Softmax", [g.op("Mul", [g.op("MatMul", [q, k]), g.const(np.array(c ** -0.5, np.float32), "scale")])],
+                 axis=-1)  # [1, n(query), n(key)]
+        a = g.op("MatMul", [v, g.op("Transpose", [w], perm=[0, 2, 1])])  # [1, c, n]
+        a = g.op("Reshape", [a, g.const(np.array([1, c, size, size], np.int64), "shape")])
+        return g.op("Add", [x, conv(g, a, c, c, 1, bias=True)])
+
+    x = res_block(attn_block(res_block("x")))
+    x = g.op("Resize", [x, "", g.const(np.array([1, 1, 2, 2], np.float32), "scales")], mode="nearest",
+             coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+    conv_out = conv(g, x, c, c, 3, 1, 1, bias=True)
+    g.op("Identity", [conv_out], out="y")
+    return g.model([value("x", TensorProto.FLOAT, [1, c, size, size]), value("temb", TensorProto.FLOAT, [1, t_dim])],
+                   [value("y", TensorProto.FLOAT, [1, c, 2 * size, 2 * size])], "diffusion_unet_block"), {
+        "x": g.rng.standard_normal([1, c, size, size]).astype(np.float32),
+        "temb": g.rng.standard_normal([1, t_dim]).astype(np.float32)}
+
+
+# The models issue 25 asks to tune on.
+TUNED = ["unet_128", "hifigan_gen", "yolo_small", "conformer_block", "diffusion_unet_block"]
+# Variations of them (other sizes, other channel counts) that exist to be measured only: nobody tunes
+# a kernel while looking at these, so they show whether a speed-up carries beyond the shapes it was
+# made on. Keep them out of any tuning loop.
+MEASURE_ONLY = ["unet_96_c24", "hifigan_gen_c64", "yolo_small_320", "conformer_block_s250",
+                "diffusion_unet_block_16_c128"]
+
+
 def write(out_dir, name, model, feeds):
     d = os.path.join(out_dir, name)
     os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
@@ -431,7 +656,13 @@ def main(argv):
         sys.exit(__doc__)
     builders = {"lstm2": lstm2, "gru_bidir": gru_bidir, "encdec_kv": encdec_kv, "qdyn_cnn": qdyn_cnn,
                 "qlinear_cnn": qlinear_cnn, "qdq_cnn": qdq_cnn, "qdyn_seg_%d" % seg: lambda: qdyn_seg(seg),
-                "densenet121": densenet121, "convnext_atto": convnext_atto, "unet_128": unet}
+                "densenet121": densenet121, "convnext_atto": convnext_atto, "unet_128": unet,
+                "hifigan_gen": hifigan_gen, "yolo_small": yolo_small, "conformer_block": conformer_block,
+                "diffusion_unet_block": diffusion_unet_block,
+                # MEASURE_ONLY: other sizes and channels of the models above, measured, never tuned on.
+                "unet_96_c24": lambda: unet(96, 24), "hifigan_gen_c64": lambda: hifigan_gen(64),
+                "yolo_small_320": lambda: yolo_small(320), "conformer_block_s250": lambda: conformer_block(250),
+                "diffusion_unet_block_16_c128": lambda: diffusion_unet_block(16, 128)}
     for name, build in builders.items():
         if only is None or name in only:
             model, feeds = build()
