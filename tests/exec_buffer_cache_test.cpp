@@ -67,10 +67,14 @@ TEST(ExecBufferCache, SmallBlocksComeInPowerOfTwoClasses) {
   EXPECT_EQ(got, 2048u);
   buffer_give(c, 1024);
   buffer_give(d, 2048);
-  // Between the largest class (32 KiB) and the large blocks: exact size, not kept.
-  void* e = buffer_take(40 << 10, got);
-  EXPECT_EQ(got, size_t{40} << 10);
+  // Up to the large blocks (64 KiB) every size has a class: a 57,600-byte activation is kept
+  // and the next run's request of that size gets the same block back.
+  void* e = buffer_take(57600, got);
+  EXPECT_EQ(got, size_t{64} << 10);
   buffer_give(e, got);
+  void* f = buffer_take(57600, got);
+  EXPECT_EQ(f, e);
+  buffer_give(f, got);
 }
 
 TEST(ExecBufferCache, SmallClassListsAreBounded) {

@@ -14,9 +14,13 @@ constexpr size_t kMaxBlocks = 32;
 // Small blocks (under kMinBytes): one free list per power-of-two size from 64 bytes. A 64-byte
 // aligned malloc of a few KiB goes through glibc's memalign path, which splits chunks and
 // consolidates the fast bins: a tenth of the time of a small transformer, whose hundreds of
-// intermediates are all small. Each list holds up to kSmallPerClass blocks (at most ~2 MiB over
-// all classes).
-constexpr size_t kSmallClasses = 10;  // 64 B .. 32 KiB
+// intermediates are all small. Each list holds up to kSmallPerClass blocks (at most ~4 MiB over
+// all classes). The classes reach kMinBytes: with a gap between them and the large blocks, every
+// tensor of 32..64 KiB (a [1, 100, 144] float activation of a speech encoder) went back to glibc
+// on each free, which trimmed the heap and faulted it in again on every run.
+constexpr size_t kSmallClasses = 11;  // 64 B .. 64 KiB
+constexpr size_t kLargestSmall = size_t{64} << (kSmallClasses - 1);
+static_assert(kLargestSmall == kMinBytes, "the small classes end where the large blocks begin");
 constexpr size_t kSmallPerClass = 32;
 
 // The class of a small request: blocks of 64 << k bytes hold it; kSmallClasses when none does.
@@ -129,7 +133,7 @@ void buffer_give(void* p, size_t bytes) {
     std::free(p);
     return;
   }
-  const size_t k = bytes < kMinBytes ? small_class(bytes) : kSmallClasses;
+  const size_t k = bytes <= kLargestSmall ? small_class(bytes) : kSmallClasses;
   const bool kept = k < kSmallClasses && (size_t{64} << k) == bytes ? cache.give_small(p, k) : cache.give(p, bytes);
   if (!kept) std::free(p);
 }

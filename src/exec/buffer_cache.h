@@ -8,7 +8,7 @@
 
 namespace ofg::exec {
 
-// A 64-byte aligned block of at least `bytes` (a multiple of 64): under 32 KiB one of a
+// A 64-byte aligned block of at least `bytes` (a multiple of 64): under 64 KiB one of a
 // power-of-two size class, reused from that class's list; from 64 KiB a cached block close in
 // size when there is one. `got` receives its real size. Throws std::bad_alloc when the system has none.
 void* buffer_take(size_t bytes, size_t& got);
