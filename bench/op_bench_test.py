@@ -37,7 +37,10 @@ def test_every_case_is_a_valid_model_with_its_inputs(case):
     m, inputs = build()
     if max(o.version for o in m.opset_import) > onnx.defs.onnx_opset_version():
         pytest.skip("onnx %s predates opset %d" % (onnx.__version__, max(o.version for o in m.opset_import)))
-    onnx.checker.check_model(m, full_check=True)
+    # The outputs are declared by type only; strict shape inference must fill in their shapes.
+    inferred = onnx.shape_inference.infer_shapes(m, strict_mode=True)
+    assert all(o.type.tensor_type.HasField("shape") for o in inferred.graph.output)
+    onnx.checker.check_model(inferred, full_check=True)
     assert [i.name for i in m.graph.input] == [n for n, _ in inputs]
     assert op.split("(")[0] in {n.op_type for n in m.graph.node} or op.startswith("Attention(")
     assert m.graph.node and all(n for n in m.graph.output)

@@ -259,9 +259,10 @@ def cases():
     # decoder KV-cache row update.
     c += [("Gather", "bert_embedding_30522x128_idx128", lambda: model(
               "Gather", "Gather/emb", [("ids", _rng("emb").integers(0, 30522, size=(1, 128)).astype(np.int64))],
-              [("table", f32(_rng("emb"), 30522, 128))])),
-          simple("Gather", "axis1_64x1000_idx500", [(1, 64, 1000)],
-                 [("idx", lambda r: r.integers(0, 1000, size=500).astype(np.int64))], {"axis": 1}),
+              [("table", f32(_rng("emb"), 30522, 128))],
+              nodes=[helper.make_node("Gather", ["table", "ids"], ["y0"])])),
+          simple("Gather", "last_axis_64x1000_idx500", [(1, 64, 1000)],
+                 [("idx", lambda r: r.integers(0, 1000, size=500).astype(np.int64))], {"axis": 2}),
           ("ScatterND", "kv_cache_rows_4096x128_upd1024", lambda: model(
               "ScatterND", "ScatterND/kv", [("data", f32(_rng("kv"), 4096, 128)), ("upd", f32(_rng("u"), 1024, 128))],
               [("idx", (np.arange(1024, dtype=np.int64) * 4).reshape(1024, 1))],
