@@ -212,7 +212,7 @@ def main():
     cores = os.cpu_count() or 1
     rows = []
     for op, label, make in op_cases.cases():
-        if opts["ops"] and op not in opts["ops"]:
+        if opts["ops"] and op not in opts["ops"] and op.split("(")[0] not in opts["ops"]:
             continue
         folder = os.path.join(build, "op-bench", op.split("(")[0], label)
         write_case(folder, make)
