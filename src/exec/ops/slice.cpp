@@ -186,17 +186,21 @@ void op_pad(OpCtx& c) {
   }
   Shape s(r);
   for (int i = 0; i < r; ++i) s[i] = checked_add(checked_add(x.shape[i], pb[i]), pe[i]);
-  RTensor y = RTensor::alloc(x.dtype, s);
-  std::vector<int64_t> xs = strides_of(x.shape);
-  size_t es = x.elem_size();
-  for_each_index(s, [&](int64_t n, const std::vector<int64_t>& idx) {
-    int64_t off = 0;
-    bool inside = true;
-    for (int i = 0; i < r; ++i) {
-      int64_t v = idx[i] - pb[i], d = x.shape[i];
+  RTensor y = RTensor::alloc_uninit(x.dtype, s);  // every element is written below
+  if (y.numel() == 0) {
+    c.set(0, y);
+    return;
+  }
+  // Along each axis, the input index each output index reads (-1: the constant value).
+  std::vector<std::vector<int64_t>> src(r);
+  for (int i = 0; i < r; ++i) {
+    const int64_t d = x.shape[i];
+    src[i].resize(static_cast<size_t>(s[i]));
+    for (int64_t o = 0; o < s[i]; ++o) {
+      int64_t v = o - pb[i];
       if (v < 0 || v >= d) {
-        if (mode == "constant" || d == 0) { inside = false; break; }
-        if (mode == "edge") v = v < 0 ? 0 : d - 1;
+        if (mode == "constant" || d == 0) v = -1;
+        else if (mode == "edge") v = v < 0 ? 0 : d - 1;
         else if (mode == "reflect") {
           int64_t period = 2 * (d - 1);
           if (period == 0) v = 0;
@@ -204,12 +208,47 @@ void op_pad(OpCtx& c) {
             v = ((v % period) + period) % period;
             if (v >= d) v = period - v;
           }
-        } else if (mode == "wrap") v = ((v % d) + d) % d;
+        } else v = ((v % d) + d) % d;  // wrap
+      }
+      src[i][static_cast<size_t>(o)] = v;
+    }
+  }
+  // The last axis as runs: consecutive output elements that read consecutive input elements
+  // are one memcpy, those of the constant one copy from a row of constants.
+  struct Run {
+    int64_t out, len, in;  // in: the first input index, or -1 for constants
+  };
+  const int64_t row = r > 0 ? s[r - 1] : 1;
+  std::vector<Run> runs;
+  if (r == 0) runs.push_back({0, 1, 0});
+  for (int64_t o = 0; r > 0 && o < row; ++o) {
+    const int64_t v = src[r - 1][static_cast<size_t>(o)];
+    Run& last = runs.empty() ? runs.emplace_back(Run{o, 0, v}) : runs.back();
+    const bool extends = last.len > 0 && (v < 0 ? last.in < 0 : last.in >= 0 && last.in + last.len == v);
+    if (extends) ++last.len;
+    else if (last.len == 0) last.len = 1;
+    else runs.push_back({o, 1, v});
+  }
+  const size_t es = x.elem_size();
+  RTensor constants = RTensor::alloc_uninit(x.dtype, {row});
+  for (int64_t i = 0; i < row; ++i) set_f64(constants, i, cv);
+  const std::vector<int64_t> xs = strides_of(x.shape);
+  const Shape outer(s.begin(), s.begin() + std::max(r - 1, 0));
+  for_each_index(outer, [&](int64_t n, const std::vector<int64_t>& idx) {
+    uint8_t* dst = y.ptr + static_cast<size_t>(n * row) * es;
+    int64_t off = 0;
+    for (size_t i = 0; i < idx.size(); ++i) {
+      const int64_t v = src[i][static_cast<size_t>(idx[i])];
+      if (v < 0) {  // the whole row is padding
+        std::memcpy(dst, constants.ptr, static_cast<size_t>(row) * es);
+        return;
       }
       off += v * xs[i];
     }
-    if (inside) std::memcpy(y.ptr + n * es, x.ptr + off * es, es);
-    else set_f64(y, n, cv);
+    for (const Run& run : runs) {
+      const uint8_t* from = run.in < 0 ? constants.ptr : x.ptr + static_cast<size_t>(off + run.in) * es;
+      std::memcpy(dst + static_cast<size_t>(run.out) * es, from, static_cast<size_t>(run.len) * es);
+    }
   });
   c.set(0, y);
 }
