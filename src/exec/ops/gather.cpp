@@ -132,12 +132,13 @@ void op_scatter_nd(OpCtx& c) {
     for (int64_t t = 0; t < k; ++t) {
       off += c.index(get_i64(ind, r * k + t), x.shape[t], "index") * xs[t];
     }
+    if (red == "none") {  // the update's row replaces the slice: one copy
+      const size_t es = x.elem_size();
+      std::memcpy(y.ptr + off * es, upd.ptr + r * slice * es, static_cast<size_t>(slice) * es);
+      continue;
+    }
     for (int64_t e = 0; e < slice; ++e) {
       double u = get_f64(upd, r * slice + e), o = get_f64(y, off + e);
-      if (red == "none") {
-        std::memcpy(y.ptr + (off + e) * x.elem_size(), upd.ptr + (r * slice + e) * x.elem_size(), x.elem_size());
-        continue;
-      }
       set_f64(y, off + e, red == "add" ? o + u : red == "mul" ? o * u : red == "max" ? std::max(o, u) : std::min(o, u));
     }
   }
