@@ -44,7 +44,8 @@ def main(argv):
             failed += 1
             continue
         for case in root.iter("testcase"):
-            name = case.get("name", "?")
+            # gtest_discover_tests names value-parameterized tests "NAME  # GetParam() = <bytes>"
+            name = case.get("name", "?").split("  # GetParam()")[0]
             out = case.findtext("system-out") or ""
             status = case.get("status", "")
             skipped_el = case.find("skipped")
