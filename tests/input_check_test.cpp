@@ -12,6 +12,7 @@
 #include "ir/builder.h"
 #include "onnx/serialize.h"
 #include "onnxforge.h"
+#include "support/options_support.h"
 #include "support/test_support.h"
 
 namespace ofg {
@@ -29,8 +30,11 @@ ofg_model* load_add_model() {
   Value* q = b.input("q", kFloat, {"N", 2});
   b.output(b.op("Add", {p, q}, {}, "z"));
   MallocBuffer bytes = save_model_memory(*m);
+  // The buffer is freed on return: the model must hold its own copy.
+  ofg_options* copy = ofg::test::options_with({{"load.copy_buffer", "1"}});
   ofg_model* out = nullptr;
-  EXPECT_EQ(ofg_load_from_memory(bytes.data(), bytes.size(), nullptr, &out), OFG_OK) << ofg_last_error();
+  EXPECT_EQ(ofg_load_from_memory(bytes.data(), bytes.size(), copy, &out), OFG_OK) << ofg_last_error();
+  ofg_options_free(copy);
   return out;
 }
 
