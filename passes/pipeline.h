@@ -53,17 +53,4 @@ struct PipelineOptions {
 // Runs the pipeline; `m` may be replaced by a restored copy when a pass is rolled back.
 PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& options);
 
-// Drops the value_info entries (every graph) of values that nothing defines any more: passes
-// remove nodes, and a saved model must not declare values it does not have. Returns how many.
-size_t drop_stale_value_info(Model& m);
-// After input shapes were fixed: shapes are inferred again, and the declared graph outputs and
-// value_info entries take every dim inference proved static where they left it open.
-void refresh_declared_shapes(Model& m);
-
-// "NAME=1,3,224,224;NAME2=..." as (name, dims) pairs, in order.
-std::vector<std::pair<std::string, std::vector<int64_t>>> parse_input_shapes(const std::string& spec);
-// Applies "NAME=1,3,224,224" (entries separated by ';') to the graph inputs: each named input
-// gets that static shape (ranks must match; already static dims must agree).
-void fix_input_shapes(Model& m, const std::string& spec);
-
 }  // namespace ofg::passes

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "declarations/declarations.h"
 #include "api/guard.h"
 #include "ir/demo_model.h"
 #include "ir/snapshot.h"
@@ -51,7 +52,7 @@ void validate_option(const std::string& key, const std::string& v) {
     double d = std::strtod(v.c_str(), &end);
     if (v.empty() || *end || !std::isfinite(d) || d < 0) bad("a finite number >= 0");
   }
-  if (key == "optimize.input_shapes" || key == "verify.input_shapes") passes::parse_input_shapes(v);
+  if (key == "optimize.input_shapes" || key == "verify.input_shapes") declarations::parse_input_shapes(v);
   if (key == "optimize.passes" || key == "optimize.skip") {
     size_t p = 0;
     while (!v.empty() && p <= v.size()) {

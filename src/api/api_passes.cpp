@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "declarations/declarations.h"
 #include "api/guard.h"
 #include "api/handles.h"
 #include "api/options.h"
@@ -174,13 +175,13 @@ ofg_status ofg_optimize(ofg_model* model, const ofg_options* options, ofg_pass_r
     passes::PipelineOptions po = pipeline_options(model, options);
     if (options && options->has("optimize.input_shapes")) {
       model->forget_runs();
-      passes::fix_input_shapes(*model->model, options->get("optimize.input_shapes", ""));
+      declarations::fix_input_shapes(*model->model, options->get("optimize.input_shapes", ""));
     }
     auto out = std::make_unique<ofg_pass_report>();
     model->forget_runs();
     out->report = passes::optimize(model->model, po);
     // Fixed input shapes reach the declared outputs and the value_info kept.
-    if (options && options->has("optimize.input_shapes")) passes::refresh_declared_shapes(*model->model);
+    if (options && options->has("optimize.input_shapes")) declarations::refresh_declared_shapes(*model->model);
     model->histogram.clear();
     if (auto log = log_hook(options))
       for (const passes::PassRecord& r : out->report.records)
