@@ -1,8 +1,9 @@
 // Attention family: Attention (opset 23/24) and RotaryEmbedding (opset 23). Computed in double
-// so that the masked / soft-capped paths match the reference within float rounding; these ops
-// are small in the models we meet, the hot path of real transformers is MatMul + Softmax.
+// so that the masked / soft-capped paths match the reference within float rounding; float32
+// Attention takes the sgemm path of attention_f32.cpp first, and this walk is its reference.
 #include <limits>
 
+#include "exec/ops/attention_f32.h"
 #include "exec/ops/util.h"
 
 namespace ofg::exec {
@@ -53,6 +54,7 @@ Heads with_past(const OpCtx& c, const Heads& cur, const RTensor* past) {
 }
 
 void op_attention(OpCtx& c) {
+  if (attention_f32(c)) return;
   const double kNegInf = -std::numeric_limits<double>::infinity();
   const RTensor& qt = c.t(0);
   int32_t odt = qt.dtype;
