@@ -610,36 +610,44 @@ void op_layernorm(OpCtx& c) {
   if (c.n_out() > 2) c.set(2, inv);
 }
 
+// y = x / sqrt(mean(x^2) + eps) * scale per row, in three vector passes of the kernel table: the
+// sum of squares (reduce), x * inv (binary_vs), then * scale (binary_vv): the products rounded in
+// the order the scalar formula writes them.
 void op_rmsnorm(OpCtx& c) {
   NormRows n(c);
   RTensor s = n.row(c, as_float(c.t(1)), "scale");
-  RTensor y = RTensor::alloc(kFloat, n.x.shape);
+  RTensor y = RTensor::alloc_uninit(kFloat, n.x.shape);  // every row is written below
+  const kernels::KernelTable& kt = kernels::active_table();
   const float* ps = s.data<float>();
-  for (int64_t rr = 0; rr < n.rows; ++rr) {
+  const size_t D = static_cast<size_t>(n.D);
+  for (int64_t rr = 0; rr < n.rows && D > 0; ++rr) {
     const float* px = n.x.data<float>() + rr * n.D;
-    double ss = 0;
-    for (int64_t i = 0; i < n.D; ++i) ss += static_cast<double>(px[i]) * px[i];
-    float inv = static_cast<float>(1.0 / std::sqrt(ss / n.D + n.eps));
-    for (int64_t i = 0; i < n.D; ++i) y.data<float>()[rr * n.D + i] = px[i] * inv * ps[i];
+    float* py = y.data<float>() + rr * n.D;
+    float ss = 0;
+    kt.reduce(kernels::ReduceOp::SumSquare, px, &ss, 1, D, 1);
+    const float inv = static_cast<float>(1.0 / std::sqrt(static_cast<double>(ss) / n.D + n.eps));
+    kt.binary_vs(kernels::BinaryOp::Mul, px, inv, py, D);
+    kt.binary_vv(kernels::BinaryOp::Mul, py, ps, py, D);
   }
   c.set(0, y);
 }
 
+// Each (n, c) plane normalised by the layer_norm kernel (one row of HW, unit scale), then
+// y * scale[c] + bias[c] by affine_vs: the same roundings as the per-element formula.
 void op_instancenorm(OpCtx& c) {
   RTensor x = as_float(c.t_rank(0, 2, 64)), sc = as_float(c.t(1)), bi = as_float(c.t(2));
   float eps = c.attr_f("epsilon", 1e-5f);
   int64_t N = x.shape[0], C = x.shape[1], HW = (N != 0 && C != 0) ? x.numel() / (N * C) : 0;
   if (!(sc.numel() == C && bi.numel() == C)) c.error("scale and B must have " + std::to_string(C) + " values");
   RTensor y = RTensor::alloc(kFloat, x.shape);
-  for (int64_t n = 0; n < N; ++n)
+  const kernels::KernelTable& kt = kernels::active_table();
+  const std::vector<float> ones(static_cast<size_t>(HW), 1.f);  // the kernel takes a scale vector
+  for (int64_t n = 0; n < N && HW > 0; ++n)
     for (int64_t ch = 0; ch < C; ++ch) {
-      float one = 1.f;
-      float b = bi.data<float>()[ch], s = sc.data<float>()[ch];
-      size_t off = (n * C + ch) * HW;
-      // The kernel needs a scale vector; per-channel scale and bias are applied below.
-      std::vector<float> ones(HW, 1.f);
-      kernels::layer_norm(x.data<float>() + off, ones.data(), nullptr, y.data<float>() + off, 1, HW, eps, nullptr, nullptr);
-      for (int64_t i = 0; i < HW; ++i) y.data<float>()[off + i] = y.data<float>()[off + i] * s * one + b;
+      const size_t off = static_cast<size_t>((n * C + ch) * HW);
+      float* py = y.data<float>() + off;
+      kt.layer_norm(x.data<float>() + off, ones.data(), nullptr, py, 1, static_cast<size_t>(HW), eps, nullptr, nullptr);
+      kt.affine_vs(py, sc.data<float>()[ch], bi.data<float>()[ch], py, static_cast<size_t>(HW));
     }
   c.set(0, y);
 }
