@@ -1,5 +1,7 @@
 // Neural-network ops on float32 through the kernels: Conv, ConvTranspose, Gemm, MatMul, pooling,
 // normalizations, Softmax, Dropout (inference).
+#include <array>
+
 #include "exec/infer_rules.h"
 #include "exec/ops/conv_transpose.h"
 #include "exec/ops/fusable.h"
@@ -276,15 +278,19 @@ void pool(OpCtx& c, bool is_max) {
   bool want_idx = c.n_out() > 1 && c.wants(1);
   bool dil = false;
   for (auto v : d) dil |= v != 1;
-  if (r == 2 && !want_idx && (is_max || !dil)) {
+  if ((r == 1 || r == 2) && !want_idx && (is_max || !dil)) {
+    // A 1-D pool is the 2-D one over a single row ([N, C, W] is [N, C, 1, W]).
+    auto hw = [&](const auto& v, int64_t unit) { return r == 2 ? std::array<int64_t, 2>{v[0], v[1]} : std::array<int64_t, 2>{unit, v[0]}; };
+    const auto in2 = hw(in, 1), k2 = hw(k, 1), s2 = hw(s, 1), d2 = hw(d, 1), pb2 = hw(pb, 0), pe2 = hw(pe, 0);
+    const auto out2 = r == 2 ? std::array<int64_t, 2>{out[2], out[3]} : std::array<int64_t, 2>{1, out[2]};
     kernels::Pool2DParams p;
-    p.N = x.shape[0]; p.C = x.shape[1]; p.H = in[0]; p.W = in[1]; p.kH = k[0]; p.kW = k[1];
-    p.stride_h = s[0]; p.stride_w = s[1]; p.pad_top = pb[0]; p.pad_left = pb[1];
+    p.N = x.shape[0]; p.C = x.shape[1]; p.H = in2[0]; p.W = in2[1]; p.kH = k2[0]; p.kW = k2[1];
+    p.stride_h = s2[0]; p.stride_w = s2[1]; p.pad_top = pb2[0]; p.pad_left = pb2[1];
     // Ceil mode may need windows past the declared end padding; the kernel clips to the input.
-    p.pad_bottom = std::max<int64_t>(pe[0], (out[2] - 1) * s[0] + (k[0] - 1) * d[0] + 1 - in[0] - pb[0]);
-    p.pad_right = std::max<int64_t>(pe[1], (out[3] - 1) * s[1] + (k[1] - 1) * d[1] + 1 - in[1] - pb[1]);
-    if (!is_max) { p.pad_bottom = pe[0]; p.pad_right = pe[1]; }
-    p.dil_h = d[0]; p.dil_w = d[1]; p.H_out = out[2]; p.W_out = out[3]; p.count_include_pad = include_pad;
+    p.pad_bottom = std::max<int64_t>(pe2[0], (out2[0] - 1) * s2[0] + (k2[0] - 1) * d2[0] + 1 - in2[0] - pb2[0]);
+    p.pad_right = std::max<int64_t>(pe2[1], (out2[1] - 1) * s2[1] + (k2[1] - 1) * d2[1] + 1 - in2[1] - pb2[1]);
+    if (!is_max) { p.pad_bottom = pe2[0]; p.pad_right = pe2[1]; }
+    p.dil_h = d2[0]; p.dil_w = d2[1]; p.H_out = out2[0]; p.W_out = out2[1]; p.count_include_pad = include_pad;
     if (is_max) kernels::max_pool2d(p, x.data<float>(), y.data<float>());
     else kernels::avg_pool2d(p, x.data<float>(), y.data<float>());
     c.set(0, finish(y));
