@@ -38,7 +38,7 @@ int identity_input(PassContext& ctx, Node* n) {
   if (op == "Dropout") {
     if (n->outputs.size > 1 && n->outputs[1] && (n->outputs[1]->uses.size || n->outputs[1]->is_graph_output()))
       return -1;
-    if (opset(m) < 7 && attr_i(m, n, "is_test", 0) == 0) return -1;  // opset < 7 trains unless is_test
+    if (opset(m) < 7 && attr_int(m, n, "is_test", 0) == 0) return -1;  // opset < 7 trains unless is_test
     if (n->inputs.size > 2 && n->inputs[2]) {
       std::vector<int64_t> mode;
       if (!read_ints(const_tensor(m, n->inputs[2]), mode) || mode.size() != 1 || mode[0] != 0) return -1;
@@ -46,7 +46,7 @@ int identity_input(PassContext& ctx, Node* n) {
     return 0;
   }
   if (op == "Cast") {
-    int64_t to = attr_i(m, n, "to", -1);
+    int64_t to = attr_int(m, n, "to", -1);
     return x->type && x->type->has_elem_type && x->type->elem_type == to ? 0 : -1;
   }
   if (op == "Transpose") {
@@ -57,7 +57,7 @@ int identity_input(PassContext& ctx, Node* n) {
     return 0;
   }
   if (op == "Pad") {
-    std::string mode = attr_s(m, n, "mode", "constant");
+    std::string mode = attr_string(m, n, "mode", "constant");
     std::vector<int64_t> pads;
     if (opset(m) < 11) {
       if (!attr_ints(m, n, "pads", pads)) return -1;

@@ -17,7 +17,7 @@ void run_fold_weight_transposes(PassContext& ctx) {
       // Gemm inputs are 2-D, so a Transpose without perm is [1, 0] too.
       if (attr_ints(m, t, "perm", perm) && !(perm.size() == 2 && perm[0] == 1 && perm[1] == 0)) continue;
       const char* flag = k == 0 ? "transA" : "transB";
-      set_attr_i(m, n, flag, attr_i(m, n, flag, 0) ? 0 : 1);
+      set_attr_int(m, n, flag, attr_int(m, n, flag, 0) ? 0 : 1);
       set_input(n, k, t->inputs[0]);
       drop(ctx, t);
       ++ctx.changes;

@@ -92,9 +92,9 @@ void run_fuse_conv_batchnorm(PassContext& ctx) {
     // Training-mode BN (extra outputs used, or training_mode=1) computes batch statistics.
     for (uint32_t i = 1; i < bn->outputs.size; ++i)
       if (bn->outputs[i] && (bn->outputs[i]->uses.size || bn->outputs[i]->is_graph_output())) return;
-    if (attr_i(m, bn, "training_mode", 0) != 0) return;
-    if (attr_i(m, bn, "spatial", 1) != 1) return;  // opset < 9 per-activation BN
-    if (opset(m) < 7 && attr_i(m, bn, "is_test", 0) == 0) return;
+    if (attr_int(m, bn, "training_mode", 0) != 0) return;
+    if (attr_int(m, bn, "spatial", 1) != 1) return;  // opset < 9 per-activation BN
+    if (opset(m) < 7 && attr_int(m, bn, "is_test", 0) == 0) return;
     Value* y = bn->inputs[0];
     Node* conv = producer_if(m, y, "Conv", g);
     bool transpose = false;
@@ -107,7 +107,7 @@ void run_fuse_conv_batchnorm(PassContext& ctx) {
     if (!wt || !is_float_type(wt->data_type) || wt->dims.size < 3) return;
     const Tensor* bt = conv->inputs.size > 2 && conv->inputs[2] ? const_tensor(m, conv->inputs[2]) : nullptr;
     if (conv->inputs.size > 2 && conv->inputs[2] && !bt) return;  // bias computed at run time
-    int64_t group = attr_i(m, conv, "group", 1);
+    int64_t group = attr_int(m, conv, "group", 1);
     if (group <= 0) return;
     int64_t cout = transpose ? wt->dims[1] * group : wt->dims[0];
     if (transpose && wt->dims[0] % group) return;
@@ -124,7 +124,7 @@ void run_fuse_conv_batchnorm(PassContext& ctx) {
     } else {
       b.assign(static_cast<size_t>(cout), 0.0);
     }
-    double eps = attr_f(m, bn, "epsilon", 1e-5f);
+    double eps = attr_float(m, bn, "epsilon", 1e-5f);
     std::vector<double> s(static_cast<size_t>(cout));
     for (int64_t c = 0; c < cout; ++c) {
       s[c] = scale[c] / std::sqrt(var[c] + eps);

@@ -19,13 +19,6 @@ void import_domain(Model& m) {
   m.opsets.push(m.arena, o);
 }
 
-void set_attr_s(Model& m, Node* n, const char* name, const std::string& v) {
-  StrId id = m.intern(name);
-  remove_attribute(n, id);
-  Attribute* a = add_attribute(n, id, Attribute::kString);
-  a->s = Bytes{reinterpret_cast<const uint8_t*>(m.arena.copy_array(v.data(), v.size())), v.size()};
-  a->present = Attribute::kS;
-}
 }  // namespace
 
 void run_fuse_conv_relu(PassContext& ctx) {
@@ -40,7 +33,7 @@ void run_fuse_conv_relu(PassContext& ctx) {
     if (!t || t->elem != kFloat) return;  // the fused kernel computes float32
     conv->op_type = m.intern("FusedConv");
     conv->domain = m.intern(kDomain);
-    set_attr_s(m, conv, "activation", "Relu");
+    set_attr_string(m, conv, "activation", "Relu");
     Value* out = relu->outputs[0];
     drop(ctx, relu);
     take_output(conv, 0, out);

@@ -14,7 +14,7 @@ namespace ofg::passes {
 namespace {
 // ReduceMean over the last axis only, keepdims=1; axes as attribute or (opset 18) constant input.
 bool mean_last(Model& m, const Node* n, int rank) {
-  if (!is_op(m, n, "ReduceMean") || attr_i(m, n, "keepdims", 1) != 1) return false;
+  if (!is_op(m, n, "ReduceMean") || attr_int(m, n, "keepdims", 1) != 1) return false;
   std::vector<int64_t> axes;
   if (!attr_ints(m, n, "axes", axes) && !(n->inputs.size > 1 && read_ints(const_tensor(m, n->inputs[1]), axes))) return false;
   return axes.size() == 1 && rank > 0 && (axes[0] == -1 || axes[0] == rank - 1);
@@ -106,7 +106,7 @@ void run_fuse_layer_norm(PassContext& ctx) {
       set_input(ln, 0, x);
       set_input(ln, 1, gamma);
       if (beta) set_input(ln, 2, beta);
-      set_attr_i(m, ln, "axis", -1);
+      set_attr_int(m, ln, "axis", -1);
       Attribute* e = add_attribute(ln, m.intern("epsilon"), Attribute::kFloat);
       e->f = static_cast<float>(eps);
       e->present = Attribute::kF;

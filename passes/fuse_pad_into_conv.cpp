@@ -14,12 +14,12 @@ void run_fuse_pad_into_conv(PassContext& ctx) {
     Value* padded = conv->inputs[0];
     Node* pad = producer_if(m, padded, "Pad", g);
     if (!pad || !single_use(padded) || !pad->inputs[0]) return;
-    if (kernels::parse_auto_pad(attr_s(m, conv, "auto_pad", "NOTSET")) != kernels::AutoPad::kNotSet) return;
-    if (attr_s(m, pad, "mode", "constant") != "constant") return;
+    if (kernels::parse_auto_pad(attr_string(m, conv, "auto_pad", "NOTSET")) != kernels::AutoPad::kNotSet) return;
+    if (attr_string(m, pad, "mode", "constant") != "constant") return;
     std::vector<int64_t> pads;
     if (ops < 11) {
       if (!attr_ints(m, pad, "pads", pads)) return;
-      if (attr_f(m, pad, "value", 0.0f) != 0.0f) return;
+      if (attr_float(m, pad, "value", 0.0f) != 0.0f) return;
     } else {
       if (pad->inputs.size < 2 || !read_ints(const_tensor(m, pad->inputs[1]), pads)) return;
       if (pad->inputs.size > 2 && pad->inputs[2]) {

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "passes/pass.h"
+#include "passes/rule.h"
 #include "exec/infer_types.h"
 #include "ir/graph_ops.h"
 
@@ -22,7 +23,7 @@ void run_fold_weight_transposes(PassContext&);
 void run_fuse_pad_into_conv(PassContext&);
 void run_fuse_conv_batchnorm(PassContext&);
 void run_fuse_conv_add_mul(PassContext&);
-void run_fuse_matmul_add(PassContext&);
+extern const RuleGroup fuse_matmul_add_rules;
 void run_fuse_layer_norm(PassContext&);
 void run_fuse_gelu(PassContext&);
 void run_cleanup_attention(PassContext&);
@@ -56,7 +57,7 @@ const std::vector<PassInfo>& registry() {
     {"fuse_conv_add_mul", "folds a per-channel constant Add/Mul after Conv into its bias and weights",
      kFloatBounded, true, run_fuse_conv_add_mul},
     {"fuse_matmul_add", "turns MatMul with a 2-D input plus a broadcastable constant bias into Gemm", kFloatBounded,
-     true, run_fuse_matmul_add},
+     true, nullptr, &fuse_matmul_add_rules},
     {"fuse_layer_norm", "turns the decomposed ReduceMean/Sub/Pow/Sqrt/Div layer norm into LayerNormalization (opset >= 17)",
      kVerified, true, run_fuse_layer_norm},
     {"fuse_gelu", "turns the erf form of GELU into Gelu (opset >= 20)", kVerified, true, run_fuse_gelu},
@@ -121,14 +122,26 @@ void TypeCache::invalidate() { ti_.reset(); }
 const exec::TypeInference& PassContext::inferred_types() { return (types ? *types : own_types_).get(m); }
 
 PassStats run_pass(Model& m, const PassInfo& pass, const std::map<std::string, std::string>* options,
-                   TypeCache* types) {
+                   TypeCache* types, RuleIndex* index, RewriteBudget* budget, std::vector<Decline>* declines) {
   PassStats s;
   totals(m, s.nodes_before, s.bytes_before);
+  // A whole-graph pass cannot stop between its edits: under a budget it runs only while some is
+  // left and counts as one rewrite when it changes anything.
+  if (budget && !pass.rules && budget->spent()) {
+    s.nodes_after = s.nodes_before;
+    s.bytes_after = s.bytes_before;
+    return s;
+  }
   auto t0 = std::chrono::steady_clock::now();
   PassContext ctx(m);
   ctx.options = options;
   ctx.types = types;
-  pass.run(ctx);
+  ctx.index = index;
+  ctx.budget = budget;
+  ctx.declines = declines;
+  ctx.pass_name = pass.name;
+  if (pass.rules) run_rules(ctx, *pass.rules);
+  else pass.run(ctx);
   s.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   s.changes = ctx.changes;
   s.nodes_removed = ctx.removed;
@@ -140,8 +153,13 @@ PassStats run_pass(Model& m, const PassInfo& pass, const std::map<std::string, s
   // would be freed before the subgraph runs. Recompute them after any change.
   if (s.changes != 0 || s.nodes_after != s.nodes_before || s.bytes_after != s.bytes_before) recompute_captures(m.graph);
   // The node and byte counts also catch an edit a pass made without counting it as a change.
-  if (types && (s.changes != 0 || s.nodes_after != s.nodes_before || s.bytes_after != s.bytes_before))
-    types->invalidate();
+  bool changed = s.changes != 0 || s.nodes_after != s.nodes_before || s.bytes_after != s.bytes_before;
+  if (types && changed) types->invalidate();
+  if (index && changed) index->invalidate();
+  if (budget && !pass.rules && changed) {
+    ++budget->used;
+    if (budget->log) budget->records.push_back({pass.name, "", "", "", std::to_string(s.changes) + " changes"});
+  }
   return s;
 }
 
