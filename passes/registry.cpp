@@ -10,24 +10,24 @@
 namespace ofg::passes {
 
 void run_constants_to_initializers(PassContext&);
-void run_eliminate_identity_ops(PassContext&);
+extern const RuleGroup eliminate_identity_ops_rules;
 void run_simplify_shape_chains(PassContext&);
 void run_fold_constants(PassContext&);
 void run_eliminate_dead_nodes(PassContext&);
 void run_eliminate_unused_initializers(PassContext&);
 void run_eliminate_duplicate_constants(PassContext&);
 void run_eliminate_common_subexpressions(PassContext&);
-void run_eliminate_redundant_transposes(PassContext&);
-void run_collapse_reshape_chains(PassContext&);
-void run_fold_weight_transposes(PassContext&);
-void run_fuse_pad_into_conv(PassContext&);
+extern const RuleGroup eliminate_redundant_transposes_rules;
+extern const RuleGroup collapse_reshape_chains_rules;
+extern const RuleGroup fold_weight_transposes_rules;
+extern const RuleGroup fuse_pad_into_conv_rules;
 void run_fuse_conv_batchnorm(PassContext&);
 void run_fuse_conv_add_mul(PassContext&);
 extern const RuleGroup fuse_matmul_add_rules;
 void run_fuse_layer_norm(PassContext&);
 void run_fuse_gelu(PassContext&);
-void run_cleanup_attention(PassContext&);
-void run_fuse_conv_relu(PassContext&);
+extern const RuleGroup cleanup_attention_rules;
+extern const RuleGroup fuse_conv_relu_rules;
 
 const std::vector<PassInfo>& registry() {
   static const std::vector<PassInfo> passes = {
@@ -38,20 +38,20 @@ const std::vector<PassInfo>& registry() {
     {"fold_constants", "evaluates deterministic nodes whose inputs are all constant, within a size budget", kFloatBounded,
      true, run_fold_constants},
     {"eliminate_identity_ops", "removes Identity, inference Dropout, same-type Cast, identity Transpose, zero Pad, x*1, x+0, x-0, x/1",
-     kExact, true, run_eliminate_identity_ops},
+     kExact, true, nullptr, &eliminate_identity_ops_rules},
     {"eliminate_dead_nodes", "removes nodes whose outputs nobody reads", kExact, true, run_eliminate_dead_nodes},
     {"eliminate_duplicate_constants", "merges initializers and Constant nodes with equal type, shape and bytes",
      kExact, true, run_eliminate_duplicate_constants},
     {"eliminate_common_subexpressions", "merges deterministic nodes with the same op, inputs and attributes",
      kExact, true, run_eliminate_common_subexpressions},
     {"eliminate_redundant_transposes", "cancels inverse Transpose pairs, merges chains, pre-transposes constants",
-     kExact, true, run_eliminate_redundant_transposes},
+     kExact, true, nullptr, &eliminate_redundant_transposes_rules},
     {"collapse_reshape_chains", "turns Reshape/Flatten/Squeeze/Unsqueeze chains ending in a Reshape into one Reshape",
-     kExact, true, run_collapse_reshape_chains},
+     kExact, true, nullptr, &collapse_reshape_chains_rules},
     {"fold_weight_transposes", "moves a Transpose feeding Gemm into transA/transB", kExact, true,
-     run_fold_weight_transposes},
+     nullptr, &fold_weight_transposes_rules},
     {"fuse_pad_into_conv", "folds a zero constant Pad into the pads of the Conv it feeds", kExact, true,
-     run_fuse_pad_into_conv},
+     nullptr, &fuse_pad_into_conv_rules},
     {"fuse_conv_batchnorm", "folds inference BatchNormalization into the weights and bias of Conv/ConvTranspose",
      kFloatBounded, true, run_fuse_conv_batchnorm},
     {"fuse_conv_add_mul", "folds a per-channel constant Add/Mul after Conv into its bias and weights",
@@ -62,11 +62,11 @@ const std::vector<PassInfo>& registry() {
      kVerified, true, run_fuse_layer_norm},
     {"fuse_gelu", "turns the erf form of GELU into Gelu (opset >= 20)", kVerified, true, run_fuse_gelu},
     {"cleanup_attention", "removes Reshape/Expand steps that inference proves keep the shape (attention head plumbing)",
-     kVerified, true, run_cleanup_attention},
+     kVerified, true, nullptr, &cleanup_attention_rules},
     {"eliminate_unused_initializers", "removes initializers nobody reads", kExact, true,
      run_eliminate_unused_initializers},
     {"fuse_conv_relu", "opt-in: Conv -> Relu becomes ai.onnxforge.FusedConv(activation=Relu), run by our interpreter",
-     kVerified, false, run_fuse_conv_relu},
+     kVerified, false, nullptr, &fuse_conv_relu_rules},
   };
   return passes;
 }
