@@ -21,7 +21,7 @@ extern const RuleGroup eliminate_redundant_transposes_rules;
 extern const RuleGroup collapse_reshape_chains_rules;
 extern const RuleGroup fold_weight_transposes_rules;
 extern const RuleGroup fuse_pad_into_conv_rules;
-void run_fuse_conv_batchnorm(PassContext&);
+extern const RuleGroup fuse_conv_batchnorm_rules;
 void run_fuse_conv_add_mul(PassContext&);
 extern const RuleGroup fuse_matmul_add_rules;
 void run_fuse_layer_norm(PassContext&);
@@ -53,7 +53,7 @@ const std::vector<PassInfo>& registry() {
     {"fuse_pad_into_conv", "folds a zero constant Pad into the pads of the Conv it feeds", kExact, true,
      nullptr, &fuse_pad_into_conv_rules},
     {"fuse_conv_batchnorm", "folds inference BatchNormalization into the weights and bias of Conv/ConvTranspose",
-     kFloatBounded, true, run_fuse_conv_batchnorm},
+     kFloatBounded, true, nullptr, &fuse_conv_batchnorm_rules},
     {"fuse_conv_add_mul", "folds a per-channel constant Add/Mul after Conv into its bias and weights",
      kFloatBounded, true, run_fuse_conv_add_mul},
     {"fuse_matmul_add", "turns MatMul with a 2-D input plus a broadcastable constant bias into Gemm", kFloatBounded,
