@@ -22,10 +22,10 @@ extern const RuleGroup collapse_reshape_chains_rules;
 extern const RuleGroup fold_weight_transposes_rules;
 extern const RuleGroup fuse_pad_into_conv_rules;
 extern const RuleGroup fuse_conv_batchnorm_rules;
-void run_fuse_conv_add_mul(PassContext&);
+extern const RuleGroup fuse_conv_add_mul_rules;
 extern const RuleGroup fuse_matmul_add_rules;
-void run_fuse_layer_norm(PassContext&);
-void run_fuse_gelu(PassContext&);
+extern const RuleGroup fuse_layer_norm_rules;
+extern const RuleGroup fuse_gelu_rules;
 extern const RuleGroup cleanup_attention_rules;
 extern const RuleGroup fuse_conv_relu_rules;
 
@@ -55,12 +55,12 @@ const std::vector<PassInfo>& registry() {
     {"fuse_conv_batchnorm", "folds inference BatchNormalization into the weights and bias of Conv/ConvTranspose",
      kFloatBounded, true, nullptr, &fuse_conv_batchnorm_rules},
     {"fuse_conv_add_mul", "folds a per-channel constant Add/Mul after Conv into its bias and weights",
-     kFloatBounded, true, run_fuse_conv_add_mul},
+     kFloatBounded, true, nullptr, &fuse_conv_add_mul_rules},
     {"fuse_matmul_add", "turns MatMul with a 2-D input plus a broadcastable constant bias into Gemm", kFloatBounded,
      true, nullptr, &fuse_matmul_add_rules},
     {"fuse_layer_norm", "turns the decomposed ReduceMean/Sub/Pow/Sqrt/Div layer norm into LayerNormalization (opset >= 17)",
-     kVerified, true, run_fuse_layer_norm},
-    {"fuse_gelu", "turns the erf form of GELU into Gelu (opset >= 20)", kVerified, true, run_fuse_gelu},
+     kVerified, true, nullptr, &fuse_layer_norm_rules},
+    {"fuse_gelu", "turns the erf form of GELU into Gelu (opset >= 20)", kVerified, true, nullptr, &fuse_gelu_rules},
     {"cleanup_attention", "removes Reshape/Expand steps that inference proves keep the shape (attention head plumbing)",
      kVerified, true, nullptr, &cleanup_attention_rules},
     {"eliminate_unused_initializers", "removes initializers nobody reads", kExact, true,
