@@ -27,3 +27,9 @@ set_tests_properties(cli_interrupted_save PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT
 add_test(NAME cli_save_over_2gib
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_big_model_test.py $<TARGET_FILE:onnxforge_cli>)
 set_tests_properties(cli_save_over_2gib PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1200 LABELS slow)
+# bench/bisect_rewrites.py names the rewrite after which a check fails (optimize --max-rewrites);
+# skipped (exit 77) without the shared models.
+add_test(NAME bisect_rewrites
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cli/bisect_rewrites_test.py $<TARGET_FILE:onnxforge_cli>)
+set_tests_properties(bisect_rewrites PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+  ENVIRONMENT "ONNXFORGE_DATA=${OFG_DATA_DIR}")
