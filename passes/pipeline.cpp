@@ -35,6 +35,8 @@ std::string PipelineReport::to_json() const {
          ",\"bytes_after\":" + std::to_string(r.stats.bytes_after) + ",\"rolled_back\":" + (r.rolled_back ? "true" : "false") +
          ",\"note\":" + json::string(r.note) + "}";
   }
+  j += "],\"index_walks_per_round\":[";
+  for (size_t i = 0; i < index_walks.size(); ++i) j += (i ? "," : "") + std::to_string(index_walks[i]);
   j += "],\"rewrites_made\":" + std::to_string(rewrites_made);
   if (!rewrites.empty()) {
     j += ",\"rewrites\":[";
@@ -76,6 +78,7 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
   for (int it = 0; it < cap; ++it) {
     rep.iterations = it + 1;
     int64_t changes = 0;
+    int64_t walks_before = index.own_builds();
     for (const PassInfo* p : list) {
       PassRecord r;
       r.name = p->name;
@@ -111,6 +114,7 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
           !options.progress(static_cast<uint32_t>(rep.records.size()), static_cast<uint32_t>(list.size() * (it + 1))))
         fail(Status::kCancelled, "optimize: cancelled by the progress callback after pass '" + rep.records.back().name + "'");
     }
+    rep.index_walks.push_back(index.own_builds() - walks_before);
     if (changes == 0) break;
   }
   const char* kSweep = "eliminate_unused_initializers";

@@ -32,6 +32,9 @@ struct PipelineReport {
   // the k-th entry is the rewrite a budget of k-1 leaves out.
   std::vector<RewriteRecord> rewrites;
   int64_t rewrites_made = 0;
+  // Graph walks the rule driver made to index nodes, per round (one per round while no pass
+  // changes the graph; after a change, one at the next rule group).
+  std::vector<int64_t> index_walks;
   std::string to_json() const;
 };
 

@@ -114,6 +114,7 @@ class RuleIndex {
   void nodes_of(const Model& m, const char* domain, const std::vector<const char*>& ops,
                 std::vector<Node*>& out) const;
   static int64_t builds();  // index walks made by this process (for tests and the walk count)
+  int64_t own_builds() const { return own_builds_; }  // walks made by this index
 
  private:
   struct Entry {
@@ -121,6 +122,7 @@ class RuleIndex {
     Node* node;
   };
   bool valid_ = false;
+  int64_t own_builds_ = 0;
   std::vector<std::pair<uint64_t, std::vector<Entry>>> by_key_;  // (domain << 32 | op) -> nodes
 };
 

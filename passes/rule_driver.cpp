@@ -31,6 +31,7 @@ void RuleIndex::invalidate() {
 void RuleIndex::build(const Model& m) {
   by_key_.clear();
   ++g_index_builds;
+  ++own_builds_;
   uint32_t seq = 0;
   // One walk of every graph, parents first; key lookups go through a small linear table (a graph
   // has a few dozen distinct op types).

@@ -201,6 +201,14 @@ TEST(PassRewriteBudget, ExactlyNRewritesAcrossPasses) {
   for (const RewriteRecord& w : rep_all.rewrites) two_passes |= w.pass != rep_all.rewrites[0].pass;
   EXPECT_TRUE(two_passes);
   EXPECT_EQ(count_op(full->graph, "Identity") + count_op(full->graph, "Transpose"), 0);
+  // The last round changes nothing: its 11 rule groups share one index walk, or none when the
+  // index built in the round before is still valid (nothing changed after it was built).
+  ASSERT_EQ(rep_all.index_walks.size(), static_cast<size_t>(rep_all.iterations));
+  EXPECT_LE(rep_all.index_walks.back(), 1);
+  int64_t walks = 0;
+  for (int64_t w : rep_all.index_walks) walks += w;
+  EXPECT_LE(walks, 2 * rep_all.iterations);
+  EXPECT_NE(rep_all.to_json().find("\"index_walks_per_round\":["), std::string::npos);
   for (int64_t n = 0; n <= total; ++n) {
     auto m = chain_model();
     int64_t nodes = count_nodes(*m);
