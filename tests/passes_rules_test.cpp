@@ -226,3 +226,65 @@ TEST(PassRewriteBudget, ExactlyNRewritesAcrossPasses) {
     EXPECT_NE(rep.to_json().find("\"rewrites_made\":" + std::to_string(n)), std::string::npos);
   }
 }
+
+namespace {
+// Add(MatMul(a, b), c) with a of rank `rank_a`, at `opset`.
+std::unique_ptr<Model> matmul_add_model(int64_t opset, std::vector<DimSpec> a_dims) {
+  auto m = new_model(opset);
+  GraphBuilder b(*m);
+  Value* a = b.input("a", kFloat, a_dims);
+  Value* w = b.initializer("w", {3, 4}, std::vector<float>(12, 1.0f));
+  Value* c = b.initializer("c", {4}, {1, 2, 3, 4});
+  Value* y = b.op("MatMul", {a, w});
+  Node* add = b.node("Add", {y, c});
+  add->name = m->intern("the_add");
+  b.output(add->outputs[0]);
+  return m;
+}
+}  // namespace
+
+// A real rule: its decline reason is kept; below its opset range it never sees the node.
+TEST(PassRuleDeclines, MatMulAddSaysWhyAndIsGatedByOpset) {
+  std::vector<Decline> declines;
+  PipelineOptions o;
+  o.only = {"fuse_matmul_add"};
+  o.declines = &declines;
+  auto m = matmul_add_model(13, {2, 5, 3});  // 3-D MatMul: Gemm is 2-D only
+  EXPECT_EQ(optimize(m, o).rewrites_made, 0);
+  ASSERT_FALSE(declines.empty());
+  EXPECT_STREQ(declines[0].rule, "matmul_add_to_gemm");
+  EXPECT_EQ(m->str(declines[0].node_name), "the_add");
+  EXPECT_STREQ(declines[0].reason, "the MatMul is not 2-D by 2-D");
+  declines.clear();
+  auto old = matmul_add_model(6, {5, 3});  // Gemm-7's broadcast is missing: out of the rule's range
+  optimize(old, o);
+  EXPECT_TRUE(declines.empty());
+  EXPECT_EQ(count_op(old->graph, "Gemm"), 0);
+  auto ok = matmul_add_model(13, {5, 3});
+  optimize(ok, o);
+  EXPECT_EQ(count_op(ok->graph, "Gemm"), 1);
+}
+
+// Rewrites of a pass that verification rolls back are given back to the budget and leave the list.
+TEST(PassRewriteBudget, RolledBackRewritesDoNotCount) {
+  PipelineOptions o;
+  o.list_rewrites = true;
+  o.only = {"fuse_matmul_add", "eliminate_identity_ops"};
+  // Class 1 fuse_matmul_add always "drifts"; class 0 eliminate_identity_ops is not verified.
+  o.verify = [](const Model&, const Model&, std::string& detail) {
+    detail = "drift";
+    return false;
+  };
+  auto m = matmul_add_model(13, {5, 3});
+  GraphBuilder b(*m);
+  Value* extra = b.op("Identity", {m->graph->inputs[0].value});
+  b.output(b.op("Neg", {extra}));
+  PipelineReport rep = optimize(m, o);
+  EXPECT_EQ(count_op(m->graph, "Gemm"), 0);
+  ASSERT_EQ(rep.rewrites.size(), 1u);
+  EXPECT_EQ(rep.rewrites[0].rule, "identity");
+  EXPECT_EQ(rep.rewrites_made, 1);
+  bool rolled_back = false;
+  for (const PassRecord& r : rep.records) rolled_back |= r.rolled_back && r.name == "fuse_matmul_add";
+  EXPECT_TRUE(rolled_back);
+}
