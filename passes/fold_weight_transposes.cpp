@@ -25,7 +25,7 @@ RuleMatch match_gemm_transpose(const RuleCtx& rc, Graph* g, Node* n) {
   bool fold[2] = {foldable(rc.m, g, n, 0) != nullptr, foldable(rc.m, g, n, 1) != nullptr};
   if (!fold[0] && !fold[1]) return RuleMatch::decline("no single-use 2-D Transpose feeds A or B");
   std::string what = fold[0] && fold[1] ? "Transpose -> Gemm.transA and transB" : fold[0] ? "Transpose -> Gemm.transA" : "Transpose -> Gemm.transB";
-  return RuleMatch::rewrite(std::move(what), [g, n, fold](PassContext& ctx) -> int64_t {
+  return RuleMatch::rewrite(std::move(what), [n, fold](PassContext& ctx) -> int64_t {
     Model& m = ctx.m;
     int64_t made = 0;
     for (int k = 0; k < 2; ++k) {
@@ -37,7 +37,6 @@ RuleMatch match_gemm_transpose(const RuleCtx& rc, Graph* g, Node* n) {
       drop(ctx, t);
       ++made;
     }
-    (void)g;
     return made;
   });
 }
