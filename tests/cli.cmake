@@ -20,3 +20,9 @@ ofg_cli_test(cli_save_layout cli_save_layout_test.py 300)
 # and removed; skipped without 6 GiB free).
 ofg_cli_test(cli_interrupted_save cli_interrupt_test.py 900 LABELS slow)
 ofg_cli_test(cli_save_over_2gib cli_big_model_test.py 1200 LABELS slow)
+# bench/bisect_rewrites.py names the rewrite after which a check fails (optimize --max-rewrites);
+# skipped (exit 77) without the shared models.
+add_test(NAME bisect_rewrites
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cli/bisect_rewrites_test.py $<TARGET_FILE:onnxforge_cli>)
+set_tests_properties(bisect_rewrites PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+  ENVIRONMENT "ONNXFORGE_DATA=${OFG_DATA_DIR}")

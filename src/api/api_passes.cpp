@@ -52,6 +52,14 @@ passes::PipelineOptions pipeline_options(ofg_model* model, const ofg_options* o)
   if (iters.empty() || iters.size() > 6 || iters.find_first_not_of("0123456789") != std::string::npos || std::stoi(iters) < 1)
     fail(Status::kInvalidArgument, "optimize.max_iterations takes a positive count, got '" + iters + "'");
   po.max_iterations = std::stoi(iters);
+  if (o->has("optimize.max_rewrites")) {
+    // A budget to bisect a wrong result to one rewrite: the report lists the rewrites made.
+    const std::string& n = o->get("optimize.max_rewrites", "");
+    if (n.empty() || n.size() > 15 || n.find_first_not_of("0123456789") != std::string::npos)
+      fail(Status::kInvalidArgument, "optimize.max_rewrites takes a count >= 0, got '" + n + "'");
+    po.max_rewrites = std::stoll(n);
+  }
+  po.list_rewrites = flag(o, "optimize.list_rewrites");
   po.check_each_pass = flag(o, "optimize.check_each_pass");
   po.progress = progress_hook(o);
   if (flag(o, "optimize.verify_each_pass")) {
