@@ -5,6 +5,7 @@
 #include "support/kernel_support.h"
 #if defined(__x86_64__)
 #include "kernels/avx2/avx2.h"
+#include "kernels/avx512/avx512.h"
 #elif defined(__aarch64__)
 #include "kernels/neon/neon.h"
 
@@ -67,7 +68,7 @@ std::vector<Variant> simd_igemms() {
   if (k::x86_vnni() & k::kVnniAvx) v.push_back({"avx-vnni", k::avx2::igemm_avxvnni});
 #endif
 #if defined(OFG_HAVE_AVX512VNNI)
-  if (k::x86_vnni() & k::kVnniAvx512) v.push_back({"avx512-vnni", k::avx2::igemm_avx512vnni});
+  if (k::x86_vnni() & k::kVnniAvx512) v.push_back({"avx512-vnni", k::avx512::igemm_avx512vnni});
 #endif
 #elif defined(__aarch64__)
   v.push_back({"neon int16", k::neon::igemm});
@@ -134,7 +135,7 @@ TEST(KernelsIgemm, EveryFlavourTheCpuHasIsTested) {
     // The 512-bit flavour is preferred wherever the CPU has it.
     if (k::x86_vnni() & k::kVnniAvx512) {
       EXPECT_TRUE(has("avx512-vnni"));
-      EXPECT_EQ(k::simd_table()->igemm, k::avx2::igemm_avx512vnni);
+      EXPECT_EQ(k::simd_table()->igemm, k::avx512::igemm_avx512vnni);
     }
   #endif
   #elif defined(__aarch64__)

@@ -17,28 +17,8 @@
 
 namespace k = ofg::kernels;
 
-namespace {
-
+using ofg::test::expect_close;
 using ofg::test::rnd;
-
-void expect_close(const std::vector<float>& got, const std::vector<float>& want, float atol,
-                  float rtol, const char* what) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (std::isnan(want[i])) {
-      ASSERT_TRUE(std::isnan(got[i])) << what << " at " << i;
-      continue;
-    }
-    if (std::isinf(want[i])) {
-      ASSERT_EQ(got[i], want[i]) << what << " at " << i;
-      continue;
-    }
-    ASSERT_LE(std::fabs(got[i] - want[i]), atol + rtol * std::fabs(want[i]))
-        << what << " at " << i << ": got " << got[i] << " want " << want[i];
-  }
-}
-
-}  // namespace
 
 TEST(KernelsDispatch, TablesAreComplete) {
   const std::string isa = k::active_isa();

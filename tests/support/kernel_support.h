@@ -2,6 +2,7 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -37,6 +38,25 @@ inline float* aligned_floats(std::vector<float>& buf, size_t n) {
   buf.assign(n + 16, 0.f);
   const size_t skip = (64 - reinterpret_cast<uintptr_t>(buf.data()) % 64) % 64 / sizeof(float);
   return buf.data() + skip;
+}
+
+// got equals want to within atol + rtol * |want| at every index; a NaN must meet a NaN and an
+// infinity the same infinity (so atol = rtol = 0 asks for equal values, -0 == +0).
+inline void expect_close(const std::vector<float>& got, const std::vector<float>& want, float atol, float rtol,
+                         const char* what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(want[i])) {
+      ASSERT_TRUE(std::isnan(got[i])) << what << " at " << i << ": got " << got[i] << " want NaN";
+      continue;
+    }
+    if (std::isinf(want[i])) {
+      ASSERT_EQ(got[i], want[i]) << what << " at " << i;
+      continue;
+    }
+    ASSERT_LE(std::fabs(got[i] - want[i]), atol + rtol * std::fabs(want[i]))
+        << what << " at " << i << ": got " << got[i] << " want " << want[i];
+  }
 }
 
 }  // namespace ofg::test

@@ -13,8 +13,7 @@
 
 namespace ofg::kernels::avx2 {
 OFG_DECLARE_ISA_KERNELS(OFG_AVX2_KERNELS)
-// igemm on VNNI, replacing the AVX2 one when x86_vnni() reports the flavour (the tests call
-// all of them).
+// igemm on AVX-VNNI, replacing the AVX2 one when x86_vnni() reports it (the tests call both; the
+// AVX512-VNNI flavour is kernels/avx512/'s igemm_avx512vnni).
 fn::igemm igemm_avxvnni;
-fn::igemm igemm_avx512vnni;
 }  // namespace ofg::kernels::avx2

@@ -33,7 +33,7 @@ void store_tile_i32(const int32_t (&tile)[kTileM][kTileN], int32_t* C, size_t ld
 }
 
 // Loads and broadcasts of a register type for tile_6x2: 256-bit here, 512-bit where the file is
-// compiled for AVX-512 (igemm_avx512vnni.cpp).
+// compiled for AVX-512 (avx512/igemm_avx512vnni.cpp).
 inline __m256i tile_load(const uint8_t* p, __m256i*) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 inline __m256i tile_set1(int32_t w, __m256i*) { return _mm256_set1_epi32(w); }
 inline __m256i tile_zero(__m256i*) { return _mm256_setzero_si256(); }

@@ -1,5 +1,6 @@
 // The AVX2 table: the scalar table with the entries this folder speeds up.
 #include "kernels/avx2/avx2.h"
+#include "kernels/avx512/avx512.h"
 
 namespace ofg::kernels {
 
@@ -13,7 +14,7 @@ void fill_avx2_table(KernelTable& t) {
   if (x86_vnni() & kVnniAvx) t.igemm = avx2::igemm_avxvnni;
 #endif
 #if defined(OFG_HAVE_AVX512VNNI)
-  if (x86_vnni() & kVnniAvx512) t.igemm = avx2::igemm_avx512vnni;
+  if (x86_vnni() & kVnniAvx512) t.igemm = avx512::igemm_avx512vnni;
 #endif
 }
 

@@ -66,9 +66,10 @@ void binary(BinaryOp op, const float* a, const float* b, float* y, size_t n) {
       if constexpr (S::kExactDiv) return bin_loop<S, BinaryOp::Div, MODE>(a, b, y, n);
       [[fallthrough]];
     case BinaryOp::Pow:
-      // x^2 (a power spectrum, a variance) is x * x, as binary_one has it.
+      // x^2 (a power spectrum, a variance) is x * x, as binary_one has it; not x / 2, which
+      // falls through to here where division is not exact (32-bit ARM).
       if constexpr (MODE == Operands::VS) {
-        if (*b == 2.f) return bin_loop<S, BinaryOp::Mul, Operands::VV>(a, a, y, n);
+        if (op == BinaryOp::Pow && *b == 2.f) return bin_loop<S, BinaryOp::Mul, Operands::VV>(a, a, y, n);
       }
       // No vector pow (the libm call per element is the reference behaviour anyway), and no
       // correctly rounded division on this ISA.

@@ -2,14 +2,20 @@
 // products per vpdpbusd, twice the 256-bit tile's work per instruction), B packed in 32-column
 // panels. Chosen by the AVX2 table on CPUs with AVX512-VNNI (ahead of AVX-VNNI). Compiled with
 // -mavx512vnni -mavx512vl; the packers and the zero-point corrections are igemm_vnni.h's on
-// 256-bit registers (EVEX vpdpbusd for the column sums).
+// 256-bit registers (EVEX vpdpbusd for the column sums), included from the AVX2 folder and
+// compiled here for AVX512-VNNI; the function lives in this folder's namespace, as the AVX-512
+// code it is.
 #include <immintrin.h>
 
 #define OFG_DPBUSD(acc, a, b) _mm256_dpbusd_epi32(acc, a, b)
 #include "kernels/avx2/igemm_vnni.h"
+#include "kernels/avx512/avx512.h"
 
-namespace ofg::kernels::avx2 {
+namespace ofg::kernels::avx512 {
 namespace {
+
+// The 6-row tile, the VNNI packers and the zero-point corrections (internal linkage there).
+using namespace avx2;
 
 constexpr size_t kWideN = 32;
 
@@ -52,4 +58,4 @@ void igemm_avx512vnni(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda
       correct_row);
 }
 
-}  // namespace ofg::kernels::avx2
+}  // namespace ofg::kernels::avx512
