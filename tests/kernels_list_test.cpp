@@ -307,6 +307,45 @@ void check_conv2d(const k::KernelTable& t) {
   }
 }
 
+// N-D convolution (1-3 spatial axes): strides, dilations, asymmetric padding (output positions
+// that read only padding), groups, a 1x1x1 kernel, bias and each activation.
+void check_conv_nd(const k::KernelTable& t) {
+  struct Case {
+    size_t rank, N, C_in, C_out, group, in[3], k[3], st[3], dl[3], pb[3], pe[3];
+    k::Activation act;
+  };
+  const Case cases[] = {
+      {3, 1, 4, 8, 1, {6, 7, 9}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, k::Activation::None},
+      {3, 2, 6, 4, 2, {5, 8, 8}, {3, 2, 3}, {2, 1, 2}, {1, 2, 1}, {1, 0, 1}, {2, 1, 0}, k::Activation::Relu},
+      {3, 1, 3, 3, 3, {4, 5, 17}, {1, 3, 3}, {1, 2, 1}, {1, 1, 2}, {0, 1, 2}, {0, 1, 2}, k::Activation::Sigmoid},
+      {3, 1, 16, 5, 1, {3, 4, 4}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, k::Activation::Clip},
+      {3, 1, 2, 2, 1, {2, 2, 2}, {2, 2, 2}, {3, 3, 3}, {1, 1, 1}, {3, 3, 3}, {3, 3, 3}, k::Activation::LeakyRelu},
+      {2, 1, 5, 7, 1, {9, 33, 1}, {3, 3, 1}, {2, 1, 1}, {1, 1, 1}, {1, 1, 0}, {0, 1, 0}, k::Activation::None},
+      {1, 2, 4, 6, 2, {40, 1, 1}, {5, 1, 1}, {1, 1, 1}, {3, 1, 1}, {6, 0, 0}, {6, 0, 0}, k::Activation::Relu},
+  };
+  unsigned seed = 60;
+  for (const Case& c : cases) {
+    k::ConvNdParams q;
+    q.rank = c.rank; q.N = c.N; q.C_in = c.C_in; q.C_out = c.C_out; q.group = c.group;
+    size_t in_sz = 1, out_sz = 1, k_sz = 1;
+    for (size_t i = 0; i < c.rank; ++i) {
+      q.in[i] = c.in[i]; q.kernel[i] = c.k[i]; q.stride[i] = c.st[i]; q.dilation[i] = c.dl[i]; q.pad_begin[i] = c.pb[i];
+      q.out[i] = (c.in[i] + c.pb[i] + c.pe[i] - c.dl[i] * (c.k[i] - 1) - 1) / c.st[i] + 1;
+      in_sz *= c.in[i], out_sz *= q.out[i], k_sz *= c.k[i];
+    }
+    auto x = rnd(c.N * c.C_in * in_sz, -1, 1, ++seed), b = rnd(c.C_out, -1, 1, ++seed);
+    auto w = rnd(c.C_out * (c.C_in / c.group) * k_sz, -1, 1, ++seed);
+    q.bias = b.data();
+    q.act = c.act;
+    q.act_alpha = c.act == k::Activation::Clip ? -0.2f : 0.1f;
+    q.act_beta = 0.3f;
+    std::vector<float> want(c.N * c.C_out * out_sz), got(want.size(), NAN);
+    ref().conv_nd(q, x.data(), w.data(), want.data());
+    t.conv_nd(q, x.data(), w.data(), got.data());
+    expect_close(got, want, kConvTol, kConvTol, what("conv_nd rank C Co g", {c.rank, c.C_in, c.C_out, c.group}).c_str());
+  }
+}
+
 // The packed trio as one: conv2d_prepacked is the table's own conv2d (the contract says equal)
 // and so near the scalar one; a size of 0 says this table has no packed form for p.
 void check_conv2d_packed(const k::KernelTable& t) {
@@ -637,6 +676,7 @@ const std::map<std::string, Comparator>& comparators() {
       {"conv2d_packed_size", check_conv2d_packed},
       {"conv2d_pack", check_conv2d_packed},
       {"conv2d_prepacked", check_conv2d_packed},
+      {"conv_nd", check_conv_nd},
       {"binary_vv", [](const k::KernelTable& t) { check_binary(t, 0); }},
       {"binary_vs", [](const k::KernelTable& t) { check_binary(t, 1); }},
       {"binary_sv", [](const k::KernelTable& t) { check_binary(t, 2); }},
