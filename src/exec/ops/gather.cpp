@@ -212,7 +212,7 @@ bool rule_gather(InferCtx& c) {
 }  // namespace rules
 
 void register_gather_ops(Registry& r) {
-  r.add("Gather", op_gather, 1, 1 << 30, false).infer(rules::rule_gather);
+  r.add("Gather", op_gather, 1, 1 << 30, false).infer(rules::rule_gather).passes_input(0);
   r.add("GatherElements", op_gather_elements, 1, 1 << 30, false);
   r.add("GatherND", op_gather_nd, 1, 1 << 30, false);
   r.add("ScatterElements", op_scatter_elements);
