@@ -472,7 +472,7 @@ void op_prelu(OpCtx& c) {
   c.set(0, y);
 }
 
-// Shrink and Swish in double precision (rare, small).
+// Shrink in double precision (rare, small).
 void op_shrink(OpCtx& c) {
   const RTensor& xt = c.t(0);
   double l = c.attr_f("lambd", 0.5f), b = c.attr_f("bias", 0.f);
@@ -567,12 +567,11 @@ Registry::Def add_unary_kernel(Registry& r, OpName name, int64_t since = 1) {
   return r.add(name, op_unary_kernel<K, REF, P>, since).unary(REF, K, P);
 }
 
-void op_swish(OpCtx& c) {
-  const RTensor& xt = c.t(0);
-  double alpha = c.attr_f("alpha", 1.f);
-  std::vector<double> x = f64_of(xt);
-  for (double& v : x) v = v / (1 + std::exp(-alpha * v));
-  c.set(0, tensor_of(x, xt.dtype, xt.shape));
+// Swish (opset 24): x * sigmoid(alpha x).
+double ref_swish(double x, double alpha, double) { return x / (1 + std::exp(-alpha * x)); }
+bool swish_attrs(const Model& m, const Node& n, float& alpha, float& beta) {
+  alpha = attr_f(m, n, "alpha", 1.f), beta = 0;
+  return true;
 }
 
 }  // namespace
@@ -662,7 +661,8 @@ bool equal(InferCtx& c) { return broadcasting(c, true, true); }
 
 void register_elementwise_ops(Registry& r) {
   r.add("Shrink", op_shrink, 9);
-  r.add("Swish", op_swish, 1);
+  // Registered from opset 1 as before (the spec has it from opset 24).
+  add_unary_kernel<UnaryOp::Swish, ref_swish, swish_attrs>(r, "Swish").infer(rules::same_type);
   r.add("Add", op_binary<BinaryOp::Add>).infer(rules::int_arith).binary(ref_add, BinaryOp::Add).commutative();
   r.add("Sub", op_binary<BinaryOp::Sub>).infer(rules::int_arith).binary(ref_sub, BinaryOp::Sub);
   r.add("Mul", op_binary<BinaryOp::Mul>).infer(rules::int_arith).binary(ref_mul, BinaryOp::Mul).commutative();
