@@ -88,6 +88,8 @@ class Registry {
     Def& traits(uint32_t t) { facts().traits |= t; return *this; }
     // Declared without a type/shape rule, on purpose (the registry test checks every other op has one).
     Def& no_rule() { return traits(kNoRule); }
+    // A table's rule column: the rule, or null for an op declared rule-less.
+    Def& rule_or_none(InferFn f) { return f ? infer(f) : no_rule(); }
     Def& commutative() { return traits(kCommutative); }
     Def& shape_only() { return traits(kShapeOnly); }
     // A unary elementwise op computed in double (no float32 kernel of its own).

@@ -535,8 +535,7 @@ constexpr int kernel_of(U op) {
 template <U OP>
 void add_unary(Registry& r, OpName name, InferFn rule, FusableAct act = FusableAct::No) {
   Registry::Def d = r.add(name, op_unary<OP>);
-  if (rule) d.infer(rule);
-  else d.no_rule();
+  d.rule_or_none(rule);
   if constexpr (kernel_of(OP) >= 0) d.unary(uref<OP>, static_cast<UnaryOp>(kernel_of(OP)));
   else d.unary(uref<OP>);
   d.activation(act);
@@ -660,7 +659,7 @@ bool equal(InferCtx& c) { return broadcasting(c, true, true); }
   X(Mish, rules::same_type, No)
 
 void register_elementwise_ops(Registry& r) {
-  r.add("Shrink", op_shrink, 9);
+  r.add("Shrink", op_shrink, 9).no_rule();
   // Registered from opset 1 as before (the spec has it from opset 24).
   add_unary_kernel<UnaryOp::Swish, ref_swish, swish_attrs>(r, "Swish").infer(rules::same_type);
   r.add("Add", op_binary<BinaryOp::Add>).infer(rules::int_arith).binary(ref_add, BinaryOp::Add).commutative();
@@ -683,8 +682,8 @@ void register_elementwise_ops(Registry& r) {
   r.add("Xor", op_logic<Logic::Xor>).infer(rules::compare);
   r.add("BitwiseAnd", op_bitwise<Bitwise::And>).infer(rules::elementwise);
   r.add("BitwiseOr", op_bitwise<Bitwise::Or>).infer(rules::elementwise);
-  r.add("BitwiseXor", op_bitwise<Bitwise::Xor>);
-  r.add("BitwiseNot", op_bitwise_not);
+  r.add("BitwiseXor", op_bitwise<Bitwise::Xor>).no_rule();
+  r.add("BitwiseNot", op_bitwise_not).no_rule();
   r.add("BitShift", op_bitshift).infer(rules::elementwise);
   r.add("Not", op_not).infer(rules::same_type);
   r.add("Where", op_where).infer(rules::rule_where);
@@ -708,8 +707,8 @@ void register_elementwise_ops(Registry& r) {
   // (clip_params reads the node's opset).
   r.add("Clip", op_clip, 1, 10).infer(rules::same_type).unary_unchained(uref<U::Clip>, UnaryOp::Clip, clip_attrs).activation(FusableAct::ConstantBounds);
   r.add("Clip", op_clip, 11).infer(rules::same_type).unary_unchained(uref<U::Clip>, UnaryOp::Clip, clip_attrs).activation(FusableAct::ConstantBounds);
-  r.add("IsNaN", op_isnan);
-  r.add("IsInf", op_isinf);
+  r.add("IsNaN", op_isnan).no_rule();
+  r.add("IsInf", op_isinf).no_rule();
   r.add("PRelu", op_prelu).infer(rules::elementwise);
 }
 
