@@ -21,6 +21,7 @@ what misses the targets of issue 25: a grid point above 2x ("!>2x"), an op media
 The models are written to BUILD/op-bench/OP/LABEL/ (model.onnx, test_data_set_0), so a single grid
 point can be profiled with `perf record bench/bench_run model.onnx test_data_set_0/input_*.pb`.
 """
+import argparse
 import json
 import os
 import shutil
@@ -36,24 +37,16 @@ from onnx import numpy_helper  # noqa: E402
 
 
 def parse_args(argv):
-    pos, opts = [], {"runs": 5, "rounds": 3, "ops": None, "json": False, "verbose": False}
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a in ("--runs", "--rounds"):
-            opts[a[2:]], i = max(1, int(argv[i + 1])), i + 2
-        elif a == "--ops":
-            opts["ops"], i = set(argv[i + 1].split(",")), i + 2
-        elif a in ("--json", "--verbose"):
-            opts[a[2:]], i = True, i + 1
-        elif a in ("-h", "--help"):
-            sys.exit(__doc__)
-        else:
-            pos.append(a)
-            i += 1
-    if not pos:
-        sys.exit(__doc__)
-    return os.path.abspath(pos[0]), ort_bench.data_dir(pos), opts
+    p = argparse.ArgumentParser(usage=__doc__)
+    p.add_argument("pos", nargs="+")
+    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--ops", type=lambda v: set(v.split(",")))
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--verbose", action="store_true")
+    a = p.parse_args(argv)
+    opts = {"runs": max(1, a.runs), "rounds": max(1, a.rounds), "ops": a.ops, "json": a.json, "verbose": a.verbose}
+    return os.path.abspath(a.pos[0]), ort_bench.data_dir(a.pos), opts
 
 
 def write_case(folder, build):

@@ -28,6 +28,7 @@ Each model is measured in R rounds (default 3), each round timing every column o
 the other: a shared machine that slows down for a while slows both engines of a round. Times are
 the median over the rounds, and each ratio the median of the rounds' ratios.
 """
+import argparse
 import json
 import os
 import shutil
@@ -41,28 +42,15 @@ DTYPES = {1: "float32", 11: "float64", 7: "int64", 6: "int32", 3: "int8", 2: "ui
 
 
 def parse_args(argv):
-    pos, runs, models, as_json, seg, rounds = [], 20, None, False, 256, 3
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a == "--rounds":
-            rounds, i = max(1, int(argv[i + 1])), i + 2
-        elif a == "--seg-size":
-            seg, i = int(argv[i + 1]), i + 2
-        elif a == "--runs":
-            runs, i = int(argv[i + 1]), i + 2
-        elif a == "--models":
-            models, i = argv[i + 1].split(","), i + 2
-        elif a == "--json":
-            as_json, i = True, i + 1
-        elif a in ("-h", "--help"):
-            sys.exit(__doc__)
-        else:
-            pos.append(a)
-            i += 1
-    if not pos:
-        sys.exit(__doc__)
-    return os.path.abspath(pos[0]), data_dir(pos), runs, models, as_json, seg, rounds
+    p = argparse.ArgumentParser(usage=__doc__, add_help=True)
+    p.add_argument("pos", nargs="+")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--seg-size", type=int, default=256)
+    p.add_argument("--runs", type=int, default=20)
+    p.add_argument("--models", type=lambda v: v.split(","))
+    p.add_argument("--json", action="store_true")
+    a = p.parse_args(argv)
+    return os.path.abspath(a.pos[0]), data_dir(a.pos), a.runs, a.models, a.json, a.seg_size, max(1, a.rounds)
 
 
 def data_dir(pos):

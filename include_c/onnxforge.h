@@ -350,6 +350,15 @@ OFG_API ofg_status ofg_run_pass(ofg_model* model, const char* pass, const ofg_op
  *   "optimize.skip"            comma-separated pass names not to run (unknown names are an error)
  *   "optimize.input_shapes"    "NAME=1,3,224,224;NAME2=..." fixes graph input shapes first
  *   "optimize.max_iterations"  rounds of the fixed-point loop (default 8)
+ *   "optimize.max_rewrites"    stop after this many rewrites in total (default: no limit; "0":
+ *                              none), to bisect a wrong result to one rewrite. A rule's rewrite
+ *                              of one node counts one; a whole-graph pass (folding, CSE, dead
+ *                              nodes, ...) runs only while some budget is left and counts one when
+ *                              it changes anything; a rolled-back pass gives its rewrites back.
+ *                              The report's JSON then lists every rewrite made, in order
+ *                              ("rewrites": index, pass, rule, node, op, what); it always has
+ *                              "rewrites_made".
+ *   "optimize.list_rewrites"   "0"|"1": list the rewrites in the report without a budget
  *   "optimize.check_each_pass" "0"|"1": check IR consistency after every pass (default 0)
  *   "optimize.verify_each_pass" "0"|"1": verify each class 1/2 pass by execution against the
  *                              model before it and roll it back when the outputs drift

@@ -5,6 +5,7 @@
 // the same static size or the same symbolic name; the step is then removed. Class 2 because it
 // trusts inference about symbolic names.
 #include "exec/infer_types.h"
+#include "passes/rule.h"
 #include "passes/util.h"
 
 namespace ofg::passes {
@@ -21,22 +22,26 @@ bool same_shape(const exec::IType* a, const exec::IType* b) {
   }
   return true;
 }
+
+RuleMatch match_same_shape(const RuleCtx& rc, Graph*, Node* n) {
+  if (n->inputs.size < 2 || !n->inputs[0]) return RuleMatch::decline("without data and shape inputs");
+  Value* in = n->inputs[0];
+  Value* out = n->outputs[0];
+  if (!out || read_by_custom(rc.m, out)) return RuleMatch::decline("no output, or a custom-domain node reads it");
+  const exec::TypeInference& ti = rc.types();
+  if (!same_shape(ti.type_of(in), ti.type_of(out))) return RuleMatch::decline("inference does not prove the shape unchanged");
+  // Reshape with allowzero=1 and a 0 entry would still mean the same shape: no special case.
+  return RuleMatch::rewrite("shape-keeping step removed", [n, in, out](PassContext& ctx) -> int64_t {
+    return bypass(ctx, n, in, out) ? 1 : 0;
+  });
+}
+
+const Rule kRules[] = {
+  {"remove_same_shape_step", {"Reshape", "Expand"}, "", 1, kNoOpsetLimit, match_same_shape},
+};
 }  // namespace
 
-void run_cleanup_attention(PassContext& ctx) {
-  Model& m = ctx.m;
-  const exec::TypeInference& ti = ctx.inferred_types();
-  for (Graph* g : all_graphs(m)) {
-    g->for_each_node([&](Node* n) {
-      if (!n->alive || !(is_op(m, n, "Reshape") || is_op(m, n, "Expand")) || n->inputs.size < 2 || !n->inputs[0]) return;
-      Value* in = n->inputs[0];
-      Value* out = n->outputs[0];
-      if (!out || read_by_custom(m, out)) return;
-      if (!same_shape(ti.type_of(in), ti.type_of(out))) return;
-      // Reshape with allowzero=1 and a 0 entry would still mean the same shape: no special case.
-      if (bypass(ctx, n, in, out)) ++ctx.changes;
-    });
-  }
-}
+extern const RuleGroup cleanup_attention_rules;
+const RuleGroup cleanup_attention_rules = {kRules, std::size(kRules)};
 
 }  // namespace ofg::passes

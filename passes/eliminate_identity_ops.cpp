@@ -1,7 +1,9 @@
 // eliminate_identity_ops: removes nodes whose output provably equals their first input. Exact.
-// Identity; Dropout in inference (mask unused, training_mode absent or constant false); Cast to the
-// type the input already has; Transpose with the identity permutation; Pad whose pads are all 0;
-// x*1, x/1, x+0, x-0 where the constant cannot change x's type or shape by broadcasting.
+// Identity; Dropout in inference (mask unused, training_mode absent or constant false; before
+// opset 7 also is_test set); Cast to the type the input already has; Transpose with the identity
+// permutation; Pad whose pads are all 0 (attribute before opset 11, input from 11); x*1, x/1,
+// x+0, x-0 where the constant cannot change x's type or shape by broadcasting. One rule per case.
+#include "passes/rule.h"
 #include "passes/util.h"
 
 namespace ofg::passes {
@@ -17,10 +19,10 @@ bool all_equal(const Tensor* t, double value) {
 }
 
 // True when a constant operand c broadcast against x leaves x's shape unchanged.
-bool broadcast_keeps_shape(PassContext& ctx, const Value* x, const Tensor* c) {
+bool broadcast_keeps_shape(const RuleCtx& rc, const Value* x, const Tensor* c) {
   if (c->numel() != 1) return false;  // larger constants could tile x
   if (c->dims.size == 0) return true;
-  int r = inferred_rank(ctx, x);
+  int r = rc.rank(x);
   return r >= 0 && static_cast<int>(c->dims.size) <= r;
 }
 
@@ -28,78 +30,113 @@ bool same_elem_type(const Value* x, const Tensor* c) {
   return x->type && x->type->has_elem_type ? x->type->elem_type == c->data_type : true;
 }
 
-// Which input of n carries the data when n is an identity, or -1.
-int identity_input(PassContext& ctx, Node* n) {
-  Model& m = ctx.m;
-  std::string_view op = m.str(n->op_type);
-  if (n->inputs.size == 0 || !n->inputs[0]) return -1;
-  Value* x = n->inputs[0];
-  if (op == "Identity") return 0;
-  if (op == "Dropout") {
-    if (n->outputs.size > 1 && n->outputs[1] && (n->outputs[1]->uses.size || n->outputs[1]->is_graph_output()))
-      return -1;
-    if (opset(m) < 7 && attr_i(m, n, "is_test", 0) == 0) return -1;  // opset < 7 trains unless is_test
-    if (n->inputs.size > 2 && n->inputs[2]) {
-      std::vector<int64_t> mode;
-      if (!read_ints(const_tensor(m, n->inputs[2]), mode) || mode.size() != 1 || mode[0] != 0) return -1;
-    }
-    return 0;
-  }
-  if (op == "Cast") {
-    int64_t to = attr_i(m, n, "to", -1);
-    return x->type && x->type->has_elem_type && x->type->elem_type == to ? 0 : -1;
-  }
-  if (op == "Transpose") {
-    std::vector<int64_t> perm;
-    if (!attr_ints(m, n, "perm", perm)) return -1;
-    for (size_t i = 0; i < perm.size(); ++i)
-      if (perm[i] != static_cast<int64_t>(i)) return -1;
-    return 0;
-  }
-  if (op == "Pad") {
-    std::string mode = attr_s(m, n, "mode", "constant");
-    std::vector<int64_t> pads;
-    if (opset(m) < 11) {
-      if (!attr_ints(m, n, "pads", pads)) return -1;
-    } else if (n->inputs.size < 2 || !read_ints(const_tensor(m, n->inputs[1]), pads)) {
-      return -1;
-    }
-    for (int64_t p : pads)
-      if (p != 0) return -1;
-    return 0;
-  }
-  if ((op == "Mul" || op == "Div" || op == "Add" || op == "Sub") && n->inputs.size == 2) {
-    // Only float rounding-free cases: x*1, x/1 exactly; x+0 / x-0 are exact except that
-    // -0.0 + 0.0 = +0.0, which no comparison or later op distinguishes in practice.
-    double neutral = (op == "Mul" || op == "Div") ? 1.0 : 0.0;
-    for (int k = 0; k < 2; ++k) {
-      if (k == 1 && (op == "Div" || op == "Sub")) break;  // 1/x and 0-x are not identities
-      int data = (op == "Div" || op == "Sub") ? 0 : 1 - k;
-      const Tensor* c = const_tensor(m, n->inputs[data == 0 ? 1 : 0]);
-      if (!c || !n->inputs[data]) continue;
-      if (all_equal(c, neutral) && broadcast_keeps_shape(ctx, n->inputs[data], c) &&
-          same_elem_type(n->inputs[data], c))
-        return data;
-    }
-  }
-  return -1;
+// The rewrite once input k of n is known to carry n's output.
+RuleMatch remove(const RuleCtx& rc, Node* n, int k, const char* what) {
+  Value* out = n->outputs[0];
+  if (read_by_custom(rc.m, out)) return RuleMatch::decline("a custom-domain node reads the output");
+  // bypass keeps graph-output declarations intact: an output's declared type must still hold.
+  return RuleMatch::rewrite(what, [n, k, out](PassContext& ctx) -> int64_t { return bypass(ctx, n, n->inputs[k], out) ? 1 : 0; });
 }
+
+// The shape every rule needs: a data input and an output.
+bool usable(const Node* n) { return n->inputs.size > 0 && n->inputs[0] && n->outputs.size > 0 && n->outputs[0]; }
+
+RuleMatch match_identity(const RuleCtx& rc, Graph*, Node* n) {
+  if (!usable(n)) return RuleMatch::decline("no data input or output");
+  return remove(rc, n, 0, "Identity removed");
+}
+
+RuleMatch dropout_inference(const RuleCtx& rc, Node* n) {
+  if (n->outputs.size > 1 && n->outputs[1] && (n->outputs[1]->uses.size || n->outputs[1]->is_graph_output()))
+    return RuleMatch::decline("the mask is read");
+  if (n->inputs.size > 2 && n->inputs[2]) {
+    std::vector<int64_t> mode;
+    if (!read_ints(const_tensor(rc.m, n->inputs[2]), mode) || mode.size() != 1 || mode[0] != 0)
+      return RuleMatch::decline("training_mode is not a constant false");
+  }
+  return remove(rc, n, 0, "inference Dropout removed");
+}
+
+RuleMatch match_dropout_legacy(const RuleCtx& rc, Graph*, Node* n) {
+  if (!usable(n)) return RuleMatch::decline("no data input or output");
+  if (attr_int(rc.m, n, "is_test", 0) == 0) return RuleMatch::decline("is_test unset: opset < 7 trains");
+  return dropout_inference(rc, n);
+}
+
+RuleMatch match_dropout(const RuleCtx& rc, Graph*, Node* n) {
+  if (!usable(n)) return RuleMatch::decline("no data input or output");
+  return dropout_inference(rc, n);
+}
+
+RuleMatch match_cast(const RuleCtx& rc, Graph*, Node* n) {
+  if (!usable(n)) return RuleMatch::decline("no data input or output");
+  int64_t to = attr_int(rc.m, n, "to", -1);
+  Value* x = n->inputs[0];
+  if (!(x->type && x->type->has_elem_type && x->type->elem_type == to)) return RuleMatch::decline("casts to another type");
+  return remove(rc, n, 0, "same-type Cast removed");
+}
+
+RuleMatch match_transpose(const RuleCtx& rc, Graph*, Node* n) {
+  if (!usable(n)) return RuleMatch::decline("no data input or output");
+  std::vector<int64_t> perm;
+  if (!attr_ints(rc.m, n, "perm", perm)) return RuleMatch::decline("no perm");
+  for (size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != static_cast<int64_t>(i)) return RuleMatch::decline("perm is not the identity");
+  return remove(rc, n, 0, "identity Transpose removed");
+}
+
+RuleMatch zero_pads(const RuleCtx& rc, Node* n, const std::vector<int64_t>& pads) {
+  for (int64_t p : pads)
+    if (p != 0) return RuleMatch::decline("pads are not all 0");
+  return remove(rc, n, 0, "zero Pad removed");
+}
+
+RuleMatch match_pad2(const RuleCtx& rc, Graph*, Node* n) {
+  if (!usable(n)) return RuleMatch::decline("no data input or output");
+  std::vector<int64_t> pads;
+  if (!attr_ints(rc.m, n, "pads", pads)) return RuleMatch::decline("no pads");
+  return zero_pads(rc, n, pads);
+}
+
+RuleMatch match_pad11(const RuleCtx& rc, Graph*, Node* n) {
+  if (!usable(n)) return RuleMatch::decline("no data input or output");
+  std::vector<int64_t> pads;
+  if (n->inputs.size < 2 || !read_ints(const_tensor(rc.m, n->inputs[1]), pads)) return RuleMatch::decline("pads not constant");
+  return zero_pads(rc, n, pads);
+}
+
+RuleMatch match_neutral(const RuleCtx& rc, Graph*, Node* n) {
+  if (!usable(n) || n->inputs.size != 2) return RuleMatch::decline("not a binary op with an output");
+  const Model& m = rc.m;
+  std::string_view op = m.str(n->op_type);
+  // Only float rounding-free cases: x*1, x/1 exactly; x+0 / x-0 are exact except that
+  // -0.0 + 0.0 = +0.0, which no comparison or later op distinguishes in practice.
+  double neutral = (op == "Mul" || op == "Div") ? 1.0 : 0.0;
+  for (int k = 0; k < 2; ++k) {
+    if (k == 1 && (op == "Div" || op == "Sub")) break;  // 1/x and 0-x are not identities
+    int data = (op == "Div" || op == "Sub") ? 0 : 1 - k;
+    const Tensor* c = const_tensor(m, n->inputs[data == 0 ? 1 : 0]);
+    if (!c || !n->inputs[data]) continue;
+    if (all_equal(c, neutral) && broadcast_keeps_shape(rc, n->inputs[data], c) && same_elem_type(n->inputs[data], c))
+      return remove(rc, n, data, "neutral arithmetic removed");
+  }
+  return RuleMatch::decline("no neutral constant operand that keeps type and shape");
+}
+
+const Rule kRules[] = {
+  {"identity", {"Identity"}, "", 1, kNoOpsetLimit, match_identity},
+  {"dropout_is_test", {"Dropout"}, "", 1, 6, match_dropout_legacy},
+  {"dropout_inference", {"Dropout"}, "", 7, kNoOpsetLimit, match_dropout},
+  {"same_type_cast", {"Cast"}, "", 1, kNoOpsetLimit, match_cast},
+  {"identity_transpose", {"Transpose"}, "", 1, kNoOpsetLimit, match_transpose},
+  {"zero_pad_attribute", {"Pad"}, "", 1, 10, match_pad2},
+  {"zero_pad_input", {"Pad"}, "", 11, kNoOpsetLimit, match_pad11},
+  {"neutral_arithmetic", {"Mul", "Div", "Add", "Sub"}, "", 1, kNoOpsetLimit, match_neutral},
+};
 
 }  // namespace
 
-void run_eliminate_identity_ops(PassContext& ctx) {
-  Model& m = ctx.m;
-  for (Graph* g : all_graphs(m)) {
-    g->for_each_node([&](Node* n) {
-      if (!n->alive || !is_default(m, n) || n->outputs.size == 0 || !n->outputs[0]) return;
-      int k = identity_input(ctx, n);
-      if (k < 0) return;
-      Value* out = n->outputs[0];
-      if (read_by_custom(m, out)) return;
-      // Keep graph-output declarations intact: an output's declared type must still hold.
-      if (bypass(ctx, n, n->inputs[k], out)) ++ctx.changes;
-    });
-  }
-}
+extern const RuleGroup eliminate_identity_ops_rules;
+const RuleGroup eliminate_identity_ops_rules = {kRules, std::size(kRules)};
 
 }  // namespace ofg::passes

@@ -4,6 +4,7 @@
 //   Add: b' = b + c;   Mul: W'[oc] = W[oc] * c[oc], b' = b * c.
 // A bias computed at run time, or one varying over spatial dims, is left alone. New initializers
 // are made; the old ones may be shared. Float-rounding bounded.
+#include "passes/rule.h"
 #include "passes/util.h"
 
 namespace ofg::passes {
@@ -31,57 +32,70 @@ bool per_channel(const Tensor* c, size_t rank, int64_t cout, std::vector<double>
   return true;
 }
 
-}  // namespace
 
-void run_fuse_conv_add_mul(PassContext& ctx) {
-  Model& m = ctx.m;
-  for (Graph* g : all_graphs(m)) {
-    g->for_each_node([&](Node* op) {
-      bool is_add = is_op(m, op, "Add"), is_mul = is_op(m, op, "Mul");
-      if ((!is_add && !is_mul) || op->inputs.size != 2 || !op->outputs[0]) return;
-      if (read_by_custom(m, op->outputs[0])) return;
-      for (int k = 0; k < 2; ++k) {
-        Value* y = op->inputs[k];
-        Node* conv = producer_if(m, y, "Conv", g);
-        const Tensor* c = const_tensor(m, op->inputs[1 - k]);
-        if (!conv || !c || !single_use(y) || conv->inputs.size < 2) continue;
-        const Tensor* wt = const_tensor(m, conv->inputs[1]);
-        if (!wt || !is_float_type(wt->data_type) || c->data_type != wt->data_type || wt->dims.size < 3) return;
-        const Tensor* bt = conv->inputs.size > 2 && conv->inputs[2] ? const_tensor(m, conv->inputs[2]) : nullptr;
-        if (conv->inputs.size > 2 && conv->inputs[2] && !bt) return;
-        int64_t cout = wt->dims[0];
-        std::vector<double> cv, w, b;
-        if (!per_channel(c, wt->dims.size, cout, cv)) return;
-        if (bt) {
-          if (!read_doubles(bt, b) || static_cast<int64_t>(b.size()) != cout) return;
-        } else {
-          b.assign(static_cast<size_t>(cout), 0.0);
-        }
-        std::string base = std::string(m.str(conv->inputs[1]->name));
-        if (is_mul) {
-          if (!read_doubles(wt, w)) return;
-          size_t inner = w.size() / static_cast<size_t>(cout);
-          for (int64_t oc = 0; oc < cout; ++oc)
-            for (size_t i = 0; i < inner; ++i) w[oc * inner + i] *= cv[oc];
-          for (int64_t oc = 0; oc < cout; ++oc) b[oc] *= cv[oc];
-          std::vector<int64_t> wdims(wt->dims.begin(), wt->dims.end());
-          set_input(conv, 1, add_initializer(g, base + "_scaled", tensor_from_doubles(m, wt->data_type, wdims, w)));
-        } else {
-          for (int64_t oc = 0; oc < cout; ++oc) b[oc] += cv[oc];
-        }
-        // With no bias and a Mul, the bias stays zero: no need to add one.
-        if (bt || is_add) {
-          if (conv->inputs.size < 3) resize_inputs(conv, 3);
-          set_input(conv, 2, add_initializer(g, base + "_bias", tensor_from_doubles(m, wt->data_type, {cout}, b)));
-        }
-        Value* out = op->outputs[0];
-        drop(ctx, op);
-        take_output(conv, 0, out);
-        ++ctx.changes;
-        return;
+RuleMatch match_conv_add_mul(const RuleCtx& rc, Graph* g, Node* op) {
+  const Model& m = rc.m;
+  bool is_mul = m.str(op->op_type) == "Mul";
+  if (op->inputs.size != 2 || !op->outputs[0]) return RuleMatch::decline("not a two-input op with an output");
+  if (read_by_custom(m, op->outputs[0])) return RuleMatch::decline("a custom-domain node reads the output");
+  for (int k = 0; k < 2; ++k) {
+    Value* y = op->inputs[k];
+    Node* conv = producer_if(m, y, "Conv", g);
+    const Tensor* c = const_tensor(m, op->inputs[1 - k]);
+    if (!conv || !c || !single_use(y) || conv->inputs.size < 2) continue;
+    // From here on the first Conv operand decides (as the pass did): a failed check declines.
+    const Tensor* wt = const_tensor(m, conv->inputs[1]);
+    if (!wt || !is_float_type(wt->data_type) || c->data_type != wt->data_type || wt->dims.size < 3)
+      return RuleMatch::decline("the weight is not a float constant of the operand's type");
+    const Tensor* bt = conv->inputs.size > 2 && conv->inputs[2] ? const_tensor(m, conv->inputs[2]) : nullptr;
+    if (conv->inputs.size > 2 && conv->inputs[2] && !bt) return RuleMatch::decline("the bias is computed at run time");
+    int64_t cout = wt->dims[0];
+    std::vector<double> cv, w, b;
+    if (!per_channel(c, wt->dims.size, cout, cv)) return RuleMatch::decline("the operand is not per output channel");
+    if (bt) {
+      if (!read_doubles(bt, b) || static_cast<int64_t>(b.size()) != cout) return RuleMatch::decline("the bias is not Cout values");
+    } else {
+      b.assign(static_cast<size_t>(cout), 0.0);
+    }
+    if (is_mul) {
+      if (!read_doubles(wt, w)) return RuleMatch::decline("the weight cannot be read");
+      size_t inner = w.size() / static_cast<size_t>(cout);
+      for (int64_t oc = 0; oc < cout; ++oc)
+        for (size_t i = 0; i < inner; ++i) w[oc * inner + i] *= cv[oc];
+      for (int64_t oc = 0; oc < cout; ++oc) b[oc] *= cv[oc];
+    } else {
+      for (int64_t oc = 0; oc < cout; ++oc) b[oc] += cv[oc];
+    }
+    bool has_bias = bt != nullptr;
+    return RuleMatch::rewrite(is_mul ? "Conv * c -> Conv weights and bias" : "Conv + c -> Conv bias",
+                              [g, op, conv, wt, is_mul, has_bias, cout, w = std::move(w), b = std::move(b)](PassContext& ctx) -> int64_t {
+      Model& m = ctx.m;
+      std::string base = std::string(m.str(conv->inputs[1]->name));
+      if (is_mul) {
+        std::vector<int64_t> wdims(wt->dims.begin(), wt->dims.end());
+        set_input(conv, 1, add_initializer(g, base + "_scaled", tensor_from_doubles(m, wt->data_type, wdims, w)));
       }
+      // With no bias and a Mul, the bias stays zero: no need to add one.
+      if (has_bias || !is_mul) {
+        if (conv->inputs.size < 3) resize_inputs(conv, 3);
+        set_input(conv, 2, add_initializer(g, base + "_bias", tensor_from_doubles(m, wt->data_type, {cout}, b)));
+      }
+      Value* out = op->outputs[0];
+      drop(ctx, op);
+      take_output(conv, 0, out);
+      return 1;
     });
   }
+  return RuleMatch::decline("no operand is a Conv read only here with a constant other operand");
 }
+
+const Rule kRules[] = {
+  {"conv_add_mul", {"Add", "Mul"}, "", 1, kNoOpsetLimit, match_conv_add_mul},
+};
+
+}  // namespace
+
+extern const RuleGroup fuse_conv_add_mul_rules;
+const RuleGroup fuse_conv_add_mul_rules = {kRules, std::size(kRules)};
 
 }  // namespace ofg::passes

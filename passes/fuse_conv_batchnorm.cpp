@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "kernels/kernels.h"
+#include "passes/rule.h"
 #include "passes/util.h"
 
 namespace ofg::passes {
@@ -83,64 +84,69 @@ class ScaleRecipe final : public TensorRecipe {
   float* scale_ = nullptr;
 };
 
-}  // namespace
-
-void run_fuse_conv_batchnorm(PassContext& ctx) {
-  Model& m = ctx.m;
-  for_each_op(m, "BatchNormalization", [&](Graph* g, Node* bn) {
-    if (bn->inputs.size != 5 || !bn->outputs[0]) return;
-    // Training-mode BN (extra outputs used, or training_mode=1) computes batch statistics.
-    for (uint32_t i = 1; i < bn->outputs.size; ++i)
-      if (bn->outputs[i] && (bn->outputs[i]->uses.size || bn->outputs[i]->is_graph_output())) return;
-    if (attr_i(m, bn, "training_mode", 0) != 0) return;
-    if (attr_i(m, bn, "spatial", 1) != 1) return;  // opset < 9 per-activation BN
-    if (opset(m) < 7 && attr_i(m, bn, "is_test", 0) == 0) return;
-    Value* y = bn->inputs[0];
-    Node* conv = producer_if(m, y, "Conv", g);
-    bool transpose = false;
-    if (!conv) {
-      conv = producer_if(m, y, "ConvTranspose", g);
-      transpose = conv != nullptr;
-    }
-    if (!conv || !single_use(y) || conv->inputs.size < 2 || read_by_custom(m, bn->outputs[0])) return;
-    const Tensor* wt = const_tensor(m, conv->inputs[1]);
-    if (!wt || !is_float_type(wt->data_type) || wt->dims.size < 3) return;
-    const Tensor* bt = conv->inputs.size > 2 && conv->inputs[2] ? const_tensor(m, conv->inputs[2]) : nullptr;
-    if (conv->inputs.size > 2 && conv->inputs[2] && !bt) return;  // bias computed at run time
-    int64_t group = attr_i(m, conv, "group", 1);
-    if (group <= 0) return;
-    int64_t cout = transpose ? wt->dims[1] * group : wt->dims[0];
-    if (transpose && wt->dims[0] % group) return;
-    if (!dense(wt, dtype_size(wt->data_type))) return;
-    std::vector<double> w, b, scale, beta, mean, var;
-    const Tensor* params[4];
-    std::vector<double>* dst[4] = {&scale, &beta, &mean, &var};
-    for (int k = 0; k < 4; ++k) {
-      params[k] = const_tensor(m, bn->inputs[1 + k]);
-      if (!params[k] || !read_doubles(params[k], *dst[k]) || static_cast<int64_t>(dst[k]->size()) != cout) return;
-    }
-    if (bt) {
-      if (bt->data_type != wt->data_type || !read_doubles(bt, b) || static_cast<int64_t>(b.size()) != cout) return;
-    } else {
-      b.assign(static_cast<size_t>(cout), 0.0);
-    }
-    double eps = attr_f(m, bn, "epsilon", 1e-5f);
-    std::vector<double> s(static_cast<size_t>(cout));
-    for (int64_t c = 0; c < cout; ++c) {
-      s[c] = scale[c] / std::sqrt(var[c] + eps);
-      b[c] = (b[c] - mean[c]) * s[c] + beta[c];
-    }
+RuleMatch match_bn(const RuleCtx& rc, Graph* g, Node* bn) {
+  const Model& m = rc.m;
+  if (bn->inputs.size != 5 || !bn->outputs[0]) return RuleMatch::decline("BatchNormalization without 5 inputs and an output");
+  // Training-mode BN (extra outputs used, or training_mode=1) computes batch statistics.
+  for (uint32_t i = 1; i < bn->outputs.size; ++i)
+    if (bn->outputs[i] && (bn->outputs[i]->uses.size || bn->outputs[i]->is_graph_output()))
+      return RuleMatch::decline("running statistics are read (training)");
+  if (attr_int(m, bn, "training_mode", 0) != 0) return RuleMatch::decline("training_mode");
+  if (attr_int(m, bn, "spatial", 1) != 1) return RuleMatch::decline("per-activation BN (spatial=0)");  // opset < 9
+  Value* y = bn->inputs[0];
+  Node* conv = producer_if(m, y, "Conv", g);
+  bool transpose = false;
+  if (!conv) {
+    conv = producer_if(m, y, "ConvTranspose", g);
+    transpose = conv != nullptr;
+  }
+  if (!conv || !single_use(y) || conv->inputs.size < 2 || read_by_custom(m, bn->outputs[0]))
+    return RuleMatch::decline("the input is not a Conv/ConvTranspose read only here");
+  const Tensor* wt = const_tensor(m, conv->inputs[1]);
+  if (!wt || !is_float_type(wt->data_type) || wt->dims.size < 3) return RuleMatch::decline("the weight is not a float constant");
+  const Tensor* bt = conv->inputs.size > 2 && conv->inputs[2] ? const_tensor(m, conv->inputs[2]) : nullptr;
+  if (conv->inputs.size > 2 && conv->inputs[2] && !bt) return RuleMatch::decline("the bias is computed at run time");
+  int64_t group = attr_int(m, conv, "group", 1);
+  if (group <= 0) return RuleMatch::decline("group <= 0");
+  int64_t cout = transpose ? wt->dims[1] * group : wt->dims[0];
+  if (transpose && wt->dims[0] % group) return RuleMatch::decline("group does not divide the weight");
+  if (!dense(wt, dtype_size(wt->data_type))) return RuleMatch::decline("the weight's bytes are not all present");
+  std::vector<double> w, b, scale, beta, mean, var;
+  const Tensor* params[4];
+  std::vector<double>* dst[4] = {&scale, &beta, &mean, &var};
+  for (int k = 0; k < 4; ++k) {
+    params[k] = const_tensor(m, bn->inputs[1 + k]);
+    if (!params[k] || !read_doubles(params[k], *dst[k]) || static_cast<int64_t>(dst[k]->size()) != cout)
+      return RuleMatch::decline("a BN parameter is not a constant of Cout values");
+  }
+  if (bt) {
+    if (bt->data_type != wt->data_type || !read_doubles(bt, b) || static_cast<int64_t>(b.size()) != cout)
+      return RuleMatch::decline("the bias is not Cout values of the weight's type");
+  } else {
+    b.assign(static_cast<size_t>(cout), 0.0);
+  }
+  double eps = attr_float(m, bn, "epsilon", 1e-5f);
+  std::vector<double> s(static_cast<size_t>(cout));
+  for (int64_t c = 0; c < cout; ++c) {
+    s[c] = scale[c] / std::sqrt(var[c] + eps);
+    b[c] = (b[c] - mean[c]) * s[c] + beta[c];
+  }
+  if (wt->data_type != kFloat) {
+    if (!read_doubles(wt, w)) return RuleMatch::decline("the weight cannot be read");
+    scale_weight(w, wt, transpose, group, s);
+  }
+  return RuleMatch::rewrite(transpose ? "ConvTranspose + BN -> ConvTranspose" : "Conv + BN -> Conv",
+                            [g, bn, conv, wt, transpose, group, cout, s = std::move(s), w = std::move(w),
+                             b = std::move(b)](PassContext& ctx) -> int64_t {
+    Model& m = ctx.m;
     Tensor* fused;
     ScaleRecipe* recipe = nullptr;
+    std::vector<int64_t> wdims(wt->dims.begin(), wt->dims.end());
     if (wt->data_type == kFloat) {
       // A weight made by an earlier fusion (Conv -> BN -> BN) is read through its own recipe.
       recipe = m.arena.make<ScaleRecipe>(m, wt, transpose, group, s);
-      std::vector<int64_t> wdims(wt->dims.begin(), wt->dims.end());
       fused = make_computed_tensor(m, kFloat, wdims.data(), wdims.size(), wt->data.size, recipe);
     } else {
-      if (!read_doubles(wt, w)) return;
-      scale_weight(w, wt, transpose, group, s);
-      std::vector<int64_t> wdims(wt->dims.begin(), wt->dims.end());
       fused = tensor_from_doubles(m, wt->data_type, wdims, w);
     }
     Value* old_weight = conv->inputs[1];
@@ -159,8 +165,24 @@ void run_fuse_conv_batchnorm(PassContext& ctx) {
     Value* out = bn->outputs[0];
     drop(ctx, bn);
     take_output(conv, 0, out);
-    ++ctx.changes;
+    return 1;
   });
 }
+
+// Before opset 7 BN is in inference mode only with is_test set.
+RuleMatch match_bn_is_test(const RuleCtx& rc, Graph* g, Node* bn) {
+  if (attr_int(rc.m, bn, "is_test", 0) == 0) return RuleMatch::decline("is_test unset: opset < 7 trains");
+  return match_bn(rc, g, bn);
+}
+
+const Rule kRules[] = {
+  {"conv_batchnorm_is_test", {"BatchNormalization"}, "", 1, 6, match_bn_is_test},
+  {"conv_batchnorm", {"BatchNormalization"}, "", 7, kNoOpsetLimit, match_bn},
+};
+
+}  // namespace
+
+extern const RuleGroup fuse_conv_batchnorm_rules;
+const RuleGroup fuse_conv_batchnorm_rules = {kRules, std::size(kRules)};
 
 }  // namespace ofg::passes

@@ -3,6 +3,7 @@
 // activations. The op lives in a declared custom domain that our interpreter executes, so the
 // result can be verified; a standard Conv never gets the nonstandard attribute.
 #include "exec/infer_types.h"
+#include "passes/rule.h"
 #include "passes/util.h"
 
 namespace ofg::passes {
@@ -19,34 +20,33 @@ void import_domain(Model& m) {
   m.opsets.push(m.arena, o);
 }
 
-void set_attr_s(Model& m, Node* n, const char* name, const std::string& v) {
-  StrId id = m.intern(name);
-  remove_attribute(n, id);
-  Attribute* a = add_attribute(n, id, Attribute::kString);
-  a->s = Bytes{reinterpret_cast<const uint8_t*>(m.arena.copy_array(v.data(), v.size())), v.size()};
-  a->present = Attribute::kS;
-}
-}  // namespace
-
-void run_fuse_conv_relu(PassContext& ctx) {
-  Model& m = ctx.m;
-  const exec::TypeInference& ti = ctx.inferred_types();
-  for_each_op(m, "Relu", [&](Graph* g, Node* relu) {
-    if (relu->inputs.size != 1 || !relu->outputs[0]) return;
-    Value* mid = relu->inputs[0];
-    Node* conv = producer_if(m, mid, "Conv", g);
-    if (!conv || !single_use(mid) || conv->graph != relu->graph) return;
-    const exec::IType* t = ti.type_of(conv->inputs[0]);
-    if (!t || t->elem != kFloat) return;  // the fused kernel computes float32
+RuleMatch match_conv_relu(const RuleCtx& rc, Graph* g, Node* relu) {
+  const Model& m = rc.m;
+  if (relu->inputs.size != 1 || !relu->outputs[0]) return RuleMatch::decline("Relu without its input or output");
+  Value* mid = relu->inputs[0];
+  Node* conv = producer_if(m, mid, "Conv", g);
+  if (!conv || !single_use(mid) || conv->graph != relu->graph) return RuleMatch::decline("the input is not a Conv read only here");
+  const exec::IType* t = rc.types().type_of(conv->inputs[0]);
+  if (!t || t->elem != kFloat) return RuleMatch::decline("the Conv is not float32");  // the fused kernel computes float32
+  return RuleMatch::rewrite("Conv + Relu -> FusedConv", [conv, relu](PassContext& ctx) -> int64_t {
+    Model& m = ctx.m;
     conv->op_type = m.intern("FusedConv");
     conv->domain = m.intern(kDomain);
-    set_attr_s(m, conv, "activation", "Relu");
+    set_attr_string(m, conv, "activation", "Relu");
     Value* out = relu->outputs[0];
     drop(ctx, relu);
     take_output(conv, 0, out);
     import_domain(m);
-    ++ctx.changes;
+    return 1;
   });
 }
+
+const Rule kRules[] = {
+  {"conv_relu_to_fused_conv", {"Relu"}, "", 1, kNoOpsetLimit, match_conv_relu},
+};
+}  // namespace
+
+extern const RuleGroup fuse_conv_relu_rules;
+const RuleGroup fuse_conv_relu_rules = {kRules, std::size(kRules)};
 
 }  // namespace ofg::passes

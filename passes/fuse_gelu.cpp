@@ -1,10 +1,11 @@
 // fuse_gelu: the erf form of GELU as exports write it,
 //   y = (x * (Erf(x / sqrt(2)) + 1)) * 0.5      (also x * 0.7071.. in place of the division,
 //                                                 and the 0.5 applied to x first)
-// becomes Gelu(x). Only at opset >= 20, where Gelu is a default-domain op; below that the
-// pattern is left alone rather than emitting an op the model's opset lacks.
+// becomes Gelu(x). Only at opset >= 20 (the rule's range), where Gelu is a default-domain op;
+// below that the pattern is left alone rather than emitting an op the model's opset lacks.
 #include <cmath>
 
+#include "passes/rule.h"
 #include "passes/util.h"
 
 namespace ofg::passes {
@@ -22,44 +23,48 @@ bool is_binary(const Model& m, const Node* n, std::string_view op) {
 // Only consumer of v (v not a graph output) in v's own graph, else null: a pattern never spans
 // an If/Loop body and the graph around it.
 Node* only_user(const Value* v) { return single_use(v) && v->uses[0].node->graph == v->graph ? v->uses[0].node : nullptr; }
-}  // namespace
 
-void run_fuse_gelu(PassContext& ctx) {
-  Model& m = ctx.m;
-  if (opset(m) < 20) return;
+RuleMatch match_gelu(const RuleCtx& rc, Graph* g, Node* erf) {
+  const Model& m = rc.m;
   const double r2 = std::sqrt(2.0);
-  for_each_op(m, "Erf", [&](Graph* g, Node* erf) {
-    if (erf->inputs.size == 0 || !erf->inputs[0] || erf->outputs.size == 0 || !erf->outputs[0]) return;
-    Node* scale = erf->inputs[0]->producer;
-    if (!scale || !scale->alive || scale->graph != g || !single_use(erf->inputs[0])) return;
-    Value* x = nullptr;
-    if (is_binary(m, scale, "Div") && scalar_is(m, scale->inputs[1], r2)) x = scale->inputs[0];
-    else if (is_binary(m, scale, "Mul") && scalar_is(m, scale->inputs[1], 1 / r2)) x = scale->inputs[0];
-    else if (is_binary(m, scale, "Mul") && scalar_is(m, scale->inputs[0], 1 / r2)) x = scale->inputs[1];
-    if (!x) return;
-    Node* plus = only_user(erf->outputs[0]);
-    if (!is_binary(m, plus, "Add") || !scalar_is(m, other(plus, erf->outputs[0]), 1.0)) return;
-    Node* mul = only_user(plus->outputs[0]);
-    if (!is_binary(m, mul, "Mul")) return;
-    Value* xs = other(mul, plus->outputs[0]);
-    std::vector<Node*> pattern{scale, erf, plus, mul};
-    Node* last = nullptr;
-    if (xs == x) {
-      // (x * (erf + 1)) * 0.5
-      Node* half = only_user(mul->outputs[0]);
-      if (!is_binary(m, half, "Mul") || !scalar_is(m, other(half, mul->outputs[0]), 0.5)) return;
-      pattern.push_back(half);
-      last = half;
-    } else {
-      // (x * 0.5) * (erf + 1), the 0.5 product read by this Mul only
-      Node* half = xs->producer;
-      if (!is_binary(m, half, "Mul") || half->graph != g || !single_use(xs) || other(half, x) == nullptr) return;
-      if (!((half->inputs[0] == x && scalar_is(m, half->inputs[1], 0.5)) ||
-            (half->inputs[1] == x && scalar_is(m, half->inputs[0], 0.5))))
-        return;
-      pattern.push_back(half);
-      last = mul;
-    }
+  if (erf->inputs.size == 0 || !erf->inputs[0] || erf->outputs.size == 0 || !erf->outputs[0])
+    return RuleMatch::decline("Erf without its input or output");
+  Node* scale = erf->inputs[0]->producer;
+  if (!scale || !scale->alive || scale->graph != g || !single_use(erf->inputs[0]))
+    return RuleMatch::decline("the input is not a node of this graph read only here");
+  Value* x = nullptr;
+  if (is_binary(m, scale, "Div") && scalar_is(m, scale->inputs[1], r2)) x = scale->inputs[0];
+  else if (is_binary(m, scale, "Mul") && scalar_is(m, scale->inputs[1], 1 / r2)) x = scale->inputs[0];
+  else if (is_binary(m, scale, "Mul") && scalar_is(m, scale->inputs[0], 1 / r2)) x = scale->inputs[1];
+  if (!x) return RuleMatch::decline("the input is not x / sqrt(2) or x * (1 / sqrt(2))");
+  Node* plus = only_user(erf->outputs[0]);
+  if (!is_binary(m, plus, "Add") || !scalar_is(m, other(plus, erf->outputs[0]), 1.0))
+    return RuleMatch::decline("Erf is not followed by + 1");
+  Node* mul = only_user(plus->outputs[0]);
+  if (!is_binary(m, mul, "Mul")) return RuleMatch::decline("erf + 1 is not followed by a Mul");
+  Value* xs = other(mul, plus->outputs[0]);
+  std::vector<Node*> pattern{scale, erf, plus, mul};
+  Node* last = nullptr;
+  if (xs == x) {
+    // (x * (erf + 1)) * 0.5
+    Node* half = only_user(mul->outputs[0]);
+    if (!is_binary(m, half, "Mul") || !scalar_is(m, other(half, mul->outputs[0]), 0.5))
+      return RuleMatch::decline("no final * 0.5");
+    pattern.push_back(half);
+    last = half;
+  } else {
+    // (x * 0.5) * (erf + 1), the 0.5 product read by this Mul only
+    Node* half = xs->producer;
+    if (!is_binary(m, half, "Mul") || half->graph != g || !single_use(xs) || other(half, x) == nullptr)
+      return RuleMatch::decline("the other factor is not x * 0.5");
+    if (!((half->inputs[0] == x && scalar_is(m, half->inputs[1], 0.5)) ||
+          (half->inputs[1] == x && scalar_is(m, half->inputs[0], 0.5))))
+      return RuleMatch::decline("the other factor is not x * 0.5");
+    pattern.push_back(half);
+    last = mul;
+  }
+  return RuleMatch::rewrite("erf GELU -> Gelu", [g, erf, x, last, pattern](PassContext& ctx) -> int64_t {
+    Model& m = ctx.m;
     Node* gelu = new_node(g, m.intern("Gelu"), kNoStr, 1, 1);
     gelu->name = node_name(m, erf, "/Gelu");
     set_input(gelu, 0, x);
@@ -69,8 +74,16 @@ void run_fuse_gelu(PassContext& ctx) {
     for (Node* n : pattern) drop(ctx, n);
     last->outputs[0] = nullptr;
     set_output(gelu, 0, out);
-    ++ctx.changes;
+    return 1;
   });
 }
+
+const Rule kRules[] = {
+  {"erf_gelu", {"Erf"}, "", 20, kNoOpsetLimit, match_gelu},
+};
+}  // namespace
+
+extern const RuleGroup fuse_gelu_rules;
+const RuleGroup fuse_gelu_rules = {kRules, std::size(kRules)};
 
 }  // namespace ofg::passes

@@ -7,14 +7,15 @@
 #include <cmath>
 
 #include "exec/infer_types.h"
+#include "passes/rule.h"
 #include "passes/util.h"
 
 namespace ofg::passes {
 
 namespace {
 // ReduceMean over the last axis only, keepdims=1; axes as attribute or (opset 18) constant input.
-bool mean_last(Model& m, const Node* n, int rank) {
-  if (!is_op(m, n, "ReduceMean") || attr_i(m, n, "keepdims", 1) != 1) return false;
+bool mean_last(const Model& m, const Node* n, int rank) {
+  if (!is_op(m, n, "ReduceMean") || attr_int(m, n, "keepdims", 1) != 1) return false;
   std::vector<int64_t> axes;
   if (!attr_ints(m, n, "axes", axes) && !(n->inputs.size > 1 && read_ints(const_tensor(m, n->inputs[1]), axes))) return false;
   return axes.size() == 1 && rank > 0 && (axes[0] == -1 || axes[0] == rank - 1);
@@ -40,89 +41,105 @@ bool channel_vector(const Model& m, const Value* v, int64_t c) {
   if (!t || t->dims.size == 0 || t->dims[t->dims.size - 1] != c || t->numel() != c) return false;
   return is_float_type(t->data_type);
 }
+
+RuleMatch match_layer_norm(const RuleCtx& rc, Graph* g, Node* mean) {
+  const Model& m = rc.m;
+  if (mean->inputs.size < 1 || !mean->inputs[0]) return RuleMatch::decline("ReduceMean without its input");
+  Value* x = mean->inputs[0];
+  const exec::IType* xt = rc.types().type_of(x);
+  if (!xt || !xt->ranked || !is_float_type(xt->elem) || !mean_last(m, mean, xt->rank()))
+    return RuleMatch::decline("not a keepdims mean over the last axis of a ranked float tensor");
+  // d = x - mean, read by the square and the division only
+  Node* sub = only_user(mean->outputs[0]);
+  if (!is_op(m, sub, "Sub") || sub->inputs[0] != x || sub->inputs[1] != mean->outputs[0])
+    return RuleMatch::decline("the mean is not subtracted from x");
+  Value* d = sub->outputs[0];
+  if (d->is_graph_output() || d->uses.size != 2) return RuleMatch::decline("x - mean has other readers");
+  Node* sq = nullptr;
+  Node* div = nullptr;
+  for (const Use& u : d->uses) {
+    if (u.node->graph != g) continue;
+    if (is_op(m, u.node, "Div") && u.index == 0) div = u.node;
+    else if (is_op(m, u.node, "Pow") && u.index == 0) sq = u.node;
+    else if (is_op(m, u.node, "Mul") && u.node->inputs[0] == d && u.node->inputs[1] == d) sq = u.node;
+  }
+  double two = 0, eps = 0;
+  if (!sq || !div || (is_op(m, sq, "Pow") && (!scalar_const(m, sq->inputs[1], two) || two != 2.0)))
+    return RuleMatch::decline("x - mean is not squared and divided");
+  Node* var = only_user(sq->outputs[0]);
+  if (!var || !mean_last(m, var, xt->rank())) return RuleMatch::decline("the square is not averaged over the last axis");
+  Node* add = only_user(var->outputs[0]);
+  if (!is_op(m, add, "Add") || !scalar_const(m, other(add, var->outputs[0]), eps))
+    return RuleMatch::decline("no + epsilon");
+  Node* sqrt = only_user(add->outputs[0]);
+  if (!is_op(m, sqrt, "Sqrt") || only_user(sqrt->outputs[0]) != div || div->inputs[1] != sqrt->outputs[0])
+    return RuleMatch::decline("no Sqrt dividing x - mean");
+  // optional affine part
+  const exec::IDim& cd = xt->dims.back();
+  Value* y = div->outputs[0];
+  Node* mul = only_user(y);
+  Value* gamma = nullptr;
+  Value* beta = nullptr;
+  Node* last = div;
+  if (is_op(m, mul, "Mul") && cd.is_static() && channel_vector(m, other(mul, y), cd.value)) {
+    gamma = other(mul, y);
+    last = mul;
+    Node* badd = only_user(mul->outputs[0]);
+    if (is_op(m, badd, "Add") && channel_vector(m, other(badd, mul->outputs[0]), cd.value)) {
+      beta = other(badd, mul->outputs[0]);
+      last = badd;
+    }
+  }
+  if (!gamma && !cd.is_static()) return RuleMatch::decline("no scale and a dynamic channel count");
+  // the scale/bias must have the element type of x and shape [C] (the ones made for an absent
+  // scale always do)
+  if (gamma) {
+    const Tensor* gt = const_tensor(m, gamma);
+    if (gt->data_type != xt->elem || gt->dims.size != 1) return RuleMatch::decline("the scale is not [C] of x's type");
+  }
+  if (beta) {
+    const Tensor* bt = const_tensor(m, beta);
+    if (bt->data_type != xt->elem || bt->dims.size != 1) return RuleMatch::decline("the bias is not [C] of x's type");
+  }
+  auto elem = xt->elem;
+  int64_t channels = cd.is_static() ? cd.value : -1;
+  return RuleMatch::rewrite("decomposed layer norm -> LayerNormalization",
+                            [=](PassContext& ctx) -> int64_t {
+    Model& m = ctx.m;
+    Value* scale = gamma;
+    if (!scale) {
+      std::vector<double> ones(static_cast<size_t>(channels), 1.0);
+      scale = add_initializer(g, std::string(m.str(x->name)) + "_ln_scale", tensor_from_doubles(m, elem, {channels}, ones));
+    }
+    Node* ln = new_node(g, m.intern("LayerNormalization"), kNoStr, beta ? 3 : 2, 1);
+    ln->name = node_name(m, mean, "/LayerNorm");
+    set_input(ln, 0, x);
+    set_input(ln, 1, scale);
+    if (beta) set_input(ln, 2, beta);
+    set_attr_int(m, ln, "axis", -1);
+    Attribute* e = add_attribute(ln, m.intern("epsilon"), Attribute::kFloat);
+    e->f = static_cast<float>(eps);
+    e->present = Attribute::kF;
+    Value* out = last->outputs[0];
+    insert_before(last, ln);
+    ++ctx.added;
+    std::vector<Node*> pattern{mean, sub, sq, var, add, sqrt, div};
+    if (last != div) pattern.push_back(mul);
+    if (last != div && last != mul) pattern.push_back(last);
+    for (Node* n : pattern) drop(ctx, n);
+    last->outputs[0] = nullptr;
+    out->producer = nullptr;
+    set_output(ln, 0, out);
+    return 1;
+  });
+}
+
+const Rule kRules[] = {
+  {"decomposed_layer_norm", {"ReduceMean"}, "", 17, kNoOpsetLimit, match_layer_norm},
+};
 }  // namespace
 
-void run_fuse_layer_norm(PassContext& ctx) {
-  Model& m = ctx.m;
-  if (opset(m) < 17) return;
-  const exec::TypeInference& ti = ctx.inferred_types();
-  for (Graph* g : all_graphs(m)) {
-    g->for_each_node([&](Node* mean) {
-      if (!mean->alive || mean->inputs.size < 1 || !mean->inputs[0]) return;
-      Value* x = mean->inputs[0];
-      const exec::IType* xt = ti.type_of(x);
-      if (!xt || !xt->ranked || !is_float_type(xt->elem) || !mean_last(m, mean, xt->rank())) return;
-      // d = x - mean, read by the square and the division only
-      Node* sub = only_user(mean->outputs[0]);
-      if (!is_op(m, sub, "Sub") || sub->inputs[0] != x || sub->inputs[1] != mean->outputs[0]) return;
-      Value* d = sub->outputs[0];
-      if (d->is_graph_output() || d->uses.size != 2) return;
-      Node* sq = nullptr;
-      Node* div = nullptr;
-      for (const Use& u : d->uses) {
-        if (u.node->graph != g) continue;
-        if (is_op(m, u.node, "Div") && u.index == 0) div = u.node;
-        else if (is_op(m, u.node, "Pow") && u.index == 0) sq = u.node;
-        else if (is_op(m, u.node, "Mul") && u.node->inputs[0] == d && u.node->inputs[1] == d) sq = u.node;
-      }
-      double two = 0, eps = 0;
-      if (!sq || !div || (is_op(m, sq, "Pow") && (!scalar_const(m, sq->inputs[1], two) || two != 2.0))) return;
-      Node* var = only_user(sq->outputs[0]);
-      if (!var || !mean_last(m, var, xt->rank())) return;
-      Node* add = only_user(var->outputs[0]);
-      if (!is_op(m, add, "Add") || !scalar_const(m, other(add, var->outputs[0]), eps)) return;
-      Node* sqrt = only_user(add->outputs[0]);
-      if (!is_op(m, sqrt, "Sqrt") || only_user(sqrt->outputs[0]) != div || div->inputs[1] != sqrt->outputs[0]) return;
-      // optional affine part
-      const exec::IDim& cd = xt->dims.back();
-      Value* y = div->outputs[0];
-      Node* mul = only_user(y);
-      Value* gamma = nullptr;
-      Value* beta = nullptr;
-      Node* last = div;
-      if (is_op(m, mul, "Mul") && cd.is_static() && channel_vector(m, other(mul, y), cd.value)) {
-        gamma = other(mul, y);
-        last = mul;
-        Node* badd = only_user(mul->outputs[0]);
-        if (is_op(m, badd, "Add") && channel_vector(m, other(badd, mul->outputs[0]), cd.value)) {
-          beta = other(badd, mul->outputs[0]);
-          last = badd;
-        }
-      }
-      if (!gamma) {
-        if (!cd.is_static()) return;
-        std::vector<double> ones(static_cast<size_t>(cd.value), 1.0);
-        gamma = add_initializer(g, std::string(m.str(x->name)) + "_ln_scale", tensor_from_doubles(m, xt->elem, {cd.value}, ones));
-      }
-      // the scale/bias must have the element type of x and shape [C]
-      const Tensor* gt = const_tensor(m, gamma);
-      if (gt->data_type != xt->elem || gt->dims.size != 1) return;
-      if (beta) {
-        const Tensor* bt = const_tensor(m, beta);
-        if (bt->data_type != xt->elem || bt->dims.size != 1) return;
-      }
-      Node* ln = new_node(g, m.intern("LayerNormalization"), kNoStr, beta ? 3 : 2, 1);
-      ln->name = node_name(m, mean, "/LayerNorm");
-      set_input(ln, 0, x);
-      set_input(ln, 1, gamma);
-      if (beta) set_input(ln, 2, beta);
-      set_attr_i(m, ln, "axis", -1);
-      Attribute* e = add_attribute(ln, m.intern("epsilon"), Attribute::kFloat);
-      e->f = static_cast<float>(eps);
-      e->present = Attribute::kF;
-      Value* out = last->outputs[0];
-      insert_before(last, ln);
-      ++ctx.added;
-      std::vector<Node*> pattern{mean, sub, sq, var, add, sqrt, div};
-      if (last != div) pattern.push_back(mul);
-      if (last != div && last != mul) pattern.push_back(last);
-      for (Node* n : pattern) drop(ctx, n);
-      last->outputs[0] = nullptr;
-      out->producer = nullptr;
-      set_output(ln, 0, out);
-      ++ctx.changes;
-    });
-  }
-}
+extern const RuleGroup fuse_layer_norm_rules;
+const RuleGroup fuse_layer_norm_rules = {kRules, std::size(kRules)};
 
 }  // namespace ofg::passes

@@ -4,31 +4,45 @@
 // N-D MatMul (transformer activations [batch, seq, d]) keeps MatMul + Add: that pair is already
 // what converters and runtimes fuse, while Reshape-Gemm-Reshape would add two nodes and tie the
 // model to static shapes.
+// Opset >= 7 (the table's range): unidirectional broadcast of C needs Gemm-7.
+#include "passes/rule.h"
 #include "passes/util.h"
 
 namespace ofg::passes {
 
-void run_fuse_matmul_add(PassContext& ctx) {
-  Model& m = ctx.m;
-  if (opset(m) < 7) return;  // unidirectional broadcast of C needs Gemm-7
-  for_each_op(m, "Add", [&](Graph* g, Node* add) {
-    if (add->inputs.size != 2 || !add->outputs[0]) return;
-    if (read_by_custom(m, add->outputs[0])) return;
-    for (int k = 0; k < 2; ++k) {
-      Value* y = add->inputs[k];
-      Node* mm = producer_if(m, y, "MatMul", g);
-      const Tensor* c = const_tensor(m, add->inputs[1 - k]);
-      if (!mm || !c || !single_use(y) || mm->inputs.size != 2) continue;
-      if (inferred_rank(ctx, mm->inputs[0]) != 2 || inferred_rank(ctx, mm->inputs[1]) != 2) continue;
-      const Tensor* bt = const_tensor(m, mm->inputs[1]);
-      int64_t n = -1;
-      if (bt) n = bt->dims[1];
-      else if (mm->inputs[1]->type && mm->inputs[1]->type->dims.size == 2 && mm->inputs[1]->type->dims[1].has_value)
-        n = mm->inputs[1]->type->dims[1].value;
-      if (!is_float_type(c->data_type) && c->data_type != kInt32 && c->data_type != kInt64) continue;
-      bool ok = c->numel() == 1 && c->dims.size <= 2;
-      if (!ok && n > 0) ok = (c->dims.size == 1 && c->dims[0] == n) || (c->dims.size == 2 && c->dims[0] == 1 && c->dims[1] == n);
-      if (!ok) continue;
+namespace {
+
+RuleMatch match_matmul_add(const RuleCtx& rc, Graph* g, Node* add) {
+  const Model& m = rc.m;
+  if (add->inputs.size != 2 || !add->outputs[0]) return RuleMatch::decline("not a two-input Add with an output");
+  if (read_by_custom(m, add->outputs[0])) return RuleMatch::decline("a custom-domain node reads the sum");
+  const char* why = "no input is a MatMul read only here";
+  for (int k = 0; k < 2; ++k) {
+    Value* y = add->inputs[k];
+    Node* mm = producer_if(m, y, "MatMul", g);
+    const Tensor* c = const_tensor(m, add->inputs[1 - k]);
+    if (!mm || !c || !single_use(y) || mm->inputs.size != 2) continue;
+    if (rc.rank(mm->inputs[0]) != 2 || rc.rank(mm->inputs[1]) != 2) {
+      why = "the MatMul is not 2-D by 2-D";
+      continue;
+    }
+    const Tensor* bt = const_tensor(m, mm->inputs[1]);
+    int64_t n = -1;
+    if (bt) n = bt->dims[1];
+    else if (mm->inputs[1]->type && mm->inputs[1]->type->dims.size == 2 && mm->inputs[1]->type->dims[1].has_value)
+      n = mm->inputs[1]->type->dims[1].value;
+    if (!is_float_type(c->data_type) && c->data_type != kInt32 && c->data_type != kInt64) {
+      why = "the bias type is not float, int32 or int64";
+      continue;
+    }
+    bool ok = c->numel() == 1 && c->dims.size <= 2;
+    if (!ok && n > 0) ok = (c->dims.size == 1 && c->dims[0] == n) || (c->dims.size == 2 && c->dims[0] == 1 && c->dims[1] == n);
+    if (!ok) {
+      why = "the bias does not broadcast to [M, N] unchanged";
+      continue;
+    }
+    return RuleMatch::rewrite("MatMul + Add -> Gemm", [g, add, mm, k](PassContext& ctx) -> int64_t {
+      Model& m = ctx.m;
       Node* gemm = new_node(g, m.intern("Gemm"), kNoStr, 3, 1);
       gemm->name = node_name(m, mm, "_gemm");
       insert_before(add, gemm);
@@ -40,10 +54,19 @@ void run_fuse_matmul_add(PassContext& ctx) {
       drop(ctx, add);
       drop(ctx, mm);
       take_output(gemm, 0, out);
-      ++ctx.changes;
-      return;
-    }
-  });
+      return 1;
+    });
+  }
+  return RuleMatch::decline(why);
 }
+
+const Rule kRules[] = {
+  {"matmul_add_to_gemm", {"Add"}, "", 7, kNoOpsetLimit, match_matmul_add},
+};
+
+}  // namespace
+
+extern const RuleGroup fuse_matmul_add_rules;
+const RuleGroup fuse_matmul_add_rules = {kRules, std::size(kRules)};
 
 }  // namespace ofg::passes

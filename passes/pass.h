@@ -16,6 +16,11 @@ class TypeInference;
 
 namespace ofg::passes {
 
+class RuleIndex;
+struct RewriteBudget;
+struct Decline;
+struct RuleGroup;
+
 // Accuracy classes: 0 exact, 1 float-rounding bounded, 2 pattern rewrites to be verified.
 enum AccuracyClass : int { kExact = 0, kFloatBounded = 1, kVerified = 2 };
 
@@ -55,6 +60,13 @@ struct PassContext {
   int64_t removed = 0;
   int64_t added = 0;
   TypeCache* types = nullptr;  // shared by the passes of a pipeline; null: the pass infers its own
+  // Rule passes (rule.h): the node index shared by the passes of a pipeline (null: built per
+  // run), the pipeline's rewrite budget and list (null: unlimited, not listed), where declines
+  // go (null: not kept), and the pass's name for those lists.
+  RuleIndex* index = nullptr;
+  RewriteBudget* budget = nullptr;
+  std::vector<Decline>* declines = nullptr;
+  const char* pass_name = "";
   explicit PassContext(Model& model) : m(model) {}
   // Inference of the model as the pass finds it (call before rewriting anything: a result kept
   // by the cache is not updated by the pass's own edits).
@@ -71,7 +83,8 @@ struct PassInfo {
   const char* description;  // one line
   int accuracy_class;
   bool in_default_pipeline;
-  PassFn run;
+  PassFn run;                         // a whole-graph pass; null for a rule group
+  const RuleGroup* rules = nullptr;   // a pattern pass: its rules, run by the rule driver
 };
 
 // Every pass, in the order of the default pipeline (opt-in passes last).
@@ -81,8 +94,11 @@ const PassInfo* find_pass(std::string_view name);
 // Runs one pass on the whole model (subgraphs included) and measures it. `types` (optional) is
 // inference shared with the passes run before and after; it is invalidated when the pass changes
 // anything.
+// `index` and `budget` (optional) likewise: the rule index kept while nothing changes, and the
+// pipeline's rewrite budget (see rule.h).
 PassStats run_pass(Model& m, const PassInfo& pass, const std::map<std::string, std::string>* options = nullptr,
-                   TypeCache* types = nullptr);
+                   TypeCache* types = nullptr, RuleIndex* index = nullptr, RewriteBudget* budget = nullptr,
+                   std::vector<Decline>* declines = nullptr);
 
 // Nodes of every graph of the model and bytes of every initializer.
 int64_t count_nodes(Model& m);

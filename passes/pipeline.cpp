@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "declarations/declarations.h"
 #include "ir/error.h"
 #include "ir/graph_ops.h"
 #include "ir/json.h"
@@ -35,7 +36,20 @@ std::string PipelineReport::to_json() const {
          ",\"bytes_after\":" + std::to_string(r.stats.bytes_after) + ",\"rolled_back\":" + (r.rolled_back ? "true" : "false") +
          ",\"note\":" + json::string(r.note) + "}";
   }
-  return j + "]}";
+  j += "],\"index_walks_per_round\":[";
+  for (size_t i = 0; i < index_walks.size(); ++i) j += (i ? "," : "") + std::to_string(index_walks[i]);
+  j += "],\"rewrites_made\":" + std::to_string(rewrites_made);
+  if (!rewrites.empty()) {
+    j += ",\"rewrites\":[";
+    for (size_t i = 0; i < rewrites.size(); ++i) {
+      const RewriteRecord& w = rewrites[i];
+      j += (i ? "," : "") + std::string("{\"index\":") + std::to_string(i + 1) + ",\"pass\":" + json::string(w.pass) +
+           ",\"rule\":" + json::string(w.rule) + ",\"node\":" + json::string(w.node) + ",\"op\":" + json::string(w.op) +
+           ",\"what\":" + json::string(w.what) + "}";
+    }
+    j += "]";
+  }
+  return j + "}";
 }
 
 PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& options) {
@@ -58,9 +72,14 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
   rep.bytes_before = initializer_bytes(*m);
   int cap = options.max_iterations > 0 ? options.max_iterations : 1;
   TypeCache types;  // inference shared by consecutive passes that change nothing
+  RuleIndex index;  // likewise the rule passes' node index: one walk per round when nothing changes
+  RewriteBudget budget;
+  budget.limit = options.max_rewrites;
+  budget.log = options.list_rewrites || options.max_rewrites >= 0;
   for (int it = 0; it < cap; ++it) {
     rep.iterations = it + 1;
     int64_t changes = 0;
+    int64_t walks_before = index.own_builds();
     for (const PassInfo* p : list) {
       PassRecord r;
       r.name = p->name;
@@ -71,7 +90,9 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
       // shares the bytes (passes never change bytes in place, they make new tensors).
       std::unique_ptr<Model> before;
       if (verify) before = snapshot_model(*m);
-      r.stats = run_pass(*m, *p, &options.pass_options, &types);
+      int64_t used_before = budget.used;
+      size_t logged_before = budget.records.size();
+      r.stats = run_pass(*m, *p, &options.pass_options, &types, &index, &budget, options.declines);
       if (options.check_each_pass) check(*m, p->name);
       if (verify && r.stats.changes > 0) {
         if (!options.verify(*before, *m, r.note)) {
@@ -79,6 +100,9 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
           keep_alive(*before, std::move(m));
           m = std::move(before);
           types.invalidate();  // it described the model just replaced
+          index.invalidate();
+          budget.used = used_before;  // the rewrites were undone: they do not count
+          budget.records.resize(logged_before);
           r.rolled_back = true;
           r.stats.nodes_after = r.stats.nodes_before;
           r.stats.bytes_after = r.stats.bytes_before;
@@ -91,6 +115,7 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
           !options.progress(static_cast<uint32_t>(rep.records.size()), static_cast<uint32_t>(list.size() * (it + 1))))
         fail(Status::kCancelled, "optimize: cancelled by the progress callback after pass '" + rep.records.back().name + "'");
     }
+    rep.index_walks.push_back(index.own_builds() - walks_before);
     if (changes == 0) break;
   }
   const char* kSweep = "eliminate_unused_initializers";
@@ -101,68 +126,17 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
     const PassInfo* p = find_pass(kSweep);
     r.accuracy_class = p->accuracy_class;
     r.iteration = rep.iterations - 1;
-    r.stats = run_pass(*m, *p, &options.pass_options, &types);
+    r.stats = run_pass(*m, *p, &options.pass_options, &types, &index, &budget, options.declines);
     if (options.check_each_pass) check(*m, p->name);
     rep.records.push_back(std::move(r));
   }
-  drop_stale_value_info(*m);
+  rep.rewrites_made = budget.used;
+  rep.rewrites = std::move(budget.records);
+  declarations::drop_stale_value_info(*m);
   rep.nodes_after = count_nodes(*m);
   rep.bytes_after = initializer_bytes(*m);
   rep.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return rep;
-}
-
-std::vector<std::pair<std::string, std::vector<int64_t>>> parse_input_shapes(const std::string& spec) {
-  std::vector<std::pair<std::string, std::vector<int64_t>>> out;
-  size_t start = 0;
-  while (start < spec.size()) {
-    size_t end = spec.find(';', start);
-    if (end == std::string::npos) end = spec.size();
-    std::string entry = spec.substr(start, end - start);
-    start = end + 1;
-    if (entry.empty()) continue;
-    size_t eq = entry.rfind('=');
-    if (eq == std::string::npos || eq == 0) fail(Status::kInvalidArgument, "input shape '" + entry + "' is not NAME=d1,d2,...");
-    std::string name = entry.substr(0, eq);
-    std::vector<int64_t> dims;
-    std::string list = entry.substr(eq + 1);
-    size_t p = 0;
-    while (p <= list.size() && !list.empty()) {
-      size_t q = list.find(',', p);
-      if (q == std::string::npos) q = list.size();
-      std::string d = list.substr(p, q - p);
-      if (d.empty() || d.size() > 18 || d.find_first_not_of("0123456789") != std::string::npos)
-        fail(Status::kInvalidArgument, "input shape '" + entry + "': '" + d + "' is not a dimension");
-      dims.push_back(std::stoll(d));
-      p = q + 1;
-    }
-    out.emplace_back(name, std::move(dims));
-  }
-  return out;
-}
-
-void fix_input_shapes(Model& m, const std::string& spec) {
-  for (auto& [name, dims] : parse_input_shapes(spec)) {
-    ValueInfo* found = nullptr;
-    for (ValueInfo& vi : m.graph->inputs)
-      if (m.str(vi.value->name) == name) found = &vi;
-    if (!found) fail(Status::kInvalidArgument, "input shape: the model has no input '" + name + "'");
-    Value* v = found->value;
-    const Type* old = found->type ? found->type : v->type;
-    if (!old || !old->is_tensor()) fail(Status::kInvalidArgument, "input shape: '" + name + "' is not a tensor");
-    if (old->has_shape && old->rank() != static_cast<int>(dims.size()))
-      fail(Status::kInvalidArgument, "input shape: '" + name + "' has rank " + std::to_string(old->rank()) + ", got " +
-                                         std::to_string(dims.size()) + " dims");
-    if (old->has_shape)
-      for (size_t i = 0; i < dims.size(); ++i)
-        if (old->dims[i].has_value && old->dims[i].value != dims[i])
-          fail(Status::kInvalidArgument, "input shape: dim " + std::to_string(i) + " of '" + name + "' is " +
-                                             std::to_string(old->dims[i].value) + ", not " + std::to_string(dims[i]));
-    Type* t = make_tensor_type(m, old->elem_type, dims.data(), dims.size());
-    v->type = t;
-    found->type = nullptr;
-    found->has_type = true;
-  }
 }
 
 }  // namespace ofg::passes

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "passes/pass.h"
+#include "passes/rule.h"
 
 namespace ofg::passes {
 
@@ -27,6 +28,13 @@ struct PipelineReport {
   int64_t nodes_before = 0, nodes_after = 0;
   uint64_t bytes_before = 0, bytes_after = 0;
   double milliseconds = 0;
+  // Every rewrite made, in order, when PipelineOptions::list_rewrites (or a budget) asked for it:
+  // the k-th entry is the rewrite a budget of k-1 leaves out.
+  std::vector<RewriteRecord> rewrites;
+  int64_t rewrites_made = 0;
+  // Graph walks the rule driver made to index nodes, per round (one per round while no pass
+  // changes the graph; after a change, one at the next rule group).
+  std::vector<int64_t> index_walks;
   std::string to_json() const;
 };
 
@@ -35,6 +43,12 @@ struct PipelineOptions {
   std::set<std::string> skip;     // names checked against the registry
   int max_iterations = 8;
   bool check_each_pass = false;   // run check_consistency after every pass (tests, debugging)
+  // optimize.max_rewrites: stop after this many rewrites across the whole pipeline (< 0: no
+  // limit; 0: none). A rule rewrite counts one; a whole-graph pass that changes anything counts
+  // one (it runs only while some budget is left). Rolled-back rewrites are given back.
+  int64_t max_rewrites = -1;
+  bool list_rewrites = false;     // fill PipelineReport::rewrites (always on under a budget)
+  std::vector<Decline>* declines = nullptr;  // where rules' declines go (null: not kept)
   std::map<std::string, std::string> pass_options;
   // After a run of a subset of passes (`only`), remove the weights that no node reads any more
   // (eliminate_unused_initializers, exact) unless it is skipped: a subset must not leave the
@@ -52,18 +66,5 @@ struct PipelineOptions {
 
 // Runs the pipeline; `m` may be replaced by a restored copy when a pass is rolled back.
 PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& options);
-
-// Drops the value_info entries (every graph) of values that nothing defines any more: passes
-// remove nodes, and a saved model must not declare values it does not have. Returns how many.
-size_t drop_stale_value_info(Model& m);
-// After input shapes were fixed: shapes are inferred again, and the declared graph outputs and
-// value_info entries take every dim inference proved static where they left it open.
-void refresh_declared_shapes(Model& m);
-
-// "NAME=1,3,224,224;NAME2=..." as (name, dims) pairs, in order.
-std::vector<std::pair<std::string, std::vector<int64_t>>> parse_input_shapes(const std::string& spec);
-// Applies "NAME=1,3,224,224" (entries separated by ';') to the graph inputs: each named input
-// gets that static shape (ranks must match; already static dims must agree).
-void fix_input_shapes(Model& m, const std::string& spec);
 
 }  // namespace ofg::passes

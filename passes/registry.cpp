@@ -3,30 +3,31 @@
 #include <chrono>
 
 #include "passes/pass.h"
+#include "passes/rule.h"
 #include "exec/infer_types.h"
 #include "ir/graph_ops.h"
 
 namespace ofg::passes {
 
 void run_constants_to_initializers(PassContext&);
-void run_eliminate_identity_ops(PassContext&);
+extern const RuleGroup eliminate_identity_ops_rules;
 void run_simplify_shape_chains(PassContext&);
 void run_fold_constants(PassContext&);
 void run_eliminate_dead_nodes(PassContext&);
 void run_eliminate_unused_initializers(PassContext&);
 void run_eliminate_duplicate_constants(PassContext&);
 void run_eliminate_common_subexpressions(PassContext&);
-void run_eliminate_redundant_transposes(PassContext&);
-void run_collapse_reshape_chains(PassContext&);
-void run_fold_weight_transposes(PassContext&);
-void run_fuse_pad_into_conv(PassContext&);
-void run_fuse_conv_batchnorm(PassContext&);
-void run_fuse_conv_add_mul(PassContext&);
-void run_fuse_matmul_add(PassContext&);
-void run_fuse_layer_norm(PassContext&);
-void run_fuse_gelu(PassContext&);
-void run_cleanup_attention(PassContext&);
-void run_fuse_conv_relu(PassContext&);
+extern const RuleGroup eliminate_redundant_transposes_rules;
+extern const RuleGroup collapse_reshape_chains_rules;
+extern const RuleGroup fold_weight_transposes_rules;
+extern const RuleGroup fuse_pad_into_conv_rules;
+extern const RuleGroup fuse_conv_batchnorm_rules;
+extern const RuleGroup fuse_conv_add_mul_rules;
+extern const RuleGroup fuse_matmul_add_rules;
+extern const RuleGroup fuse_layer_norm_rules;
+extern const RuleGroup fuse_gelu_rules;
+extern const RuleGroup cleanup_attention_rules;
+extern const RuleGroup fuse_conv_relu_rules;
 
 const std::vector<PassInfo>& registry() {
   static const std::vector<PassInfo> passes = {
@@ -37,35 +38,35 @@ const std::vector<PassInfo>& registry() {
     {"fold_constants", "evaluates deterministic nodes whose inputs are all constant, within a size budget", kFloatBounded,
      true, run_fold_constants},
     {"eliminate_identity_ops", "removes Identity, inference Dropout, same-type Cast, identity Transpose, zero Pad, x*1, x+0, x-0, x/1",
-     kExact, true, run_eliminate_identity_ops},
+     kExact, true, nullptr, &eliminate_identity_ops_rules},
     {"eliminate_dead_nodes", "removes nodes whose outputs nobody reads", kExact, true, run_eliminate_dead_nodes},
     {"eliminate_duplicate_constants", "merges initializers and Constant nodes with equal type, shape and bytes",
      kExact, true, run_eliminate_duplicate_constants},
     {"eliminate_common_subexpressions", "merges deterministic nodes with the same op, inputs and attributes",
      kExact, true, run_eliminate_common_subexpressions},
     {"eliminate_redundant_transposes", "cancels inverse Transpose pairs, merges chains, pre-transposes constants",
-     kExact, true, run_eliminate_redundant_transposes},
+     kExact, true, nullptr, &eliminate_redundant_transposes_rules},
     {"collapse_reshape_chains", "turns Reshape/Flatten/Squeeze/Unsqueeze chains ending in a Reshape into one Reshape",
-     kExact, true, run_collapse_reshape_chains},
+     kExact, true, nullptr, &collapse_reshape_chains_rules},
     {"fold_weight_transposes", "moves a Transpose feeding Gemm into transA/transB", kExact, true,
-     run_fold_weight_transposes},
+     nullptr, &fold_weight_transposes_rules},
     {"fuse_pad_into_conv", "folds a zero constant Pad into the pads of the Conv it feeds", kExact, true,
-     run_fuse_pad_into_conv},
+     nullptr, &fuse_pad_into_conv_rules},
     {"fuse_conv_batchnorm", "folds inference BatchNormalization into the weights and bias of Conv/ConvTranspose",
-     kFloatBounded, true, run_fuse_conv_batchnorm},
+     kFloatBounded, true, nullptr, &fuse_conv_batchnorm_rules},
     {"fuse_conv_add_mul", "folds a per-channel constant Add/Mul after Conv into its bias and weights",
-     kFloatBounded, true, run_fuse_conv_add_mul},
+     kFloatBounded, true, nullptr, &fuse_conv_add_mul_rules},
     {"fuse_matmul_add", "turns MatMul with a 2-D input plus a broadcastable constant bias into Gemm", kFloatBounded,
-     true, run_fuse_matmul_add},
+     true, nullptr, &fuse_matmul_add_rules},
     {"fuse_layer_norm", "turns the decomposed ReduceMean/Sub/Pow/Sqrt/Div layer norm into LayerNormalization (opset >= 17)",
-     kVerified, true, run_fuse_layer_norm},
-    {"fuse_gelu", "turns the erf form of GELU into Gelu (opset >= 20)", kVerified, true, run_fuse_gelu},
+     kVerified, true, nullptr, &fuse_layer_norm_rules},
+    {"fuse_gelu", "turns the erf form of GELU into Gelu (opset >= 20)", kVerified, true, nullptr, &fuse_gelu_rules},
     {"cleanup_attention", "removes Reshape/Expand steps that inference proves keep the shape (attention head plumbing)",
-     kVerified, true, run_cleanup_attention},
+     kVerified, true, nullptr, &cleanup_attention_rules},
     {"eliminate_unused_initializers", "removes initializers nobody reads", kExact, true,
      run_eliminate_unused_initializers},
     {"fuse_conv_relu", "opt-in: Conv -> Relu becomes ai.onnxforge.FusedConv(activation=Relu), run by our interpreter",
-     kVerified, false, run_fuse_conv_relu},
+     kVerified, false, nullptr, &fuse_conv_relu_rules},
   };
   return passes;
 }
@@ -121,14 +122,26 @@ void TypeCache::invalidate() { ti_.reset(); }
 const exec::TypeInference& PassContext::inferred_types() { return (types ? *types : own_types_).get(m); }
 
 PassStats run_pass(Model& m, const PassInfo& pass, const std::map<std::string, std::string>* options,
-                   TypeCache* types) {
+                   TypeCache* types, RuleIndex* index, RewriteBudget* budget, std::vector<Decline>* declines) {
   PassStats s;
   totals(m, s.nodes_before, s.bytes_before);
+  // A whole-graph pass cannot stop between its edits: under a budget it runs only while some is
+  // left and counts as one rewrite when it changes anything.
+  if (budget && !pass.rules && budget->spent()) {
+    s.nodes_after = s.nodes_before;
+    s.bytes_after = s.bytes_before;
+    return s;
+  }
   auto t0 = std::chrono::steady_clock::now();
   PassContext ctx(m);
   ctx.options = options;
   ctx.types = types;
-  pass.run(ctx);
+  ctx.index = index;
+  ctx.budget = budget;
+  ctx.declines = declines;
+  ctx.pass_name = pass.name;
+  if (pass.rules) run_rules(ctx, *pass.rules);
+  else pass.run(ctx);
   s.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   s.changes = ctx.changes;
   s.nodes_removed = ctx.removed;
@@ -140,8 +153,13 @@ PassStats run_pass(Model& m, const PassInfo& pass, const std::map<std::string, s
   // would be freed before the subgraph runs. Recompute them after any change.
   if (s.changes != 0 || s.nodes_after != s.nodes_before || s.bytes_after != s.bytes_before) recompute_captures(m.graph);
   // The node and byte counts also catch an edit a pass made without counting it as a change.
-  if (types && (s.changes != 0 || s.nodes_after != s.nodes_before || s.bytes_after != s.bytes_before))
-    types->invalidate();
+  bool changed = s.changes != 0 || s.nodes_after != s.nodes_before || s.bytes_after != s.bytes_before;
+  if (types && changed) types->invalidate();
+  if (index && changed) index->invalidate();
+  if (budget && !pass.rules && changed) {
+    ++budget->used;
+    if (budget->log) budget->records.push_back({pass.name, "", "", "", std::to_string(s.changes) + " changes"});
+  }
   return s;
 }
 

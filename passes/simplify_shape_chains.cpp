@@ -159,8 +159,8 @@ bool rebuild(PassContext& ctx, const exec::TypeInference& ti, Value* v, const st
       parts.push_back(emit("Gather", {sh->outputs[0], idx})->outputs[0]);
     } else if (opset_v >= 15) {
       Node* sh = emit("Shape", {src});
-      set_attr_i(m, sh, "start", pc.lo);
-      if (pc.hi != rank) set_attr_i(m, sh, "end", pc.hi);
+      set_attr_int(m, sh, "start", pc.lo);
+      if (pc.hi != rank) set_attr_int(m, sh, "end", pc.hi);
       parts.push_back(sh->outputs[0]);
     } else {
       Node* sh = emit("Shape", {src});
@@ -172,12 +172,12 @@ bool rebuild(PassContext& ctx, const exec::TypeInference& ti, Value* v, const st
   Value* result = parts[0];
   if (parts.size() > 1) {
     Node* cat = emit("Concat", parts);
-    set_attr_i(m, cat, "axis", 0);
+    set_attr_int(m, cat, "axis", 0);
     result = cat->outputs[0];
   }
   if (dtype != kInt64) {
     Node* cast = emit("Cast", {result});
-    set_attr_i(m, cast, "to", dtype);
+    set_attr_int(m, cast, "to", dtype);
     result = cast->outputs[0];
   }
   result->type = v->type;
@@ -197,7 +197,7 @@ void run_simplify_shape_chains(PassContext& ctx) {
       if (is_op(m, n, "Reshape") && n->inputs.size == 2 && n->inputs[0] && n->inputs[1] && !const_tensor(m, n->inputs[1])) {
         const std::vector<SymVal>* c = ti.contents(n->inputs[1]);
         std::vector<int64_t> shape;
-        bool allowzero = attr_i(m, n, "allowzero", 0) != 0;
+        bool allowzero = attr_int(m, n, "allowzero", 0) != 0;
         if (c && !c->empty() && reshape_constant(ti, n, *c, allowzero, shape)) {
           Value* k = add_initializer(g, std::string(m.str(n->inputs[1]->name)) + "_const", tensor_from_ints(m, {static_cast<int64_t>(shape.size())}, shape));
           set_input(n, 1, k);

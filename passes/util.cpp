@@ -146,46 +146,6 @@ Value* add_initializer(Graph* g, const std::string& base, Tensor* t) {
   return v;
 }
 
-const Attribute* attr(const Model& m, const Node* n, const char* name) { return n->attribute(m, name); }
-
-int64_t attr_i(Model& m, const Node* n, const char* name, int64_t fallback) {
-  const Attribute* a = attr(m, n, name);
-  return a ? a->int_or(fallback) : fallback;
-}
-
-float attr_f(Model& m, const Node* n, const char* name, float fallback) {
-  const Attribute* a = attr(m, n, name);
-  return a ? a->float_or(fallback) : fallback;
-}
-
-std::string attr_s(Model& m, const Node* n, const char* name, const std::string& fallback) {
-  const Attribute* a = attr(m, n, name);
-  return a && a->has_string() ? std::string(a->s.view()) : fallback;
-}
-
-bool attr_ints(Model& m, const Node* n, const char* name, std::vector<int64_t>& out) {
-  const Attribute* a = attr(m, n, name);
-  if (!a) return false;
-  out.assign(a->ints.begin(), a->ints.end());
-  return true;
-}
-
-void set_attr_i(Model& m, Node* n, const char* name, int64_t v) {
-  StrId id = m.intern(name);
-  remove_attribute(n, id);
-  Attribute* a = add_attribute(n, id, Attribute::kInt);
-  a->i = v;
-  a->present = Attribute::kI;
-}
-
-void set_attr_ints(Model& m, Node* n, const char* name, const std::vector<int64_t>& v) {
-  StrId id = m.intern(name);
-  remove_attribute(n, id);
-  Attribute* a = add_attribute(n, id, Attribute::kInts);
-  a->ints.data = m.arena.copy_array(v.data(), v.size());
-  a->ints.size = static_cast<uint32_t>(v.size());
-}
-
 int64_t opset(const Model& m) { return m.opset_version(""); }
 
 int inferred_rank(PassContext& ctx, const Value* v) {

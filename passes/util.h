@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/attributes.h"
 #include "ir/graph_ops.h"
 #include "ir/ir.h"
 #include "passes/pass.h"
@@ -52,14 +53,7 @@ Tensor* tensor_from_ints(Model& m, const std::vector<int64_t>& dims, const std::
 // A new initializer of g named after `base` (made unique), with its type declared.
 Value* add_initializer(Graph* g, const std::string& base, Tensor* t);
 
-// Attributes (default when absent).
-const Attribute* attr(const Model& m, const Node* n, const char* name);
-int64_t attr_i(Model& m, const Node* n, const char* name, int64_t fallback);
-float attr_f(Model& m, const Node* n, const char* name, float fallback);
-std::string attr_s(Model& m, const Node* n, const char* name, const std::string& fallback);
-bool attr_ints(Model& m, const Node* n, const char* name, std::vector<int64_t>& out);
-void set_attr_i(Model& m, Node* n, const char* name, int64_t v);
-void set_attr_ints(Model& m, Node* n, const char* name, const std::vector<int64_t>& v);
+// Attributes: ir/attributes.h (attr_int, attr_float, attr_string, attr_ints, set_attr_*).
 
 int64_t opset(const Model& m);
 // Rank of v as the type inference of the model finds it (ctx.inferred_types(): declared types,

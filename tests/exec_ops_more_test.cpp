@@ -147,6 +147,36 @@ TEST_F(ExecOpsMore, QuantizeRoundsHalfToEvenAndSaturates) {
   expect_near(values(out[1]), {0, 2, 2, -4, 126});
 }
 
+// Per-axis dequantization along the last axis (weights [K, N], one scale and zero point per
+// column) runs row by row through vector ops; each element must be float(x - z) * s exactly.
+TEST_F(ExecOpsMore, DequantizePerLastAxisMatchesTheFormula) {
+  for (int32_t dt : {kInt8, kUint8}) {
+    const int64_t K = 5, N = 37;  // N: vector tails on every ISA
+    auto m = new_model(21);
+    GraphBuilder b(*m);
+    std::vector<uint8_t> xs(static_cast<size_t>(K * N)), zs(static_cast<size_t>(N));
+    std::vector<float> ss(static_cast<size_t>(N));
+    for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<uint8_t>(i * 37 + 11);
+    for (size_t j = 0; j < zs.size(); ++j) zs[j] = static_cast<uint8_t>(j * 13 + 3), ss[j] = 0.001f * static_cast<float>(j + 1) / 3.f;
+    Value* x = b.initializer("x", dt, {K, N}, xs.data(), xs.size());
+    Value* s = b.initializer("s", {N}, ss);
+    Value* z = b.initializer("z", dt, {N}, zs.data(), zs.size());
+    b.output(b.op("DequantizeLinear", {x, s, z}, {b.i("axis", 1)}));
+    b.output(b.op("DequantizeLinear", {x, s, z}, {b.i("axis", -1)}));
+    Interpreter in(*m);
+    auto out = in.run({});
+    for (int o = 0; o < 2; ++o) {
+      ASSERT_EQ(out[o].t.shape, (Shape{K, N}));
+      for (int64_t i = 0; i < K * N; ++i) {
+        const int32_t xv = dt == kInt8 ? static_cast<int8_t>(xs[static_cast<size_t>(i)]) : xs[static_cast<size_t>(i)];
+        const int32_t zv = dt == kInt8 ? static_cast<int8_t>(zs[static_cast<size_t>(i % N)]) : zs[static_cast<size_t>(i % N)];
+        const float want = static_cast<float>(xv - zv) * ss[static_cast<size_t>(i % N)];
+        ASSERT_EQ(out[o].t.data<float>()[i], want) << "element " << i << " dtype " << dt;
+      }
+    }
+  }
+}
+
 TEST_F(ExecOpsMore, InverseOnesidedDftIsReal) {
   auto m = new_model(20);
   GraphBuilder b(*m);

@@ -368,6 +368,45 @@ TEST(KernelsConv, ConvNdAgreesWithConv2d) {
   expect_close(g1, r1, 1e-6f, 1e-6f, "conv_nd rank 1");
 }
 
+// Every SIMD table's conv_nd (im2col over the volume + sgemm, kernels/conv_gemm.cpp) against the
+// scalar direct loops on 3-D convolutions: strides, dilations, asymmetric padding (output
+// positions reading only padding), groups, bias and each activation.
+TEST(KernelsConv, ConvNdSimdMatchesScalarIn3d) {
+  struct Case {
+    size_t N, C_in, C_out, group, in[3], k[3], st[3], dl[3], pb[3], pe[3];
+    k::Activation act;
+  };
+  const Case cases[] = {
+      {1, 4, 8, 1, {6, 7, 9}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, k::Activation::None},
+      {2, 6, 4, 2, {5, 8, 8}, {3, 2, 3}, {2, 1, 2}, {1, 2, 1}, {1, 0, 1}, {2, 1, 0}, k::Activation::Relu},
+      {1, 3, 3, 3, {4, 5, 17}, {1, 3, 3}, {1, 2, 1}, {1, 1, 2}, {0, 1, 2}, {0, 1, 2}, k::Activation::Sigmoid},
+      {1, 16, 5, 1, {3, 4, 4}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, k::Activation::Clip},
+      {1, 2, 2, 1, {2, 2, 2}, {2, 2, 2}, {3, 3, 3}, {1, 1, 1}, {3, 3, 3}, {3, 3, 3}, k::Activation::LeakyRelu},
+  };
+  for (const Case& c : cases) {
+    k::ConvNdParams q;
+    q.rank = 3; q.N = c.N; q.C_in = c.C_in; q.C_out = c.C_out; q.group = c.group;
+    size_t in_sz = 1, out_sz = 1, k_sz = 1;
+    for (size_t i = 0; i < 3; ++i) {
+      q.in[i] = c.in[i]; q.kernel[i] = c.k[i]; q.stride[i] = c.st[i]; q.dilation[i] = c.dl[i]; q.pad_begin[i] = c.pb[i];
+      q.out[i] = (c.in[i] + c.pb[i] + c.pe[i] - c.dl[i] * (c.k[i] - 1) - 1) / c.st[i] + 1;
+      in_sz *= c.in[i], out_sz *= q.out[i], k_sz *= c.k[i];
+    }
+    auto x = rnd(c.N * c.C_in * in_sz), w = rnd(c.C_out * (c.C_in / c.group) * k_sz), b = rnd(c.C_out);
+    q.bias = b.data();
+    q.act = c.act;
+    q.act_alpha = c.act == k::Activation::Clip ? -0.2f : 0.1f;
+    q.act_beta = 0.3f;
+    std::vector<float> ref(c.N * c.C_out * out_sz), got(ref.size());
+    k::scalar_table().conv_nd(q, x.data(), w.data(), ref.data());
+    for (const k::KernelTable* simd : k::simd_tables()) {
+      std::fill(got.begin(), got.end(), NAN);
+      simd->conv_nd(q, x.data(), w.data(), got.data());
+      expect_close(got, ref, 1e-5f, 1e-5f, simd->isa);
+    }
+  }
+}
+
 TEST(KernelsConv, ConvTransposeIsFullConvWithFlippedWeights) {
   // Stride 1, no padding: ConvTranspose(x, w) == Conv(pad(x, k-1), flip(w) with in/out swapped).
   const size_t Ci = 3, Co = 2, H = 5, W = 6, kh = 3, kw = 2;

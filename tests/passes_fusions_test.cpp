@@ -101,7 +101,7 @@ TEST(PassConvRelu, OptInFusedConvInCustomDomainRunsAndVerifies) {
   Node* n = m->graph->first;
   EXPECT_EQ(m->str(n->op_type), "FusedConv");
   EXPECT_EQ(m->str(n->domain), "ai.onnxforge");
-  EXPECT_EQ(passes::attr_s(*m, n, "activation", ""), "Relu");
+  EXPECT_EQ(attr_string(*m, n, "activation", ""), "Relu");
   EXPECT_EQ(m->opset_version("ai.onnxforge"), 1);
   expect_same_outputs(*ref, *m);
 }
@@ -110,7 +110,7 @@ TEST(PassConvRelu, SecondConsumerKeepsAPlainConv) {
   auto m = conv_relu(true);
   EXPECT_EQ(run_checked(*m, "fuse_conv_relu").changes, 0);
   for (Node* n = m->graph->first; n; n = n->next)
-    EXPECT_EQ(passes::attr(*m, n, "activation"), nullptr);  // never on a standard Conv
+    EXPECT_EQ(attr(*m, n, "activation"), nullptr);  // never on a standard Conv
   EXPECT_EQ(m->opset_version("ai.onnxforge"), 0);
 }
 

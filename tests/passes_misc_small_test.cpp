@@ -40,7 +40,7 @@ TEST_F(PassFoldWeightTransposes, GemmTransposeBecomesTransB) {
   ASSERT_EQ(m->graph->node_count, 1u);
   Node* g = m->graph->first;
   EXPECT_EQ(g->inputs[1], w);
-  EXPECT_EQ(passes::attr_i(*m, g, "transB", 0), 1);
+  EXPECT_EQ(attr_int(*m, g, "transB", 0), 1);
 }
 
 TEST_F(PassFoldWeightTransposes, SharedTransposeStays) {

@@ -38,7 +38,7 @@ inline std::vector<float> floats_of(const Tensor* t) {
 
 inline std::vector<int64_t> ints_attr(Model& m, Node* n, const char* name) {
   std::vector<int64_t> v;
-  passes::attr_ints(m, n, name, v);
+  attr_ints(m, n, name, v);
   return v;
 }
 

@@ -1,4 +1,4 @@
-// onnxforge optimize IN OUT | --demo OUT  [--passes a,b] [--skip a,b] [--input-shape NAME=d,...]
+// onnxforge optimize IN OUT | --demo OUT  [--passes a,b] [--skip a,b] [--max-rewrites N] [--input-shape NAME=d,...]
 //                   [--report FILE.json] [--external-data] [--check] [--verify ...] [--verify-each-pass]
 #include <sys/stat.h>
 
@@ -37,6 +37,8 @@ std::vector<OptionSpec> specs() {
       {"--demo", OptionSpec::kFlag, "", "optimize the built-in demo model (then give OUT only)"},
       {"--passes", OptionSpec::kText, "a,b", "run only these passes, in this order"},
       {"--skip", OptionSpec::kText, "a,b", "do not run these passes"},
+      {"--max-rewrites", OptionSpec::kText, "N",
+       "stop after N rewrites in total (0: none); --report lists them (bench/bisect_rewrites.py bisects N)"},
       {"--input-shape", OptionSpec::kText, "NAME=d1,d2", "fix the shape of input NAME (verification uses it too)", true},
       {"--report", OptionSpec::kText, "FILE.json", "write everything printed, plus paths and version, as JSON"},
       {"--external-data", OptionSpec::kFlag, "", "save tensors of 1 KiB or more to OUT.data"},
@@ -168,6 +170,8 @@ int cmd_optimize(const Args& args) {
   bool options_ok =
       (!p.has("--passes") || set_option(kName, opts, "--passes", "optimize.passes", p.text("--passes")) == kOk) &&
       (!p.has("--skip") || set_option(kName, opts, "--skip", "optimize.skip", p.text("--skip")) == kOk) &&
+      (!p.has("--max-rewrites") ||
+       set_option(kName, opts, "--max-rewrites", "optimize.max_rewrites", p.text("--max-rewrites")) == kOk) &&
       (shape_spec.empty() || set_option(kName, opts, "--input-shape", "optimize.input_shapes", shape_spec) == kOk) &&
       (!p.has("--check") || set_option(kName, opts, "--check", "optimize.check_each_pass", "1") == kOk) &&
       (!p.has("--external-data") || set_option(kName, opts, "--external-data", "save.external_data", "1") == kOk) &&

@@ -5,24 +5,6 @@
 
 namespace cli {
 
-const char* category(ofg_status s) {
-  switch (s) {
-    case OFG_OK: return "ok";
-    case OFG_ERR_INVALID_ARGUMENT: return "invalid argument";
-    case OFG_ERR_IO: return "I/O error";
-    case OFG_ERR_PARSE: return "malformed model";
-    case OFG_ERR_INVALID_MODEL: return "invalid model";
-    case OFG_ERR_UNSUPPORTED: return "unsupported";
-    case OFG_ERR_NO_MEMORY: return "out of memory";
-    case OFG_ERR_LIMIT: return "limit exceeded";
-    case OFG_ERR_VERIFY_FAILED: return "verification failed";
-    case OFG_ERR_CANCELLED: return "cancelled";
-    case OFG_ERR_INTERNAL: return "internal error: please report it";
-    case OFG_ERR_NO_VALID_INPUTS: return "no valid inputs";
-  }
-  return "error";
-}
-
 namespace {
 
 // Drops "PREFIX: " from the front of `text` when it is there.
@@ -62,7 +44,7 @@ std::string error_text(const std::string& command, const std::string& subject, c
 
 void print_error(const std::string& command, const std::string& subject, ofg_status s) {
   std::string text = error_text(command, subject, ofg_last_error());
-  std::fprintf(stderr, "onnxforge %s: %s [%s]\n", command.c_str(), text.c_str(), category(s));
+  std::fprintf(stderr, "onnxforge %s: %s [%s]\n", command.c_str(), text.c_str(), ofg_status_string(s));
 }
 
 namespace {

@@ -1,5 +1,5 @@
 // How the command line words errors for a person who reads them once: one line, one prefix
-// ("onnxforge COMMAND:"), a path only once, the status as a category word at the end in brackets,
+// ("onnxforge COMMAND:"), a path only once, the status as the library words it (ofg_status_string) at the end in brackets,
 // and for a name it does not know the nearest one it does ("did you mean").
 // The library's ofg_last_error() stays the precise text; this only rephrases around it.
 #pragma once
@@ -10,16 +10,13 @@
 
 namespace cli {
 
-// The category word of a status: "malformed model", "I/O error", "invalid argument", ...
-const char* category(ofg_status s);
-
 // ofg_last_error() for a person: a leading function name ("ofg_verify: ") and a leading
 // repetition of the command ("verify: ") are dropped; `subject` (a path, usually) is put in front
 // unless the text already names it ("PATH: ..." or 'PATH'); library option keys are shown as the
 // command-line options a person typed (verify.input.x -> --input x).
 std::string error_text(const std::string& command, const std::string& subject, const std::string& library_text);
 
-// Prints "onnxforge COMMAND: [SUBJECT: ]TEXT [category]" (TEXT from ofg_last_error()) to stderr.
+// Prints "onnxforge COMMAND: [SUBJECT: ]TEXT [STATUS]" (TEXT from ofg_last_error(), STATUS from ofg_status_string()) to stderr.
 void print_error(const std::string& command, const std::string& subject, ofg_status s);
 
 // The candidate nearest to `name` by edit distance, when close enough to be what was meant

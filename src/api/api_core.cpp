@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "declarations/declarations.h"
 #include "api/guard.h"
 #include "ir/demo_model.h"
 #include "ir/snapshot.h"
@@ -34,7 +35,7 @@ void validate_option(const std::string& key, const std::string& v) {
   };
   static const char* const flags[] = {"load.copy_buffer", "save.external_data", "save.durable",
                                       "optimize.check_each_pass", "optimize.verify_each_pass",
-                                      "verify.float64_referee"};
+                                      "optimize.list_rewrites", "verify.float64_referee"};
   static const char* const counts[] = {"optimize.max_iterations", "verify.samples", "verify.max_tries",
                                        "verify.int_high"};
   for (const char* k : flags)
@@ -42,6 +43,7 @@ void validate_option(const std::string& key, const std::string& v) {
   for (const char* k : counts)
     if (key == k && (!is_count(v, false) || v.size() > 9)) bad("a positive count");
   if ((key == "save.external_threshold" || key == "verify.seed") && !is_count(v, true)) bad("a non-negative integer");
+  if (key == "optimize.max_rewrites" && (!is_count(v, true) || v.size() > 15)) bad("a count >= 0");
   if (key == "run.max_tensor_bytes" && (!is_count(v, false) || v.size() > 19)) bad("a positive byte count");
   if (key == "run.threads" && (!is_count(v, true) || v.size() > 4 || std::stoul(v) > kMaxRunThreads))
     bad("a thread count from 0 (the machine's cores) to 1024");
@@ -51,7 +53,7 @@ void validate_option(const std::string& key, const std::string& v) {
     double d = std::strtod(v.c_str(), &end);
     if (v.empty() || *end || !std::isfinite(d) || d < 0) bad("a finite number >= 0");
   }
-  if (key == "optimize.input_shapes" || key == "verify.input_shapes") passes::parse_input_shapes(v);
+  if (key == "optimize.input_shapes" || key == "verify.input_shapes") declarations::parse_input_shapes(v);
   if (key == "optimize.passes" || key == "optimize.skip") {
     size_t p = 0;
     while (!v.empty() && p <= v.size()) {
@@ -158,7 +160,7 @@ ofg_status ofg_options_set(ofg_options* options, const char* key, const char* va
                                         // read by ofg_optimize / ofg_run_pass (src/api/api_passes.cpp)
                                         "optimize.passes", "optimize.skip", "optimize.input_shapes",
                                         "optimize.max_iterations", "optimize.check_each_pass",
-                                        "optimize.verify_each_pass",
+                                        "optimize.verify_each_pass", "optimize.max_rewrites", "optimize.list_rewrites",
                                         // read by ofg_verify (src/api/api_exec.cpp)
                                         "verify.samples", "verify.seed", "verify.atol", "verify.rtol",
                                         "verify.int_high", "verify.max_tries", "verify.input_shapes",

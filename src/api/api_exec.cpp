@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "declarations/declarations.h"
 #include "api/guard.h"
 #include "api/handles.h"
 #include "api/options.h"
@@ -120,7 +121,7 @@ verify::Options verify_options(const ofg_options* options, const char* caller) {
     // Shapes an optimize run fixes are the shapes both models get.
     for (const char* key : {"optimize.input_shapes", "verify.input_shapes"})
       if (options && options->has(key))
-        for (auto& [name, dims] : passes::parse_input_shapes(options->get(key, ""))) o.input_shapes[name] = dims;
+        for (auto& [name, dims] : declarations::parse_input_shapes(options->get(key, ""))) o.input_shapes[name] = dims;
     if (options)
       for (auto& kv : options->values)
         if (kv.first.rfind("verify.dim.", 0) == 0) {

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "declarations/declarations.h"
 #include "api/guard.h"
 #include "api/handles.h"
 #include "api/options.h"
@@ -51,6 +52,14 @@ passes::PipelineOptions pipeline_options(ofg_model* model, const ofg_options* o)
   if (iters.empty() || iters.size() > 6 || iters.find_first_not_of("0123456789") != std::string::npos || std::stoi(iters) < 1)
     fail(Status::kInvalidArgument, "optimize.max_iterations takes a positive count, got '" + iters + "'");
   po.max_iterations = std::stoi(iters);
+  if (o->has("optimize.max_rewrites")) {
+    // A budget to bisect a wrong result to one rewrite: the report lists the rewrites made.
+    const std::string& n = o->get("optimize.max_rewrites", "");
+    if (n.empty() || n.size() > 15 || n.find_first_not_of("0123456789") != std::string::npos)
+      fail(Status::kInvalidArgument, "optimize.max_rewrites takes a count >= 0, got '" + n + "'");
+    po.max_rewrites = std::stoll(n);
+  }
+  po.list_rewrites = flag(o, "optimize.list_rewrites");
   po.check_each_pass = flag(o, "optimize.check_each_pass");
   po.progress = progress_hook(o);
   if (flag(o, "optimize.verify_each_pass")) {
@@ -174,13 +183,13 @@ ofg_status ofg_optimize(ofg_model* model, const ofg_options* options, ofg_pass_r
     passes::PipelineOptions po = pipeline_options(model, options);
     if (options && options->has("optimize.input_shapes")) {
       model->forget_runs();
-      passes::fix_input_shapes(*model->model, options->get("optimize.input_shapes", ""));
+      declarations::fix_input_shapes(*model->model, options->get("optimize.input_shapes", ""));
     }
     auto out = std::make_unique<ofg_pass_report>();
     model->forget_runs();
     out->report = passes::optimize(model->model, po);
     // Fixed input shapes reach the declared outputs and the value_info kept.
-    if (options && options->has("optimize.input_shapes")) passes::refresh_declared_shapes(*model->model);
+    if (options && options->has("optimize.input_shapes")) declarations::refresh_declared_shapes(*model->model);
     model->histogram.clear();
     if (auto log = log_hook(options))
       for (const passes::PassRecord& r : out->report.records)

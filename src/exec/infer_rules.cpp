@@ -4,20 +4,16 @@
 #include <cstring>
 
 #include "exec/infer_rules.h"
+#include "ir/attributes.h"
 
 namespace ofg::exec {
 
 // ------------------------------------------------------------------ context helpers
-const Attribute* InferCtx::attr(const char* name) const { return node.attribute(m, name); }
-int64_t InferCtx::attr_i(const char* name, int64_t dflt) const {
-  const Attribute* a = attr(name);
-  return a ? a->int_or(dflt) : dflt;
-}
+// Attribute reads forward to the IR's one attribute API (ir/attributes.h).
+const Attribute* InferCtx::attr(const char* name) const { return ofg::attr(m, &node, name); }
+int64_t InferCtx::attr_i(const char* name, int64_t dflt) const { return attr_int(m, &node, name, dflt); }
 bool InferCtx::attr_ints(const char* name, std::vector<int64_t>& out) const {
-  const Attribute* a = attr(name);
-  if (!a) return false;
-  out.assign(a->ints.begin(), a->ints.end());
-  return true;
+  return ofg::attr_ints(m, &node, name, out);
 }
 int64_t InferCtx::opset() const { return m.opset_version(""); }
 bool InferCtx::const_ints(size_t i, std::vector<int64_t>& out) const {

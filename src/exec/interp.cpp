@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "exec/input_check.h"
+#include "ir/attributes.h"
 #include "ir/graph_ops.h"
 
 namespace ofg::exec {
@@ -38,33 +39,27 @@ const void* OpCtx::constant_key(size_t i) const {
   return nullptr;
 }
 
-const Attribute* OpCtx::attr(const char* name) const { return node.attribute(model, name); }
-int64_t OpCtx::attr_i(const char* name, int64_t dflt) const {
-  const Attribute* a = attr(name);
-  return a ? a->int_or(dflt) : dflt;
-}
-float OpCtx::attr_f(const char* name, float dflt) const {
-  const Attribute* a = attr(name);
-  return a ? a->float_or(dflt) : dflt;
-}
+// Attribute reads forward to the IR's one attribute API (ir/attributes.h).
+const Attribute* OpCtx::attr(const char* name) const { return ofg::attr(model, &node, name); }
+int64_t OpCtx::attr_i(const char* name, int64_t dflt) const { return attr_int(model, &node, name, dflt); }
+float OpCtx::attr_f(const char* name, float dflt) const { return attr_float(model, &node, name, dflt); }
 std::string OpCtx::attr_s(const char* name, const std::string& dflt) const {
-  const Attribute* a = attr(name);
-  return a && a->has_string() ? std::string(a->s.view()) : dflt;
+  return attr_string(model, &node, name, dflt);
 }
 std::vector<int64_t> OpCtx::attr_ints(const char* name) const {
-  const Attribute* a = attr(name);
-  if (!a) return {};
-  return std::vector<int64_t>(a->ints.begin(), a->ints.end());
+  std::vector<int64_t> v;
+  ofg::attr_ints(model, &node, name, v);
+  return v;
 }
 std::vector<float> OpCtx::attr_floats(const char* name) const {
-  const Attribute* a = attr(name);
-  if (!a) return {};
-  return std::vector<float>(a->floats.begin(), a->floats.end());
+  std::vector<float> v;
+  ofg::attr_floats(model, &node, name, v);
+  return v;
 }
 Graph* OpCtx::attr_g(const char* name) const {
-  const Attribute* a = attr(name);
-  if (!a || !a->g) error(std::string("graph attribute '") + name + "' is missing");
-  return a->g;
+  Graph* g = attr_graph(model, &node, name);
+  if (!g) error(std::string("graph attribute '") + name + "' is missing");
+  return g;
 }
 std::string OpCtx::where() const {
   std::string d(model.str(node.domain));

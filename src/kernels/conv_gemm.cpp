@@ -164,4 +164,84 @@ void conv2d_gemm(const KernelTable& t, const Conv2DParams& p, const float* x, co
   apply_bias_activation(t, y, p.N, p.C_out, HWo, p.bias, p.act, p.act_alpha, p.act_beta, p.post);
 }
 
+namespace {
+
+// The N-D im2col: for input channel c and kernel tap (k0, k1, k2), row (c, taps) of col holds the
+// input value each output position reads there (zero where it reads padding). Spatial axes are
+// padded to three with leading size-1 axes, as the scalar conv_nd does.
+struct Axes3 {
+  size_t in[3], k[3], out[3], st[3], dl[3], pb[3];
+};
+
+Axes3 axes3(const ConvNdParams& p) {
+  Axes3 a;
+  const size_t lead = 3 - p.rank;
+  for (size_t i = 0; i < 3; ++i) {
+    const bool real = i >= lead;
+    const size_t s = real ? i - lead : 0;
+    a.in[i] = real ? p.in[s] : 1;
+    a.k[i] = real ? p.kernel[s] : 1;
+    a.out[i] = real ? p.out[s] : 1;
+    a.st[i] = real ? p.stride[s] : 1;
+    a.dl[i] = real ? p.dilation[s] : 1;
+    a.pb[i] = real ? p.pad_begin[s] : 0;
+  }
+  return a;
+}
+
+void vol2col(const Axes3& a, const float* x, size_t Cg, float* col) {
+  const size_t in_sz = a.in[0] * a.in[1] * a.in[2], out_sz = a.out[0] * a.out[1] * a.out[2];
+  float* row = col;
+  for (size_t c = 0; c < Cg; ++c) {
+    const float* xc = x + c * in_sz;
+    for (size_t k0 = 0; k0 < a.k[0]; ++k0)
+      for (size_t k1 = 0; k1 < a.k[1]; ++k1)
+        for (size_t k2 = 0; k2 < a.k[2]; ++k2, row += out_sz) {
+          float* o = row;
+          for (size_t o0 = 0; o0 < a.out[0]; ++o0) {
+            const ptrdiff_t i0 = static_cast<ptrdiff_t>(o0 * a.st[0] + k0 * a.dl[0]) - static_cast<ptrdiff_t>(a.pb[0]);
+            for (size_t o1 = 0; o1 < a.out[1]; ++o1, o += a.out[2]) {
+              const ptrdiff_t i1 = static_cast<ptrdiff_t>(o1 * a.st[1] + k1 * a.dl[1]) - static_cast<ptrdiff_t>(a.pb[1]);
+              if (i0 < 0 || i0 >= static_cast<ptrdiff_t>(a.in[0]) || i1 < 0 || i1 >= static_cast<ptrdiff_t>(a.in[1])) {
+                std::fill(o, o + a.out[2], 0.f);
+                continue;
+              }
+              const float* line = xc + (static_cast<size_t>(i0) * a.in[1] + static_cast<size_t>(i1)) * a.in[2];
+              // Output positions [lo, hi) read inside the line; the others read padding.
+              const ptrdiff_t off = static_cast<ptrdiff_t>(k2 * a.dl[2]) - static_cast<ptrdiff_t>(a.pb[2]);
+              const ptrdiff_t st = static_cast<ptrdiff_t>(a.st[2]), n_in = static_cast<ptrdiff_t>(a.in[2]);
+              const ptrdiff_t n_out = static_cast<ptrdiff_t>(a.out[2]);
+              ptrdiff_t lo = off >= 0 ? 0 : (-off + st - 1) / st;
+              ptrdiff_t hi = n_in - off <= 0 ? 0 : (n_in - off + st - 1) / st;
+              lo = std::min(lo, n_out);
+              hi = std::max(lo, std::min(hi, n_out));
+              std::fill(o, o + lo, 0.f);
+              if (st == 1) std::memcpy(o + lo, line + lo + off, static_cast<size_t>(hi - lo) * sizeof(float));
+              else
+                for (ptrdiff_t o2 = lo; o2 < hi; ++o2) o[o2] = line[o2 * st + off];
+              std::fill(o + hi, o + n_out, 0.f);
+            }
+          }
+        }
+  }
+}
+
+}  // namespace
+
+void conv_nd_gemm(const KernelTable& t, const ConvNdParams& p, const float* x, const float* w, float* y) {
+  const Axes3 a = axes3(p);
+  const size_t Cg_in = p.C_in / p.group, Cg_out = p.C_out / p.group;
+  const size_t taps = a.k[0] * a.k[1] * a.k[2], K = Cg_in * taps;
+  const size_t in_sz = a.in[0] * a.in[1] * a.in[2], out_sz = a.out[0] * a.out[1] * a.out[2];
+  if (out_sz == 0 || Cg_out == 0) return;
+  float* col = detail::scratch(1, K * out_sz);
+  for (size_t n = 0; n < p.N; ++n)
+    for (size_t g = 0; g < p.group; ++g) {
+      vol2col(a, x + (n * p.C_in + g * Cg_in) * in_sz, Cg_in, col);
+      t.sgemm(false, false, Cg_out, out_sz, K, 1.f, w + g * Cg_out * K, K, col, out_sz, 0.f,
+              y + (n * p.C_out + g * Cg_out) * out_sz, out_sz);
+    }
+  apply_bias_activation(t, y, p.N, p.C_out, out_sz, p.bias, p.act, p.act_alpha, p.act_beta, nullptr, 0);
+}
+
 }  // namespace ofg::kernels

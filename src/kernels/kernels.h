@@ -205,6 +205,10 @@ inline void conv_transpose2d(const ConvTranspose2DParams& p, const float* x, con
 // non-depthwise cases; exposed so tests can check it against the naive reference.
 void conv2d_gemm(const KernelTable& t, const Conv2DParams& p, const float* x, const float* w,
                  float* y);
+// The N-D (1-3 spatial axes) convolution as im2col over the padded volume + table.sgemm per
+// group, then bias and activation: what the SIMD tables' conv_nd runs (the scalar conv_nd's
+// direct loops are its reference).
+void conv_nd_gemm(const KernelTable& t, const ConvNdParams& p, const float* x, const float* w, float* y);
 // Bias + activation over [N, C, HW] in place (used by the conv paths), then post (when not null)
 // with plane c of each image taken as channel c0 + c.
 void apply_bias_activation(const KernelTable& t, float* y, size_t N, size_t C, size_t HW,

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "exec/infer_types.h"
+#include "ir/attributes.h"
 #include "ir/error.h"
 
 namespace ofg::verify {
@@ -152,15 +153,9 @@ class Walker {
     return out;
   }
 
-  int64_t attr_i(Node* n, const char* name, int64_t dflt) {
-    const Attribute* a = n->attribute(m_, name);
-    return a ? a->int_or(dflt) : dflt;
-  }
+  int64_t attr_i(Node* n, const char* name, int64_t dflt) { return attr_int(m_, n, name, dflt); }
   bool ints(Node* n, const char* name, size_t input, std::vector<int64_t>& out) {
-    if (const Attribute* a = n->attribute(m_, name)) {
-      out.assign(a->ints.begin(), a->ints.end());
-      return true;
-    }
+    if (attr_ints(m_, n, name, out)) return true;
     if (input >= n->inputs.size || !n->inputs[input]) return false;
     const std::vector<exec::SymVal>* c = ti_.contents(n->inputs[input]);
     if (!c) return false;

@@ -90,34 +90,29 @@ def check_readable(out):
     del arr, m
 
 
-def test_inline_model_over_2gib_is_saved_with_external_data():
-    src = os.path.join(TMP, "inline.onnx")
-    inline_sparse_model(src)
-    out = os.path.join(TMP, "inline_out.onnx")
+def save_over_2gib(make_model, command, name, says):
+    """Writes a model with make_model, runs `onnxforge COMMAND` on it and checks that the output
+    went to external data with the message `says`; every file it made is removed (4 GB each)."""
+    src = os.path.join(TMP, name + ".onnx")
+    out = os.path.join(TMP, name + "_out.onnx")
     try:
-        p = run("convert", src, out)
+        make_model(src)
+        p = run(command, src, out)
         assert "weights written to %s.data" % out in p.stdout, p.stdout
-        assert "over protobuf's 2 GiB limit" in p.stdout, p.stdout
-        check_readable(out)
-    finally:
-        for f in (src, out, out + ".data"):
-            if os.path.exists(f):
-                os.remove(f)
-
-
-def test_external_data_layout_is_kept_over_2gib():
-    src = os.path.join(TMP, "ext.onnx")
-    external_sparse_model(src)
-    out = os.path.join(TMP, "ext_out.onnx")
-    try:
-        p = run("optimize", src, out)
-        assert "weights written to %s.data" % out in p.stdout, p.stdout
-        assert "the input model kept its weights in external data" in p.stdout, p.stdout
+        assert says in p.stdout, p.stdout
         check_readable(out)
     finally:
         for f in (src, src + ".data", out, out + ".data"):
             if os.path.exists(f):
                 os.remove(f)
+
+
+def test_inline_model_over_2gib_is_saved_with_external_data():
+    save_over_2gib(inline_sparse_model, "convert", "inline", "over protobuf's 2 GiB limit")
+
+
+def test_external_data_layout_is_kept_over_2gib():
+    save_over_2gib(external_sparse_model, "optimize", "ext", "the input model kept its weights in external data")
 
 
 if __name__ == "__main__":

@@ -215,7 +215,7 @@ def test_path_once_and_the_status_as_a_category():
     empty = os.path.join(TMP, "empty.onnx")
     open(empty, "wb").close()
     p = run("inspect", empty, ok=(2,))
-    assert one_line(p) == "onnxforge inspect: %s: the model is empty (0 bytes) [malformed model]" % empty, p.stderr
+    assert one_line(p) == "onnxforge inspect: %s: the model is empty (0 bytes) [malformed ONNX protobuf]" % empty, p.stderr
     p = run("verify", empty, empty, ok=(2,))
     assert p.stderr.count(empty) == 1 and p.stderr.startswith("onnxforge verify: "), p.stderr
 
@@ -250,7 +250,7 @@ def test_verify_says_its_error_once():
     p = run("verify", path, path, ok=(3,))
     line = one_line(p)
     assert line.startswith("onnxforge verify: cannot build inputs that the model accepts"), line
-    assert "verify: verify:" not in line and line.endswith("[no valid inputs]"), line
+    assert "verify: verify:" not in line and line.endswith("[cannot build inputs that the model accepts]"), line
 
 
 def test_verify_says_up_front_which_input_differs():

@@ -597,7 +597,7 @@ class Model:
                  rtol: Optional[float] = None, dims: Optional[Mapping[str, int]] = None,
                  test_data: Optional[PathLike] = None, inputs: Optional[Mapping[str, Any]] = None,
                  progress: Optional[ProgressCallback] = None, log: Optional[LogCallback] = None,
-                 threads: Optional[int] = None) -> Report:
+                 threads: Optional[int] = None, max_rewrites: Optional[int] = None) -> Report:
         """Optimizes the model in place and returns what was done.
 
         Args:
@@ -617,6 +617,8 @@ class Model:
             log: ``log(level, message)`` for notable events (a pass rolled back...).
             threads: threads for the ops the passes and the verification run (option
                 ``run.threads``; default: the machine's cores, 1: one thread).
+            max_rewrites: stop after this many rewrites (``optimize.max_rewrites``; 0: none);
+                ``json.loads(report.json)["rewrites"]`` lists them (pass, rule, node).
         """
         values: Dict[str, Any] = {
             "run.threads": threads,
@@ -624,6 +626,7 @@ class Model:
             "optimize.skip": None if skip is None else ",".join(skip),
             "optimize.input_shapes": _shapes_spec(input_shapes),
             "optimize.max_iterations": max_iterations,
+            "optimize.max_rewrites": max_rewrites,
             "optimize.check_each_pass": True if check_each_pass else None,
             "optimize.verify_each_pass": True if verify_each_pass else None,
         }

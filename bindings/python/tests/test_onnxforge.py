@@ -59,6 +59,21 @@ def test_demo_queries() -> None:
         m.node_count()
 
 
+def test_optimize_max_rewrites_lists_the_rewrites() -> None:
+    # The demo folds two BatchNormalization nodes into their Conv (among other rewrites): a
+    # budget of 1 makes exactly one rewrite and the report names it.
+    full = json.loads(onnxforge.demo().optimize(max_rewrites=1000).json)
+    assert full["rewrites_made"] == len(full["rewrites"]) >= 2
+    m = onnxforge.demo()
+    before = m.node_count()
+    r = json.loads(m.optimize(max_rewrites=1).json)
+    assert r["rewrites_made"] == 1 and r["rewrites"] == full["rewrites"][:1]
+    assert json.loads(onnxforge.demo().optimize(max_rewrites=0).json)["rewrites_made"] == 0
+    z = onnxforge.demo()
+    z.optimize(max_rewrites=0)
+    assert z.node_count() == before
+
+
 def test_optimize_with_verification_report() -> None:
     m = onnxforge.demo()
     before = m.node_count()

@@ -1,8 +1,10 @@
 // Attention family: Attention (opset 23/24) and RotaryEmbedding (opset 23). Computed in double
-// so that the masked / soft-capped paths match the reference within float rounding; these ops
-// are small in the models we meet, the hot path of real transformers is MatMul + Softmax.
+// so that the masked / soft-capped paths match the reference within float rounding; float32
+// Attention takes the sgemm path of attention_f32.cpp first, and this walk is its reference.
+#include <cstring>
 #include <limits>
 
+#include "exec/ops/attention_f32.h"
 #include "exec/ops/util.h"
 
 namespace ofg::exec {
@@ -53,6 +55,7 @@ Heads with_past(const OpCtx& c, const Heads& cur, const RTensor* past) {
 }
 
 void op_attention(OpCtx& c) {
+  if (attention_f32(c)) return;
   const double kNegInf = -std::numeric_limits<double>::infinity();
   const RTensor& qt = c.t(0);
   int32_t odt = qt.dtype;
@@ -169,8 +172,6 @@ void op_attention(OpCtx& c) {
 void op_rotary(OpCtx& c) {
   const RTensor& xt = c.t(0);
   int32_t odt = xt.dtype;
-  std::vector<double> x = f64_of(xt);
-  std::vector<double> cosv = f64_of(c.t(1)), sinv = f64_of(c.t(2));
   const Shape& cs = c.t(1).shape;
   bool has_ids = c.has(3);
   std::vector<int64_t> ids;
@@ -197,25 +198,38 @@ void op_rotary(OpCtx& c) {
   int64_t cache_w = cs.back();
   if (cache_w < half) c.error("the caches have " + std::to_string(cache_w) + " columns, " + std::to_string(half) + " needed");
   if (has_ids && static_cast<int64_t>(ids.size()) != B * S) c.error("position_ids must have B*S values");
-  int64_t cache_rows = cache_w ? static_cast<int64_t>(cosv.size()) / cache_w : 0;
-  std::vector<double> y = x;
+  int64_t cache_rows = cache_w ? c.t(1).numel() / cache_w : 0;
   auto idx = [&](int64_t b, int64_t h, int64_t s, int64_t d) -> size_t {
     return static_cast<size_t>(four ? ((b * H + h) * S + s) * D + d : (b * S + s) * H * D + h * D + d);
   };
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t s = 0; s < S; ++s) {
-      int64_t crow = has_ids ? ids[static_cast<size_t>(b * S + s)] : (b * S + s);
-      if (half > 0 && (crow < 0 || crow >= cache_rows)) c.error("position " + std::to_string(crow) + " is outside the caches");
-      const double* cr = &cosv[static_cast<size_t>(crow * cache_w)];
-      const double* sr = &sinv[static_cast<size_t>(crow * cache_w)];
-      for (int64_t h = 0; h < H; ++h)
-        for (int64_t k = 0; k < half; ++k) {
-          int64_t d1 = interleaved ? 2 * k : k, d2 = interleaved ? 2 * k + 1 : k + half;
-          double a = x[idx(b, h, s, d1)], bb = x[idx(b, h, s, d2)];
-          y[idx(b, h, s, d1)] = a * cr[k] - bb * sr[k];
-          y[idx(b, h, s, d2)] = bb * cr[k] + a * sr[k];
-        }
-    }
+  // The same walk for float32 in float (each output is two products and a sum: no accumulation
+  // for double to protect) and for the other types in double.
+  auto rotate = [&](auto* y, const auto* cosp, const auto* sinp) {
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t s = 0; s < S; ++s) {
+        int64_t crow = has_ids ? ids[static_cast<size_t>(b * S + s)] : (b * S + s);
+        if (half > 0 && (crow < 0 || crow >= cache_rows)) c.error("position " + std::to_string(crow) + " is outside the caches");
+        const auto* cr = cosp + crow * cache_w;
+        const auto* sr = sinp + crow * cache_w;
+        for (int64_t h = 0; h < H; ++h)
+          for (int64_t k = 0; k < half; ++k) {
+            int64_t d1 = interleaved ? 2 * k : k, d2 = interleaved ? 2 * k + 1 : k + half;
+            const auto a = y[idx(b, h, s, d1)], bb = y[idx(b, h, s, d2)];
+            y[idx(b, h, s, d1)] = a * cr[k] - bb * sr[k];
+            y[idx(b, h, s, d2)] = bb * cr[k] + a * sr[k];
+          }
+      }
+  };
+  if (xt.dtype == kFloat && c.t(1).dtype == kFloat && c.t(2).dtype == kFloat) {
+    RTensor y = RTensor::alloc_uninit(kFloat, xt.shape);
+    if (xt.numel()) std::memcpy(y.ptr, xt.ptr, static_cast<size_t>(xt.numel()) * sizeof(float));
+    rotate(y.data<float>(), c.t(1).data<float>(), c.t(2).data<float>());
+    c.set(0, y);
+    return;
+  }
+  std::vector<double> y = f64_of(xt);
+  std::vector<double> cosv = f64_of(c.t(1)), sinv = f64_of(c.t(2));
+  rotate(y.data(), cosv.data(), sinv.data());
   c.set(0, tensor_of(y, odt, xt.shape));
 }
 

@@ -1,5 +1,8 @@
 // Linear algebra beyond MatMul/Gemm: Einsum and Det in double precision (they appear rarely and
-// on small tensors; exactness against the reference matters more than speed), and Trilu.
+// on small tensors; exactness against the reference matters more than speed), and Trilu. Einsum
+// on two float32 operands that is a batched matrix product (attention scores written with einops,
+// bilinear contractions) runs as one: transposes and sgemm.
+#include <algorithm>
 #include <map>
 
 #include "exec/infer_rules.h"
@@ -9,6 +12,101 @@ namespace ofg::exec {
 namespace {
 
 // ------------------------------------------------------------------ Einsum
+
+// Positions in `from` of the labels of `groups`, in order: the permutation that brings an
+// operand's axes to the order of the groups.
+std::vector<size_t> axes_of(const std::vector<int>& from, std::initializer_list<const std::vector<int>*> groups) {
+  std::vector<size_t> perm;
+  for (const std::vector<int>* g : groups)
+    for (int l : *g) perm.push_back(static_cast<size_t>(std::find(from.begin(), from.end(), l) - from.begin()));
+  return perm;
+}
+
+bool is_identity(const std::vector<size_t>& perm) {
+  for (size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != i) return false;
+  return true;
+}
+
+// t with its axes in the order perm gives; t itself when perm keeps them.
+RTensor permuted(const RTensor& t, const std::vector<size_t>& perm) {
+  if (is_identity(perm)) return t;
+  Shape s(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) s[i] = t.shape[perm[i]];
+  RTensor y = RTensor::alloc_uninit(t.dtype, s);
+  if (t.numel()) kernels::transpose(t.ptr, y.ptr, t.elem_size(), t.shape.data(), perm.data(), perm.size());
+  return y;
+}
+
+int64_t size_product(const std::vector<int>& group, const std::map<int, int64_t>& size) {
+  int64_t p = 1;
+  for (int l : group) p = checked_mul(p, size.at(l));
+  return p;
+}
+
+// Two float32 operands whose every label is either in both (a batch axis when the output keeps
+// it, a contracted one when not) or in one and the output (a row or a column of the product),
+// each label once per operand at its full size: A as [batch, M, K], B as [batch, K, N], one sgemm
+// per batch, the result's axes put in the output's order. False (the double-precision walk runs)
+// for the rest: diagonals, sums over one operand, broadcast size-1 axes, other types.
+bool einsum_as_gemm(OpCtx& c, const std::vector<std::vector<int>>& labels, const std::map<int, int64_t>& size,
+                    const std::vector<int>& out, const Shape& oshape) {
+  if (labels.size() != 2 || c.t(0).dtype != kFloat || c.t(1).dtype != kFloat) return false;
+  auto has = [](const std::vector<int>& v, int l) { return std::find(v.begin(), v.end(), l) != v.end(); };
+  for (size_t k = 0; k < 2; ++k)
+    for (size_t i = 0; i < labels[k].size(); ++i)
+      if (std::count(labels[k].begin(), labels[k].end(), labels[k][i]) != 1 || c.t(k).shape[i] != size.at(labels[k][i]))
+        return false;
+  for (int l : out)
+    if (std::count(out.begin(), out.end(), l) != 1) return false;
+  std::vector<int> batch, rows, cols, inner;
+  for (int l : labels[0]) {
+    const bool in_b = has(labels[1], l), kept = has(out, l);
+    if (in_b && kept) batch.push_back(l);
+    else if (in_b) inner.push_back(l);
+    else if (kept) rows.push_back(l);
+    else return false;
+  }
+  for (int l : labels[1])
+    if (!has(labels[0], l)) {
+      if (!has(out, l)) return false;
+      cols.push_back(l);
+    }
+  // An operand whose axes already run [batch, inner, rows] (or [batch, cols, inner]) is read
+  // transposed by sgemm instead of being copied: K, Q in attention scores come as [b, h, seq, d].
+  const bool trans_a = is_identity(axes_of(labels[0], {&batch, &inner, &rows})) &&
+                       !is_identity(axes_of(labels[0], {&batch, &rows, &inner}));
+  const bool trans_b = is_identity(axes_of(labels[1], {&batch, &cols, &inner})) &&
+                       !is_identity(axes_of(labels[1], {&batch, &inner, &cols}));
+  const RTensor a = trans_a ? c.t(0) : permuted(c.t(0), axes_of(labels[0], {&batch, &rows, &inner}));
+  const RTensor b = trans_b ? c.t(1) : permuted(c.t(1), axes_of(labels[1], {&batch, &inner, &cols}));
+  const int64_t nb = size_product(batch, size), M = size_product(rows, size), N = size_product(cols, size),
+                K = size_product(inner, size);
+  Shape ys;
+  for (const std::vector<int>* g : {&batch, &rows, &cols})
+    for (int l : *g) ys.push_back(size.at(l));
+  RTensor y = RTensor::alloc(kFloat, ys);  // zeros: K == 0 leaves them
+  if (K > 0 && M > 0 && N > 0) {
+    auto one = [&](size_t i) {
+      kernels::sgemm(trans_a, trans_b, static_cast<size_t>(M), static_cast<size_t>(N), static_cast<size_t>(K), 1.f,
+                     a.data<float>() + i * M * K, static_cast<size_t>(trans_a ? M : K), b.data<float>() + i * K * N,
+                     static_cast<size_t>(trans_b ? K : N), 0.f, y.data<float>() + i * M * N, static_cast<size_t>(N));
+    };
+    // As MatMul: enough batches for every thread, one product per task; else sgemm splits each.
+    const size_t batches = static_cast<size_t>(nb);
+    if (batches >= kernels::threads() && batches * static_cast<size_t>(M * N * K) >= kernels::parallel_work())
+      kernels::parallel_for(batches, one);
+    else
+      for (size_t i = 0; i < batches; ++i) one(i);
+  }
+  std::vector<int> y_labels = batch;
+  y_labels.insert(y_labels.end(), rows.begin(), rows.end());
+  y_labels.insert(y_labels.end(), cols.begin(), cols.end());
+  RTensor r = permuted(y, axes_of(y_labels, {&out}));
+  r.shape = oshape;
+  c.set(0, r);
+  return true;
+}
 
 void op_einsum(OpCtx& c) {
   std::string eq;
@@ -89,6 +187,9 @@ void op_einsum(OpCtx& c) {
     for (auto& kv : count)
       if (kv.first < 200 && kv.second == 1) out.push_back(kv.first);
   }
+  Shape oshape;
+  for (int l : out) oshape.push_back(size[l]);
+  if (einsum_as_gemm(c, labels, size, out, oshape)) return;
   std::vector<int> all = out;
   for (auto& kv : size)
     if (std::find(all.begin(), all.end(), kv.first) == all.end()) all.push_back(kv.first);
@@ -106,8 +207,6 @@ void op_einsum(OpCtx& c) {
     for (size_t i = 0; i < labels[k].size(); ++i)
       if (t.shape[i] != 1) st[k][pos[labels[k][i]]] += s[i];
   }
-  Shape oshape;
-  for (int l : out) oshape.push_back(size[l]);
   int64_t onum = shape_numel(oshape), inner = 1;
   for (size_t i = out.size(); i < all.size(); ++i) inner = checked_mul(inner, dims[i]);
   std::vector<double> res(scratch_elems(onum), 0.0);

@@ -1,5 +1,7 @@
 // Neural-network ops on float32 through the kernels: Conv, ConvTranspose, Gemm, MatMul, pooling,
 // normalizations, Softmax, Dropout (inference).
+#include <array>
+
 #include "exec/infer_rules.h"
 #include "exec/ops/conv_transpose.h"
 #include "exec/ops/fusable.h"
@@ -276,15 +278,19 @@ void pool(OpCtx& c, bool is_max) {
   bool want_idx = c.n_out() > 1 && c.wants(1);
   bool dil = false;
   for (auto v : d) dil |= v != 1;
-  if (r == 2 && !want_idx && (is_max || !dil)) {
+  if ((r == 1 || r == 2) && !want_idx && (is_max || !dil)) {
+    // A 1-D pool is the 2-D one over a single row ([N, C, W] is [N, C, 1, W]).
+    auto hw = [&](const auto& v, int64_t unit) { return r == 2 ? std::array<int64_t, 2>{v[0], v[1]} : std::array<int64_t, 2>{unit, v[0]}; };
+    const auto in2 = hw(in, 1), k2 = hw(k, 1), s2 = hw(s, 1), d2 = hw(d, 1), pb2 = hw(pb, 0), pe2 = hw(pe, 0);
+    const auto out2 = r == 2 ? std::array<int64_t, 2>{out[2], out[3]} : std::array<int64_t, 2>{1, out[2]};
     kernels::Pool2DParams p;
-    p.N = x.shape[0]; p.C = x.shape[1]; p.H = in[0]; p.W = in[1]; p.kH = k[0]; p.kW = k[1];
-    p.stride_h = s[0]; p.stride_w = s[1]; p.pad_top = pb[0]; p.pad_left = pb[1];
+    p.N = x.shape[0]; p.C = x.shape[1]; p.H = in2[0]; p.W = in2[1]; p.kH = k2[0]; p.kW = k2[1];
+    p.stride_h = s2[0]; p.stride_w = s2[1]; p.pad_top = pb2[0]; p.pad_left = pb2[1];
     // Ceil mode may need windows past the declared end padding; the kernel clips to the input.
-    p.pad_bottom = std::max<int64_t>(pe[0], (out[2] - 1) * s[0] + (k[0] - 1) * d[0] + 1 - in[0] - pb[0]);
-    p.pad_right = std::max<int64_t>(pe[1], (out[3] - 1) * s[1] + (k[1] - 1) * d[1] + 1 - in[1] - pb[1]);
-    if (!is_max) { p.pad_bottom = pe[0]; p.pad_right = pe[1]; }
-    p.dil_h = d[0]; p.dil_w = d[1]; p.H_out = out[2]; p.W_out = out[3]; p.count_include_pad = include_pad;
+    p.pad_bottom = std::max<int64_t>(pe2[0], (out2[0] - 1) * s2[0] + (k2[0] - 1) * d2[0] + 1 - in2[0] - pb2[0]);
+    p.pad_right = std::max<int64_t>(pe2[1], (out2[1] - 1) * s2[1] + (k2[1] - 1) * d2[1] + 1 - in2[1] - pb2[1]);
+    if (!is_max) { p.pad_bottom = pe2[0]; p.pad_right = pe2[1]; }
+    p.dil_h = d2[0]; p.dil_w = d2[1]; p.H_out = out2[0]; p.W_out = out2[1]; p.count_include_pad = include_pad;
     if (is_max) kernels::max_pool2d(p, x.data<float>(), y.data<float>());
     else kernels::avg_pool2d(p, x.data<float>(), y.data<float>());
     c.set(0, finish(y));
@@ -610,36 +616,44 @@ void op_layernorm(OpCtx& c) {
   if (c.n_out() > 2) c.set(2, inv);
 }
 
+// y = x / sqrt(mean(x^2) + eps) * scale per row, in three vector passes of the kernel table: the
+// sum of squares (reduce), x * inv (binary_vs), then * scale (binary_vv): the products rounded in
+// the order the scalar formula writes them.
 void op_rmsnorm(OpCtx& c) {
   NormRows n(c);
   RTensor s = n.row(c, as_float(c.t(1)), "scale");
-  RTensor y = RTensor::alloc(kFloat, n.x.shape);
+  RTensor y = RTensor::alloc_uninit(kFloat, n.x.shape);  // every row is written below
+  const kernels::KernelTable& kt = kernels::active_table();
   const float* ps = s.data<float>();
-  for (int64_t rr = 0; rr < n.rows; ++rr) {
+  const size_t D = static_cast<size_t>(n.D);
+  for (int64_t rr = 0; rr < n.rows && D > 0; ++rr) {
     const float* px = n.x.data<float>() + rr * n.D;
-    double ss = 0;
-    for (int64_t i = 0; i < n.D; ++i) ss += static_cast<double>(px[i]) * px[i];
-    float inv = static_cast<float>(1.0 / std::sqrt(ss / n.D + n.eps));
-    for (int64_t i = 0; i < n.D; ++i) y.data<float>()[rr * n.D + i] = px[i] * inv * ps[i];
+    float* py = y.data<float>() + rr * n.D;
+    float ss = 0;
+    kt.reduce(kernels::ReduceOp::SumSquare, px, &ss, 1, D, 1);
+    const float inv = static_cast<float>(1.0 / std::sqrt(static_cast<double>(ss) / n.D + n.eps));
+    kt.binary_vs(kernels::BinaryOp::Mul, px, inv, py, D);
+    kt.binary_vv(kernels::BinaryOp::Mul, py, ps, py, D);
   }
   c.set(0, y);
 }
 
+// Each (n, c) plane normalised by the layer_norm kernel (one row of HW, unit scale), then
+// y * scale[c] + bias[c] by affine_vs: the same roundings as the per-element formula.
 void op_instancenorm(OpCtx& c) {
   RTensor x = as_float(c.t_rank(0, 2, 64)), sc = as_float(c.t(1)), bi = as_float(c.t(2));
   float eps = c.attr_f("epsilon", 1e-5f);
   int64_t N = x.shape[0], C = x.shape[1], HW = (N != 0 && C != 0) ? x.numel() / (N * C) : 0;
   if (!(sc.numel() == C && bi.numel() == C)) c.error("scale and B must have " + std::to_string(C) + " values");
   RTensor y = RTensor::alloc(kFloat, x.shape);
-  for (int64_t n = 0; n < N; ++n)
+  const kernels::KernelTable& kt = kernels::active_table();
+  const std::vector<float> ones(static_cast<size_t>(HW), 1.f);  // the kernel takes a scale vector
+  for (int64_t n = 0; n < N && HW > 0; ++n)
     for (int64_t ch = 0; ch < C; ++ch) {
-      float one = 1.f;
-      float b = bi.data<float>()[ch], s = sc.data<float>()[ch];
-      size_t off = (n * C + ch) * HW;
-      // The kernel needs a scale vector; per-channel scale and bias are applied below.
-      std::vector<float> ones(HW, 1.f);
-      kernels::layer_norm(x.data<float>() + off, ones.data(), nullptr, y.data<float>() + off, 1, HW, eps, nullptr, nullptr);
-      for (int64_t i = 0; i < HW; ++i) y.data<float>()[off + i] = y.data<float>()[off + i] * s * one + b;
+      const size_t off = static_cast<size_t>((n * C + ch) * HW);
+      float* py = y.data<float>() + off;
+      kt.layer_norm(x.data<float>() + off, ones.data(), nullptr, py, 1, static_cast<size_t>(HW), eps, nullptr, nullptr);
+      kt.affine_vs(py, sc.data<float>()[ch], bi.data<float>()[ch], py, static_cast<size_t>(HW));
     }
   c.set(0, y);
 }

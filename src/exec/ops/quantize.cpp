@@ -116,6 +116,29 @@ void op_quantize(OpCtx& c) {
   c.set(0, y);
 }
 
+// Per-axis dequantization along the last axis (weights [K, N] with a scale per column): a run of
+// one element per scale would be one kernel call per element, so each row is converted whole
+// (dequantize_u8 with scale 1, zero 0: exact) and then x - zero and * scale run as vector ops
+// against the rows of zeros and scales: (x - z) is exact in float, so the one rounding of the
+// product is the per-element formula's. False when this is not that case.
+bool last_axis_rows(OpCtx& c, const QuantIndex& qi, const RTensor& x, const RTensor& scale, RTensor& y, bool zp) {
+  if (qi.mode != 1 || !is_8bit(x.dtype) || scale.dtype != kFloat || y.dtype != kFloat) return false;
+  const int64_t len = qi.xs[static_cast<size_t>(qi.axis)], inner = qi.xst[static_cast<size_t>(qi.axis)];
+  if (inner != 1 || len < 2 || x.numel() == 0) return false;
+  const kernels::KernelTable& kt = kernels::active_table();
+  std::vector<float> zeros(static_cast<size_t>(len), 0.f);
+  if (zp)
+    for (int64_t k = 0; k < len; ++k) zeros[static_cast<size_t>(k)] = static_cast<float>(get_f64(c.t(2), k));
+  const size_t n = static_cast<size_t>(len);
+  for (int64_t o = 0, rows = x.numel() / len; o < rows; ++o) {
+    float* row = y.data<float>() + o * len;
+    kt.dequantize_u8(x.data<uint8_t>() + o * len, n, x.dtype == kInt8, 0, 1.f, row);
+    if (zp) kt.binary_vv(kernels::BinaryOp::Sub, row, zeros.data(), row, n);
+    kt.binary_vv(kernels::BinaryOp::Mul, row, scale.data<float>(), row, n);
+  }
+  return true;
+}
+
 void op_dequantize(OpCtx& c) {
   const RTensor& x = c.t(0);
   const RTensor& scale = c.t(1);
@@ -128,6 +151,11 @@ void op_dequantize(OpCtx& c) {
   if (zp && c.t(2).shape != scale.shape) c.error("the zero point must have the shape of the scale");
   RTensor y = RTensor::alloc(odt == kFloat16 || odt == kBfloat16 ? kFloat : odt, x.shape);
   const kernels::KernelTable& kt = kernels::active_table();
+  if (last_axis_rows(c, qi, x, scale, y, zp)) {
+    if (y.dtype != odt) y = cast_tensor(y, odt);
+    c.set(0, y);
+    return;
+  }
   const bool fast = is_8bit(x.dtype) && scale.dtype == kFloat && y.dtype == kFloat &&
                     for_each_quant_run(qi, x, [&](int64_t i0, int64_t n, int64_t k) {
                       const int32_t z = zp ? static_cast<int32_t>(get_f64(c.t(2), k)) : 0;

@@ -41,24 +41,32 @@ void op_grid_sample(OpCtx& c) {
   Shape outsp(gt.shape.begin() + 1, gt.shape.end() - 1);
   int64_t in_n = shape_numel(in), out_n = shape_numel(outsp);
   if (in_n == 0 && N * C * out_n != 0) c.error("cannot sample an empty input " + shape_str(xt.shape));
-  std::vector<double> x = f64_of(xt), g = f64_of(gt);
+  // float32 images are read and written as they are (copies in double cost more than sampling:
+  // each is a fresh allocation the kernel maps page by page); other types through double.
+  const bool f32 = xt.dtype == kFloat;
+  std::vector<double> x = f32 ? std::vector<double>() : f64_of(xt), g = f64_of(gt);
   Shape oshape{N, C};
   for (int64_t d : outsp) oshape.push_back(d);
-  std::vector<double> y(scratch_elems(checked_mul(checked_mul(N, C), out_n)), 0.0);
+  const int64_t y_n = checked_mul(checked_mul(N, C), out_n);
+  std::vector<double> y(f32 ? 0 : scratch_elems(y_n), 0.0);
+  RTensor yf = f32 ? RTensor::alloc_uninit(kFloat, oshape) : RTensor();
   auto ist = strides_of(in);
   std::vector<double> lo(r), hi(r);
   for (int a = 0; a < r; ++a) {
     lo[a] = align ? 0 : -0.5;
     hi[a] = align ? static_cast<double>(in[a] - 1) : static_cast<double>(in[a]) - 0.5;
   }
-  // Value of integer position p (spatial axes in input order), padding rules applied.
-  auto pixel = [&](const double* img, std::vector<int64_t>& p) -> double {
+  const bool nearest = mode == "nearest", cubic = mode == "cubic";
+  const bool zeros = pad == "zeros", border = pad == "border";
+  // Offset in a channel's image of integer position p (spatial axes in input order), padding
+  // rules applied; -1 for a position that reads the zero padding.
+  auto offset_of = [&](const std::vector<int64_t>& p) -> int64_t {
     int64_t off = 0;
     for (int a = 0; a < r; ++a) {
       int64_t v = p[a];
       if (v < 0 || v >= in[a]) {
-        if (pad == "zeros") return 0;
-        if (pad == "border") v = std::min(std::max<int64_t>(v, 0), in[a] - 1);
+        if (zeros) return -1;
+        if (border) v = std::min(std::max<int64_t>(v, 0), in[a] - 1);
         else {
           v = static_cast<int64_t>(gs_reflect(static_cast<double>(v), lo[a], hi[a]));
           v = std::min(std::max<int64_t>(v, 0), in[a] - 1);
@@ -66,12 +74,17 @@ void op_grid_sample(OpCtx& c) {
       }
       off += v * ist[a];
     }
-    return img[off];
+    return off;
   };
   std::vector<double> coord(r);
   std::vector<int64_t> p(r), base(r);
   std::vector<std::vector<double>> w(r);
-  int taps = mode == "cubic" ? 4 : 2;
+  const int taps = cubic ? 4 : 2;
+  int64_t combos = 1;
+  for (int a = 0; a < r; ++a) combos *= nearest ? 1 : taps;
+  // The (offset, weight) pairs one output location reads: the same for every channel, so they
+  // are worked out once per location and applied to each channel's image.
+  std::vector<std::pair<int64_t, double>> reads;
   for (int64_t n = 0; n < N; ++n)
     for (int64_t o = 0; o < out_n; ++o) {
       const double* gp = g.data() + static_cast<size_t>((n * out_n + o) * r);
@@ -80,8 +93,8 @@ void op_grid_sample(OpCtx& c) {
         double v = gp[r - 1 - a];
         double s = static_cast<double>(in[a]);
         double u = align ? (v + 1) / 2 * (s - 1) : ((v + 1) * s - 1) / 2;
-        if (mode != "cubic") {
-          if (pad == "border") u = std::min(std::max(u, 0.0), s - 1);
+        if (!cubic) {
+          if (border) u = std::min(std::max(u, 0.0), s - 1);
           else if (pad == "reflection") u = std::min(std::max(gs_reflect(u, lo[a], hi[a]), 0.0), s - 1);
         }
         // Far outside (or NaN) samples only padding: bounded so that the integer positions
@@ -90,49 +103,62 @@ void op_grid_sample(OpCtx& c) {
         if (u > 1e15) u = 1e15;
         coord[a] = u;
       }
-      for (int64_t ch = 0; ch < C; ++ch) {
-        const double* img = x.data() + static_cast<size_t>((n * C + ch) * in_n);
-        double val = 0;
-        if (mode == "nearest") {
-          for (int a = 0; a < r; ++a) p[a] = static_cast<int64_t>(std::nearbyint(coord[a]));
-          val = pixel(img, p);
-        } else {
-          for (int a = 0; a < r; ++a) {
-            double f = std::floor(coord[a]), t = coord[a] - f;
-            w[a].assign(taps, 0.0);
-            if (taps == 2) {
-              base[a] = static_cast<int64_t>(f);
-              w[a][0] = 1 - t;
-              w[a][1] = t;
-            } else {
-              base[a] = static_cast<int64_t>(f) - 1;
-              const double A = -0.75;
-              auto k = [&](double d) {
-                d = std::fabs(d);
-                if (d <= 1) return ((A + 2) * d - (A + 3)) * d * d + 1;
-                if (d < 2) return ((A * d - 5 * A) * d + 8 * A) * d - 4 * A;
-                return 0.0;
-              };
-              for (int q = 0; q < 4; ++q) w[a][q] = k(t + 1 - q);
-            }
-          }
-          int64_t combos = 1;
-          for (int a = 0; a < r; ++a) combos *= taps;
-          for (int64_t m = 0; m < combos; ++m) {
-            int64_t rem = m;
-            double wt = 1;
-            for (int a = r; a-- > 0;) {
-              int q = static_cast<int>(rem % taps);
-              rem /= taps;
-              p[a] = base[a] + q;
-              wt *= w[a][q];
-            }
-            if (wt != 0) val += wt * pixel(img, p);
+      reads.clear();
+      if (nearest) {
+        for (int a = 0; a < r; ++a) p[a] = static_cast<int64_t>(std::nearbyint(coord[a]));
+        reads.emplace_back(offset_of(p), 1.0);
+      } else {
+        for (int a = 0; a < r; ++a) {
+          double f = std::floor(coord[a]), t = coord[a] - f;
+          w[a].assign(taps, 0.0);
+          if (taps == 2) {
+            base[a] = static_cast<int64_t>(f);
+            w[a][0] = 1 - t;
+            w[a][1] = t;
+          } else {
+            base[a] = static_cast<int64_t>(f) - 1;
+            const double A = -0.75;
+            auto k = [&](double d) {
+              d = std::fabs(d);
+              if (d <= 1) return ((A + 2) * d - (A + 3)) * d * d + 1;
+              if (d < 2) return ((A * d - 5 * A) * d + 8 * A) * d - 4 * A;
+              return 0.0;
+            };
+            for (int q = 0; q < 4; ++q) w[a][q] = k(t + 1 - q);
           }
         }
-        y[static_cast<size_t>((n * C + ch) * out_n + o)] = val;
+        for (int64_t m = 0; m < combos; ++m) {
+          int64_t rem = m;
+          double wt = 1;
+          for (int a = r; a-- > 0;) {
+            int q = static_cast<int>(rem % taps);
+            rem /= taps;
+            p[a] = base[a] + q;
+            wt *= w[a][q];
+          }
+          if (wt != 0) reads.emplace_back(offset_of(p), wt);
+        }
+      }
+      for (int64_t ch = 0; ch < C; ++ch) {
+        const size_t at = static_cast<size_t>((n * C + ch) * out_n + o);
+        double val = 0;
+        if (f32) {
+          const float* img = xt.data<float>() + (n * C + ch) * in_n;
+          for (const auto& [off, wt] : reads)
+            if (off >= 0) val += wt * img[off];
+          yf.data<float>()[at] = static_cast<float>(val);
+        } else {
+          const double* img = x.data() + static_cast<size_t>((n * C + ch) * in_n);
+          for (const auto& [off, wt] : reads)
+            if (off >= 0) val += wt * img[off];
+          y[at] = val;
+        }
       }
     }
+  if (f32) {
+    c.set(0, yf);
+    return;
+  }
   c.set(0, tensor_of(y, xt.dtype, oshape));
 }
 

@@ -10,7 +10,12 @@
 
 namespace ofg::kernels::simd {
 
-// SGEMM (with its packed-B form) and Conv2D: the work that grows with the vector width.
+// SGEMM (with its packed-B form), Conv2D and N-D convolution: the work that grows with the vector width.
+template <class Isa>
+void conv_nd(const ConvNdParams& p, const float* x, const float* w, float* y) {
+  conv_nd_gemm(Isa::table(), p, x, w, y);
+}
+
 template <class Isa>
 void set_gemm_conv_entries(KernelTable& t) {
   t.sgemm = sgemm<Isa>;
@@ -21,6 +26,7 @@ void set_gemm_conv_entries(KernelTable& t) {
   t.conv2d_packed_size = conv2d_packed_size<Isa>;
   t.conv2d_pack = conv2d_pack<Isa>;
   t.conv2d_prepacked = conv2d_prepacked<Isa>;
+  t.conv_nd = conv_nd<Isa>;
 }
 
 // Every entry of this file. (The AVX-512 table takes only set_gemm_conv_entries: its pooling

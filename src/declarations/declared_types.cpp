@@ -1,11 +1,12 @@
 // What a saved model declares about its values, kept true after the passes changed the graph.
+#include "declarations/declarations.h"
+
 #include <vector>
 
 #include "exec/infer_types.h"
 #include "ir/graph_ops.h"
-#include "passes/pipeline.h"
 
-namespace ofg::passes {
+namespace ofg::declarations {
 
 namespace {
 
@@ -72,4 +73,4 @@ void refresh_declared_shapes(Model& m) {
   for (ValueInfo& vi : m.graph->value_infos) refresh(vi);
 }
 
-}  // namespace ofg::passes
+}  // namespace ofg::declarations
