@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "exec/infer_rules.h"
+#include "exec/ops/resize_axis.h"
 #include "exec/ops/util.h"
 
 namespace ofg::exec {
@@ -127,38 +128,6 @@ std::vector<double> apply_axis(const std::vector<double>& x, int64_t outer, int6
   return y;
 }
 
-// apply_axis for float32 data in float, into y (outer, out, inner): the same taps and order of
-// sums, rounded to float at each tap instead of once at the end.
-void apply_axis_f32(const float* x, float* y, int64_t outer, int64_t in, int64_t inner, const Taps& t) {
-  const int64_t out = static_cast<int64_t>(t.first.size()) - 1;
-  if (inner == 1) {
-    // The last axis: each output is a short dot product of one input row (two taps for linear).
-    std::vector<float> w(t.w.begin(), t.w.end());
-    for (int64_t a = 0; a < outer; ++a) {
-      const float* row = x + a * in;
-      float* dst = y + a * out;
-      for (int64_t o = 0; o < out; ++o) {
-        float acc = 0.f;
-        for (int64_t k = t.first[o]; k < t.first[o + 1]; ++k)
-          if (w[static_cast<size_t>(k)] != 0) acc += w[static_cast<size_t>(k)] * row[t.idx[k]];
-        dst[o] = acc;
-      }
-    }
-    return;
-  }
-  for (int64_t a = 0; a < outer; ++a)
-    for (int64_t o = 0; o < out; ++o) {
-      float* dst = y + (a * out + o) * inner;
-      std::fill(dst, dst + inner, 0.f);
-      for (int64_t k = t.first[o]; k < t.first[o + 1]; ++k) {
-        const float w = static_cast<float>(t.w[k]);
-        if (w == 0) continue;
-        const float* src = x + (a * in + t.idx[k]) * inner;
-        for (int64_t e = 0; e < inner; ++e) dst[e] += w * src[e];
-      }
-    }
-}
-
 // Nearest resampling picks one whole input element per output element, so it is a gather of
 // bytes: exact for every fixed-size type (no round trip through double) and far cheaper than the
 // separable weighted path. Returns false when that path is needed (other modes, crop-and-resize
@@ -236,7 +205,7 @@ void resize_core(OpCtx& c, const ResizeCfg& cfg, const RTensor& x, std::vector<d
       Shape next = cur.shape;
       next[a] = out_shape[a];
       RTensor y = RTensor::alloc_uninit(kFloat, next);
-      if (y.numel() > 0) apply_axis_f32(cur.data<float>(), y.data<float>(), outer, cur.shape[a], inner, t);
+      if (y.numel() > 0) resize_axis_f32(cur.data<float>(), y.data<float>(), outer, cur.shape[a], inner, t.first, t.idx, t.w);
       cur = y;
     }
     c.set(0, cur);
