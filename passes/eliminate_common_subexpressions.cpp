@@ -7,8 +7,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "exec/interp.h"
 #include "kernels/kernels.h"
+#include "ops/registry.h"
 #include "passes/util.h"
 
 namespace ofg::passes {
@@ -17,7 +17,7 @@ namespace {
 
 // Two nodes drawing random numbers (always, or in training mode) are never one node.
 bool nondeterministic(std::string_view op) {
-  return exec::Registry::instance().traits("", op) & (exec::kRandom | exec::kRandomInTraining);
+  return ops::Registry::instance().traits("", op) & (ops::kRandom | ops::kRandomInTraining);
 }
 
 template <class T>

@@ -18,13 +18,14 @@
 #include "exec/infer_types.h"
 #include "exec/interp.h"
 #include "kernels/kernels.h"
+#include "ops/registry.h"
 #include "passes/util.h"
 
 namespace ofg::passes {
 
 namespace {
 // The registry's traits of a default-domain op.
-uint32_t traits(std::string_view op) { return exec::Registry::instance().traits("", op); }
+uint32_t traits(std::string_view op) { return ops::Registry::instance().traits("", op); }
 
 bool has_subgraph(const Node* n) {
   for (const Attribute& a : n->attributes)
@@ -283,7 +284,7 @@ bool foldable(const Model& m, const Node* n) {
   for (Value* v : n->outputs)
     if (v && (v->is_graph_output() || read_by_custom(m, v))) return false;
   // Asked last: most nodes have a computed input, and the checks above are cheaper.
-  return !(traits(op) & exec::kRandom);
+  return !(traits(op) & ops::kRandom);
 }
 
 // Removes folded node n; its outputs become initializers holding `results` (same value names).
@@ -317,7 +318,7 @@ void run_fold_constants(PassContext& ctx) {
       int64_t predicted = predicted_bytes(ti, n);
       if (predicted - freed > budget) return;
       // Ops whose result size is not bounded by their inputs are run only when it is known.
-      if (predicted < 0 && (traits(m.str(n->op_type)) & exec::kMayGrow)) return;
+      if (predicted < 0 && (traits(m.str(n->op_type)) & ops::kMayGrow)) return;
       if (Tensor* r = reshaped_view(m, ti, n)) {
         replace_by_initializers(ctx, n, {r});
         return;

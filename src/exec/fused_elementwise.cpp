@@ -11,6 +11,7 @@
 
 #include "kernels/kernels.h"
 #include "kernels/parallel.h"
+#include "ops/registry.h"
 
 namespace ofg::exec {
 namespace {
@@ -32,28 +33,23 @@ struct Step {
   bool unary = false;
   BinaryOp bop = BinaryOp::Add;
   UnaryOp uop = UnaryOp::Relu;
+  float alpha = 0.f, beta = 0.f;  // the unary kernel's parameters
   Operand a, b;
 };
 
-bool binary_op(std::string_view t, BinaryOp& op) {
-  static const std::pair<std::string_view, BinaryOp> kOps[] = {
-      {"Add", BinaryOp::Add}, {"Sub", BinaryOp::Sub}, {"Mul", BinaryOp::Mul}, {"Div", BinaryOp::Div}, {"Pow", BinaryOp::Pow}};
-  for (const auto& [name, o] : kOps)
-    if (t == name) return op = o, true;
-  return false;
-}
-
-// The unary ops fusion.cpp admits, as the kernel their float path calls (with alpha = beta = 0).
-bool unary_op(std::string_view t, UnaryOp& op) {
-  static const std::pair<std::string_view, UnaryOp> kOps[] = {
-      {"Relu", UnaryOp::Relu}, {"Exp", UnaryOp::Exp}, {"Log", UnaryOp::Log}, {"Tanh", UnaryOp::Tanh},
-      {"Sigmoid", UnaryOp::Sigmoid}, {"Erf", UnaryOp::Erf}, {"HardSwish", UnaryOp::HardSwish},
-      {"Softplus", UnaryOp::Softplus}, {"Sqrt", UnaryOp::Sqrt}, {"Reciprocal", UnaryOp::Reciprocal},
-      {"Abs", UnaryOp::Abs}, {"Neg", UnaryOp::Neg}, {"Floor", UnaryOp::Floor}, {"Ceil", UnaryOp::Ceil},
-      {"Round", UnaryOp::Round}};
-  for (const auto& [name, o] : kOps)
-    if (t == name) return op = o, true;
-  return false;
+// The kernel of a chainable elementwise node (the registry's facts, as fusion.cpp admits it) and
+// the parameters its own kernel call would take; false when it is none.
+bool step_op(const Model& m, const Node& n, Step& s) {
+  const ops::OpFacts& f = ops::Registry::instance().facts(m.str(n.domain), m.str(n.op_type));
+  if (!f.chainable) return false;
+  if (f.elementwise == ops::Elementwise::Binary) {
+    s.bop = f.binary_kernel;
+    return true;
+  }
+  if (f.elementwise != ops::Elementwise::Unary) return false;
+  s.unary = true;
+  s.uop = f.unary_kernel;
+  return !f.unary_params || f.unary_params(m, n, s.alpha, s.beta);
 }
 
 // The steps of chain c over source x, or false when an input is not what the fused run takes:
@@ -88,9 +84,7 @@ bool make_steps(const Model& m, const FusedChain& c, const RTensor& x,
   for (size_t k = first; k < c.nodes.size(); ++k) {
     const Node* n = c.nodes[k];
     Step s;
-    const std::string_view t = m.str(n->op_type);
-    s.unary = unary_op(t, s.uop);
-    if (!s.unary && !binary_op(t, s.bop)) return false;
+    if (!step_op(m, *n, s)) return false;
     if (!operand(n->inputs[0], s.a)) return false;
     if (!s.unary && !operand(n->inputs[1], s.b)) return false;
     // fusion.cpp makes every node read the source or a chain value.
@@ -111,7 +105,7 @@ void run_range(const kernels::KernelTable& kt, const std::vector<Step>& steps, c
     for (size_t k = 0; k < steps.size(); ++k) {
       const Step& s = steps[k];
       float* out = k + 1 == steps.size() ? y + b : buf[k];
-      if (s.unary) kt.unary(s.uop, at(s.a), out, len, 0.f, 0.f);
+      if (s.unary) kt.unary(s.uop, at(s.a), out, len, s.alpha, s.beta);
       else if (s.a.kind == Operand::Scalar) kt.binary_sv(s.bop, s.a.scalar, at(s.b), out, len);
       else if (s.b.kind == Operand::Scalar) kt.binary_vs(s.bop, at(s.a), s.b.scalar, out, len);
       else if (s.a.kind != Operand::Row && s.b.kind != Operand::Row) kt.binary_vv(s.bop, at(s.a), at(s.b), out, len);

@@ -30,13 +30,15 @@ struct Uses {
 
   // A default-domain node of this type that the registry runs at the model's opset, with only
   // its first output named (BatchNormalization may list its training outputs as "").
-  bool is(const Node* n, std::string_view type) const {
+  bool is(const Node* n, std::string_view type) const { return m.str(n->op_type) == type && entry(n); }
+  // The registry entry of a default-domain node as is() admits it, whatever its type; null otherwise.
+  const OpEntry* entry(const Node* n) const {
     const std::string_view d = m.str(n->domain);
-    if ((!d.empty() && d != "ai.onnx") || m.str(n->op_type) != type) return false;
-    if (n->outputs.size == 0 || !n->outputs[0]) return false;
+    if (!d.empty() && d != "ai.onnx") return nullptr;
+    if (n->outputs.size == 0 || !n->outputs[0]) return nullptr;
     for (uint32_t i = 1; i < n->outputs.size; ++i)
-      if (n->outputs[i]) return false;
-    return Registry::instance().find("", type, m.opset_version(d)) != nullptr;
+      if (n->outputs[i]) return nullptr;
+    return Registry::instance().find("", m.str(n->op_type), m.opset_version(d));
   }
 };
 
@@ -61,11 +63,17 @@ bool is_fusable_bn(const Uses& u, const Node* n) {
   return !tm || tm->int_or(0) == 0;
 }
 
+// An activation the registry's facts let end a Conv / BatchNormalization chain.
 bool is_fusable_act(const Uses& u, const Node* n) {
-  for (const char* t : {"Relu", "LeakyRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh"})
-    if (u.is(n, t)) return n->inputs.size == 1;
-  // Bounds read when the chain runs must not be computed later than its first node.
-  return u.is(n, "Clip") && constant_or_absent(u.m, n, 1) && constant_or_absent(u.m, n, 2) && n->inputs.size <= 3;
+  const OpEntry* e = u.entry(n);
+  switch (e ? e->facts.fusable_act : FusableAct::No) {
+    case FusableAct::No: return false;
+    case FusableAct::Plain: return n->inputs.size == 1;
+    case FusableAct::ConstantBounds:
+      // Bounds read when the chain runs must not be computed later than its first node.
+      return constant_or_absent(u.m, n, 1) && constant_or_absent(u.m, n, 2) && n->inputs.size <= 3;
+  }
+  return false;
 }
 
 // From value x (the chain's current result), the activation, or the activation and the Mul of
@@ -177,13 +185,13 @@ FusedChain chain_from(const Uses& u, Node* n) {
 }
 
 // Ops whose float kernel computes each output element from the elements at the same place (the
-// table's binary and unary entries), so a chain of them can run block by block.
+// table's binary and unary entries: the registry's chainable elementwise facts), so a chain of
+// them can run block by block.
 bool is_elementwise(const Uses& u, const Node* n) {
-  for (const char* t : {"Add", "Sub", "Mul", "Div", "Pow"})
-    if (u.is(n, t)) return n->inputs.size == 2 && n->inputs[0] && n->inputs[1];
-  for (const char* t : {"Relu", "Exp", "Log", "Tanh", "Sigmoid", "Erf", "HardSwish", "Softplus", "Sqrt", "Reciprocal", "Abs",
-                        "Neg", "Floor", "Ceil", "Round"})
-    if (u.is(n, t)) return n->inputs.size == 1 && n->inputs[0];
+  const OpEntry* e = u.entry(n);
+  if (!e || !e->facts.chainable) return false;
+  if (e->facts.elementwise == ops::Elementwise::Binary) return n->inputs.size == 2 && n->inputs[0] && n->inputs[1];
+  if (e->facts.elementwise == ops::Elementwise::Unary) return n->inputs.size == 1 && n->inputs[0];
   return false;
 }
 

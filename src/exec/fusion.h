@@ -1,10 +1,12 @@
 // Plan-time fusion of the interpreter: chains of nodes that run as one kernel call with results
 // bit-identical to running the nodes one by one. The model is not changed; the values inside a
 // chain are simply never stored. A chain is
-//   Conv -> [BatchNormalization] -> [activation | x * activation(x)]   (at least two nodes)
+//   Conv -> [BatchNormalization] -> [activation | x * activation(x)]   (at least two nodes; the
+//   activations are the ops with a fusable-activation fact)
 //   BatchNormalization -> activation | x * activation(x)
 //   activation -> Mul(x, activation(x)) (x * Sigmoid(x) = SiLU, x * HardSigmoid(x) = HardSwish)
-//   elementwise nodes (Add, Sub, Mul, Div, Pow and the unary ops of the vector kernels) whose
+//   elementwise nodes (the registry's chainable elementwise facts, ops/facts.h: Add, Sub, Mul, Div,
+//   Pow and the unary ops whose float path is a vector kernel) whose
 //   inputs are one source value, constants and the outputs of earlier nodes of the chain (GELU
 //   written out as Mul, Add, Tanh or Div, Erf; a bias Add before it)
 //   MatMul -> such an elementwise chain over its output (the bias Add, GELU after it)

@@ -111,134 +111,68 @@ void OpCtx::require_inputs(size_t n) const {
 
 // ------------------------------------------------------------------ registry
 
+}  // namespace ofg::exec
+
+namespace ofg::ops {
+
 Registry& Registry::instance() {
   static Registry* r = [] {
     auto* reg = new Registry();
     reg->entries_.reserve(256);
-    register_elementwise_ops(*reg);
-    register_nn_ops(*reg);
-    register_shape_ops(*reg);
-    register_slice_ops(*reg);
-    register_gather_ops(*reg);
-    register_transpose_ops(*reg);
-    register_constant_ops(*reg);
-    register_cast_ops(*reg);
-    register_reduce_ops(*reg);
-    register_control_ops(*reg);
-    register_fused_ops(*reg);
-    register_attention_ops(*reg);
+    exec::register_elementwise_ops(*reg);
+    exec::register_nn_ops(*reg);
+    exec::register_shape_ops(*reg);
+    exec::register_slice_ops(*reg);
+    exec::register_gather_ops(*reg);
+    exec::register_transpose_ops(*reg);
+    exec::register_constant_ops(*reg);
+    exec::register_cast_ops(*reg);
+    exec::register_reduce_ops(*reg);
+    exec::register_control_ops(*reg);
+    exec::register_fused_ops(*reg);
+    exec::register_attention_ops(*reg);
 #ifndef OFG_OMIT_OPS_LOSS
-    register_loss_ops(*reg);
+    exec::register_loss_ops(*reg);
 #endif
 #ifndef OFG_OMIT_OPS_RESIZE
-    register_resize_ops(*reg);
+    exec::register_resize_ops(*reg);
 #endif
-    register_linalg_ops(*reg);
-    register_sampling_ops(*reg);
-    register_pool_ops(*reg);
-    register_select_ops(*reg);
-    register_detection_ops(*reg);
-    register_quantize_ops(*reg);
+    exec::register_linalg_ops(*reg);
+    exec::register_sampling_ops(*reg);
+    exec::register_pool_ops(*reg);
+    exec::register_select_ops(*reg);
+    exec::register_detection_ops(*reg);
+    exec::register_quantize_ops(*reg);
 #ifndef OFG_OMIT_OPS_RNN
-    register_rnn_ops(*reg);
+    exec::register_rnn_ops(*reg);
 #endif
 #ifndef OFG_OMIT_OPS_SIGNAL
-    register_signal_ops(*reg);
-    register_signal_mel_ops(*reg);
+    exec::register_signal_ops(*reg);
+    exec::register_signal_mel_ops(*reg);
 #endif
-    register_swiglu_ops(*reg);
-    register_scatter_tensor_ops(*reg);
-    register_causal_conv_ops(*reg);
-    register_linear_attention_ops(*reg);
-    register_deform_conv_ops(*reg);
+    exec::register_swiglu_ops(*reg);
+    exec::register_scatter_tensor_ops(*reg);
+    exec::register_causal_conv_ops(*reg);
+    exec::register_linear_attention_ops(*reg);
+    exec::register_deform_conv_ops(*reg);
 #ifndef OFG_OMIT_OPS_TEXT
-    register_text_ops(*reg);
+    exec::register_text_ops(*reg);
 #endif
-    register_image_ops(*reg);
-    register_flex_attention_ops(*reg);
+    exec::register_image_ops(*reg);
+    exec::register_flex_attention_ops(*reg);
 #ifndef OFG_OMIT_OPS_ML
-    register_ml_ops(*reg);
+    exec::register_ml_ops(*reg);
 #endif
-    register_random_ops(*reg);
+    exec::register_random_ops(*reg);
     reg->build_index();
     return reg;
   }();
   return *r;
 }
 
-Registry::Def Registry::add(OpName op, OpFn fn, int64_t since, int64_t until, bool promote_half,
-                            std::string_view domain) {
-  OpEntry e;
-  e.domain = domain;
-  e.op_type = op.name;
-  e.hash = op.hash;
-  e.since = since;
-  e.until = until;
-  e.fn = fn;
-  e.promote_half = promote_half;
-  entries_.push_back(e);
-  return Def(entries_, entries_.size() - 1);
-}
+}  // namespace ofg::ops
 
-void Registry::build_index() {
-  size_t size = 16;
-  while (size < 2 * entries_.size()) size *= 2;  // at most half full: short probe runs
-  slots_.reset(new uint32_t[size]);
-  std::memset(slots_.get(), 0, size * sizeof(uint32_t));
-  slot_mask_ = size - 1;
-  next_.assign(entries_.size(), kNone);
-  // Backwards, each entry put before the ones of its op already indexed: the chains end up in
-  // registration order.
-  for (size_t i = entries_.size(); i-- > 0;) {
-    const OpEntry& e = entries_[i];
-    for (size_t k = e.hash & slot_mask_;; k = (k + 1) & slot_mask_) {
-      uint32_t& slot = slots_[k];
-      if (slot != 0 && (entries_[slot - 1].op_type != e.op_type || entries_[slot - 1].domain != e.domain)) continue;
-      if (slot != 0) next_[i] = slot - 1;
-      slot = static_cast<uint32_t>(i + 1);
-      break;
-    }
-  }
-}
-
-uint32_t Registry::first(std::string_view domain, std::string_view op) const {
-  if (!slots_) return kNone;
-  if (domain == "ai.onnx") domain = std::string_view();
-  const uint32_t h = op_hash(op);
-  for (size_t k = h & slot_mask_;; k = (k + 1) & slot_mask_) {
-    uint32_t slot = slots_[k];
-    if (slot == 0) return kNone;
-    const OpEntry& e = entries_[slot - 1];
-    if (e.hash == h && e.op_type == op && e.domain == domain) return slot - 1;
-  }
-}
-
-const OpEntry* Registry::find(std::string_view domain, std::string_view op, int64_t opset) const {
-  for (uint32_t i = first(domain, op); i != kNone; i = next_[i]) {
-    const OpEntry& e = entries_[i];
-    if (e.fn && opset >= e.since && opset <= e.until) return &e;
-  }
-  return nullptr;
-}
-
-InferFn Registry::rule(std::string_view domain, std::string_view op) const {
-  for (uint32_t i = first(domain, op); i != kNone; i = next_[i])
-    if (entries_[i].infer) return entries_[i].infer;
-  return nullptr;
-}
-
-uint32_t Registry::traits(std::string_view domain, std::string_view op) const {
-  uint32_t t = 0;
-  for (uint32_t i = first(domain, op); i != kNone; i = next_[i]) t |= entries_[i].traits;
-  return t;
-}
-
-std::vector<const OpEntry*> Registry::all() const {
-  std::vector<const OpEntry*> out;
-  for (const OpEntry& e : entries_)
-    if (e.fn) out.push_back(&e);
-  return out;
-}
+namespace ofg::exec {
 
 // ------------------------------------------------------------------ frames and plans
 

@@ -1,6 +1,6 @@
-// The interpreter: an op registry keyed by (domain, op type, opset range), execution of a graph
-// in topological order that frees each value after its last consumer, and subgraph execution for
-// If / Loop / Scan.
+// The interpreter: execution of a graph in topological order that frees each value after its last
+// consumer, and subgraph execution for If / Loop / Scan. The op registry it runs from is the op
+// layer's (ops/registry.h).
 #pragma once
 #include <functional>
 #include <memory>
@@ -15,6 +15,7 @@
 #include "exec/fusion.h"
 #include "exec/tensor.h"
 #include "ir/ir.h"
+#include "ops/registry.h"
 
 namespace ofg::exec {
 
@@ -84,112 +85,21 @@ struct OpCtx {
   void require_inputs(size_t n) const;
 };
 
-using OpFn = void (*)(OpCtx&);
+// The registry and its entries live in the op layer (ops/registry.h); the names below keep exec's
+// spelling of them.
+using ops::FusableAct;
+using ops::InferFn;
+using ops::kMayGrow;
+using ops::kRandom;
+using ops::kRandomInTraining;
+using ops::OpEntry;
+using ops::OpFacts;
+using ops::OpFn;
+using ops::OpName;
+using ops::OpTrait;
+using ops::op_hash;
+using ops::Registry;
 struct InferCtx;
-// An op's type/shape rule (exec/infer_rules.h): fills the context's outputs; false when nothing
-// can be said about them.
-using InferFn = bool (*)(InferCtx&);
-
-// What passes may assume about an op, kept with its kernel and rule.
-enum OpTrait : uint32_t {
-  kRandom = 1u << 0,             // draws random numbers: never folded, never merged
-  kRandomInTraining = 1u << 1,   // random only in training mode (Dropout): never merged
-  kMayGrow = 1u << 2,            // its output may be much larger than its inputs
-};
-
-struct OpEntry {
-  std::string_view domain, op_type;  // static strings (the literals the op families register)
-  int64_t since = 1, until = 1 << 30;  // inclusive opset range
-  OpFn fn = nullptr;
-  // float16/bfloat16 inputs are computed in float32 and float32 outputs are converted back;
-  // exact for data movement and within half precision rounding for arithmetic.
-  bool promote_half = true;
-  InferFn infer = nullptr;  // type/shape rule (ignores the opset range: a rule reads opset() itself)
-  uint32_t traits = 0;      // OpTrait bits
-  uint32_t hash = 0;        // op_hash(op_type)
-};
-
-// The key of an op type in the registry's index: its length and four of its characters, mixed.
-// A few instructions (hashing every character cost more than the rest of a lookup), enough to
-// spread the op names over the table (a probe compares lengths first).
-constexpr uint32_t op_hash(std::string_view op) {
-  const size_t n = op.size();
-  uint32_t h = static_cast<uint32_t>(n);
-  if (n) {
-    h ^= static_cast<uint32_t>(static_cast<uint8_t>(op[0])) << 8 ^
-         static_cast<uint32_t>(static_cast<uint8_t>(op[n / 3])) << 14 ^
-         static_cast<uint32_t>(static_cast<uint8_t>(op[n / 2])) << 20 ^
-         static_cast<uint32_t>(static_cast<uint8_t>(op[n - 1])) << 25;
-  }
-  h ^= h >> 15;
-  h *= 0x2c1b3c6du;
-  h ^= h >> 12;
-  return h;
-}
-
-// An op type as a family registers it, with its key. The constructors are constexpr and implicit,
-// so for the literals of r.add("Relu", ...) the compiler computes the key: registering costs no
-// hashing when a process starts.
-#if defined(__GNUC__)
-#define OFG_ALWAYS_INLINE __attribute__((always_inline))
-#else
-#define OFG_ALWAYS_INLINE
-#endif
-struct OpName {
-  std::string_view name;
-  uint32_t hash;
-  // A literal: its length is the array's, and once inlined the hash folds to a constant.
-  template <size_t N>
-  OFG_ALWAYS_INLINE constexpr OpName(const char (&s)[N])  // NOLINT(runtime/explicit)
-      : name(s, N - 1), hash(op_hash(std::string_view(s, N - 1))) {}
-  constexpr OpName(std::string_view s) : name(s), hash(op_hash(s)) {}  // NOLINT(runtime/explicit)
-};
-#undef OFG_ALWAYS_INLINE
-
-// All ops in one vector in registration order, found through an open-addressing hash index keyed
-// by op type (a probe also compares the domain) built once when the registry is made: no sort and
-// no string copies at start. Type inference looks an op up for every node of every optimize run,
-// so the registry is built in every process; sorting its ~200 entries by name cost more than all
-// the lookups of a small model.
-class Registry {
- public:
-  // The entry just added, to attach its rule and traits: r.add("Relu", op_relu).infer(rule).traits(t).
-  class Def {
-   public:
-    Def(std::vector<OpEntry>& v, size_t i) : v_(v), i_(i) {}
-    Def& infer(InferFn f) { v_[i_].infer = f; return *this; }
-    Def& traits(uint32_t t) { v_[i_].traits |= t; return *this; }
-   private:
-    std::vector<OpEntry>& v_;
-    size_t i_;
-  };
-  static Registry& instance();
-  // op and domain must outlive the registry (string literals); call build_index() after the last add.
-  Def add(OpName op, OpFn fn, int64_t since = 1, int64_t until = 1 << 30, bool promote_half = true,
-          std::string_view domain = "");
-  // An op known without a kernel (its rule and traits still count; the interpreter reports it
-  // unsupported).
-  Def declare(OpName op, std::string_view domain = "") { return add(op, nullptr, 1, 1 << 30, true, domain); }
-  void build_index();
-  // The kernel entry for a node at an opset (entries without a kernel are skipped; of several
-  // entries of one op, the first registered that covers the opset).
-  const OpEntry* find(std::string_view domain, std::string_view op, int64_t opset) const;
-  // An op's type/shape rule whatever the opset, or null.
-  InferFn rule(std::string_view domain, std::string_view op) const;
-  // The OpTrait bits of an op (all its entries).
-  uint32_t traits(std::string_view domain, std::string_view op) const;
-  std::vector<const OpEntry*> all() const;  // registration order
-
- private:
-  static constexpr uint32_t kNone = ~0u;
-  // The first entry of (domain, op) in registration order, or kNone; next_[i] is the entry of the
-  // same op registered after entry i.
-  uint32_t first(std::string_view domain, std::string_view op) const;
-  std::vector<OpEntry> entries_;
-  std::unique_ptr<uint32_t[]> slots_;  // hash index: entry + 1 of each op's first entry, 0 = empty
-  size_t slot_mask_ = 0;               // table size - 1 (a power of two)
-  std::vector<uint32_t> next_;
-};
 
 // Values visible while a graph runs: one slot per value the graph defines (its inputs and its
 // nodes' outputs), numbered by the graph's plan; captures are looked up in the parent frame.

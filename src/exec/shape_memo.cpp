@@ -17,10 +17,9 @@ namespace {
 // Remembered outputs are small shape vectors and masks; larger ones are computed every time.
 constexpr size_t kMemoBytes = size_t{64} << 10;
 
+// An op whose output is its input's shape or size (the registry's shape-only fact).
 bool is_shape_source(const Model& m, const Node* n) {
-  if (!m.str(n->domain).empty()) return false;
-  const std::string_view op = m.str(n->op_type);
-  return op == "Shape" || op == "Size";
+  return (Registry::instance().traits(m.str(n->domain), m.str(n->op_type)) & ops::kShapeOnly) != 0;
 }
 
 bool same_value(const RValue& a, const RValue& b) {

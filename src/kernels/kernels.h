@@ -47,6 +47,7 @@ enum class UnaryOp {
   Silu,         // x * sigmoid(x)
   Sqrt, Reciprocal, Abs, Neg, Floor, Ceil,
   Round,        // half to even
+  Swish,        // x * sigmoid(alpha x)
 };
 
 enum class ReduceOp { Sum, Mean, Max, Min, Prod, SumSquare, L1, L2, LogSum, LogSumExp };

@@ -7,6 +7,7 @@
 
 #include "exec/tensor.h"
 #include "ir/graph_ops.h"
+#include "ops/registry.h"
 
 namespace ofg::verify {
 
@@ -47,12 +48,6 @@ bool small_constant(Model& m, const Value* v, std::vector<int64_t>& out) {
   return true;
 }
 
-bool one_of(std::string_view op, std::initializer_list<std::string_view> names) {
-  for (std::string_view n : names)
-    if (op == n) return true;
-  return false;
-}
-
 // Follows an integer input through ops that pass its values on unchanged and collects what it
 // meets: constants it is compared with, and the size of a table it indexes.
 void trace_integer_input(Model& m, const Value* v, int depth, std::vector<int64_t>& compared, int64_t& bound) {
@@ -61,7 +56,8 @@ void trace_integer_input(Model& m, const Value* v, int depth, std::vector<int64_
     Node* n = u.node;
     if (!m.str(n->domain).empty()) continue;
     std::string_view op = m.str(n->op_type);
-    if (one_of(op, {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"}) && n->inputs.size == 2) {
+    const ops::OpFacts& facts = ops::Registry::instance().facts("", op);
+    if (facts.elementwise == ops::Elementwise::Comparison && n->inputs.size == 2) {
       const Value* other = n->inputs[1 - u.index];
       std::vector<int64_t> c;
       if (other && small_constant(m, other, c))
@@ -83,8 +79,7 @@ void trace_integer_input(Model& m, const Value* v, int depth, std::vector<int64_
           size = data->type->dims[axis].value;
       }
       if (size > 0 && (bound == 0 || size < bound)) bound = size;
-    } else if ((one_of(op, {"Cast", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity"}) && u.index == 0) ||
-               (op == "Gather" && u.index == 0)) {
+    } else if (facts.passes_input >= 0 && u.index == static_cast<uint32_t>(facts.passes_input)) {
       for (const Value* o : n->outputs)
         if (o) trace_integer_input(m, o, depth + 1, compared, bound);
     }

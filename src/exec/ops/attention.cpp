@@ -236,8 +236,8 @@ void op_rotary(OpCtx& c) {
 }  // namespace
 
 void register_attention_ops(Registry& r) {
-  r.add("Attention", op_attention, 23);
-  r.add("RotaryEmbedding", op_rotary, 23);
+  r.add("Attention", op_attention, 23).no_rule();
+  r.add("RotaryEmbedding", op_rotary, 23).no_rule();
 }
 
 }  // namespace ofg::exec

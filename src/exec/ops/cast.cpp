@@ -31,7 +31,7 @@ bool cast_like(InferCtx& c) { return cast_to(c, elem0(c, 1)); }
 }  // namespace rules
 
 void register_cast_ops(Registry& r) {
-  r.add("Cast", op_cast, 1, 1 << 30, false).infer(rules::cast);
+  r.add("Cast", op_cast, 1, 1 << 30, false).infer(rules::cast).passes_input(0);
   r.add("CastLike", op_cast_like, 1, 1 << 30, false).infer(rules::cast_like);
 }
 

@@ -166,7 +166,7 @@ void register_constant_ops(Registry& r) {
   r.add("Constant", op_constant, 1, 1 << 30, false).infer(rules::rule_constant);
   r.add("ConstantOfShape", op_constant_of_shape, 1, 1 << 30, false).infer(rules::rule_constant_of_shape).traits(kMayGrow);
   r.add("Range", op_range).infer(rules::rule_range).traits(kMayGrow);
-  r.add("EyeLike", op_eyelike, 1, 1 << 30, false).traits(kMayGrow);
+  r.add("EyeLike", op_eyelike, 1, 1 << 30, false).traits(kMayGrow).no_rule();
 }
 
 }  // namespace ofg::exec

@@ -341,21 +341,21 @@ void op_optional_get(OpCtx& c) {
 }  // namespace
 
 void register_control_ops(Registry& r) {
-  r.add("If", op_if, 1, 1 << 30, false);
-  r.add("Loop", op_loop, 1, 1 << 30, false);
-  r.add("Scan", op_scan, 8, 1 << 30, false);
-  r.add("SequenceConstruct", op_seq_construct, 1, 1 << 30, false);
-  r.add("SequenceEmpty", op_seq_empty, 1, 1 << 30, false);
-  r.add("SequenceAt", op_seq_at, 1, 1 << 30, false);
-  r.add("SequenceInsert", op_seq_insert, 1, 1 << 30, false);
-  r.add("SequenceErase", op_seq_erase, 1, 1 << 30, false);
-  r.add("SequenceLength", op_seq_length, 1, 1 << 30, false);
-  r.add("ConcatFromSequence", op_concat_from_seq, 1, 1 << 30, false);
-  r.add("SplitToSequence", op_split_to_seq, 1, 1 << 30, false);
-  r.add("SequenceMap", op_seq_map, 17, 1 << 30, false);
-  r.add("Optional", op_optional, 1, 1 << 30, false);
-  r.add("OptionalHasElement", op_optional_has, 1, 1 << 30, false);
-  r.add("OptionalGetElement", op_optional_get, 1, 1 << 30, false);
+  r.add("If", op_if, 1, 1 << 30, false).no_rule();
+  r.add("Loop", op_loop, 1, 1 << 30, false).no_rule();
+  r.add("Scan", op_scan, 8, 1 << 30, false).no_rule();
+  r.add("SequenceConstruct", op_seq_construct, 1, 1 << 30, false).no_rule();
+  r.add("SequenceEmpty", op_seq_empty, 1, 1 << 30, false).no_rule();
+  r.add("SequenceAt", op_seq_at, 1, 1 << 30, false).no_rule();
+  r.add("SequenceInsert", op_seq_insert, 1, 1 << 30, false).no_rule();
+  r.add("SequenceErase", op_seq_erase, 1, 1 << 30, false).no_rule();
+  r.add("SequenceLength", op_seq_length, 1, 1 << 30, false).no_rule();
+  r.add("ConcatFromSequence", op_concat_from_seq, 1, 1 << 30, false).no_rule();
+  r.add("SplitToSequence", op_split_to_seq, 1, 1 << 30, false).no_rule();
+  r.add("SequenceMap", op_seq_map, 17, 1 << 30, false).no_rule();
+  r.add("Optional", op_optional, 1, 1 << 30, false).no_rule();
+  r.add("OptionalHasElement", op_optional_has, 1, 1 << 30, false).no_rule();
+  r.add("OptionalGetElement", op_optional_get, 1, 1 << 30, false).no_rule();
 }
 
 

@@ -135,8 +135,8 @@ void op_roi_align(OpCtx& c) {
 }  // namespace
 
 void register_detection_ops(Registry& r) {
-  r.add("NonMaxSuppression", op_nms, 10);
-  r.add("RoiAlign", op_roi_align, 10);
+  r.add("NonMaxSuppression", op_nms, 10).no_rule();
+  r.add("RoiAlign", op_roi_align, 10).no_rule();
 }
 
 }  // namespace ofg::exec

@@ -325,7 +325,7 @@ double unary_ref(U op, double x, double alpha, double beta, double gamma) {
   return x;
 }
 
-bool kernel_op(U op, UnaryOp& k) {
+constexpr bool kernel_op(U op, UnaryOp& k) {
   switch (op) {
     case U::Relu: k = UnaryOp::Relu; return true;
     case U::LeakyRelu: k = UnaryOp::LeakyRelu; return true;
@@ -472,7 +472,7 @@ void op_prelu(OpCtx& c) {
   c.set(0, y);
 }
 
-// Shrink and Swish in double precision (rare, small).
+// Shrink in double precision (rare, small).
 void op_shrink(OpCtx& c) {
   const RTensor& xt = c.t(0);
   double l = c.attr_f("lambd", 0.5f), b = c.attr_f("bias", 0.f);
@@ -481,34 +481,114 @@ void op_shrink(OpCtx& c) {
   c.set(0, tensor_of(x, xt.dtype, xt.shape));
 }
 
-void op_swish(OpCtx& c) {
-  const RTensor& xt = c.t(0);
-  double alpha = c.attr_f("alpha", 1.f);
-  std::vector<double> x = f64_of(xt);
-  for (double& v : x) v = v / (1 + std::exp(-alpha * v));
-  c.set(0, tensor_of(x, xt.dtype, xt.shape));
+// ---------------------------------------------------------------- elementwise facts (ops/facts.h)
+
+// The double references the registry's elementwise facts carry.
+template <U OP>
+double uref(double x, double alpha, double beta) {
+  return unary_ref(OP, x, alpha, beta, 0);
+}
+double ref_add(double a, double b) { return a + b; }
+double ref_sub(double a, double b) { return a - b; }
+double ref_mul(double a, double b) { return a * b; }
+double ref_div(double a, double b) { return a / b; }
+double ref_pow(double a, double b) { return std::pow(a, b); }
+double ref_eq(double a, double b) { return a == b; }
+double ref_lt(double a, double b) { return a < b; }
+double ref_gt(double a, double b) { return a > b; }
+double ref_le(double a, double b) { return a <= b; }
+double ref_ge(double a, double b) { return a >= b; }
+
+// Kernel parameters read from a node's attributes, as the op's kernel call reads them.
+float attr_f(const Model& m, const Node& n, const char* name, float dflt) {
+  const Attribute* a = n.attribute(m, name);
+  return a ? a->float_or(dflt) : dflt;
+}
+bool leaky_relu_attrs(const Model& m, const Node& n, float& alpha, float& beta) {
+  alpha = attr_f(m, n, "alpha", 0.01f), beta = 0;
+  return true;
+}
+bool hard_sigmoid_attrs(const Model& m, const Node& n, float& alpha, float& beta) {
+  alpha = attr_f(m, n, "alpha", 0.2f), beta = attr_f(m, n, "beta", 0.5f);
+  return true;
+}
+// Clip's bounds when no input gives them: attributes before opset 11, else the float range.
+bool clip_attrs(const Model& m, const Node& n, float& lo, float& hi) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  if (m.opset_version("") < 11) {
+    lo = attr_f(m, n, "min", -kInf), hi = attr_f(m, n, "max", kInf);
+    return true;
+  }
+  for (uint32_t i = 1; i < n.inputs.size; ++i)
+    if (n.inputs[i]) return false;  // bounds are values
+  lo = -kInf, hi = kInf;
+  return true;
 }
 
+// The kernel id of U's float path, -1 when it has none (computed in double).
+constexpr int kernel_of(U op) {
+  UnaryOp k{};
+  return kernel_op(op, k) ? static_cast<int>(k) : -1;
+}
+
+// A unary op of the U table with its facts: chainable when its float path is a kernel.
+template <U OP>
+void add_unary(Registry& r, OpName name, InferFn rule, FusableAct act = FusableAct::No) {
+  Registry::Def d = r.add(name, op_unary<OP>);
+  d.rule_or_none(rule);
+  if constexpr (kernel_of(OP) >= 0) d.unary(uref<OP>, static_cast<UnaryOp>(kernel_of(OP)));
+  else d.unary(uref<OP>);
+  d.activation(act);
+}
+
+// A unary op computed by kernel K on float32 with the parameters P reads from the node, and by
+// its double reference REF on the other float types: a new unary op is a kernel-list entry, its
+// scalar and SIMD bodies, and one add_unary_kernel line.
+template <UnaryOp K, ops::UnaryRef REF, ops::UnaryParams P>
+void op_unary_kernel(OpCtx& c) {
+  const RTensor& x = c.t(0);
+  float alpha = 0, beta = 0;
+  if (!P(c.model, c.node, alpha, beta)) c.error("parameters not readable from attributes");
+  const int64_t n = x.numel();
+  if (x.dtype == kFloat) {
+    RTensor y = RTensor::alloc_uninit(kFloat, x.shape);  // every element is written by the kernel
+    kernels::unary(K, x.data<float>(), y.data<float>(), n, alpha, beta);
+    c.set(0, y);
+    return;
+  }
+  if (!is_float_type(x.dtype)) c.error(std::string("inputs of element type ") + dtype_name(x.dtype) + " are not supported");
+  RTensor y = RTensor::alloc(x.dtype, x.shape);
+  for (int64_t i = 0; i < n; ++i) set_f64(y, i, REF(get_f64(x, i), alpha, beta));
+  c.set(0, y);
+}
+template <UnaryOp K, ops::UnaryRef REF, ops::UnaryParams P>
+Registry::Def add_unary_kernel(Registry& r, OpName name, int64_t since = 1) {
+  return r.add(name, op_unary_kernel<K, REF, P>, since).unary(REF, K, P);
+}
+
+// Swish (opset 24): x * sigmoid(alpha x).
+double ref_swish(double x, double alpha, double) { return x / (1 + std::exp(-alpha * x)); }
+bool swish_attrs(const Model& m, const Node& n, float& alpha, float& beta) {
+  alpha = attr_f(m, n, "alpha", 1.f), beta = 0;
+  return true;
+}
 
 }  // namespace
 
 bool activation_kernel(const OpCtx& c, kernels::UnaryOp& op, float& alpha, float& beta) {
-  const std::string_view type = c.model.str(c.node.op_type);
-  double a = 0, b = 0;
-  U u;
-  if (type == "Relu") u = U::Relu;
-  else if (type == "Sigmoid") u = U::Sigmoid;
-  else if (type == "Tanh") u = U::Tanh;
-  else if (type == "HardSwish") u = U::HardSwish;
-  else if (type == "LeakyRelu") u = U::LeakyRelu, leaky_relu_params(c, a, b);
-  else if (type == "HardSigmoid") u = U::HardSigmoid, hard_sigmoid_params(c, a, b);
-  else if (type == "Clip") u = U::Clip, clip_params(c, kFloat, a, b);
-  else return false;
-  if (!kernel_op(u, op)) return false;
-  // As run_unary hands them to the kernel.
-  alpha = static_cast<float>(a);
-  beta = static_cast<float>(b);
-  return true;
+  const ops::OpFacts& f = Registry::instance().facts(c.model.str(c.node.domain), c.model.str(c.node.op_type));
+  if (f.fusable_act == FusableAct::No || !f.has_kernel) return false;
+  op = f.unary_kernel;
+  alpha = beta = 0;
+  if (f.fusable_act == FusableAct::ConstantBounds) {
+    // As op_clip hands them to the kernel (bounds from inputs or attributes, by opset).
+    double a = 0, b = 0;
+    clip_params(c, kFloat, a, b);
+    alpha = static_cast<float>(a);
+    beta = static_cast<float>(b);
+    return true;
+  }
+  return !f.unary_params || f.unary_params(c.model, c.node, alpha, beta);
 }
 
 // ------------------------------------------------------------------ type/shape rules (exec/infer_rules.h)
@@ -565,51 +645,59 @@ bool equal(InferCtx& c) { return broadcasting(c, true, true); }
 }  // namespace rules
 
 
-// The unary ops of UnaryOp computed by run_unary: name (the enum member too) and type rule.
+// The unary ops computed by run_unary: name (the U member too), type rule (null: none) and
+// whether it may end a Conv / BatchNormalization chain. Their facts come from the U table.
 #define OFG_UNARY_OPS(X) \
-  X(Relu, rules::same_type) X(Exp, rules::same_type) X(Log, rules::same_type) \
-  X(Tanh, rules::same_type) X(Sigmoid, rules::same_type) X(Erf, rules::same_type) \
-  X(HardSwish, rules::same_type) X(Softplus, rules::same_type) X(Sqrt, rules::same_type) \
-  X(Reciprocal, rules::same_type) X(Abs, rules::same_type) X(Neg, rules::neg) \
-  X(Floor, rules::same_type) X(Ceil, rules::same_type) X(Round, rules::same_type) \
-  X(Sin, rules::same_type) X(Cos, rules::same_type) X(Tan, nullptr) X(Asin, nullptr) \
-  X(Acos, nullptr) X(Atan, nullptr) X(Sinh, nullptr) X(Cosh, nullptr) X(Asinh, nullptr) \
-  X(Acosh, nullptr) X(Atanh, nullptr) X(Sign, rules::same_type) X(Softsign, rules::same_type) \
-  X(Mish, rules::same_type)
+  X(Relu, rules::same_type, Plain) X(Exp, rules::same_type, No) X(Log, rules::same_type, No) \
+  X(Tanh, rules::same_type, Plain) X(Sigmoid, rules::same_type, Plain) X(Erf, rules::same_type, No) \
+  X(HardSwish, rules::same_type, Plain) X(Softplus, rules::same_type, No) X(Sqrt, rules::same_type, No) \
+  X(Reciprocal, rules::same_type, No) X(Abs, rules::same_type, No) X(Neg, rules::neg, No) \
+  X(Floor, rules::same_type, No) X(Ceil, rules::same_type, No) X(Round, rules::same_type, No) \
+  X(Sin, rules::same_type, No) X(Cos, rules::same_type, No) X(Tan, nullptr, No) X(Asin, nullptr, No) \
+  X(Acos, nullptr, No) X(Atan, nullptr, No) X(Sinh, nullptr, No) X(Cosh, nullptr, No) X(Asinh, nullptr, No) \
+  X(Acosh, nullptr, No) X(Atanh, nullptr, No) X(Sign, rules::same_type, No) X(Softsign, rules::same_type, No) \
+  X(Mish, rules::same_type, No)
 
 void register_elementwise_ops(Registry& r) {
-  r.add("Shrink", op_shrink, 9);
-  r.add("Swish", op_swish, 1);
-  r.add("Add", op_binary<BinaryOp::Add>).infer(rules::int_arith);
-  r.add("Sub", op_binary<BinaryOp::Sub>).infer(rules::int_arith);
-  r.add("Mul", op_binary<BinaryOp::Mul>).infer(rules::int_arith);
-  r.add("Div", op_binary<BinaryOp::Div>).infer(rules::int_arith);
-  r.add("Pow", op_binary<BinaryOp::Pow>).infer(rules::elementwise);
+  r.add("Shrink", op_shrink, 9).no_rule();
+  // Registered from opset 1 as before (the spec has it from opset 24).
+  add_unary_kernel<UnaryOp::Swish, ref_swish, swish_attrs>(r, "Swish").infer(rules::same_type);
+  r.add("Add", op_binary<BinaryOp::Add>).infer(rules::int_arith).binary(ref_add, BinaryOp::Add).commutative();
+  r.add("Sub", op_binary<BinaryOp::Sub>).infer(rules::int_arith).binary(ref_sub, BinaryOp::Sub);
+  r.add("Mul", op_binary<BinaryOp::Mul>).infer(rules::int_arith).binary(ref_mul, BinaryOp::Mul).commutative();
+  r.add("Div", op_binary<BinaryOp::Div>).infer(rules::int_arith).binary(ref_div, BinaryOp::Div);
+  r.add("Pow", op_binary<BinaryOp::Pow>).infer(rules::elementwise).binary(ref_pow, BinaryOp::Pow);
   r.add("Max", op_variadic<BinaryOp::Max>).infer(rules::elementwise);
   r.add("Min", op_variadic<BinaryOp::Min>).infer(rules::elementwise);
   r.add("Sum", op_variadic<BinaryOp::Add>).infer(rules::elementwise);
   r.add("Mean", op_variadic<BinaryOp::Add, true>).infer(rules::elementwise);
   r.add("Mod", op_mod).infer(rules::elementwise);
-  r.add("Equal", op_compare<Cmp::Eq>).infer(rules::equal);
-  r.add("Less", op_compare<Cmp::Lt>).infer(rules::compare);
-  r.add("Greater", op_compare<Cmp::Gt>).infer(rules::compare);
-  r.add("LessOrEqual", op_compare<Cmp::Le>).infer(rules::compare);
-  r.add("GreaterOrEqual", op_compare<Cmp::Ge>).infer(rules::compare);
+  r.add("Equal", op_compare<Cmp::Eq>).infer(rules::equal).comparison(ref_eq).commutative();
+  r.add("Less", op_compare<Cmp::Lt>).infer(rules::compare).comparison(ref_lt);
+  r.add("Greater", op_compare<Cmp::Gt>).infer(rules::compare).comparison(ref_gt);
+  r.add("LessOrEqual", op_compare<Cmp::Le>).infer(rules::compare).comparison(ref_le);
+  r.add("GreaterOrEqual", op_compare<Cmp::Ge>).infer(rules::compare).comparison(ref_ge);
   r.add("And", op_logic<Logic::And>).infer(rules::compare);
   r.add("Or", op_logic<Logic::Or>).infer(rules::compare);
   r.add("Xor", op_logic<Logic::Xor>).infer(rules::compare);
   r.add("BitwiseAnd", op_bitwise<Bitwise::And>).infer(rules::elementwise);
   r.add("BitwiseOr", op_bitwise<Bitwise::Or>).infer(rules::elementwise);
-  r.add("BitwiseXor", op_bitwise<Bitwise::Xor>);
-  r.add("BitwiseNot", op_bitwise_not);
+  r.add("BitwiseXor", op_bitwise<Bitwise::Xor>).no_rule();
+  r.add("BitwiseNot", op_bitwise_not).no_rule();
   r.add("BitShift", op_bitshift).infer(rules::elementwise);
   r.add("Not", op_not).infer(rules::same_type);
   r.add("Where", op_where).infer(rules::rule_where);
-#define OFG_ADD_UNARY(name, rule) r.add(#name, op_unary<U::name>).infer(rule);
+#define OFG_ADD_UNARY(name, rule, act) add_unary<U::name>(r, #name, rule, FusableAct::act);
   OFG_UNARY_OPS(OFG_ADD_UNARY)
 #undef OFG_ADD_UNARY
-  r.add("LeakyRelu", op_unary_params<leaky_relu_params, U::LeakyRelu>).infer(rules::same_type);
-  r.add("HardSigmoid", op_unary_params<hard_sigmoid_params, U::HardSigmoid>).infer(rules::same_type);
+  r.add("LeakyRelu", op_unary_params<leaky_relu_params, U::LeakyRelu>)
+      .infer(rules::same_type)
+      .unary_unchained(uref<U::LeakyRelu>, UnaryOp::LeakyRelu, leaky_relu_attrs)
+      .activation(FusableAct::Plain);
+  r.add("HardSigmoid", op_unary_params<hard_sigmoid_params, U::HardSigmoid>)
+      .infer(rules::same_type)
+      .unary_unchained(uref<U::HardSigmoid>, UnaryOp::HardSigmoid, hard_sigmoid_attrs)
+      .activation(FusableAct::Plain);
   r.add("Elu", op_elu).infer(rules::same_type);
   r.add("Selu", op_selu).infer(rules::same_type);
   r.add("ThresholdedRelu", op_thresholded_relu).infer(rules::same_type);
@@ -617,10 +705,10 @@ void register_elementwise_ops(Registry& r) {
   r.add("Gelu", op_gelu).infer(rules::same_type);
   // One kernel, two entries: the bounds are attributes before opset 11 and inputs after
   // (clip_params reads the node's opset).
-  r.add("Clip", op_clip, 1, 10).infer(rules::same_type);
-  r.add("Clip", op_clip, 11).infer(rules::same_type);
-  r.add("IsNaN", op_isnan);
-  r.add("IsInf", op_isinf);
+  r.add("Clip", op_clip, 1, 10).infer(rules::same_type).unary_unchained(uref<U::Clip>, UnaryOp::Clip, clip_attrs).activation(FusableAct::ConstantBounds);
+  r.add("Clip", op_clip, 11).infer(rules::same_type).unary_unchained(uref<U::Clip>, UnaryOp::Clip, clip_attrs).activation(FusableAct::ConstantBounds);
+  r.add("IsNaN", op_isnan).no_rule();
+  r.add("IsInf", op_isinf).no_rule();
   r.add("PRelu", op_prelu).infer(rules::elementwise);
 }
 

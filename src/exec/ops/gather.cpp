@@ -212,14 +212,14 @@ bool rule_gather(InferCtx& c) {
 }  // namespace rules
 
 void register_gather_ops(Registry& r) {
-  r.add("Gather", op_gather, 1, 1 << 30, false).infer(rules::rule_gather);
-  r.add("GatherElements", op_gather_elements, 1, 1 << 30, false);
-  r.add("GatherND", op_gather_nd, 1, 1 << 30, false);
-  r.add("ScatterElements", op_scatter_elements);
-  r.add("Scatter", op_scatter_elements, 9, 10);
-  r.add("ScatterND", op_scatter_nd);
-  r.add("OneHot", op_onehot).traits(kMayGrow);
-  r.add("NonZero", op_nonzero);
+  r.add("Gather", op_gather, 1, 1 << 30, false).infer(rules::rule_gather).passes_input(0);
+  r.add("GatherElements", op_gather_elements, 1, 1 << 30, false).no_rule();
+  r.add("GatherND", op_gather_nd, 1, 1 << 30, false).no_rule();
+  r.add("ScatterElements", op_scatter_elements).no_rule();
+  r.add("Scatter", op_scatter_elements, 9, 10).no_rule();
+  r.add("ScatterND", op_scatter_nd).no_rule();
+  r.add("OneHot", op_onehot).traits(kMayGrow).no_rule();
+  r.add("NonZero", op_nonzero).no_rule();
 }
 
 }  // namespace ofg::exec

@@ -90,8 +90,8 @@ void op_sce(OpCtx& c) {
 }  // namespace
 
 void register_loss_ops(Registry& r) {
-  r.add("NegativeLogLikelihoodLoss", op_nll, 12);
-  r.add("SoftmaxCrossEntropyLoss", op_sce, 12);
+  r.add("NegativeLogLikelihoodLoss", op_nll, 12).no_rule();
+  r.add("SoftmaxCrossEntropyLoss", op_sce, 12).no_rule();
 }
 
 }  // namespace ofg::exec

@@ -920,9 +920,9 @@ void register_nn_ops(Registry& r) {
   r.add("LogSoftmax", op_log_softmax).infer(rules::same_type);
   r.add("Hardmax", op_hardmax).infer(rules::same_type);
   r.add("LayerNormalization", op_layernorm).infer(rules::same_type);
-  r.add("RMSNormalization", op_rmsnorm);
+  r.add("RMSNormalization", op_rmsnorm).no_rule();
   r.add("InstanceNormalization", op_instancenorm).infer(rules::same_type);
-  r.add("GroupNormalization", op_groupnorm);
+  r.add("GroupNormalization", op_groupnorm).no_rule();
   r.add("LRN", op_lrn).infer(rules::same_type);
   r.add("LpNormalization", op_lpnorm).infer(rules::same_type);
   r.add("Dropout", op_dropout, 1, 1 << 30, false).infer(rules::dropout).traits(kRandomInTraining);

@@ -107,8 +107,8 @@ void op_col2im(OpCtx& c) {
 
 void register_pool_ops(Registry& r) {
   r.add("LpPool", op_lp_pool, 2).infer(rules::rule_pool);
-  r.add("MaxUnpool", op_max_unpool, 9);
-  r.add("Col2Im", op_col2im, 18);
+  r.add("MaxUnpool", op_max_unpool, 9).no_rule();
+  r.add("Col2Im", op_col2im, 18).no_rule();
 }
 
 }  // namespace ofg::exec

@@ -353,14 +353,14 @@ void op_bitcast(OpCtx& c) {
 }  // namespace
 
 void register_quantize_ops(Registry& r) {
-  r.add("QuantizeLinear", op_quantize, 10, 1 << 30, false);
-  r.add("DequantizeLinear", op_dequantize, 10, 1 << 30, false);
-  r.add("DynamicQuantizeLinear", op_dynamic_quantize, 11);
-  r.add("MatMulInteger", op_matmul_integer, 10);
-  r.add("ConvInteger", op_conv_integer, 10);
-  r.add("QLinearMatMul", op_qlinear_matmul, 10, 1 << 30, false);
-  r.add("QLinearConv", op_qlinear_conv, 10, 1 << 30, false);
-  r.add("BitCast", op_bitcast, 1, 1 << 30, false);
+  r.add("QuantizeLinear", op_quantize, 10, 1 << 30, false).no_rule();
+  r.add("DequantizeLinear", op_dequantize, 10, 1 << 30, false).no_rule();
+  r.add("DynamicQuantizeLinear", op_dynamic_quantize, 11).no_rule();
+  r.add("MatMulInteger", op_matmul_integer, 10).no_rule();
+  r.add("ConvInteger", op_conv_integer, 10).no_rule();
+  r.add("QLinearMatMul", op_qlinear_matmul, 10, 1 << 30, false).no_rule();
+  r.add("QLinearConv", op_qlinear_conv, 10, 1 << 30, false).no_rule();
+  r.add("BitCast", op_bitcast, 1, 1 << 30, false).no_rule();
 }
 
 }  // namespace ofg::exec

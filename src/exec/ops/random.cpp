@@ -7,7 +7,7 @@ namespace ofg::exec {
 void register_random_ops(Registry& r) {
   for (std::string_view op : {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial",
                               "Bernoulli"})
-    r.declare(op).traits(kRandom);
+    r.declare(op).traits(kRandom).no_rule();
 }
 
 }  // namespace ofg::exec

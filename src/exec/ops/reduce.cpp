@@ -234,19 +234,19 @@ bool rule_reduce(InferCtx& c) {
 }  // namespace rules
 
 
-// The Reduce* ops: the ReduceOp member after "Reduce", and the type rule.
+// The Reduce* ops: the ReduceOp member after "Reduce", and the type rule (null: none).
 #define OFG_REDUCE_OPS(X) \
   X(Sum, rules::rule_reduce) X(Mean, rules::rule_reduce) X(Max, rules::rule_reduce) \
   X(Min, rules::rule_reduce) X(Prod, rules::rule_reduce) X(L1, nullptr) X(L2, nullptr) \
   X(LogSum, rules::rule_reduce) X(LogSumExp, rules::rule_reduce) X(SumSquare, rules::rule_reduce)
 
 void register_reduce_ops(Registry& r) {
-#define OFG_ADD_REDUCE(name, rule) r.add("Reduce" #name, op_reduce<R::name>).infer(rule);
+#define OFG_ADD_REDUCE(name, rule) r.add("Reduce" #name, op_reduce<R::name>).rule_or_none(rule);
   OFG_REDUCE_OPS(OFG_ADD_REDUCE)
 #undef OFG_ADD_REDUCE
   r.add("ArgMax", op_arg<true>).infer(rules::rule_reduce);
   r.add("ArgMin", op_arg<false>).infer(rules::rule_reduce);
-  r.add("TopK", op_topk);
+  r.add("TopK", op_topk).no_rule();
 }
 
 }  // namespace ofg::exec

@@ -346,8 +346,8 @@ void op_upsample(OpCtx& c) {
 }  // namespace
 
 void register_resize_ops(Registry& r) {
-  r.add("Resize", op_resize, 10).traits(kMayGrow);
-  r.add("Upsample", op_upsample, 7, 9).traits(kMayGrow);
+  r.add("Resize", op_resize, 10).traits(kMayGrow).no_rule();
+  r.add("Upsample", op_upsample, 7, 9).traits(kMayGrow).no_rule();
 }
 
 }  // namespace ofg::exec

@@ -267,9 +267,9 @@ template void set_outputs<double>(OpCtx&, const Call&, const Results<double>&, i
 namespace ofg::exec {
 
 void register_rnn_ops(Registry& r) {
-  r.add("RNN", rnn::op_rnn, 7);
-  r.add("GRU", rnn::op_gru, 7);
-  r.add("LSTM", rnn::op_lstm, 7);
+  r.add("RNN", rnn::op_rnn, 7).no_rule();
+  r.add("GRU", rnn::op_gru, 7).no_rule();
+  r.add("LSTM", rnn::op_lstm, 7).no_rule();
 }
 
 }  // namespace ofg::exec

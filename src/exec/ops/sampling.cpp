@@ -203,8 +203,8 @@ void op_affine_grid(OpCtx& c) {
 }  // namespace
 
 void register_sampling_ops(Registry& r) {
-  r.add("GridSample", op_grid_sample, 16);
-  r.add("AffineGrid", op_affine_grid, 20);
+  r.add("GridSample", op_grid_sample, 16).no_rule();
+  r.add("AffineGrid", op_affine_grid, 20).no_rule();
 }
 
 }  // namespace ofg::exec

@@ -179,12 +179,12 @@ void op_reverse_sequence(OpCtx& c) {
 }  // namespace
 
 void register_select_ops(Registry& r) {
-  r.add("CenterCropPad", op_center_crop_pad, 18);
+  r.add("CenterCropPad", op_center_crop_pad, 18).no_rule();
   r.add("CumSum", op_cumsum).infer(rules::same_type);
-  r.add("CumProd", op_cumprod, 1);
-  r.add("Unique", op_unique, 11);
-  r.add("Compress", op_compress, 9);
-  r.add("ReverseSequence", op_reverse_sequence, 10);
+  r.add("CumProd", op_cumprod, 1).no_rule();
+  r.add("Unique", op_unique, 11).no_rule();
+  r.add("Compress", op_compress, 9).no_rule();
+  r.add("ReverseSequence", op_reverse_sequence, 10).no_rule();
 }
 
 }  // namespace ofg::exec

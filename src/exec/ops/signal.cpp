@@ -127,11 +127,11 @@ void window(OpCtx& c) {
 }  // namespace
 
 void register_signal_ops(Registry& r) {
-  r.add("HannWindow", window<0>, 17);
-  r.add("HammingWindow", window<1>, 17);
-  r.add("BlackmanWindow", window<2>, 17);
-  r.add("DFT", op_dft, 17);
-  r.add("STFT", op_stft, 17);
+  r.add("HannWindow", window<0>, 17).no_rule();
+  r.add("HammingWindow", window<1>, 17).no_rule();
+  r.add("BlackmanWindow", window<2>, 17).no_rule();
+  r.add("DFT", op_dft, 17).no_rule();
+  r.add("STFT", op_stft, 17).no_rule();
 }
 
 }  // namespace ofg::exec

@@ -106,8 +106,8 @@ bool rule_transpose(InferCtx& c) {
 
 void register_transpose_ops(Registry& r) {
   r.add("Transpose", op_transpose, 1, 1 << 30, false).infer(rules::rule_transpose);
-  r.add("DepthToSpace", op_depth_space<true>, 1, 1 << 30, false);
-  r.add("SpaceToDepth", op_depth_space<false>, 1, 1 << 30, false);
+  r.add("DepthToSpace", op_depth_space<true>, 1, 1 << 30, false).no_rule();
+  r.add("SpaceToDepth", op_depth_space<false>, 1, 1 << 30, false).no_rule();
 }
 
 }  // namespace ofg::exec

@@ -52,6 +52,7 @@ float unary_one(UnaryOp op, float x, float alpha, float beta) {
     case UnaryOp::Floor: return std::floor(x);
     case UnaryOp::Ceil: return std::ceil(x);
     case UnaryOp::Round: return std::nearbyint(x);  // default rounding mode: half to even
+    case UnaryOp::Swish: return xl * sigmoid(alpha * xl);
   }
   return x;
 }

@@ -155,6 +155,10 @@ inline typename S::V un(typename S::V x, typename S::V alpha, typename S::V beta
     const F xl = S::max(S::set1(kLowest), x);
     return S::mul(xl, v_sigmoid<S>(xl));
   }
+  if constexpr (OP == UnaryOp::Swish) {
+    const F xl = S::max(S::set1(kLowest), x);
+    return S::mul(xl, v_sigmoid<S>(S::mul(alpha, xl)));
+  }
   if constexpr (OP == UnaryOp::Sqrt) return S::sqrt(x);
   if constexpr (OP == UnaryOp::Reciprocal) return S::div(S::set1(1.f), x);
   if constexpr (OP == UnaryOp::Abs) return S::abs(x);
@@ -186,7 +190,7 @@ void unary(UnaryOp op, const float* x, float* y, size_t n, float alpha, float be
     OFG_CASE(Relu) OFG_CASE(LeakyRelu) OFG_CASE(Clip) OFG_CASE(Exp) OFG_CASE(Log) OFG_CASE(Tanh)
     OFG_CASE(Sigmoid) OFG_CASE(GeluTanh) OFG_CASE(HardSigmoid) OFG_CASE(HardSwish)
     OFG_CASE(Softplus) OFG_CASE(Silu) OFG_CASE(Abs) OFG_CASE(Neg) OFG_CASE(Floor) OFG_CASE(Ceil)
-    OFG_CASE(Round) OFG_CASE(Erf) OFG_CASE(GeluErf)
+    OFG_CASE(Round) OFG_CASE(Erf) OFG_CASE(GeluErf) OFG_CASE(Swish)
 #undef OFG_CASE
     case UnaryOp::Sqrt:
       if constexpr (S::kExactSqrt) return un_loop<S, UnaryOp::Sqrt>(x, y, n, alpha, beta);
