@@ -36,12 +36,9 @@ RuleMatch match_same_shape(const RuleCtx& rc, Graph*, Node* n) {
   });
 }
 
-const Rule kRules[] = {
-  {"remove_same_shape_step", {"Reshape", "Expand"}, "", 1, kNoOpsetLimit, match_same_shape},
-};
 }  // namespace
 
-extern const RuleGroup cleanup_attention_rules;
-const RuleGroup cleanup_attention_rules = {kRules, std::size(kRules)};
+OFG_RULE_GROUP(cleanup_attention_rules,
+  {"remove_same_shape_step", {"Reshape", "Expand"}, "", 1, kNoOpsetLimit, match_same_shape});
 
 }  // namespace ofg::passes

@@ -40,12 +40,9 @@ RuleMatch match_reshape_chain(const RuleCtx& rc, Graph* g, Node* n) {
   });
 }
 
-const Rule kRules[] = {
-  {"collapse_reshape_chain", {"Reshape"}, "", 1, kNoOpsetLimit, match_reshape_chain},
-};
 }  // namespace
 
-extern const RuleGroup collapse_reshape_chains_rules;
-const RuleGroup collapse_reshape_chains_rules = {kRules, std::size(kRules)};
+OFG_RULE_GROUP(collapse_reshape_chains_rules,
+  {"collapse_reshape_chain", {"Reshape"}, "", 1, kNoOpsetLimit, match_reshape_chain});
 
 }  // namespace ofg::passes

@@ -123,7 +123,9 @@ RuleMatch match_neutral(const RuleCtx& rc, Graph*, Node* n) {
   return RuleMatch::decline("no neutral constant operand that keeps type and shape");
 }
 
-const Rule kRules[] = {
+}  // namespace
+
+OFG_RULE_GROUP(eliminate_identity_ops_rules,
   {"identity", {"Identity"}, "", 1, kNoOpsetLimit, match_identity},
   {"dropout_is_test", {"Dropout"}, "", 1, 6, match_dropout_legacy},
   {"dropout_inference", {"Dropout"}, "", 7, kNoOpsetLimit, match_dropout},
@@ -131,12 +133,6 @@ const Rule kRules[] = {
   {"identity_transpose", {"Transpose"}, "", 1, kNoOpsetLimit, match_transpose},
   {"zero_pad_attribute", {"Pad"}, "", 1, 10, match_pad2},
   {"zero_pad_input", {"Pad"}, "", 11, kNoOpsetLimit, match_pad11},
-  {"neutral_arithmetic", {"Mul", "Div", "Add", "Sub"}, "", 1, kNoOpsetLimit, match_neutral},
-};
-
-}  // namespace
-
-extern const RuleGroup eliminate_identity_ops_rules;
-const RuleGroup eliminate_identity_ops_rules = {kRules, std::size(kRules)};
+  {"neutral_arithmetic", {"Mul", "Div", "Add", "Sub"}, "", 1, kNoOpsetLimit, match_neutral});
 
 }  // namespace ofg::passes

@@ -86,14 +86,10 @@ RuleMatch match_constant(const RuleCtx& rc, Graph* g, Node* n) {
   });
 }
 
-const Rule kRules[] = {
-  {"transpose_pair", {"Transpose"}, "", 1, kNoOpsetLimit, match_pair},
-  {"transpose_of_constant", {"Transpose"}, "", 1, kNoOpsetLimit, match_constant},
-};
-
 }  // namespace
 
-extern const RuleGroup eliminate_redundant_transposes_rules;
-const RuleGroup eliminate_redundant_transposes_rules = {kRules, std::size(kRules)};
+OFG_RULE_GROUP(eliminate_redundant_transposes_rules,
+  {"transpose_pair", {"Transpose"}, "", 1, kNoOpsetLimit, match_pair},
+  {"transpose_of_constant", {"Transpose"}, "", 1, kNoOpsetLimit, match_constant});
 
 }  // namespace ofg::passes

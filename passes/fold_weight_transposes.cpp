@@ -41,13 +41,9 @@ RuleMatch match_gemm_transpose(const RuleCtx& rc, Graph* g, Node* n) {
   });
 }
 
-const Rule kRules[] = {
-  {"transpose_into_gemm", {"Gemm"}, "", 1, kNoOpsetLimit, match_gemm_transpose},
-};
-
 }  // namespace
 
-extern const RuleGroup fold_weight_transposes_rules;
-const RuleGroup fold_weight_transposes_rules = {kRules, std::size(kRules)};
+OFG_RULE_GROUP(fold_weight_transposes_rules,
+  {"transpose_into_gemm", {"Gemm"}, "", 1, kNoOpsetLimit, match_gemm_transpose});
 
 }  // namespace ofg::passes

@@ -89,13 +89,9 @@ RuleMatch match_conv_add_mul(const RuleCtx& rc, Graph* g, Node* op) {
   return RuleMatch::decline("no operand is a Conv read only here with a constant other operand");
 }
 
-const Rule kRules[] = {
-  {"conv_add_mul", {"Add", "Mul"}, "", 1, kNoOpsetLimit, match_conv_add_mul},
-};
-
 }  // namespace
 
-extern const RuleGroup fuse_conv_add_mul_rules;
-const RuleGroup fuse_conv_add_mul_rules = {kRules, std::size(kRules)};
+OFG_RULE_GROUP(fuse_conv_add_mul_rules,
+  {"conv_add_mul", {"Add", "Mul"}, "", 1, kNoOpsetLimit, match_conv_add_mul});
 
 }  // namespace ofg::passes

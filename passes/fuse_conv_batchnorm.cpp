@@ -175,14 +175,10 @@ RuleMatch match_bn_is_test(const RuleCtx& rc, Graph* g, Node* bn) {
   return match_bn(rc, g, bn);
 }
 
-const Rule kRules[] = {
-  {"conv_batchnorm_is_test", {"BatchNormalization"}, "", 1, 6, match_bn_is_test},
-  {"conv_batchnorm", {"BatchNormalization"}, "", 7, kNoOpsetLimit, match_bn},
-};
-
 }  // namespace
 
-extern const RuleGroup fuse_conv_batchnorm_rules;
-const RuleGroup fuse_conv_batchnorm_rules = {kRules, std::size(kRules)};
+OFG_RULE_GROUP(fuse_conv_batchnorm_rules,
+  {"conv_batchnorm_is_test", {"BatchNormalization"}, "", 1, 6, match_bn_is_test},
+  {"conv_batchnorm", {"BatchNormalization"}, "", 7, kNoOpsetLimit, match_bn});
 
 }  // namespace ofg::passes

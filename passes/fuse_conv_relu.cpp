@@ -41,12 +41,9 @@ RuleMatch match_conv_relu(const RuleCtx& rc, Graph* g, Node* relu) {
   });
 }
 
-const Rule kRules[] = {
-  {"conv_relu_to_fused_conv", {"Relu"}, "", 1, kNoOpsetLimit, match_conv_relu},
-};
 }  // namespace
 
-extern const RuleGroup fuse_conv_relu_rules;
-const RuleGroup fuse_conv_relu_rules = {kRules, std::size(kRules)};
+OFG_RULE_GROUP(fuse_conv_relu_rules,
+  {"conv_relu_to_fused_conv", {"Relu"}, "", 1, kNoOpsetLimit, match_conv_relu});
 
 }  // namespace ofg::passes

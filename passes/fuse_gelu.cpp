@@ -78,12 +78,9 @@ RuleMatch match_gelu(const RuleCtx& rc, Graph* g, Node* erf) {
   });
 }
 
-const Rule kRules[] = {
-  {"erf_gelu", {"Erf"}, "", 20, kNoOpsetLimit, match_gelu},
-};
 }  // namespace
 
-extern const RuleGroup fuse_gelu_rules;
-const RuleGroup fuse_gelu_rules = {kRules, std::size(kRules)};
+OFG_RULE_GROUP(fuse_gelu_rules,
+  {"erf_gelu", {"Erf"}, "", 20, kNoOpsetLimit, match_gelu});
 
 }  // namespace ofg::passes

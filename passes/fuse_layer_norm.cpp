@@ -134,12 +134,9 @@ RuleMatch match_layer_norm(const RuleCtx& rc, Graph* g, Node* mean) {
   });
 }
 
-const Rule kRules[] = {
-  {"decomposed_layer_norm", {"ReduceMean"}, "", 17, kNoOpsetLimit, match_layer_norm},
-};
 }  // namespace
 
-extern const RuleGroup fuse_layer_norm_rules;
-const RuleGroup fuse_layer_norm_rules = {kRules, std::size(kRules)};
+OFG_RULE_GROUP(fuse_layer_norm_rules,
+  {"decomposed_layer_norm", {"ReduceMean"}, "", 17, kNoOpsetLimit, match_layer_norm});
 
 }  // namespace ofg::passes

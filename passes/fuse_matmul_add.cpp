@@ -60,13 +60,9 @@ RuleMatch match_matmul_add(const RuleCtx& rc, Graph* g, Node* add) {
   return RuleMatch::decline(why);
 }
 
-const Rule kRules[] = {
-  {"matmul_add_to_gemm", {"Add"}, "", 7, kNoOpsetLimit, match_matmul_add},
-};
-
 }  // namespace
 
-extern const RuleGroup fuse_matmul_add_rules;
-const RuleGroup fuse_matmul_add_rules = {kRules, std::size(kRules)};
+OFG_RULE_GROUP(fuse_matmul_add_rules,
+  {"matmul_add_to_gemm", {"Add"}, "", 7, kNoOpsetLimit, match_matmul_add});
 
 }  // namespace ofg::passes

@@ -81,14 +81,10 @@ RuleMatch match_pad11(const RuleCtx& rc, Graph* g, Node* conv) {
   return fold(m, conv, pad, pads);
 }
 
-const Rule kRules[] = {
-  {"pad2_into_conv", {"Conv"}, "", 1, 10, match_pad2},
-  {"pad11_into_conv", {"Conv"}, "", 11, kNoOpsetLimit, match_pad11},
-};
-
 }  // namespace
 
-extern const RuleGroup fuse_pad_into_conv_rules;
-const RuleGroup fuse_pad_into_conv_rules = {kRules, std::size(kRules)};
+OFG_RULE_GROUP(fuse_pad_into_conv_rules,
+  {"pad2_into_conv", {"Conv"}, "", 1, 10, match_pad2},
+  {"pad11_into_conv", {"Conv"}, "", 11, kNoOpsetLimit, match_pad11});
 
 }  // namespace ofg::passes

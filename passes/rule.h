@@ -6,6 +6,7 @@
 // (rule_driver.cpp) hands each rule the nodes of its op types from an index of the model's nodes
 // built by one walk and kept while no pass changes the graph.
 #pragma once
+#include <iterator>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -77,6 +78,13 @@ struct RuleGroup {
   const Rule* rules;
   size_t count;
 };
+
+// Defines the rule group `group` (declared by passes/registry.cpp) from its rules in table order:
+//   OFG_RULE_GROUP(fuse_gelu_rules, {"erf_gelu", {"Erf"}, "", 20, kNoOpsetLimit, match_gelu});
+#define OFG_RULE_GROUP(group, ...)                    \
+  static const Rule group##_table[] = {__VA_ARGS__}; \
+  extern const RuleGroup group;                      \
+  const RuleGroup group = {group##_table, std::size(group##_table)}
 
 // Why a rule left a node alone (kept for the provenance report).
 struct Decline {
