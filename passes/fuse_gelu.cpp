@@ -70,10 +70,7 @@ RuleMatch match_gelu(const RuleCtx& rc, Graph* g, Node* erf) {
     set_input(gelu, 0, x);
     insert_before(last, gelu);
     ++ctx.added;
-    Value* out = last->outputs[0];
-    for (Node* n : pattern) drop(ctx, n);
-    last->outputs[0] = nullptr;
-    set_output(gelu, 0, out);
+    replace_pattern(ctx, pattern, last, gelu);
     return 1;
   });
 }

@@ -120,16 +120,12 @@ RuleMatch match_layer_norm(const RuleCtx& rc, Graph* g, Node* mean) {
     Attribute* e = add_attribute(ln, m.intern("epsilon"), Attribute::kFloat);
     e->f = static_cast<float>(eps);
     e->present = Attribute::kF;
-    Value* out = last->outputs[0];
     insert_before(last, ln);
     ++ctx.added;
     std::vector<Node*> pattern{mean, sub, sq, var, add, sqrt, div};
     if (last != div) pattern.push_back(mul);
     if (last != div && last != mul) pattern.push_back(last);
-    for (Node* n : pattern) drop(ctx, n);
-    last->outputs[0] = nullptr;
-    out->producer = nullptr;
-    set_output(ln, 0, out);
+    replace_pattern(ctx, pattern, last, ln);
     return 1;
   });
 }

@@ -160,6 +160,14 @@ void drop(PassContext& ctx, Node* n) {
   ++ctx.removed;
 }
 
+void replace_pattern(PassContext& ctx, const std::vector<Node*>& pattern, Node* last, Node* with) {
+  Value* out = last->outputs[0];
+  for (Node* n : pattern) drop(ctx, n);
+  last->outputs[0] = nullptr;
+  out->producer = nullptr;
+  set_output(with, 0, out);
+}
+
 void take_output(Node* producer, uint32_t index, Value* out) {
   Node* old_producer = out->producer;
   uint32_t old_index = out->producer_output;

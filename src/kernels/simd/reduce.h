@@ -12,44 +12,24 @@
 
 namespace ofg::kernels::simd {
 
-template <class S>
+// The sum of x[i] (or of x[i]^2 with kSquares: RMSNormalization, ReduceSumSquare over the last
+// axis) in four independent vector accumulators.
+template <class S, bool kSquares = false>
 float sum_contig(const float* x, size_t n) {
   using F = typename S::V;
   constexpr size_t L = S::W;
+  auto add = [](F acc, F v) { return kSquares ? S::fma(v, v, acc) : S::add(acc, v); };
   F a0 = S::zero(), a1 = a0, a2 = a0, a3 = a0;
   size_t i = 0;
   for (; i + 4 * L <= n; i += 4 * L) {
-    a0 = S::add(a0, S::load(x + i));
-    a1 = S::add(a1, S::load(x + i + L));
-    a2 = S::add(a2, S::load(x + i + 2 * L));
-    a3 = S::add(a3, S::load(x + i + 3 * L));
+    a0 = add(a0, S::load(x + i));
+    a1 = add(a1, S::load(x + i + L));
+    a2 = add(a2, S::load(x + i + 2 * L));
+    a3 = add(a3, S::load(x + i + 3 * L));
   }
-  for (; i + L <= n; i += L) a0 = S::add(a0, S::load(x + i));
+  for (; i + L <= n; i += L) a0 = add(a0, S::load(x + i));
   float s = S::hsum(S::add(S::add(a0, a1), S::add(a2, a3)));
-  for (; i < n; ++i) s += x[i];
-  return s;
-}
-
-// Sum of x[i]^2 (RMSNormalization, ReduceSumSquare over the last axis).
-template <class S>
-float sum_squares_contig(const float* x, size_t n) {
-  using F = typename S::V;
-  constexpr size_t L = S::W;
-  F a0 = S::zero(), a1 = a0, a2 = a0, a3 = a0;
-  size_t i = 0;
-  for (; i + 4 * L <= n; i += 4 * L) {
-    const F v0 = S::load(x + i), v1 = S::load(x + i + L), v2 = S::load(x + i + 2 * L), v3 = S::load(x + i + 3 * L);
-    a0 = S::fma(v0, v0, a0);
-    a1 = S::fma(v1, v1, a1);
-    a2 = S::fma(v2, v2, a2);
-    a3 = S::fma(v3, v3, a3);
-  }
-  for (; i + L <= n; i += L) {
-    const F v = S::load(x + i);
-    a0 = S::fma(v, v, a0);
-  }
-  float s = S::hsum(S::add(S::add(a0, a1), S::add(a2, a3)));
-  for (; i < n; ++i) s += x[i] * x[i];
+  for (; i < n; ++i) s += kSquares ? x[i] * x[i] : x[i];
   return s;
 }
 
@@ -86,7 +66,7 @@ void reduce(ReduceOp op, const float* x, float* y, size_t outer, size_t len, siz
   using F = typename S::V;
   constexpr size_t L = S::W;
   if (op == ReduceOp::SumSquare && inner == 1 && len > 0) {
-    for (size_t o = 0; o < outer; ++o) y[o] = sum_squares_contig<S>(x + o * len, len);
+    for (size_t o = 0; o < outer; ++o) y[o] = sum_contig<S, true>(x + o * len, len);
     return;
   }
   if (!(op == ReduceOp::Sum || op == ReduceOp::Mean || op == ReduceOp::Max || op == ReduceOp::Min) || len == 0) {
