@@ -82,21 +82,11 @@ void op_attention(OpCtx& c) {
   // "masked" (false / -inf).
   bool has_mask = c.has(3);
   RTensor mask;
-  std::vector<int64_t> mstride(4, 0), mdim(4, 1);
-  if (has_mask) {
-    mask = c.t(3);
-    int r = mask.rank();
-    if (r > 4) c.error("attn_mask of rank > 4");
-    auto st = strides_of(mask.shape);
-    for (int i = 0; i < r; ++i) {
-      mdim[4 - r + i] = mask.shape[i];
-      mstride[4 - r + i] = mask.shape[i] == 1 ? 0 : st[i];
-    }
-    const int64_t target[3] = {B, H, Sq};
-    for (int i = 0; i < 3; ++i)
-      if (mdim[i] != 1 && mdim[i] != target[i])
-        c.error("attn_mask " + shape_str(mask.shape) + " does not broadcast to " + shape_str({B, H, Sq, T}));
-  }
+  int64_t mstride[4], mdim[4];
+  if (has_mask) mask = c.t(3);
+  if (has_mask && mask.rank() > 4) c.error("attn_mask of rank > 4");
+  if (!mask_layout(has_mask ? mask.shape : Shape{}, B, H, Sq, mdim, mstride))
+    c.error("attn_mask " + shape_str(mask.shape) + " does not broadcast to " + shape_str({B, H, Sq, T}));
   bool mask_bool = has_mask && mask.dtype == kBool;
   std::vector<int64_t> nonpad;
   if (c.has(6)) nonpad = to_i64_vec(c.t_dims(6, {B}));

@@ -64,6 +64,21 @@ RTensor as_bhsd(const RTensor& t, const HeadRows& r) {
 
 }  // namespace
 
+bool mask_layout(const Shape& mask, int64_t B, int64_t H, int64_t Sq, int64_t dim[4], int64_t stride[4]) {
+  const int r = static_cast<int>(mask.size());
+  if (r > 4) return false;
+  const auto st = strides_of(mask);
+  for (int i = 0; i < 4; ++i) dim[i] = 1, stride[i] = 0;
+  for (int i = 0; i < r; ++i) {
+    dim[4 - r + i] = mask[i];
+    stride[4 - r + i] = mask[i] == 1 ? 0 : st[i];
+  }
+  const int64_t target[3] = {B, H, Sq};
+  for (int i = 0; i < 3; ++i)
+    if (dim[i] != 1 && dim[i] != target[i]) return false;
+  return true;
+}
+
 bool attention_f32(OpCtx& c) {
   const float kNegInf = -std::numeric_limits<float>::infinity();
   if (c.wants(3) || !c.has(0) || !c.has(1) || !c.has(2)) return false;
@@ -98,20 +113,9 @@ bool attention_f32(OpCtx& c) {
 
   // The mask broadcasts (numpy rules) to (B, H, Sq, T); columns past its last axis are masked.
   RTensor mask;
-  int64_t mstride[4] = {0, 0, 0, 0}, mdim[4] = {1, 1, 1, 1};
-  if (has_mask) {
-    mask = c.t(3);
-    const int r = mask.rank();
-    if (r > 4) return false;
-    auto st = strides_of(mask.shape);
-    for (int i = 0; i < r; ++i) {
-      mdim[4 - r + i] = mask.shape[i];
-      mstride[4 - r + i] = mask.shape[i] == 1 ? 0 : st[i];
-    }
-    const int64_t target[3] = {B, H, Sq};
-    for (int i = 0; i < 3; ++i)
-      if (mdim[i] != 1 && mdim[i] != target[i]) return false;
-  }
+  int64_t mstride[4], mdim[4];
+  if (has_mask) mask = c.t(3);
+  if (!mask_layout(has_mask ? mask.shape : Shape{}, B, H, Sq, mdim, mstride)) return false;
   std::vector<int64_t> nonpad;
   if (c.has(6)) {
     if (c.t(6).numel() != B) return false;
