@@ -22,16 +22,7 @@ struct Spec {
 };
 
 ConvTransposeGeometry geometry(const Spec& s) {
-  ConvTransposeGeometry g;
-  g.N = s.N;
-  g.C_in = s.C_in;
-  g.C_out = s.C_out;
-  g.group = s.group;
-  g.in = s.in;
-  g.kernel = s.kernel;
-  g.stride = s.stride;
-  g.dilation = s.dilation;
-  g.pad_begin = s.pad_begin;
+  ConvTransposeGeometry g{s.N, s.C_in, s.C_out, s.group, s.in, s.kernel, s.stride, s.dilation, s.pad_begin, {}};
   for (size_t i = 0; i < s.in.size(); ++i)
     g.out.push_back(s.stride[i] * (s.in[i] - 1) + s.out_pad[i] + (s.kernel[i] - 1) * s.dilation[i] + 1 -
                     s.pad_begin[i] - s.pad_end[i]);
