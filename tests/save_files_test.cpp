@@ -26,11 +26,7 @@
 namespace {
 
 namespace pb = ofg_onnx;
-using ofg::test::file_exists;
-using ofg::test::options_with;
-using ofg::test::read_file;
-using ofg::test::temp_dir;
-using ofg::test::write_file;
+using namespace ofg::test;  // file_exists, options_with, read_file, temp_dir, write_file
 
 
 std::set<std::string> names_in(const std::string& dir) {
