@@ -84,9 +84,10 @@ std::string what(const char* entry, std::initializer_list<size_t> sizes) {
   return s;
 }
 
-// Same bytes; on a difference, the first differing element of elem bytes.
+// Same bytes; on a difference, the first differing element of elem bytes. (Empty vectors may
+// hold null pointers, which memcmp must not be given even for 0 bytes.)
 void expect_same_bytes(const void* got, const void* want, size_t bytes, size_t elem, const std::string& at) {
-  if (std::memcmp(got, want, bytes) == 0) return;
+  if (bytes == 0 || std::memcmp(got, want, bytes) == 0) return;
   size_t i = 0;
   while (std::memcmp(static_cast<const char*>(got) + i, static_cast<const char*>(want) + i, elem) == 0) i += elem;
   ADD_FAILURE() << at << ": differs from the scalar entry at element " << i / elem;
