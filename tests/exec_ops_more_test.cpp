@@ -12,6 +12,7 @@
 #include "support/exec_support.h"
 #include "support/model_test.h"
 #include "exec/ops/util.h"
+#include "kernels/parallel.h"
 
 using namespace ofg;
 using namespace ofg::exec;
@@ -223,4 +224,41 @@ TEST(BroadcastRuns, SameOffsetsAsBroadcastEach) {
     });
     EXPECT_EQ(runs, each) << "output " << shape_str(out);
   }
+}
+
+// GridSample over more locations than one block of its tap table, on one and on two threads,
+// against bilinear sampling with zero padding written out here (align_corners = 0).
+TEST_F(ExecOpsMore, GridSampleBilinearAcrossBlocksAndThreads) {
+  const int64_t C = 2, H = 5, W = 7, OH = 30, OW = 30;
+  std::vector<float> img(static_cast<size_t>(C * H * W)), grid(static_cast<size_t>(OH * OW * 2));
+  for (size_t i = 0; i < img.size(); ++i) img[i] = static_cast<float>((i * 37) % 23) - 11.f;
+  for (size_t i = 0; i < grid.size(); ++i) grid[i] = -1.2f + 2.4f * static_cast<float>((i * 7919) % 1000) / 999.f;
+  auto m = new_model(16);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, C, H, W});
+  Value* g = b.input("g", kFloat, {1, OH, OW, 2});
+  b.output(b.op("GridSample", {x, g}, {b.s("mode", "bilinear")}));
+  std::vector<double> want;
+  auto pixel = [&](int64_t ch, int64_t yy, int64_t xx) {
+    return yy < 0 || yy >= H || xx < 0 || xx >= W ? 0.0 : static_cast<double>(img[static_cast<size_t>((ch * H + yy) * W + xx)]);
+  };
+  for (int64_t ch = 0; ch < C; ++ch)
+    for (int64_t o = 0; o < OH * OW; ++o) {
+      const double u = ((grid[static_cast<size_t>(2 * o)] + 1.0) * W - 1) / 2, v = ((grid[static_cast<size_t>(2 * o + 1)] + 1.0) * H - 1) / 2;
+      const double fu = std::floor(u), fv = std::floor(v), tu = u - fu, tv = v - fv;
+      const int64_t x0 = static_cast<int64_t>(fu), y0 = static_cast<int64_t>(fv);
+      want.push_back((1 - tv) * ((1 - tu) * pixel(ch, y0, x0) + tu * pixel(ch, y0, x0 + 1)) +
+                     tv * ((1 - tu) * pixel(ch, y0 + 1, x0) + tu * pixel(ch, y0 + 1, x0 + 1)));
+    }
+  std::vector<std::vector<double>> got;
+  for (unsigned threads : {1u, 2u}) {
+    kernels::ThreadsScope scope(threads);
+    kernels::ParallelFloorsScope floors(1, 1);  // split even this small shape
+    Interpreter in(*m);
+    auto out = in.run({{"x", tensor_f({1, C, H, W}, img)}, {"g", tensor_f({1, OH, OW, 2}, grid)}});
+    ASSERT_EQ(out[0].t.shape, (Shape{1, C, OH, OW}));
+    got.push_back(values(out[0]));
+    expect_near(got.back(), want, 1e-5);
+  }
+  EXPECT_EQ(got[0], got[1]);  // the split over threads changes no bit
 }

@@ -1,6 +1,10 @@
-// Sampling at computed coordinates: GridSample and AffineGrid, in double precision.
+// Sampling at computed coordinates: GridSample and AffineGrid, in double precision (float32 images
+// are read and written as they are).
+#include <type_traits>
+
 #include "exec/infer_rules.h"
 #include "exec/ops/util.h"
+#include "kernels/parallel.h"
 
 namespace ofg::exec {
 namespace {
@@ -76,17 +80,28 @@ void op_grid_sample(OpCtx& c) {
     }
     return off;
   };
-  std::vector<double> coord(r);
-  std::vector<int64_t> p(r), base(r);
-  std::vector<std::vector<double>> w(r);
+  const bool reflection = pad == "reflection";
   const int taps = cubic ? 4 : 2;
   int64_t combos = 1;
   for (int a = 0; a < r; ++a) combos *= nearest ? 1 : taps;
-  // The (offset, weight) pairs one output location reads: the same for every channel, so they
-  // are worked out once per location and applied to each channel's image.
-  std::vector<std::pair<int64_t, double>> reads;
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t o = 0; o < out_n; ++o) {
+  // The (offset, weight) pairs one output location reads are the same for every channel: they are
+  // worked out for a block of locations first, then each channel's image is sampled over the
+  // block, so that the output is written contiguously and one image stays in cache at a time.
+  struct Read {
+    int64_t off;
+    double wt;
+  };
+  const int64_t block = std::max<int64_t>(16, 1024 / combos);
+  const int64_t blocks = out_n == 0 ? 0 : (out_n + block - 1) / block;
+  auto sample_block = [&](size_t task) {
+    const int64_t n = static_cast<int64_t>(task) / blocks, o0 = static_cast<int64_t>(task) % blocks * block;
+    const int64_t o1 = std::min(out_n, o0 + block);
+    std::vector<Read> reads(static_cast<size_t>((o1 - o0) * combos));
+    std::vector<int> count(static_cast<size_t>(o1 - o0));
+    std::vector<double> coord(r);
+    std::vector<int64_t> p(r), base(r);
+    std::vector<std::vector<double>> w(r, std::vector<double>(taps));
+    for (int64_t o = o0; o < o1; ++o) {
       const double* gp = g.data() + static_cast<size_t>((n * out_n + o) * r);
       for (int a = 0; a < r; ++a) {
         // The grid's last axis lists x (innermost spatial axis) first.
@@ -95,7 +110,7 @@ void op_grid_sample(OpCtx& c) {
         double u = align ? (v + 1) / 2 * (s - 1) : ((v + 1) * s - 1) / 2;
         if (!cubic) {
           if (border) u = std::min(std::max(u, 0.0), s - 1);
-          else if (pad == "reflection") u = std::min(std::max(gs_reflect(u, lo[a], hi[a]), 0.0), s - 1);
+          else if (reflection) u = std::min(std::max(gs_reflect(u, lo[a], hi[a]), 0.0), s - 1);
         }
         // Far outside (or NaN) samples only padding: bounded so that the integer positions
         // derived below cannot overflow.
@@ -103,14 +118,16 @@ void op_grid_sample(OpCtx& c) {
         if (u > 1e15) u = 1e15;
         coord[a] = u;
       }
-      reads.clear();
+      Read* out = reads.data() + (o - o0) * combos;
+      int k = 0;
+      // A read of the zero padding (offset -1) or with weight 0 adds nothing and is not kept.
       if (nearest) {
         for (int a = 0; a < r; ++a) p[a] = static_cast<int64_t>(std::nearbyint(coord[a]));
-        reads.emplace_back(offset_of(p), 1.0);
+        const int64_t off = offset_of(p);
+        if (off >= 0) out[k++] = {off, 1.0};
       } else {
         for (int a = 0; a < r; ++a) {
           double f = std::floor(coord[a]), t = coord[a] - f;
-          w[a].assign(taps, 0.0);
           if (taps == 2) {
             base[a] = static_cast<int64_t>(f);
             w[a][0] = 1 - t;
@@ -118,13 +135,13 @@ void op_grid_sample(OpCtx& c) {
           } else {
             base[a] = static_cast<int64_t>(f) - 1;
             const double A = -0.75;
-            auto k = [&](double d) {
+            auto kern = [&](double d) {
               d = std::fabs(d);
               if (d <= 1) return ((A + 2) * d - (A + 3)) * d * d + 1;
               if (d < 2) return ((A * d - 5 * A) * d + 8 * A) * d - 4 * A;
               return 0.0;
             };
-            for (int q = 0; q < 4; ++q) w[a][q] = k(t + 1 - q);
+            for (int q = 0; q < 4; ++q) w[a][q] = kern(t + 1 - q);
           }
         }
         for (int64_t m = 0; m < combos; ++m) {
@@ -136,25 +153,43 @@ void op_grid_sample(OpCtx& c) {
             p[a] = base[a] + q;
             wt *= w[a][q];
           }
-          if (wt != 0) reads.emplace_back(offset_of(p), wt);
+          if (wt == 0) continue;
+          const int64_t off = offset_of(p);
+          if (off >= 0) out[k++] = {off, wt};
         }
       }
-      for (int64_t ch = 0; ch < C; ++ch) {
-        const size_t at = static_cast<size_t>((n * C + ch) * out_n + o);
-        double val = 0;
-        if (f32) {
-          const float* img = xt.data<float>() + (n * C + ch) * in_n;
-          for (const auto& [off, wt] : reads)
-            if (off >= 0) val += wt * img[off];
-          yf.data<float>()[at] = static_cast<float>(val);
-        } else {
-          const double* img = x.data() + static_cast<size_t>((n * C + ch) * in_n);
-          for (const auto& [off, wt] : reads)
-            if (off >= 0) val += wt * img[off];
-          y[at] = val;
-        }
-      }
+      count[static_cast<size_t>(o - o0)] = k;
     }
+    // One channel over the block; the taps are summed in the order they were listed (so any
+    // block size gives the same bits), four at a time where a location reads four.
+    auto sample = [&](const auto* img, auto* dst) {
+      for (int64_t o = o0; o < o1; ++o) {
+        const Read* rd = reads.data() + (o - o0) * combos;
+        const int k = count[static_cast<size_t>(o - o0)];
+        double val = 0;
+        if (k == 4) {
+          val += rd[0].wt * img[rd[0].off];
+          val += rd[1].wt * img[rd[1].off];
+          val += rd[2].wt * img[rd[2].off];
+          val += rd[3].wt * img[rd[3].off];
+        } else {
+          for (int q = 0; q < k; ++q) val += rd[q].wt * img[rd[q].off];
+        }
+        dst[o] = static_cast<std::remove_pointer_t<decltype(dst)>>(val);
+      }
+    };
+    for (int64_t ch = 0; ch < C; ++ch) {
+      const int64_t img_at = (n * C + ch) * in_n, y_at = (n * C + ch) * out_n;
+      if (f32) sample(xt.data<float>() + img_at, yf.data<float>() + y_at);
+      else sample(x.data() + img_at, y.data() + y_at);
+    }
+  };
+  const size_t tasks = static_cast<size_t>(N * blocks);
+  const size_t work = static_cast<size_t>(checked_mul(checked_mul(N * C, out_n), combos));
+  if (tasks > 1 && work >= kernels::parallel_work())
+    kernels::parallel_for(tasks, sample_block);
+  else
+    for (size_t t = 0; t < tasks; ++t) sample_block(t);
   if (f32) {
     c.set(0, yf);
     return;
