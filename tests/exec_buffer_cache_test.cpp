@@ -91,3 +91,20 @@ TEST(ExecBufferCache, SmallClassListsAreBounded) {
   EXPECT_GE(reused, 1);
   for (void* p : again) buffer_give(p, 4096);
 }
+
+// Every size at a class boundary comes back on the next request of that size: a block of exactly
+// 64 KiB (the largest small class, e.g. a [1, 64, 16, 16] float tensor) was filed in the small
+// list on give but looked for among the large blocks on take, so each run got fresh pages.
+TEST(ExecBufferCache, EveryBoundarySizeIsReused) {
+  for (size_t bytes : {size_t{64}, size_t{4096}, size_t{32} << 10, size_t{64} << 10, (size_t{64} << 10) + 64,
+                       size_t{128} << 10}) {
+    size_t got = 0;
+    void* a = buffer_take(bytes, got);
+    const size_t first = got;
+    buffer_give(a, got);
+    void* b = buffer_take(bytes, got);
+    EXPECT_EQ(b, a) << bytes << " bytes";
+    EXPECT_EQ(got, first) << bytes << " bytes";
+    buffer_give(b, got);
+  }
+}

@@ -112,7 +112,10 @@ thread_local Cache cache;
 }  // namespace
 
 void* buffer_take(size_t bytes, size_t& got) {
-  if (bytes < kMinBytes) {
+  // Up to the largest class included: buffer_give files a block of exactly kLargestSmall bytes
+  // in that class's list, so it must be taken from there too (when the large path took it, every
+  // 64 KiB tensor came from the system until the list was full: fresh pages on each run).
+  if (bytes <= kLargestSmall) {
     // Rounded up to its class, so the block goes back to the same list.
     const size_t k = small_class(bytes);
     if (k < kSmallClasses) {
