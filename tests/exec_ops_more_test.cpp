@@ -262,3 +262,29 @@ TEST_F(ExecOpsMore, GridSampleBilinearAcrossBlocksAndThreads) {
   }
   EXPECT_EQ(got[0], got[1]);  // the split over threads changes no bit
 }
+
+// Slice with a step on the last axis copies element by element at every element size; a negative
+// step walks the row backwards.
+TEST_F(ExecOpsMore, SliceStridedLastAxisEveryElementSize) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x8 = b.input("x8", kUint8, {2, 7});
+  Value* x64 = b.input("x64", kInt64, {2, 7});
+  Value* fwd = b.op("Slice", {x64, b.constant_i64("s0", {2}, {1, 1}), b.constant_i64("e0", {2}, {2, 7}),
+                              b.constant_i64("a0", {2}, {0, 1}), b.constant_i64("k0", {2}, {1, 2})});
+  Value* back = b.op("Slice", {x8, b.constant_i64("s1", {1}, {6}), b.constant_i64("e1", {1}, {-8}),
+                               b.constant_i64("a1", {1}, {-1}), b.constant_i64("k1", {1}, {-3})});
+  b.output(fwd);
+  b.output(back);
+  std::vector<int64_t> v64(14);
+  std::vector<uint8_t> v8(14);
+  for (int i = 0; i < 14; ++i) v64[static_cast<size_t>(i)] = int64_t{1} << (i + 40), v8[static_cast<size_t>(i)] = static_cast<uint8_t>(200 + i);
+  Interpreter in(*m);
+  auto out = in.run({{"x8", ofg::test::tensor_value(kUint8, {2, 7}, v8)}, {"x64", ofg::test::tensor_value(kInt64, {2, 7}, v64)}});
+  ASSERT_EQ(out[0].t.shape, (Shape{1, 3}));
+  const int64_t* y64 = out[0].t.data<int64_t>();
+  EXPECT_EQ(std::vector<int64_t>(y64, y64 + 3), (std::vector<int64_t>{v64[8], v64[10], v64[12]}));
+  ASSERT_EQ(out[1].t.shape, (Shape{2, 3}));
+  const uint8_t* y8 = out[1].t.data<uint8_t>();
+  EXPECT_EQ(std::vector<uint8_t>(y8, y8 + 6), (std::vector<uint8_t>{206, 203, 200, 213, 210, 207}));
+}

@@ -80,6 +80,22 @@ void op_split(OpCtx& c) {
   }
 }
 
+// `n` elements of `es` bytes from every `jump`-th element of src (jump may be negative) to dst.
+template <typename T>
+void copy_every(uint8_t* dst, const uint8_t* src, int64_t n, int64_t jump) {
+  for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * sizeof(T), src + i * jump * static_cast<int64_t>(sizeof(T)), sizeof(T));
+}
+void copy_strided(uint8_t* dst, const uint8_t* src, int64_t n, int64_t jump, size_t es) {
+  switch (es) {
+    case 1: return copy_every<uint8_t>(dst, src, n, jump);
+    case 2: return copy_every<uint16_t>(dst, src, n, jump);
+    case 4: return copy_every<uint32_t>(dst, src, n, jump);
+    case 8: return copy_every<uint64_t>(dst, src, n, jump);
+    default:
+      for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * static_cast<int64_t>(es), src + i * jump * static_cast<int64_t>(es), es);
+  }
+}
+
 void op_slice(OpCtx& c) {
   const RTensor& x = c.t(0);
   std::vector<int64_t> starts, ends, axes, steps;
@@ -126,6 +142,19 @@ void op_slice(OpCtx& c) {
   size_t es = x.elem_size();
   int64_t base = 0;
   for (int i = 0; i < r; ++i) base += st[i] * xs[i];
+  if (r > 0 && step[r - 1] != 1) {
+    // A strided last axis (YOLOv5's space-to-depth takes every other column): one strided row
+    // copy per index of the other axes.
+    const int64_t row = s[r - 1], jump = step[r - 1];
+    const Shape rows(s.begin(), s.end() - 1);
+    for_each_index(rows, [&](int64_t n, const std::vector<int64_t>& idx) {
+      int64_t off = base;
+      for (int i = 0; i + 1 < r; ++i) off += idx[i] * step[i] * xs[i];
+      copy_strided(y.ptr + n * row * es, x.ptr + off * es, row, jump, es);
+    });
+    c.set(0, y);
+    return;
+  }
   // The trailing axes taken whole with step 1, and the step-1 axis before them, are contiguous in
   // both tensors: one memcpy per index of the axes left.
   int inner = r;
