@@ -179,7 +179,27 @@ void avg_pool2d(const Pool2DParams& p, const float* x, float* y) {
         }
         const ptrdiff_t rows_counted =
             p.count_include_pad ? std::min(h1, H + pb) - std::max(h0, -pt) : he - hs;
+        // Stride 1: the outputs whose window lies inside the row share one count and sum kW
+        // column sums, W outputs at a time (in float; the edges below sum in double).
+        size_t ow_lo = p.W_out, ow_hi = p.W_out;
+        if (p.stride_w == 1 && W + pl >= kW) {
+          ow_lo = std::min(static_cast<size_t>(pl), p.W_out);
+          ow_hi = std::max(ow_lo, std::min(static_cast<size_t>(W + pl - kW + 1), p.W_out));
+          const V count = Isa::set1(static_cast<float>(rows_counted * kW));
+          size_t ow = ow_lo;
+          for (; ow + Isa::W <= ow_hi; ow += Isa::W) {
+            const float* c = colsum + (static_cast<ptrdiff_t>(ow) - pl);
+            V s = Isa::load(c);
+            for (ptrdiff_t k = 1; k < kW; ++k) s = Isa::add(s, Isa::load(c + k));
+            Isa::store(orow + ow, Isa::div(s, count));
+          }
+          ow_hi = ow;  // the tail goes through the per-output loop
+        }
         for (size_t ow = 0; ow < p.W_out; ++ow) {
+          if (ow == ow_lo && ow_hi > ow_lo) {
+            ow = ow_hi - 1;
+            continue;
+          }
           const ptrdiff_t w0 = static_cast<ptrdiff_t>(ow * p.stride_w) - pl, w1 = w0 + kW;
           const ptrdiff_t ws = std::max<ptrdiff_t>(w0, 0), we = std::min(w1, W);
           double s = 0;
