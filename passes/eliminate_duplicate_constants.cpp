@@ -24,7 +24,7 @@ bool same(const Tensor* a, const Tensor* b) {
   if (a->data_type != b->data_type || a->dims.size != b->dims.size || a->data.size != b->data.size) return false;
   for (uint32_t i = 0; i < a->dims.size; ++i)
     if (a->dims[i] != b->dims[i]) return false;
-  return kernels::bytes_equal(a->bytes().data, b->bytes().data, a->data.size);
+  return kernels::equal_bytes(a->bytes().data, b->bytes().data, a->data.size);
 }
 
 bool mergeable(const Tensor* t) {

@@ -68,8 +68,6 @@ RuleMatch match_gelu(const RuleCtx& rc, Graph* g, Node* erf) {
     Node* gelu = new_node(g, m.intern("Gelu"), kNoStr, 1, 1);
     gelu->name = node_name(m, erf, "/Gelu");
     set_input(gelu, 0, x);
-    insert_before(last, gelu);
-    ++ctx.added;
     replace_pattern(ctx, pattern, last, gelu);
     return 1;
   });

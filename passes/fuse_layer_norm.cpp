@@ -117,11 +117,7 @@ RuleMatch match_layer_norm(const RuleCtx& rc, Graph* g, Node* mean) {
     set_input(ln, 1, scale);
     if (beta) set_input(ln, 2, beta);
     set_attr_int(m, ln, "axis", -1);
-    Attribute* e = add_attribute(ln, m.intern("epsilon"), Attribute::kFloat);
-    e->f = static_cast<float>(eps);
-    e->present = Attribute::kF;
-    insert_before(last, ln);
-    ++ctx.added;
+    set_attr_float(m, ln, "epsilon", static_cast<float>(eps));
     std::vector<Node*> pattern{mean, sub, sq, var, add, sqrt, div};
     if (last != div) pattern.push_back(mul);
     if (last != div && last != mul) pattern.push_back(last);

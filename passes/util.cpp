@@ -161,6 +161,8 @@ void drop(PassContext& ctx, Node* n) {
 }
 
 void replace_pattern(PassContext& ctx, const std::vector<Node*>& pattern, Node* last, Node* with) {
+  insert_before(last, with);
+  ++ctx.added;
   Value* out = last->outputs[0];
   for (Node* n : pattern) drop(ctx, n);
   last->outputs[0] = nullptr;

@@ -63,8 +63,9 @@ int inferred_rank(PassContext& ctx, const Value* v);
 
 // Removes n (counted in ctx).
 void drop(PassContext& ctx, Node* n);
-// Removes the nodes of a matched pattern (counted in ctx) and makes `with` produce what its last
-// node produced (output 0), the value downstream nodes read.
+// Puts the new node `with` before the pattern's last node (counted in ctx as added), removes the
+// nodes of the matched pattern (counted as removed) and makes `with` produce what the last node
+// produced (output 0), the value downstream nodes read.
 void replace_pattern(PassContext& ctx, const std::vector<Node*>& pattern, Node* last, Node* with);
 // Removes node n whose output `out` carries the same data as `in`. When `out` is a graph output,
 // the producer of `in` is made to produce `out` instead (only if `in` has no other reader and is

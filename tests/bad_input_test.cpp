@@ -21,6 +21,7 @@ namespace {
 namespace pb = ofg_onnx;
 using ofg::test::options_with;
 using ofg::test::read_file;
+using ofg::test::save_with;
 using ofg::test::temp_dir;
 using ofg::test::write_file;
 
@@ -71,6 +72,15 @@ LoadResult load_bytes(const std::string& bytes) {
 }
 
 LoadResult load_model(const pb::ModelProto& m) { return load_bytes(m.SerializeAsString()); }
+
+// r failed with status `want` and a message that names every one of `words` (what a user needs to
+// find the fault: the file, node, op or value).
+::testing::AssertionResult refused(const LoadResult& r, ofg_status want, std::initializer_list<const char*> words) {
+  if (r.status != want) return ::testing::AssertionFailure() << "status " << r.status << ", not " << want << ": " << r.message;
+  for (const char* w : words)
+    if (r.message.find(w) == std::string::npos) return ::testing::AssertionFailure() << "no '" << w << "' in: " << r.message;
+  return ::testing::AssertionSuccess();
+}
 
 TEST(BadInput, ValidModelLoads) { EXPECT_EQ(load_model(valid_model()).status, OFG_OK); }
 
@@ -133,36 +143,26 @@ TEST(BadInput, HugeDeclaredLengthIsRefusedBeforeAllocating) {
     len >>= 7;
   }
   bytes += static_cast<char>(len);
-  LoadResult r = load_bytes(bytes);
-  EXPECT_EQ(r.status, OFG_ERR_PARSE);
-  EXPECT_NE(r.message.find("past the end"), std::string::npos) << r.message;
+  EXPECT_TRUE(refused(load_bytes(bytes), OFG_ERR_PARSE, {"past the end"}));
 }
 
 TEST(BadInput, ModelWithoutGraph) {
   pb::ModelProto m = valid_model();
   m.clear_graph();
-  LoadResult r = load_model(m);
-  EXPECT_EQ(r.status, OFG_ERR_INVALID_MODEL);
-  EXPECT_NE(r.message.find("no graph"), std::string::npos);
+  EXPECT_TRUE(refused(load_model(m), OFG_ERR_INVALID_MODEL, {"no graph"}));
 }
 
 TEST(BadInput, UndefinedValueNamesNodeAndValue) {
   pb::ModelProto m = valid_model();
   m.mutable_graph()->mutable_node(1)->set_input(0, "nowhere");
-  LoadResult r = load_model(m);
-  EXPECT_EQ(r.status, OFG_ERR_INVALID_MODEL);
-  EXPECT_NE(r.message.find("relu"), std::string::npos) << r.message;
-  EXPECT_NE(r.message.find("Relu"), std::string::npos) << r.message;
-  EXPECT_NE(r.message.find("nowhere"), std::string::npos) << r.message;
+  EXPECT_TRUE(refused(load_model(m), OFG_ERR_INVALID_MODEL, {"relu", "Relu", "nowhere"}));
 }
 
 TEST(BadInput, CycleIsRefused) {
   pb::ModelProto m = valid_model();
   // add reads relu's output, relu reads add's output.
   m.mutable_graph()->mutable_node(0)->set_input(0, "y");
-  LoadResult r = load_model(m);
-  EXPECT_EQ(r.status, OFG_ERR_INVALID_MODEL);
-  EXPECT_NE(r.message.find("cycle"), std::string::npos) << r.message;
+  EXPECT_TRUE(refused(load_model(m), OFG_ERR_INVALID_MODEL, {"cycle"}));
 }
 
 TEST(BadInput, OutOfOrderButAcyclicIsAccepted) {
@@ -175,9 +175,7 @@ TEST(BadInput, DuplicateValueNames) {
   pb::ModelProto m = valid_model();
   m.mutable_graph()->mutable_node(1)->set_output(0, "s");  // "s" is already add's output
   m.mutable_graph()->mutable_output(0)->set_name("s");
-  LoadResult r = load_model(m);
-  EXPECT_EQ(r.status, OFG_ERR_INVALID_MODEL);
-  EXPECT_NE(r.message.find("'s'"), std::string::npos) << r.message;
+  EXPECT_TRUE(refused(load_model(m), OFG_ERR_INVALID_MODEL, {"'s'"}));
   pb::ModelProto m2 = valid_model();
   *m2.mutable_graph()->add_initializer() = m2.graph().initializer(0);
   m2.mutable_graph()->mutable_initializer(1)->set_name("x");  // an input's default value (IR < 4): allowed
@@ -193,11 +191,7 @@ TEST(BadInput, DuplicateValueNames) {
 TEST(BadInput, RawDataLengthMustMatchDims) {
   pb::ModelProto m = valid_model();
   m.mutable_graph()->mutable_initializer(0)->add_dims(3);  // now [2,3]: needs 24 bytes, has 8
-  LoadResult r = load_model(m);
-  EXPECT_EQ(r.status, OFG_ERR_INVALID_MODEL);
-  EXPECT_NE(r.message.find("8 bytes"), std::string::npos) << r.message;
-  EXPECT_NE(r.message.find("24"), std::string::npos) << r.message;
-  EXPECT_NE(r.message.find("'w'"), std::string::npos) << r.message;
+  EXPECT_TRUE(refused(load_model(m), OFG_ERR_INVALID_MODEL, {"8 bytes", "24", "'w'"}));
 }
 
 TEST(BadInput, TypedDataCountMustMatchDims) {
@@ -215,9 +209,7 @@ TEST(BadInput, DimsWhoseProductOverflows) {
   auto* w = m.mutable_graph()->mutable_initializer(0);
   w->clear_dims();
   for (int i = 0; i < 4; ++i) w->add_dims(int64_t(1) << 20);
-  LoadResult r = load_model(m);
-  EXPECT_EQ(r.status, OFG_ERR_INVALID_MODEL);
-  EXPECT_NE(r.message.find("overflow"), std::string::npos) << r.message;
+  EXPECT_TRUE(refused(load_model(m), OFG_ERR_INVALID_MODEL, {"overflow"}));
   // A product that fits int64 but not in bytes present is caught by the length check.
   w->clear_dims();
   w->add_dims(int64_t(1) << 40);
@@ -227,9 +219,7 @@ TEST(BadInput, DimsWhoseProductOverflows) {
 TEST(BadInput, NegativeDims) {
   pb::ModelProto m = valid_model();
   m.mutable_graph()->mutable_initializer(0)->set_dims(0, -2);
-  LoadResult r = load_model(m);
-  EXPECT_EQ(r.status, OFG_ERR_INVALID_MODEL);
-  EXPECT_NE(r.message.find("negative"), std::string::npos) << r.message;
+  EXPECT_TRUE(refused(load_model(m), OFG_ERR_INVALID_MODEL, {"negative"}));
 }
 
 TEST(BadInput, UnknownDataType) {
@@ -241,17 +231,13 @@ TEST(BadInput, UnknownDataType) {
 TEST(BadInput, NodeWithoutOpType) {
   pb::ModelProto m = valid_model();
   m.mutable_graph()->mutable_node(0)->clear_op_type();
-  LoadResult r = load_model(m);
-  EXPECT_EQ(r.status, OFG_ERR_INVALID_MODEL);
-  EXPECT_NE(r.message.find("op_type"), std::string::npos);
+  EXPECT_TRUE(refused(load_model(m), OFG_ERR_INVALID_MODEL, {"op_type"}));
 }
 
 TEST(BadInput, GraphOutputThatNothingProduces) {
   pb::ModelProto m = valid_model();
   m.mutable_graph()->mutable_output(0)->set_name("ghost");
-  LoadResult r = load_model(m);
-  EXPECT_EQ(r.status, OFG_ERR_INVALID_MODEL);
-  EXPECT_NE(r.message.find("ghost"), std::string::npos);
+  EXPECT_TRUE(refused(load_model(m), OFG_ERR_INVALID_MODEL, {"ghost"}));
 }
 
 TEST(BadInput, SubgraphsNestedTooDeeplyHitTheLimit) {
@@ -321,15 +307,11 @@ TEST(ExternalData, InsideTheFolderLoads) { EXPECT_EQ(load_external(external_mode
 TEST(ExternalData, AbsoluteLocationIsRefused) {
   ExternalCase c = external_model("");
   c.model.mutable_graph()->mutable_initializer(0)->mutable_external_data(0)->set_value(c.dir + "/data.bin");
-  LoadResult r = load_external(c);
-  EXPECT_EQ(r.status, OFG_ERR_INVALID_MODEL);
-  EXPECT_NE(r.message.find("absolute"), std::string::npos) << r.message;
+  EXPECT_TRUE(refused(load_external(c), OFG_ERR_INVALID_MODEL, {"absolute"}));
 }
 
 TEST(ExternalData, DotDotIsRefused) {
-  LoadResult r = load_external(external_model("../data.bin"));
-  EXPECT_EQ(r.status, OFG_ERR_INVALID_MODEL);
-  EXPECT_NE(r.message.find(".."), std::string::npos) << r.message;
+  EXPECT_TRUE(refused(load_external(external_model("../data.bin")), OFG_ERR_INVALID_MODEL, {".."}));
   EXPECT_EQ(load_external(external_model("sub/../data.bin")).status, OFG_ERR_INVALID_MODEL);
 }
 
@@ -338,30 +320,22 @@ TEST(ExternalData, LinkLeadingOutsideIsRefused) {
   std::string outside = temp_dir() + "/secret.bin";
   write_file(outside, std::vector<uint8_t>(8, 1));
   ASSERT_EQ(symlink(outside.c_str(), (c.dir + "/link.bin").c_str()), 0);
-  LoadResult r = load_external(c);
-  EXPECT_EQ(r.status, OFG_ERR_INVALID_MODEL);
-  EXPECT_NE(r.message.find("outside"), std::string::npos) << r.message;
+  EXPECT_TRUE(refused(load_external(c), OFG_ERR_INVALID_MODEL, {"outside"}));
 }
 
 TEST(ExternalData, RangePastTheEndIsRefused) {
-  LoadResult r = load_external(external_model("data.bin", "4", "8"));
-  EXPECT_EQ(r.status, OFG_ERR_INVALID_MODEL);
-  EXPECT_NE(r.message.find("past the end"), std::string::npos) << r.message;
+  EXPECT_TRUE(refused(load_external(external_model("data.bin", "4", "8")), OFG_ERR_INVALID_MODEL, {"past the end"}));
   EXPECT_EQ(load_external(external_model("data.bin", "100", "")).status, OFG_ERR_INVALID_MODEL);
   EXPECT_EQ(load_external(external_model("data.bin", "-1", "8")).status, OFG_ERR_INVALID_MODEL);
 }
 
 TEST(ExternalData, MissingFileIsAnIoError) {
-  LoadResult r = load_external(external_model("absent.bin"));
-  EXPECT_EQ(r.status, OFG_ERR_IO);
-  EXPECT_NE(r.message.find("absent.bin"), std::string::npos) << r.message;
+  EXPECT_TRUE(refused(load_external(external_model("absent.bin")), OFG_ERR_IO, {"absent.bin"}));
 }
 
 TEST(ExternalData, MemoryLoadNeedsAFolder) {
   ExternalCase c = external_model("data.bin");
-  LoadResult r = load_model(c.model);
-  EXPECT_EQ(r.status, OFG_ERR_INVALID_MODEL);
-  EXPECT_NE(r.message.find("external"), std::string::npos) << r.message;
+  EXPECT_TRUE(refused(load_model(c.model), OFG_ERR_INVALID_MODEL, {"external"}));
   ofg_options* o = options_with({{"load.external_data_dir", c.dir.c_str()}});
   std::string bytes = c.model.SerializeAsString();
   ofg_model* m = nullptr;
@@ -470,12 +444,10 @@ TEST(Save, LargeWeightsCopiedFromTheLoadedFileKeepTheBytes) {
   ASSERT_EQ(ofg_load((dir + "/in.onnx").c_str(), nullptr, &m), OFG_OK);
   ASSERT_EQ(ofg_save(m, (dir + "/out.onnx").c_str(), nullptr), OFG_OK);
   EXPECT_EQ(read_file(dir + "/out.onnx"), read_file(dir + "/in.onnx"));
-  ofg_options* o = options_with({{"save.external_data", "1"}});
-  ASSERT_EQ(ofg_save(m, (dir + "/ext.onnx").c_str(), o), OFG_OK);
+  ASSERT_EQ(save_with(m, dir + "/ext.onnx", {{"save.external_data", "1"}}), OFG_OK);
   std::vector<uint8_t> data = read_file(dir + "/ext.onnx.data");
   ASSERT_EQ(data.size(), bytes.size());
   EXPECT_EQ(0, std::memcmp(data.data(), bytes.data(), bytes.size()));
-  ofg_options_free(o);
   ofg_model_free(m);
 }
 
@@ -493,8 +465,7 @@ TEST(Save, ExternalDataRoundTripsAndKeepsSmallTensorsInline) {
   ofg_model* m = nullptr;
   ASSERT_EQ(ofg_model_create_demo(&m), OFG_OK);
   std::string dir = temp_dir();
-  ofg_options* o = options_with({{"save.external_data", "1"}, {"save.external_threshold", "256"}});
-  ASSERT_EQ(ofg_save(m, (dir + "/ext.onnx").c_str(), o), OFG_OK);
+  ASSERT_EQ(save_with(m, dir + "/ext.onnx", {{"save.external_data", "1"}, {"save.external_threshold", "256"}}), OFG_OK);
   EXPECT_TRUE(ofg::test::file_exists(dir + "/ext.onnx.data"));
   pb::ModelProto saved;
   std::vector<uint8_t> bytes = read_file(dir + "/ext.onnx");
@@ -526,7 +497,6 @@ TEST(Save, ExternalDataRoundTripsAndKeepsSmallTensorsInline) {
   ofg_buffer_free(b);
   ofg_model_free(back);
   ofg_model_free(m);
-  ofg_options_free(o);
 }
 
 TEST(Load, CopyBufferOptionDetachesFromTheCallersBytes) {

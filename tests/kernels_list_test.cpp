@@ -560,14 +560,14 @@ void check_hash_bytes(const k::KernelTable& t) {
 }
 
 // Every single-byte difference, at every position of every size, and equal buffers.
-void check_bytes_equal(const k::KernelTable& t) {
+void check_equal_bytes(const k::KernelTable& t) {
   for (size_t n : {0, 1, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 257}) {
     auto a = random_bytes(n + 1, 72);
     auto b = a;
-    ASSERT_EQ(t.bytes_equal(a.data() + 1, b.data() + 1, n), ref().bytes_equal(a.data() + 1, b.data() + 1, n)) << n;
+    ASSERT_EQ(t.equal_bytes(a.data() + 1, b.data() + 1, n), ref().equal_bytes(a.data() + 1, b.data() + 1, n)) << n;
     for (size_t i = 0; i < n; ++i) {
       b[i + 1] ^= 0x10;
-      ASSERT_EQ(t.bytes_equal(a.data() + 1, b.data() + 1, n), ref().bytes_equal(a.data() + 1, b.data() + 1, n))
+      ASSERT_EQ(t.equal_bytes(a.data() + 1, b.data() + 1, n), ref().equal_bytes(a.data() + 1, b.data() + 1, n))
           << "n " << n << " byte " << i;
       b[i + 1] ^= 0x10;
     }
@@ -575,12 +575,12 @@ void check_bytes_equal(const k::KernelTable& t) {
 }
 
 // The statistics are defined in double from the same elements: exact on every ISA.
-void check_diff_f32(const k::KernelTable& t) {
+void check_diff(const k::KernelTable& t) {
   for (size_t n : kSizes) {
     auto a = with_edges(n, -2, 2, 73), b = with_edges(n, -2, 2, 74);
     for (size_t i = 1; i < n; i += 4) b[i] = a[i];  // equal pairs, NaN and inf among them
-    const k::DiffStats want = ref().diff_f32(a.data(), b.data(), n, 1e-3, 1e-2);
-    const k::DiffStats got = t.diff_f32(a.data(), b.data(), n, 1e-3, 1e-2);
+    const k::DiffStats want = ref().diff(a.data(), b.data(), n, 1e-3, 1e-2);
+    const k::DiffStats got = t.diff(a.data(), b.data(), n, 1e-3, 1e-2);
     EXPECT_EQ(std::memcmp(&got.max_abs, &want.max_abs, sizeof(double)), 0) << n << " max_abs " << got.max_abs;
     EXPECT_EQ(std::memcmp(&got.max_rel, &want.max_rel, sizeof(double)), 0) << n << " max_rel " << got.max_rel;
     EXPECT_EQ(got.worst_index, want.worst_index) << n;
@@ -690,8 +690,8 @@ const std::map<std::string, Comparator>& comparators() {
       {"avg_pool2d", [](const k::KernelTable& t) { check_pool(t, false); }},
       {"transpose2d", check_transpose2d},
       {"hash_bytes", check_hash_bytes},
-      {"bytes_equal", check_bytes_equal},
-      {"diff_f32", check_diff_f32},
+      {"equal_bytes", check_equal_bytes},
+      {"diff", check_diff},
       {"f16_to_f32", [](const k::KernelTable& t) { check_widening(t, &k::KernelTable::f16_to_f32, "f16 n"); }},
       {"f32_to_f16", check_f32_to_f16},
       {"bf16_to_f32", [](const k::KernelTable& t) { check_widening(t, &k::KernelTable::bf16_to_f32, "bf16 n"); }},

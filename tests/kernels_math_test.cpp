@@ -580,9 +580,9 @@ TEST(KernelsCompare, HashAgreesAcrossIsasAndSeparates) {
   std::vector<unsigned char> zeros(64, 0);
   EXPECT_NE(k::hash_bytes(zeros.data(), 63), k::hash_bytes(zeros.data(), 64));
   EXPECT_NE(k::hash_bytes(zeros.data(), 0), k::hash_bytes(zeros.data(), 1));
-  EXPECT_TRUE(k::bytes_equal(buf.data(), buf.data(), buf.size()));
-  EXPECT_FALSE(k::bytes_equal(buf.data(), fl.data(), buf.size()));
-  EXPECT_TRUE(k::bytes_equal(nullptr, nullptr, 0));
+  EXPECT_TRUE(k::equal_bytes(buf.data(), buf.data(), buf.size()));
+  EXPECT_FALSE(k::equal_bytes(buf.data(), fl.data(), buf.size()));
+  EXPECT_TRUE(k::equal_bytes(nullptr, nullptr, 0));
 }
 
 TEST(KernelsCompare, BytesEqualFindsEveryDifference) {
@@ -593,10 +593,10 @@ TEST(KernelsCompare, BytesEqualFindsEveryDifference) {
   for (const k::KernelTable* t : tables) {
     for (size_t n : {size_t(0), size_t(1), size_t(15), size_t(16), size_t(63), size_t(64), size_t(65), size_t(130), size_t(202)}) {
       b.assign(a.begin() + 1, a.begin() + 1 + n);
-      EXPECT_TRUE(t->bytes_equal(a.data() + 1, b.data(), n)) << t->isa << " n=" << n;  // odd alignment
+      EXPECT_TRUE(t->equal_bytes(a.data() + 1, b.data(), n)) << t->isa << " n=" << n;  // odd alignment
       for (size_t i = 0; i < n; ++i) {
         b[i] ^= 0x80;
-        ASSERT_FALSE(t->bytes_equal(a.data() + 1, b.data(), n)) << t->isa << " n=" << n << " diff at " << i;
+        ASSERT_FALSE(t->equal_bytes(a.data() + 1, b.data(), n)) << t->isa << " n=" << n << " diff at " << i;
         b[i] ^= 0x80;
       }
     }
@@ -607,7 +607,7 @@ TEST(KernelsCompare, DiffStatsExactAcrossIsas) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   {
     const float a[6] = {1.f, nan, nan, inf, 0.5f, 2.f}, b[6] = {1.f, nan, 3.f, inf, 0.f, 2.1f};
-    const k::DiffStats s = k::scalar_table().diff_f32(a, b, 6, 1e-3, 1e-3);
+    const k::DiffStats s = k::scalar_table().diff(a, b, 6, 1e-3, 1e-3);
     EXPECT_EQ(s.mismatches, 3u);
     EXPECT_EQ(s.max_abs, std::numeric_limits<double>::infinity());
     EXPECT_EQ(s.worst_index, 2u);
@@ -619,8 +619,8 @@ TEST(KernelsCompare, DiffStatsExactAcrossIsas) {
       for (size_t i = 0; i < n; i += 3) b[i] = a[i] + 1e-4f * b[i];
       if (n > 10) { a[5] = nan; b[5] = nan; a[7] = inf; b[7] = inf; b[9] = 0.f; a[10] = -inf; }
       if (n > 41) { b[40] = a[40] + 3.f; b[41] = a[41] - 3.f; }  // tie on max_abs: first index wins
-      const k::DiffStats s = k::scalar_table().diff_f32(a.data(), b.data(), n, 1e-3, 1e-2);
-      const k::DiffStats v = simd->diff_f32(a.data(), b.data(), n, 1e-3, 1e-2);
+      const k::DiffStats s = k::scalar_table().diff(a.data(), b.data(), n, 1e-3, 1e-2);
+      const k::DiffStats v = simd->diff(a.data(), b.data(), n, 1e-3, 1e-2);
       EXPECT_EQ(s.max_abs, v.max_abs) << n;
       EXPECT_EQ(s.max_rel, v.max_rel) << n;
       EXPECT_EQ(s.worst_index, v.worst_index) << n;

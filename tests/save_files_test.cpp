@@ -26,7 +26,7 @@
 namespace {
 
 namespace pb = ofg_onnx;
-using namespace ofg::test;  // file_exists, options_with, read_file, temp_dir, write_file
+using namespace ofg::test;  // file_exists, options_with, read_file, save_with, temp_dir, write_file
 
 
 std::set<std::string> names_in(const std::string& dir) {
@@ -48,10 +48,8 @@ void collect_log(void*, int32_t level, const char* message) {
 std::string demo_with_external_data(const std::string& dir, const std::string& name = "m.onnx") {
   ofg_model* m = nullptr;
   EXPECT_EQ(ofg_model_create_demo(&m), OFG_OK);
-  ofg_options* o = options_with({{"save.external_data", "1"}, {"save.external_threshold", "256"}});
   std::string path = dir + "/" + name;
-  EXPECT_EQ(ofg_save(m, path.c_str(), o), OFG_OK);
-  ofg_options_free(o);
+  EXPECT_EQ(save_with(m, path, {{"save.external_data", "1"}, {"save.external_threshold", "256"}}), OFG_OK);
   ofg_model_free(m);
   return path;
 }
@@ -166,11 +164,11 @@ TEST(SaveFiles, InPlaceSaveKeepsTheDataFileName) {
   std::string dir = temp_dir();
   ofg_model* demo = nullptr;
   ASSERT_EQ(ofg_model_create_demo(&demo), OFG_OK);
-  ofg_options* o = options_with({{"save.external_data", "1"}, {"save.external_threshold", "256"},
-                                 {"save.external_file", "weights.bin"}});
   std::string path = dir + "/m.onnx";
-  ASSERT_EQ(ofg_save(demo, path.c_str(), o), OFG_OK) << ofg_last_error();
-  ofg_options_free(o);
+  ASSERT_EQ(save_with(demo, path,
+                      {{"save.external_data", "1"}, {"save.external_threshold", "256"}, {"save.external_file", "weights.bin"}}),
+            OFG_OK)
+      << ofg_last_error();
   ofg_model_free(demo);
   ofg_model* m = nullptr;
   ASSERT_EQ(ofg_load(path.c_str(), nullptr, &m), OFG_OK);
@@ -196,9 +194,7 @@ TEST(SaveFiles, RefusesToReplaceTheInputsDataFile) {
   std::string dir = temp_dir();
   ofg_model* demo = nullptr;
   ASSERT_EQ(ofg_model_create_demo(&demo), OFG_OK);
-  ofg_options* o = options_with({{"save.external_data", "1"}, {"save.external_file", "b.onnx.data"}});
-  ASSERT_EQ(ofg_save(demo, (dir + "/a.onnx").c_str(), o), OFG_OK);
-  ofg_options_free(o);
+  ASSERT_EQ(save_with(demo, dir + "/a.onnx", {{"save.external_data", "1"}, {"save.external_file", "b.onnx.data"}}), OFG_OK);
   ofg_model_free(demo);
   std::vector<uint8_t> data_before = read_file(dir + "/b.onnx.data");
   ofg_model* m = nullptr;
@@ -208,9 +204,7 @@ TEST(SaveFiles, RefusesToReplaceTheInputsDataFile) {
   EXPECT_EQ(read_file(dir + "/b.onnx.data"), data_before);
   EXPECT_FALSE(file_exists(dir + "/b.onnx"));
   // Another data file name works.
-  ofg_options* other = options_with({{"save.external_file", "b.weights"}});
-  EXPECT_EQ(ofg_save(m, (dir + "/b.onnx").c_str(), other), OFG_OK);
-  ofg_options_free(other);
+  EXPECT_EQ(save_with(m, dir + "/b.onnx", {{"save.external_file", "b.weights"}}), OFG_OK);
   ofg_model_free(m);
   EXPECT_EQ(names_in(dir), (std::set<std::string>{"a.onnx", "b.onnx.data", "b.onnx", "b.weights"}));
 }
@@ -222,8 +216,7 @@ TEST(SaveFiles, ModelOver2GiBIsNeverWrittenInline) {
   ofg_model* m = nullptr;
   ASSERT_EQ(ofg_load_from_memory(bytes.data(), bytes.size(), nullptr, &m), OFG_OK) << ofg_last_error();
   std::string dir = temp_dir();
-  ofg_options* inl = options_with({{"save.external_data", "0"}});
-  EXPECT_EQ(ofg_save(m, (dir + "/out.onnx").c_str(), inl), OFG_ERR_LIMIT);
+  EXPECT_EQ(save_with(m, dir + "/out.onnx", {{"save.external_data", "0"}}), OFG_ERR_LIMIT);
   std::string error = ofg_last_error();
   EXPECT_NE(error.find("over protobuf's limit of 2 GiB - 1 bytes"), std::string::npos) << error;
   EXPECT_NE(error.find(std::to_string(bytes.size())), std::string::npos) << error;
@@ -232,7 +225,6 @@ TEST(SaveFiles, ModelOver2GiBIsNeverWrittenInline) {
   size_t size = 0;
   EXPECT_EQ(ofg_save_to_memory(m, nullptr, &data, &size), OFG_ERR_LIMIT);
   EXPECT_EQ(data, nullptr);
-  ofg_options_free(inl);
   ofg_model_free(m);
 }
 
@@ -261,9 +253,7 @@ TEST(SaveFiles, ModeOfReplacedAndNewFiles) {
   for (mode_t mask : {mode_t(022), mode_t(027), mode_t(002)}) {
     mode_t old = ::umask(mask);
     std::string fresh = dir + "/new" + std::to_string(mask) + ".onnx";
-    ofg_options* o = options_with({{"save.external_data", "1"}, {"save.external_threshold", "256"}});
-    ASSERT_EQ(ofg_save(m, fresh.c_str(), o), OFG_OK);
-    ofg_options_free(o);
+    ASSERT_EQ(save_with(m, fresh, {{"save.external_data", "1"}, {"save.external_threshold", "256"}}), OFG_OK);
     ::umask(old);
     EXPECT_EQ(mode_of(fresh), 0666u & ~mask) << std::oct << mask;
     EXPECT_EQ(mode_of(fresh + ".data"), 0666u & ~mask) << std::oct << mask;
@@ -302,9 +292,8 @@ TEST(SaveFiles, SymlinkedOutputsReplaceTheirTargets) {
   ASSERT_EQ(::symlink("store/real.onnx", (dir + "/link.onnx").c_str()), 0);
   ASSERT_EQ(::symlink("store/real.data", (dir + "/link.onnx.data").c_str()), 0);
   ASSERT_EQ(::chmod((dir + "/store/real.onnx").c_str(), 0640), 0);
-  ofg_options* o = options_with({{"save.external_data", "1"}, {"save.external_threshold", "256"}});
-  ASSERT_EQ(ofg_save(m, (dir + "/link.onnx").c_str(), o), OFG_OK) << ofg_last_error();
-  ofg_options_free(o);
+  ASSERT_EQ(save_with(m, dir + "/link.onnx", {{"save.external_data", "1"}, {"save.external_threshold", "256"}}), OFG_OK)
+      << ofg_last_error();
   for (const char* link : {"/link.onnx", "/link.onnx.data"}) {
     struct stat st {};
     ASSERT_EQ(::lstat((dir + link).c_str(), &st), 0);

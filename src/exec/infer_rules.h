@@ -64,27 +64,29 @@ int32_t elem0(const InferCtx& c, size_t i = 0);  // element type of input i, 0 w
 // Contents of Add/Sub/Mul/Div/Equal (op) on two tracked integer inputs.
 bool binary_contents(InferCtx& c, std::string_view op);
 
-// The rules, defined in the family file of their op.
-bool same_type(InferCtx& c);       // output 0 like input 0
-bool identity(InferCtx& c);        // same_type, contents kept
-bool neg(InferCtx& c);             // same_type, contents negated
-bool dropout(InferCtx& c);         // same_type, mask of bool
-bool cast(InferCtx& c);
-bool cast_like(InferCtx& c);
-bool elementwise(InferCtx& c);     // multidirectional broadcast of every input
-bool int_arith(InferCtx& c);       // elementwise, contents of Add/Sub/Mul/Div kept
-bool compare(InferCtx& c);         // broadcast, bool output
-bool equal(InferCtx& c);           // compare, contents kept
+// The rules, defined in the family file of their op. One grammar: `rule_<op>` for the rule of one op
+// (or of one family sharing a shape law, as rule_pool, rule_reduce), a name for what it does when
+// ops of different kinds share it (same_type, elementwise, int_arith, compare).
+bool same_type(InferCtx& c);            // output 0 like input 0
+bool rule_identity(InferCtx& c);        // same_type, contents kept
+bool rule_neg(InferCtx& c);             // same_type, contents negated
+bool rule_dropout(InferCtx& c);         // same_type, mask of bool
+bool rule_cast(InferCtx& c);
+bool rule_cast_like(InferCtx& c);
+bool elementwise(InferCtx& c);          // multidirectional broadcast of every input
+bool int_arith(InferCtx& c);            // elementwise, contents of Add/Sub/Mul/Div kept
+bool compare(InferCtx& c);              // broadcast, bool output
+bool rule_equal(InferCtx& c);           // compare, contents kept
 bool rule_where(InferCtx& c);
-bool conv(InferCtx& c);
-bool conv_transpose(InferCtx& c);
+bool rule_conv(InferCtx& c);
+bool rule_conv_transpose(InferCtx& c);
 bool rule_pool(InferCtx& c);
-bool global_pool(InferCtx& c);
+bool rule_global_pool(InferCtx& c);
 bool rule_matmul(InferCtx& c);
 bool rule_gemm(InferCtx& c);
 bool rule_reshape(InferCtx& c);
 bool rule_shape(InferCtx& c);
-bool size(InferCtx& c);
+bool rule_size(InferCtx& c);
 bool rule_transpose(InferCtx& c);
 bool rule_gather(InferCtx& c);
 bool rule_slice(InferCtx& c);
@@ -93,7 +95,7 @@ bool rule_unsqueeze(InferCtx& c);
 bool rule_squeeze(InferCtx& c);
 bool rule_expand(InferCtx& c);
 bool rule_flatten(InferCtx& c);
-bool rule_reduce(InferCtx& c);     // Reduce*, ArgMax, ArgMin
+bool rule_reduce(InferCtx& c);          // Reduce*, ArgMax, ArgMin
 bool rule_split(InferCtx& c);
 bool rule_constant(InferCtx& c);
 bool rule_constant_of_shape(InferCtx& c);

@@ -38,26 +38,35 @@ Graph* attr_graph(const Model& m, const Node* n, std::string_view name) {
   return a ? a->g : nullptr;
 }
 
-void set_attr_int(Model& m, Node* n, std::string_view name, int64_t v) {
+namespace {
+// The new attribute `name` of that kind, in place of any attribute of that name.
+Attribute* replace_attribute(Model& m, Node* n, std::string_view name, Attribute::Kind kind) {
   StrId id = m.intern(name);
   remove_attribute(n, id);
-  Attribute* a = add_attribute(n, id, Attribute::kInt);
+  return add_attribute(n, id, kind);
+}
+}  // namespace
+
+void set_attr_int(Model& m, Node* n, std::string_view name, int64_t v) {
+  Attribute* a = replace_attribute(m, n, name, Attribute::kInt);
   a->i = v;
   a->present = Attribute::kI;
 }
 
+void set_attr_float(Model& m, Node* n, std::string_view name, float v) {
+  Attribute* a = replace_attribute(m, n, name, Attribute::kFloat);
+  a->f = v;
+  a->present = Attribute::kF;
+}
+
 void set_attr_ints(Model& m, Node* n, std::string_view name, const std::vector<int64_t>& v) {
-  StrId id = m.intern(name);
-  remove_attribute(n, id);
-  Attribute* a = add_attribute(n, id, Attribute::kInts);
+  Attribute* a = replace_attribute(m, n, name, Attribute::kInts);
   a->ints.data = m.arena.copy_array(v.data(), v.size());
   a->ints.size = static_cast<uint32_t>(v.size());
 }
 
 void set_attr_string(Model& m, Node* n, std::string_view name, std::string_view v) {
-  StrId id = m.intern(name);
-  remove_attribute(n, id);
-  Attribute* a = add_attribute(n, id, Attribute::kString);
+  Attribute* a = replace_attribute(m, n, name, Attribute::kString);
   a->s = Bytes{reinterpret_cast<const uint8_t*>(m.arena.copy_array(v.data(), v.size())), v.size()};
   a->present = Attribute::kS;
 }

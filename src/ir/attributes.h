@@ -26,6 +26,7 @@ Graph* attr_graph(const Model& m, const Node* n, std::string_view name);
 
 // Writes (the node's attribute of that name is replaced).
 void set_attr_int(Model& m, Node* n, std::string_view name, int64_t v);
+void set_attr_float(Model& m, Node* n, std::string_view name, float v);
 void set_attr_ints(Model& m, Node* n, std::string_view name, const std::vector<int64_t>& v);
 void set_attr_string(Model& m, Node* n, std::string_view name, std::string_view v);
 

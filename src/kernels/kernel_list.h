@@ -107,8 +107,8 @@ OFG_KERNEL(void, transpose2d, (size_t elem_size, const void* src, size_t src_ld,
 
 // Same value on every ISA and machine (little-endian); not cryptographic.
 OFG_KERNEL(uint64_t, hash_bytes, (const void* data, size_t n))
-OFG_KERNEL(bool, bytes_equal, (const void* a, const void* b, size_t n))
-OFG_KERNEL(DiffStats, diff_f32, (const float* a, const float* b, size_t n, double atol, double rtol))
+OFG_KERNEL(bool, equal_bytes, (const void* a, const void* b, size_t n))
+OFG_KERNEL(DiffStats, diff, (const float* a, const float* b, size_t n, double atol, double rtol))
 
 // IEEE binary16: round to nearest even, subnormals and inf exact; NaN keeps its sign and the
 // top payload bits and is made quiet (F16C behaviour, so every ISA gives identical bits).

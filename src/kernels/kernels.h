@@ -305,11 +305,11 @@ void transpose_reference(const void* x, void* y, size_t elem_size, const int64_t
                          const size_t* perm, size_t rank);
 
 inline uint64_t hash_bytes(const void* data, size_t n) { return active_table().hash_bytes(data, n); }
-inline bool bytes_equal(const void* a, const void* b, size_t n) {
-  return active_table().bytes_equal(a, b, n);
+inline bool equal_bytes(const void* a, const void* b, size_t n) {
+  return active_table().equal_bytes(a, b, n);
 }
-inline DiffStats diff_f32(const float* a, const float* b, size_t n, double atol, double rtol) {
-  return active_table().diff_f32(a, b, n, atol, rtol);
+inline DiffStats diff(const float* a, const float* b, size_t n, double atol, double rtol) {
+  return active_table().diff(a, b, n, atol, rtol);
 }
 
 inline void f16_to_f32(const uint16_t* x, float* y, size_t n) { active_table().f16_to_f32(x, y, n); }

@@ -66,14 +66,9 @@ OpsetId Loader::opset(Bytes b) {
   Reader r(b, &ctx_);
   uint32_t f, wt;
   while (r.next(f, wt)) {
-    if (f == pb::OperatorSetIdProto::kDomainFieldNumber && wt == kLengthDelimited) {
-      o.domain = str(r);
-    } else if (f == pb::OperatorSetIdProto::kVersionFieldNumber && wt == kVarint) {
-      o.version = static_cast<int64_t>(r.varint());
-      o.has_version = true;
-    } else {
-      keep(o.extra, r, f, wt);
-    }
+    if (f == pb::OperatorSetIdProto::kDomainFieldNumber && str_field(r, wt, o.domain)) continue;
+    if (f == pb::OperatorSetIdProto::kVersionFieldNumber && int_field(r, wt, o.version, o.has_version)) continue;
+    keep(o.extra, r, f, wt);
   }
   return o;
 }

@@ -83,10 +83,8 @@ Attribute Loader::attribute(Bytes b, Node* owner, Scope& scope, int depth) {
         if (str_field(r, wt, at.doc_string)) continue;
         break;
       case pb::AttributeProto::kTypeFieldNumber:
-        if (wt != kVarint) break;
-        at.type = static_cast<int32_t>(r.varint());
-        at.has_type = true;
-        continue;
+        if (int_field(r, wt, at.type, at.has_type)) continue;
+        break;
       case pb::AttributeProto::kRefAttrNameFieldNumber:
         if (str_field(r, wt, at.ref_attr_name)) continue;
         break;

@@ -42,10 +42,8 @@ void TensorReader::read_fields(Bytes b, Tensor* t, TensorFields& fields) {
         if (dims.size > kMaxRank) fail(Status::kLimit, ctx_ + ": tensor of rank above " + std::to_string(kMaxRank));
         continue;
       case pb::TensorProto::kDataTypeFieldNumber:
-        if (wt != kVarint) break;
-        t->data_type = static_cast<int32_t>(r.varint());
-        t->has_data_type = true;
-        continue;
+        if (int_field(r, wt, t->data_type, t->has_data_type)) continue;
+        break;
       case pb::TensorProto::kNameFieldNumber:
         if (str_field(r, wt, t->name)) continue;
         break;

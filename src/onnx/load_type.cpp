@@ -35,14 +35,12 @@ void Loader::tensor_type(Bytes b, Type* t, Type::Kind kind) {
   Reader r(b, &ctx_);
   uint32_t f, wt;
   while (r.next(f, wt)) {
-    if (f == pb::TypeProto_Tensor::kElemTypeFieldNumber && wt == kVarint) {
-      t->elem_type = static_cast<int32_t>(r.varint());
-      t->has_elem_type = true;
-    } else if (f == pb::TypeProto_Tensor::kShapeFieldNumber && wt == kLengthDelimited && !t->has_shape) {
+    if (f == pb::TypeProto_Tensor::kElemTypeFieldNumber && int_field(r, wt, t->elem_type, t->has_elem_type)) continue;
+    if (f == pb::TypeProto_Tensor::kShapeFieldNumber && wt == kLengthDelimited && !t->has_shape) {
       shape(r.length_delimited(), t);
-    } else {
-      keep(t->inner_extra, r, f, wt);
+      continue;
     }
+    keep(t->inner_extra, r, f, wt);
   }
 }
 
@@ -69,9 +67,7 @@ Dim Loader::dim(Bytes b) {
   uint32_t f, wt;
   while (r.next(f, wt)) {
     // dim_value and dim_param are a oneof: the last one read wins, as in protobuf.
-    if (f == pb::TensorShapeProto_Dimension::kDimValueFieldNumber && wt == kVarint) {
-      d.value = static_cast<int64_t>(r.varint());
-      d.has_value = true;
+    if (f == pb::TensorShapeProto_Dimension::kDimValueFieldNumber && int_field(r, wt, d.value, d.has_value)) {
       d.param = kNoStr;
     } else if (f == pb::TensorShapeProto_Dimension::kDimParamFieldNumber && wt == kLengthDelimited) {
       d.param = str(r);
@@ -101,14 +97,12 @@ void Loader::map_type(Bytes b, Type* t, int depth) {
   Reader r(b, &ctx_);
   uint32_t f, wt;
   while (r.next(f, wt)) {
-    if (f == pb::TypeProto_Map::kKeyTypeFieldNumber && wt == kVarint) {
-      t->key_type = static_cast<int32_t>(r.varint());
-      t->has_key_type = true;
-    } else if (f == pb::TypeProto_Map::kValueTypeFieldNumber && wt == kLengthDelimited && !t->elem) {
+    if (f == pb::TypeProto_Map::kKeyTypeFieldNumber && int_field(r, wt, t->key_type, t->has_key_type)) continue;
+    if (f == pb::TypeProto_Map::kValueTypeFieldNumber && wt == kLengthDelimited && !t->elem) {
       t->elem = type(r.length_delimited(), depth + 1);
-    } else {
-      keep(t->inner_extra, r, f, wt);
+      continue;
     }
+    keep(t->inner_extra, r, f, wt);
   }
 }
 

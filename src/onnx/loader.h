@@ -48,10 +48,11 @@ class TensorReader {
     out = str(r);
     return true;
   }
-  // The same for an int64 varint field, which also sets `has`.
-  static bool int_field(Reader& r, uint32_t wt, int64_t& out, bool& has) {
+  // The same for an integer varint field (int64, or int32 for enums), which also sets `has`.
+  template <class T>
+  static bool int_field(Reader& r, uint32_t wt, T& out, bool& has) {
     if (wt != wire::kVarint) return false;
-    out = static_cast<int64_t>(r.varint());
+    out = static_cast<T>(r.varint());
     has = true;
     return true;
   }

@@ -50,22 +50,17 @@ class Saver {
 
   void model() {
     ExtrasCursor ec(w_, m_.extra);
-    ec.before(pb::ModelProto::kIrVersionFieldNumber);
-    if (m_.has_ir_version) w_.field_int64(pb::ModelProto::kIrVersionFieldNumber, m_.ir_version);
+    int64(ec, pb::ModelProto::kIrVersionFieldNumber, m_.has_ir_version, m_.ir_version);
     str(ec, pb::ModelProto::kProducerNameFieldNumber, m_.producer_name);
     str(ec, pb::ModelProto::kProducerVersionFieldNumber, m_.producer_version);
     str(ec, pb::ModelProto::kDomainFieldNumber, m_.domain);
-    ec.before(pb::ModelProto::kModelVersionFieldNumber);
-    if (m_.has_model_version) w_.field_int64(pb::ModelProto::kModelVersionFieldNumber, m_.model_version);
+    int64(ec, pb::ModelProto::kModelVersionFieldNumber, m_.has_model_version, m_.model_version);
     str(ec, pb::ModelProto::kDocStringFieldNumber, m_.doc_string);
     ec.before(pb::ModelProto::kGraphFieldNumber);
     w_.message(pb::ModelProto::kGraphFieldNumber, [&] { graph(*m_.graph); });
-    ec.before(pb::ModelProto::kOpsetImportFieldNumber);
-    for (const OpsetId& o : m_.opsets) w_.message(pb::ModelProto::kOpsetImportFieldNumber, [&] { opset(o); });
-    ec.before(pb::ModelProto::kMetadataPropsFieldNumber);
-    for (const StringPair& p : m_.metadata) w_.message(pb::ModelProto::kMetadataPropsFieldNumber, [&] { pair(p); });
-    ec.before(pb::ModelProto::kFunctionsFieldNumber);
-    for (const Function* f : m_.functions) w_.message(pb::ModelProto::kFunctionsFieldNumber, [&] { function(*f); });
+    messages(ec, pb::ModelProto::kOpsetImportFieldNumber, m_.opsets, [&](const OpsetId& o) { opset(o); });
+    messages(ec, pb::ModelProto::kMetadataPropsFieldNumber, m_.metadata, [&](const StringPair& p) { pair(p); });
+    messages(ec, pb::ModelProto::kFunctionsFieldNumber, m_.functions, [&](const Function* f) { function(*f); });
     ec.rest();
   }
 
@@ -78,12 +73,28 @@ class Saver {
     ec.before(field);
     str(field, id);
   }
+  // An optional int64 field in its place: written when `has`.
+  void int64(ExtrasCursor& ec, uint32_t field, bool has, int64_t v) {
+    ec.before(field);
+    if (has) w_.field_int64(field, v);
+  }
+  // A repeated string field in its place: one string per item, `text(item)`.
+  template <class Items, class Text>
+  void strings(ExtrasCursor& ec, uint32_t field, const Items& items, Text text) {
+    ec.before(field);
+    for (const auto& item : items) w_.field_string(field, text(item));
+  }
+  // A repeated message field in its place: one message per item, its body written by `body`.
+  template <class Items, class Body>
+  void messages(ExtrasCursor& ec, uint32_t field, const Items& items, Body body) {
+    ec.before(field);
+    for (const auto& item : items) w_.message(field, [&] { body(item); });
+  }
 
   void opset(const OpsetId& o) {
     ExtrasCursor ec(w_, o.extra);
     str(ec, pb::OperatorSetIdProto::kDomainFieldNumber, o.domain);
-    ec.before(pb::OperatorSetIdProto::kVersionFieldNumber);
-    if (o.has_version) w_.field_int64(pb::OperatorSetIdProto::kVersionFieldNumber, o.version);
+    int64(ec, pb::OperatorSetIdProto::kVersionFieldNumber, o.has_version, o.version);
     ec.rest();
   }
 
@@ -99,16 +110,12 @@ class Saver {
     ec.before(pb::GraphProto::kNodeFieldNumber);
     for (const Node* n = g.first; n; n = n->next) w_.message(pb::GraphProto::kNodeFieldNumber, [&] { node(*n); });
     str(ec, pb::GraphProto::kNameFieldNumber, g.name);
-    ec.before(pb::GraphProto::kInitializerFieldNumber);
-    for (const Value* v : g.initializers)
-      w_.message(pb::GraphProto::kInitializerFieldNumber, [&] { tensor(*v->initializer, v->name); });
+    messages(ec, pb::GraphProto::kInitializerFieldNumber, g.initializers,
+             [&](const Value* v) { tensor(*v->initializer, v->name); });
     str(ec, pb::GraphProto::kDocStringFieldNumber, g.doc_string);
-    ec.before(pb::GraphProto::kInputFieldNumber);
-    for (const ValueInfo& vi : g.inputs) w_.message(pb::GraphProto::kInputFieldNumber, [&] { value_info(vi); });
-    ec.before(pb::GraphProto::kOutputFieldNumber);
-    for (const ValueInfo& vi : g.outputs) w_.message(pb::GraphProto::kOutputFieldNumber, [&] { value_info(vi); });
-    ec.before(pb::GraphProto::kValueInfoFieldNumber);
-    for (const ValueInfo& vi : g.value_infos) w_.message(pb::GraphProto::kValueInfoFieldNumber, [&] { value_info(vi); });
+    messages(ec, pb::GraphProto::kInputFieldNumber, g.inputs, [&](const ValueInfo& vi) { value_info(vi); });
+    messages(ec, pb::GraphProto::kOutputFieldNumber, g.outputs, [&](const ValueInfo& vi) { value_info(vi); });
+    messages(ec, pb::GraphProto::kValueInfoFieldNumber, g.value_infos, [&](const ValueInfo& vi) { value_info(vi); });
     ec.rest();
   }
 
@@ -147,13 +154,11 @@ class Saver {
   void type_inner(const Type& t) {
     ExtrasCursor ec(w_, t.inner_extra);
     if (t.kind == Type::kTensor || t.kind == Type::kSparseTensor) {
-      ec.before(pb::TypeProto_Tensor::kElemTypeFieldNumber);
-      if (t.has_elem_type) w_.field_int64(pb::TypeProto_Tensor::kElemTypeFieldNumber, t.elem_type);
+      int64(ec, pb::TypeProto_Tensor::kElemTypeFieldNumber, t.has_elem_type, t.elem_type);
       ec.before(pb::TypeProto_Tensor::kShapeFieldNumber);
       if (t.has_shape) w_.message(pb::TypeProto_Tensor::kShapeFieldNumber, [&] { shape(t); });
     } else if (t.kind == Type::kMap) {
-      ec.before(pb::TypeProto_Map::kKeyTypeFieldNumber);
-      if (t.has_key_type) w_.field_int64(pb::TypeProto_Map::kKeyTypeFieldNumber, t.key_type);
+      int64(ec, pb::TypeProto_Map::kKeyTypeFieldNumber, t.has_key_type, t.key_type);
       ec.before(pb::TypeProto_Map::kValueTypeFieldNumber);
       if (t.elem) w_.message(pb::TypeProto_Map::kValueTypeFieldNumber, [&] { type(*t.elem); });
     } else {
@@ -181,14 +186,13 @@ class Saver {
 
   void node(const Node& n) {
     ExtrasCursor ec(w_, n.extra);
-    ec.before(pb::NodeProto::kInputFieldNumber);
-    for (const Value* v : n.inputs) w_.field_string(pb::NodeProto::kInputFieldNumber, v ? m_.str(v->name) : std::string_view());
-    ec.before(pb::NodeProto::kOutputFieldNumber);
-    for (const Value* v : n.outputs) w_.field_string(pb::NodeProto::kOutputFieldNumber, v ? m_.str(v->name) : std::string_view());
+    // An omitted optional input or output is written as "" (its position counts).
+    auto name = [&](const Value* v) { return v ? m_.str(v->name) : std::string_view(); };
+    strings(ec, pb::NodeProto::kInputFieldNumber, n.inputs, name);
+    strings(ec, pb::NodeProto::kOutputFieldNumber, n.outputs, name);
     str(ec, pb::NodeProto::kNameFieldNumber, n.name);
     str(ec, pb::NodeProto::kOpTypeFieldNumber, n.op_type);
-    ec.before(pb::NodeProto::kAttributeFieldNumber);
-    for (const Attribute& a : n.attributes) w_.message(pb::NodeProto::kAttributeFieldNumber, [&] { attribute(a); });
+    messages(ec, pb::NodeProto::kAttributeFieldNumber, n.attributes, [&](const Attribute& a) { attribute(a); });
     str(ec, pb::NodeProto::kDocStringFieldNumber, n.doc_string);
     str(ec, pb::NodeProto::kDomainFieldNumber, n.domain);
     ec.rest();
@@ -222,13 +226,10 @@ class Saver {
     for (int64_t i : a.ints) w_.field_int64(A::kIntsFieldNumber, i);
     ec.before(A::kStringsFieldNumber);
     for (Bytes s : a.strings) w_.field_bytes(A::kStringsFieldNumber, s);
-    ec.before(A::kTensorsFieldNumber);
-    for (const Tensor* t : a.tensors) w_.message(A::kTensorsFieldNumber, [&] { tensor(*t, t->name); });
-    ec.before(A::kGraphsFieldNumber);
-    for (const Graph* g : a.graphs) w_.message(A::kGraphsFieldNumber, [&] { graph(*g); });
+    messages(ec, A::kTensorsFieldNumber, a.tensors, [&](const Tensor* t) { tensor(*t, t->name); });
+    messages(ec, A::kGraphsFieldNumber, a.graphs, [&](const Graph* g) { graph(*g); });
     str(ec, A::kDocStringFieldNumber, a.doc_string);
-    ec.before(A::kTypeFieldNumber);
-    if (a.has_type) w_.field_int64(A::kTypeFieldNumber, a.type);
+    int64(ec, A::kTypeFieldNumber, a.has_type, a.type);
     str(ec, A::kRefAttrNameFieldNumber, a.ref_attr_name);
     ec.rest();
   }
@@ -247,8 +248,7 @@ class Saver {
     ExtrasCursor ec(w_, kept);
     ec.before(T::kDimsFieldNumber);
     for (int64_t d : t.dims) w_.field_int64(T::kDimsFieldNumber, d);
-    ec.before(T::kDataTypeFieldNumber);
-    if (t.has_data_type) w_.field_int64(T::kDataTypeFieldNumber, t.data_type);
+    int64(ec, T::kDataTypeFieldNumber, t.has_data_type, t.data_type);
     ec.before(T::kStringDataFieldNumber);
     for (Bytes s : t.strings) w_.field_bytes(T::kStringDataFieldNumber, s);
     str(ec, T::kNameFieldNumber, name);
@@ -286,8 +286,7 @@ class Saver {
     ec.before(F::kNodeFieldNumber);
     for (const Node* n = f.body->first; n; n = n->next) w_.message(F::kNodeFieldNumber, [&] { node(*n); });
     str(ec, F::kDocStringFieldNumber, f.doc_string);
-    ec.before(F::kOpsetImportFieldNumber);
-    for (const OpsetId& o : f.opsets) w_.message(F::kOpsetImportFieldNumber, [&] { opset(o); });
+    messages(ec, F::kOpsetImportFieldNumber, f.opsets, [&](const OpsetId& o) { opset(o); });
     str(ec, F::kDomainFieldNumber, f.domain);
     ec.rest();
   }

@@ -80,7 +80,7 @@ OutputDiff compare(const RTensor& actual, const RTensor& expected, double atol, 
     return d;
   }
   RTensor a = exec::cast_tensor(actual, kFloat), b = exec::cast_tensor(expected, kFloat);
-  kernels::DiffStats st = kernels::diff_f32(a.data<float>(), b.data<float>(), d.elements, atol, rtol);
+  kernels::DiffStats st = kernels::diff(a.data<float>(), b.data<float>(), d.elements, atol, rtol);
   d.max_abs = st.max_abs;
   d.max_rel = st.max_rel;
   d.mismatches = st.mismatches;

@@ -25,14 +25,14 @@ bool cast_to(InferCtx& c, int32_t to) {
   return true;
 }
 
-bool cast(InferCtx& c) { return cast_to(c, static_cast<int32_t>(c.attr_i("to", 0))); }
-bool cast_like(InferCtx& c) { return cast_to(c, elem0(c, 1)); }
+bool rule_cast(InferCtx& c) { return cast_to(c, static_cast<int32_t>(c.attr_i("to", 0))); }
+bool rule_cast_like(InferCtx& c) { return cast_to(c, elem0(c, 1)); }
 
 }  // namespace rules
 
 void register_cast_ops(Registry& r) {
-  r.add("Cast", op_cast, 1, 1 << 30, false).infer(rules::cast).passes_input(0);
-  r.add("CastLike", op_cast_like, 1, 1 << 30, false).infer(rules::cast_like);
+  r.add("Cast", op_cast, 1, 1 << 30, false).infer(rules::rule_cast).passes_input(0);
+  r.add("CastLike", op_cast_like, 1, 1 << 30, false).infer(rules::rule_cast_like);
 }
 
 }  // namespace ofg::exec

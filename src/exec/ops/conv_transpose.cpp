@@ -4,6 +4,7 @@
 
 #include "exec/tensor.h"
 #include "kernels/kernels.h"
+#include "kernels/spatial3.h"
 
 namespace ofg::exec {
 namespace {
@@ -73,17 +74,7 @@ bool conv_transpose_gemm(const ConvTransposeGeometry& g, const float* x, const f
   const size_t r = g.in.size();
   if (r < 1 || r > 3) return false;
   // Seen as 3-D: leading axes of size 1 for the missing ones.
-  int64_t in[3], k[3], s[3], d[3], p[3], out[3];
-  for (size_t i = 0; i < 3; ++i) {
-    const bool real = i >= 3 - r;
-    const size_t j = real ? i - (3 - r) : 0;
-    in[i] = real ? g.in[j] : 1;
-    k[i] = real ? g.kernel[j] : 1;
-    s[i] = real ? g.stride[j] : 1;
-    d[i] = real ? g.dilation[j] : 1;
-    p[i] = real ? g.pad_begin[j] : 0;
-    out[i] = real ? g.out[j] : 1;
-  }
+  const auto [in, k, out, s, d, p] = kernels::spatial3<int64_t>(g, r);
   fill_bias(g, bias, y);
   const int64_t in_sp = in[0] * in[1] * in[2], out_sp = out[0] * out[1] * out[2], k_sp = k[0] * k[1] * k[2];
   const int64_t Cig = g.C_in / g.group, Cog = g.C_out / g.group;

@@ -150,7 +150,7 @@ void op_deform_conv(OpCtx& c) {
 
 void register_deform_conv_ops(Registry& r) {
   // Same attributes and output geometry as Conv (without auto_pad): the Conv rule applies.
-  r.add("DeformConv", op_deform_conv, 19, 1 << 30, false).infer(rules::conv);
+  r.add("DeformConv", op_deform_conv, 19, 1 << 30, false).infer(rules::rule_conv);
 }
 
 }  // namespace ofg::exec

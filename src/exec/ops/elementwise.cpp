@@ -620,7 +620,7 @@ bool same_type(InferCtx& c) {
   return true;
 }
 
-bool neg(InferCtx& c) {
+bool rule_neg(InferCtx& c) {
   same_type(c);
   if (c.data(0))
     for (const SymVal& s : *c.data(0)) c.out_contents[0].push_back(s.kind == SymVal::kConst ? cval(-s.value) : SymVal{});
@@ -640,7 +640,7 @@ bool broadcasting(InferCtx& c, bool cmp, bool contents) {
 bool elementwise(InferCtx& c) { return broadcasting(c, false, false); }
 bool int_arith(InferCtx& c) { return broadcasting(c, false, true); }
 bool compare(InferCtx& c) { return broadcasting(c, true, false); }
-bool equal(InferCtx& c) { return broadcasting(c, true, true); }
+bool rule_equal(InferCtx& c) { return broadcasting(c, true, true); }
 
 }  // namespace rules
 
@@ -651,7 +651,7 @@ bool equal(InferCtx& c) { return broadcasting(c, true, true); }
   X(Relu, rules::same_type, Plain) X(Exp, rules::same_type, No) X(Log, rules::same_type, No) \
   X(Tanh, rules::same_type, Plain) X(Sigmoid, rules::same_type, Plain) X(Erf, rules::same_type, No) \
   X(HardSwish, rules::same_type, Plain) X(Softplus, rules::same_type, No) X(Sqrt, rules::same_type, No) \
-  X(Reciprocal, rules::same_type, No) X(Abs, rules::same_type, No) X(Neg, rules::neg, No) \
+  X(Reciprocal, rules::same_type, No) X(Abs, rules::same_type, No) X(Neg, rules::rule_neg, No) \
   X(Floor, rules::same_type, No) X(Ceil, rules::same_type, No) X(Round, rules::same_type, No) \
   X(Sin, rules::same_type, No) X(Cos, rules::same_type, No) X(Tan, nullptr, No) X(Asin, nullptr, No) \
   X(Acos, nullptr, No) X(Atan, nullptr, No) X(Sinh, nullptr, No) X(Cosh, nullptr, No) X(Asinh, nullptr, No) \
@@ -672,7 +672,7 @@ void register_elementwise_ops(Registry& r) {
   r.add("Sum", op_variadic<BinaryOp::Add>).infer(rules::elementwise);
   r.add("Mean", op_variadic<BinaryOp::Add, true>).infer(rules::elementwise);
   r.add("Mod", op_mod).infer(rules::elementwise);
-  r.add("Equal", op_compare<Cmp::Eq>).infer(rules::equal).comparison(ref_eq).commutative();
+  r.add("Equal", op_compare<Cmp::Eq>).infer(rules::rule_equal).comparison(ref_eq).commutative();
   r.add("Less", op_compare<Cmp::Lt>).infer(rules::compare).comparison(ref_lt);
   r.add("Greater", op_compare<Cmp::Gt>).infer(rules::compare).comparison(ref_gt);
   r.add("LessOrEqual", op_compare<Cmp::Le>).infer(rules::compare).comparison(ref_le);

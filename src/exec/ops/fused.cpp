@@ -33,7 +33,7 @@ void op_fused_conv(OpCtx& c) {
 }  // namespace
 
 void register_fused_ops(Registry& r) {
-  r.add("FusedConv", op_fused_conv, 1, 1 << 30, true, "ai.onnxforge").infer(rules::conv);
+  r.add("FusedConv", op_fused_conv, 1, 1 << 30, true, "ai.onnxforge").infer(rules::rule_conv);
 }
 
 }  // namespace ofg::exec

@@ -817,7 +817,7 @@ void spatial(InferCtx& c, const IType& x, const std::vector<int64_t>& kernel, bo
   }
 }
 
-bool rule_conv(InferCtx& c, bool transpose) {
+bool conv_shapes(InferCtx& c, bool transpose) {
   const IType* x = c.t(0);
   const IType* w = c.t(1);
   if (!x || !x->ranked || x->dims.size() < 3) return false;
@@ -885,16 +885,16 @@ bool rule_gemm(InferCtx& c) {
   return true;
 }
 
-bool dropout(InferCtx& c) {
+bool rule_dropout(InferCtx& c) {
   same_type(c);
   if (c.out.size() > 1 && c.t(0)) c.out[1] = IType{kBool, c.t(0)->ranked, c.t(0)->dims};
   return true;
 }
 
-bool conv(InferCtx& c) { return rule_conv(c, false); }
-bool conv_transpose(InferCtx& c) { return rule_conv(c, true); }
+bool rule_conv(InferCtx& c) { return conv_shapes(c, false); }
+bool rule_conv_transpose(InferCtx& c) { return conv_shapes(c, true); }
 
-bool global_pool(InferCtx& c) {
+bool rule_global_pool(InferCtx& c) {
   const IType* x = c.t(0);
   if (!x || !x->ranked || x->dims.size() < 2) return false;
   std::vector<IDim> dims{x->dims[0], x->dims[1]};
@@ -907,12 +907,12 @@ bool global_pool(InferCtx& c) {
 
 
 void register_nn_ops(Registry& r) {
-  r.add("Conv", op_conv).infer(rules::conv);
-  r.add("ConvTranspose", op_conv_transpose).infer(rules::conv_transpose).traits(kMayGrow);
+  r.add("Conv", op_conv).infer(rules::rule_conv);
+  r.add("ConvTranspose", op_conv_transpose).infer(rules::rule_conv_transpose).traits(kMayGrow);
   r.add("MaxPool", op_maxpool).infer(rules::rule_pool);
   r.add("AveragePool", op_avgpool).infer(rules::rule_pool);
-  r.add("GlobalAveragePool", op_gap).infer(rules::global_pool);
-  r.add("GlobalMaxPool", op_gmp).infer(rules::global_pool);
+  r.add("GlobalAveragePool", op_gap).infer(rules::rule_global_pool);
+  r.add("GlobalMaxPool", op_gmp).infer(rules::rule_global_pool);
   r.add("Gemm", op_gemm).infer(rules::rule_gemm).traits(kMayGrow);
   r.add("MatMul", op_matmul).infer(rules::rule_matmul).traits(kMayGrow);
   r.add("BatchNormalization", op_batchnorm).infer(rules::same_type);
@@ -925,7 +925,7 @@ void register_nn_ops(Registry& r) {
   r.add("GroupNormalization", op_groupnorm).no_rule();
   r.add("LRN", op_lrn).infer(rules::same_type);
   r.add("LpNormalization", op_lpnorm).infer(rules::same_type);
-  r.add("Dropout", op_dropout, 1, 1 << 30, false).infer(rules::dropout).traits(kRandomInTraining);
+  r.add("Dropout", op_dropout, 1, 1 << 30, false).infer(rules::rule_dropout).traits(kRandomInTraining);
   r.add("MeanVarianceNormalization", op_mvn).infer(rules::same_type);
 }
 

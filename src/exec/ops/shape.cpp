@@ -270,13 +270,13 @@ bool rule_flatten(InferCtx& c) {
   return true;
 }
 
-bool identity(InferCtx& c) {
+bool rule_identity(InferCtx& c) {
   same_type(c);
   if (c.data(0)) c.out_contents[0] = *c.data(0);
   return true;
 }
 
-bool size(InferCtx& c) {
+bool rule_size(InferCtx& c) {
   c.out[0] = ranked(kInt64, {});
   return true;
 }
@@ -284,14 +284,14 @@ bool size(InferCtx& c) {
 }  // namespace rules
 
 void register_shape_ops(Registry& r) {
-  r.add("Identity", op_identity, 1, 1 << 30, false).infer(rules::identity).passes_input(0);
+  r.add("Identity", op_identity, 1, 1 << 30, false).infer(rules::rule_identity).passes_input(0);
   r.add("Reshape", op_reshape).infer(rules::rule_reshape).passes_input(0);
   r.add("Flatten", op_flatten).infer(rules::rule_flatten).passes_input(0);
   r.add("Squeeze", op_squeeze).infer(rules::rule_squeeze).passes_input(0);
   r.add("Unsqueeze", op_unsqueeze).infer(rules::rule_unsqueeze).passes_input(0);
   r.add("Expand", op_expand, 1, 1 << 30, false).infer(rules::rule_expand).traits(kMayGrow);
   r.add("Shape", op_shape, 1, 1 << 30, false).infer(rules::rule_shape).shape_only();
-  r.add("Size", op_size, 1, 1 << 30, false).infer(rules::size).shape_only();
+  r.add("Size", op_size, 1, 1 << 30, false).infer(rules::rule_size).shape_only();
 }
 
 }  // namespace ofg::exec

@@ -3,7 +3,7 @@
 // which also sets the entries written once in kernels/simd/: set_blocked_entries (sgemm, conv2d,
 // conv2d_packed_size, conv2d_pack, conv2d_prepacked, max_pool2d, avg_pool2d) and
 // set_vector_entries (sgemv, sgemv_t, binary_vv/vs/sv, affine_vs, unary, reduce, softmax, layer_norm, transpose2d,
-// diff_f32).
+// diff).
 #pragma once
 
 #include "kernels/internal.h"

@@ -41,7 +41,7 @@ struct Isa : simd::Lanes<__v8sf> {
 
   // Elementwise: what the common lane operations (simd::Lanes, the base) lack.
   static constexpr bool kExactDiv = true, kExactSqrt = true, kHasF64 = true;
-  using F64 = __m256d;  // diff_f32 (kernels/simd/diff.h)
+  using F64 = __m256d;  // diff (kernels/simd/diff.h)
   static F64 widen(const float* p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
   static V fnma(V a, V b, V c) { return _mm256_fnmadd_ps(a, b, c); }  // c - a * b
   static V sqrt(V x) { return _mm256_sqrt_ps(x); }

@@ -73,7 +73,7 @@ struct Isa : simd::Lanes<__v16sf> {
   static V floor(V x) { return rounded<_MM_FROUND_TO_NEG_INF>(x); }
   static V ceil(V x) { return rounded<_MM_FROUND_TO_POS_INF>(x); }
   static float hsum(V v) { return _mm512_reduce_add_ps(v); }
-  using F64 = __m512d;  // diff_f32 (kernels/simd/diff.h)
+  using F64 = __m512d;  // diff (kernels/simd/diff.h)
   static F64 widen(const float* p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
   // No transpose_tile: transpose2d stays the AVX2 table's (a 16x16 register transpose measured
   // slower than AVX2's 8x8 one, bench_kernels BM_Transpose).

@@ -1,6 +1,6 @@
 // The shared vector templates (kernels/simd/) for AVX-512, only the entries a wider vector
 // speeds up (sgemv, unary, softmax, layer norm); elementwise binary, reduce, transpose2d and
-// diff_f32 stay AVX2's (no faster or slower here: bench_kernels).
+// diff stay AVX2's (no faster or slower here: bench_kernels).
 #include "kernels/avx512/avx512.h"
 #include "kernels/avx512/isa.h"
 #include "kernels/simd/vector_entries.h"

@@ -34,7 +34,7 @@ uint64_t hash_bytes(const void* data, size_t n) {
 }
 
 // 64 bytes per test of the accumulated differences.
-bool bytes_equal(const void* a, const void* b, size_t n) {
+bool equal_bytes(const void* a, const void* b, size_t n) {
   const auto* pa = static_cast<const unsigned char*>(a);
   const auto* pb = static_cast<const unsigned char*>(b);
   size_t i = 0;

@@ -72,7 +72,7 @@ struct Isa : simd::Lanes<float32x4_t> {
   // Elementwise: what the common lane operations (simd::Lanes, the base) lack.
 #if defined(__aarch64__)
   static constexpr bool kExactDiv = true, kExactSqrt = true, kHasF64 = true;
-  using F64 = float64x2_t;  // diff_f32 (kernels/simd/diff.h)
+  using F64 = float64x2_t;  // diff (kernels/simd/diff.h)
   static F64 widen(const float* p) { return vcvt_f64_f32(vld1_f32(p)); }
   static V div(V a, V b) { return vdivq_f32(a, b); }
   static V sqrt(V x) { return vsqrtq_f32(x); }
@@ -83,7 +83,7 @@ struct Isa : simd::Lanes<float32x4_t> {
   static float hsum(V v) { return vaddvq_f32(v); }
 #else
   static constexpr bool kExactDiv = false, kExactSqrt = false;
-  static constexpr bool kHasF64 = false;  // no double vectors: diff_f32 stays scalar
+  static constexpr bool kHasF64 = false;  // no double vectors: diff stays scalar
   // GCC lowers float vector-extension operators to scalar VFP code on 32-bit ARM (NEON is not
   // IEEE there), so the float arithmetic and comparisons of simd::Lanes are NEON instructions
   // here. GCC 12's vcgtq_f32 / vcltq_f32 are such operators too, hence the VCGT in asm.

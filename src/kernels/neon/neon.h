@@ -3,7 +3,7 @@
 // which also sets the entries written once in kernels/simd/: set_blocked_entries (sgemm, conv2d,
 // conv2d_packed_size, conv2d_pack, conv2d_prepacked, max_pool2d, avg_pool2d) and
 // set_vector_entries (sgemv, sgemv_t, binary_vv/vs/sv, affine_vs, unary, reduce, softmax, layer_norm, transpose2d,
-// diff_f32).
+// diff).
 // The files of this folder are compiled for aarch64 and for 32-bit ARM with NEON (each is empty
 // without __ARM_NEON); entries that 32-bit ARM cannot do exactly fall back to the scalar
 // reference inside the NEON function (see isa.h).
@@ -19,7 +19,7 @@
 #define OFG_NEON_INT_KERNELS(X)
 #endif
 #define OFG_NEON_KERNELS(X)                                                                      \
-  X(hash_bytes) X(bytes_equal) X(f16_to_f32) X(f32_to_f16) X(bf16_to_f32) X(f32_to_bf16) \
+  X(hash_bytes) X(equal_bytes) X(f16_to_f32) X(f32_to_f16) X(bf16_to_f32) X(f32_to_bf16) \
   OFG_NEON_INT_KERNELS(X)
 
 #if defined(__aarch64__)

@@ -62,12 +62,12 @@ uint64_t hash_bytes(const void* data, size_t n) {
   return hashc::finish(acc, p + stripes * 32, n - stripes * 32, n);
 }
 
-bool bytes_equal(const void* a, const void* b, size_t n) {
+bool equal_bytes(const void* a, const void* b, size_t n) {
   // libc memcmp is already vectorised for the running CPU.
   return n == 0 || std::memcmp(a, b, n) == 0;
 }
 
-DiffStats diff_f32(const float* a, const float* b, size_t n, double atol, double rtol) {
+DiffStats diff(const float* a, const float* b, size_t n, double atol, double rtol) {
   const double inf = std::numeric_limits<double>::infinity();
   DiffStats st;
   for (size_t i = 0; i < n; ++i) {

@@ -1,5 +1,6 @@
 // Reference convolutions: the direct loop nests, written to be obviously right.
 #include "kernels/internal.h"
+#include "kernels/spatial3.h"
 
 #include <algorithm>
 
@@ -73,19 +74,8 @@ void conv2d_prepacked(const Conv2DParams& p, const float* x, const float* packed
 }
 
 void conv_nd(const ConvNdParams& p, const float* x, const float* w, float* y) {
-  // Pad the shape to 3 spatial axes with size-1 leading axes so one loop nest serves 1..3.
-  size_t in[3], k[3], out[3], st[3], dl[3], pb[3];
-  const size_t lead = 3 - p.rank;
-  for (size_t i = 0; i < 3; ++i) {
-    const bool real = i >= lead;
-    const size_t s = real ? i - lead : 0;
-    in[i] = real ? p.in[s] : 1;
-    k[i] = real ? p.kernel[s] : 1;
-    out[i] = real ? p.out[s] : 1;
-    st[i] = real ? p.stride[s] : 1;
-    dl[i] = real ? p.dilation[s] : 1;
-    pb[i] = real ? p.pad_begin[s] : 0;
-  }
+  // Seen as 3-D so one loop nest serves spatial ranks 1..3.
+  const auto [in, k, out, st, dl, pb] = spatial3<size_t>(p, p.rank);
   const size_t in_sz = in[0] * in[1] * in[2], out_sz = out[0] * out[1] * out[2];
   const size_t k_sz = k[0] * k[1] * k[2];
   const size_t Cg_in = p.C_in / p.group, Cg_out = p.C_out / p.group;

@@ -1,4 +1,4 @@
-// diff_f32 for the SIMD ISAs: the operations of the scalar version (scalar/compare.cpp) in
+// diff for the SIMD ISAs: the operations of the scalar version (scalar/compare.cpp) in
 // double, on the ISA's double vector S::F64 (S::widen loads and converts that many floats), so
 // the statistics are identical. Ties on max_abs keep the lowest index (per lane only strictly
 // greater values replace, across lanes the lowest index wins).
@@ -11,7 +11,7 @@
 namespace ofg::kernels::simd {
 
 template <class S>
-DiffStats diff_f32(const float* a, const float* b, size_t n, double atol, double rtol) {
+DiffStats diff(const float* a, const float* b, size_t n, double atol, double rtol) {
   using D = typename S::F64;
   using M = decltype(D{} < D{});  // all-ones / zero 64-bit lanes
   constexpr size_t L = sizeof(D) / sizeof(double);
@@ -54,7 +54,7 @@ DiffStats diff_f32(const float* a, const float* b, size_t n, double atol, double
     if (best_rel[l] > st.max_rel) st.max_rel = best_rel[l];
   }
   if (i < n) {
-    const DiffStats t = scalar::diff_f32(a + i, b + i, n - i, atol, rtol);
+    const DiffStats t = scalar::diff(a + i, b + i, n - i, atol, rtol);
     st.mismatches += t.mismatches;
     if (t.max_abs > st.max_abs) {
       st.max_abs = t.max_abs;

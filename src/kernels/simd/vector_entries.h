@@ -1,6 +1,6 @@
 // The kernel-table entries that kernels/simd/ implements once for every SIMD table from an ISA's
 // lane operations: the matrix-vector products, binary and unary elementwise, reduce, softmax, layer norm, 4-byte transposes
-// and diff_f32 (where the ISA has double vectors). An ISA folder instantiates them with its Isa
+// and diff (where the ISA has double vectors). An ISA folder instantiates them with its Isa
 // struct from one translation unit compiled with its flags (avx2/vector.cpp, neon/vector.cpp).
 #pragma once
 
@@ -44,7 +44,7 @@ template <class S>
 void set_vector_entries(KernelTable& t) {
   OFG_SIMD_COMPUTE_KERNELS(OFG_SET_KERNEL)
   OFG_SIMD_MEMORY_KERNELS(OFG_SET_KERNEL)
-  if constexpr (S::kHasF64) t.diff_f32 = diff_f32<S>;
+  if constexpr (S::kHasF64) t.diff = diff<S>;
 }
 
 #undef OFG_SET_KERNEL

@@ -21,11 +21,6 @@ constexpr float kExpMax = 88.7228394f;   // largest x with exp(x) < FLT_MAX (rou
 constexpr float kExpMin = -104.f;        // exp(x) rounds to 0 below (smallest subnormal 1.4e-45)
 constexpr float kLowest = -3.4028234663852886e38f;
 
-// exp(x). Cody-Waite reduction x = n ln2 + r (|r| <= ln2/2), Taylor polynomial of degree 7
-// (truncation < 6e-9), 2^n applied in two steps so subnormal results are produced correctly.
-// Measured against libm in double (tests/kernels_math_test.cpp): relative error < 3e-7 for
-// x in [-87.33, 88.72]; absolute error < 2e-38 below (subnormal results, or 0 on an ISA that
-// flushes them); x > 88.7228 -> +inf, -inf -> 0, NaN -> NaN.
 // c[0] x^(N-1) + c[1] x^(N-2) + ... + c[N-1] by Horner's rule with fused multiply-adds (the
 // same operations in the same order as writing the chain out).
 template <class S, size_t N>
@@ -35,6 +30,11 @@ inline typename S::V horner(typename S::V x, const float (&c)[N]) {
   return p;
 }
 
+// exp(x). Cody-Waite reduction x = n ln2 + r (|r| <= ln2/2), Taylor polynomial of degree 7
+// (truncation < 6e-9), 2^n applied in two steps so subnormal results are produced correctly.
+// Measured against libm in double (tests/kernels_math_test.cpp): relative error < 3e-7 for
+// x in [-87.33, 88.72]; absolute error < 2e-38 below (subnormal results, or 0 on an ISA that
+// flushes them); x > 88.7228 -> +inf, -inf -> 0, NaN -> NaN.
 template <class S>
 inline typename S::V v_exp(typename S::V x) {
   using F = typename S::V;
@@ -42,14 +42,8 @@ inline typename S::V v_exp(typename S::V x) {
   const F n = S::round_even(S::mul(xc, S::set1(kLog2e)));
   F r = S::fnma(n, S::set1(kLn2Hi), xc);
   r = S::fnma(n, S::set1(kLn2Lo), r);
-  F p = S::set1(1.f / 5040.f);
-  p = S::fma(p, r, S::set1(1.f / 720.f));
-  p = S::fma(p, r, S::set1(1.f / 120.f));
-  p = S::fma(p, r, S::set1(1.f / 24.f));
-  p = S::fma(p, r, S::set1(1.f / 6.f));
-  p = S::fma(p, r, S::set1(0.5f));
-  p = S::fma(p, r, S::set1(1.f));
-  p = S::fma(p, r, S::set1(1.f));
+  static constexpr float kExpTaylor[] = {1.f / 5040.f, 1.f / 720.f, 1.f / 120.f, 1.f / 24.f, 1.f / 6.f, 0.5f, 1.f, 1.f};
+  const F p = horner<S>(r, kExpTaylor);
   const typename S::I ni = S::to_int(n);
   const typename S::I n1 = S::half_int(ni), n2 = S::isub(ni, n1);
   F y = S::mul(S::mul(p, S::pow2(n1)), S::pow2(n2));
@@ -110,11 +104,8 @@ inline typename S::V v_log(typename S::V x) {
   const F f = S::sub(m, S::set1(1.f));
   const F s = S::div(f, S::add(m, S::set1(1.f)));
   const F s2 = S::mul(s, s);
-  F p = S::set1(2.f / 11.f);
-  p = S::fma(p, s2, S::set1(2.f / 9.f));
-  p = S::fma(p, s2, S::set1(2.f / 7.f));
-  p = S::fma(p, s2, S::set1(2.f / 5.f));
-  p = S::fma(p, s2, S::set1(2.f / 3.f));
+  static constexpr float kAtanhSeries[] = {2.f / 11.f, 2.f / 9.f, 2.f / 7.f, 2.f / 5.f, 2.f / 3.f};
+  const F p = horner<S>(s2, kAtanhSeries);
   const F lm = S::fma(S::mul(p, s2), s, S::add(s, s));
   F y = S::fma(e, S::set1(kLn2Hi), S::fma(e, S::set1(kLn2Lo), lm));
   const I abits = S::iand(bits, S::iset1(0x7FFFFFFF));
