@@ -325,39 +325,17 @@ double unary_ref(U op, double x, double alpha, double beta, double gamma) {
   return x;
 }
 
-constexpr bool kernel_op(U op, UnaryOp& k) {
-  switch (op) {
-    case U::Relu: k = UnaryOp::Relu; return true;
-    case U::LeakyRelu: k = UnaryOp::LeakyRelu; return true;
-    case U::Clip: k = UnaryOp::Clip; return true;
-    case U::Exp: k = UnaryOp::Exp; return true;
-    case U::Log: k = UnaryOp::Log; return true;
-    case U::Tanh: k = UnaryOp::Tanh; return true;
-    case U::Sigmoid: k = UnaryOp::Sigmoid; return true;
-    case U::Erf: k = UnaryOp::Erf; return true;
-    case U::HardSigmoid: k = UnaryOp::HardSigmoid; return true;
-    case U::HardSwish: k = UnaryOp::HardSwish; return true;
-    case U::Softplus: k = UnaryOp::Softplus; return true;
-    case U::Sqrt: k = UnaryOp::Sqrt; return true;
-    case U::Reciprocal: k = UnaryOp::Reciprocal; return true;
-    case U::Abs: k = UnaryOp::Abs; return true;
-    case U::Neg: k = UnaryOp::Neg; return true;
-    case U::Floor: k = UnaryOp::Floor; return true;
-    case U::Ceil: k = UnaryOp::Ceil; return true;
-    case U::Round: k = UnaryOp::Round; return true;
-    case U::GeluErf: k = UnaryOp::GeluErf; return true;
-    case U::GeluTanh: k = UnaryOp::GeluTanh; return true;
-    default: return false;
-  }
-}
+// A unary op's float32 kernel, as its registration line names it: a UnaryOp, or none (-1: the
+// float path is the double reference). Ops registered with one pass it to run_unary.
+constexpr int kNoKernel = -1;
 
-void run_unary(OpCtx& c, U op, double alpha, double beta, double gamma = 0) {
+void run_unary(OpCtx& c, U op, int kernel, double alpha, double beta, double gamma = 0) {
   const RTensor& x = c.t(0);
   int64_t n = x.numel();
-  UnaryOp k;
-  if (x.dtype == kFloat && kernel_op(op, k)) {
+  if (x.dtype == kFloat && kernel != kNoKernel) {
     RTensor y = RTensor::alloc_uninit(kFloat, x.shape);  // every element is written by the kernel
-    kernels::unary(k, x.data<float>(), y.data<float>(), n, static_cast<float>(alpha), static_cast<float>(beta));
+    kernels::unary(static_cast<UnaryOp>(kernel), x.data<float>(), y.data<float>(), n, static_cast<float>(alpha),
+                   static_cast<float>(beta));
     c.set(0, y);
     return;
   }
@@ -388,9 +366,9 @@ void run_unary(OpCtx& c, U op, double alpha, double beta, double gamma = 0) {
   c.set(0, y);
 }
 
-template <U OP>
+template <U OP, int K>
 void op_unary(OpCtx& c) {
-  run_unary(c, OP, 0, 0);
+  run_unary(c, OP, K, 0, 0);
 }
 // Parameters of the activations with attributes or bound inputs (activation_kernel reads them
 // the same way for a fused chain).
@@ -419,22 +397,28 @@ void clip_params(const OpCtx& c, int32_t dtype, double& lo, double& hi) {
   if (c.has(2)) hi = get_f64(c.t_numel(2, 1), 0);
 }
 
-template <void (*PARAMS)(const OpCtx&, double&, double&), U OP>
+template <void (*PARAMS)(const OpCtx&, double&, double&), U OP, UnaryOp K>
 void op_unary_params(OpCtx& c) {
   double alpha = 0, beta = 0;
   PARAMS(c, alpha, beta);
-  run_unary(c, OP, alpha, beta);
+  run_unary(c, OP, static_cast<int>(K), alpha, beta);
 }
-void op_elu(OpCtx& c) { run_unary(c, U::Elu, c.attr_f("alpha", 1.f), 0); }
-void op_selu(OpCtx& c) { run_unary(c, U::Selu, c.attr_f("alpha", 1.67326319217681884765625f), 0, c.attr_f("gamma", 1.05070102214813232421875f)); }
-void op_thresholded_relu(OpCtx& c) { run_unary(c, U::ThresholdedRelu, c.attr_f("alpha", 1.f), 0); }
-void op_celu(OpCtx& c) { run_unary(c, U::Celu, c.attr_f("alpha", 1.f), 0); }
-void op_gelu(OpCtx& c) { run_unary(c, c.attr_s("approximate", "none") == "tanh" ? U::GeluTanh : U::GeluErf, 0, 0); }
+void op_elu(OpCtx& c) { run_unary(c, U::Elu, kNoKernel, c.attr_f("alpha", 1.f), 0); }
+void op_selu(OpCtx& c) {
+  run_unary(c, U::Selu, kNoKernel, c.attr_f("alpha", 1.67326319217681884765625f), 0,
+            c.attr_f("gamma", 1.05070102214813232421875f));
+}
+void op_thresholded_relu(OpCtx& c) { run_unary(c, U::ThresholdedRelu, kNoKernel, c.attr_f("alpha", 1.f), 0); }
+void op_celu(OpCtx& c) { run_unary(c, U::Celu, kNoKernel, c.attr_f("alpha", 1.f), 0); }
+void op_gelu(OpCtx& c) {
+  if (c.attr_s("approximate", "none") == "tanh") run_unary(c, U::GeluTanh, static_cast<int>(UnaryOp::GeluTanh), 0, 0);
+  else run_unary(c, U::GeluErf, static_cast<int>(UnaryOp::GeluErf), 0, 0);
+}
 
 void op_clip(OpCtx& c) {  // both forms: clip_params reads the opset's
   double lo = 0, hi = 0;
   clip_params(c, c.t(0).dtype, lo, hi);
-  run_unary(c, U::Clip, lo, hi);
+  run_unary(c, U::Clip, static_cast<int>(UnaryOp::Clip), lo, hi);
 }
 
 void op_isnan(OpCtx& c) {
@@ -525,18 +509,13 @@ bool clip_attrs(const Model& m, const Node& n, float& lo, float& hi) {
   return true;
 }
 
-// The kernel id of U's float path, -1 when it has none (computed in double).
-constexpr int kernel_of(U op) {
-  UnaryOp k{};
-  return kernel_op(op, k) ? static_cast<int>(k) : -1;
-}
-
-// A unary op of the U table with its facts: chainable when its float path is a kernel.
-template <U OP>
+// A unary op of the U table with its facts: its float32 kernel K (kNoKernel: none), which the op
+// runs and which makes it chainable.
+template <U OP, int K>
 void add_unary(Registry& r, OpName name, InferFn rule, FusableAct act = FusableAct::No) {
-  Registry::Def d = r.add(name, op_unary<OP>);
+  Registry::Def d = r.add(name, op_unary<OP, K>);
   d.rule_or_none(rule);
-  if constexpr (kernel_of(OP) >= 0) d.unary(uref<OP>, static_cast<UnaryOp>(kernel_of(OP)));
+  if constexpr (K != kNoKernel) d.unary(uref<OP>, static_cast<UnaryOp>(K));
   else d.unary(uref<OP>);
   d.activation(act);
 }
@@ -645,18 +624,24 @@ bool rule_equal(InferCtx& c) { return broadcasting(c, true, true); }
 }  // namespace rules
 
 
-// The unary ops computed by run_unary: name (the U member too), type rule (null: none) and
-// whether it may end a Conv / BatchNormalization chain. Their facts come from the U table.
+// The unary ops computed by run_unary, one line each: name (the U member too), type rule (null:
+// none), whether it may end a Conv / BatchNormalization chain, and its float32 kernel (OFG_K(name):
+// UnaryOp::name; OFG_NO_K: the double reference). This table is the only place that pairs an op with
+// its kernel.
+#define OFG_K(name) static_cast<int>(UnaryOp::name)
+#define OFG_NO_K kNoKernel
 #define OFG_UNARY_OPS(X) \
-  X(Relu, rules::same_type, Plain) X(Exp, rules::same_type, No) X(Log, rules::same_type, No) \
-  X(Tanh, rules::same_type, Plain) X(Sigmoid, rules::same_type, Plain) X(Erf, rules::same_type, No) \
-  X(HardSwish, rules::same_type, Plain) X(Softplus, rules::same_type, No) X(Sqrt, rules::same_type, No) \
-  X(Reciprocal, rules::same_type, No) X(Abs, rules::same_type, No) X(Neg, rules::rule_neg, No) \
-  X(Floor, rules::same_type, No) X(Ceil, rules::same_type, No) X(Round, rules::same_type, No) \
-  X(Sin, rules::same_type, No) X(Cos, rules::same_type, No) X(Tan, nullptr, No) X(Asin, nullptr, No) \
-  X(Acos, nullptr, No) X(Atan, nullptr, No) X(Sinh, nullptr, No) X(Cosh, nullptr, No) X(Asinh, nullptr, No) \
-  X(Acosh, nullptr, No) X(Atanh, nullptr, No) X(Sign, rules::same_type, No) X(Softsign, rules::same_type, No) \
-  X(Mish, rules::same_type, No)
+  X(Relu, rules::same_type, Plain, OFG_K(Relu)) X(Exp, rules::same_type, No, OFG_K(Exp)) \
+  X(Log, rules::same_type, No, OFG_K(Log)) X(Tanh, rules::same_type, Plain, OFG_K(Tanh)) \
+  X(Sigmoid, rules::same_type, Plain, OFG_K(Sigmoid)) X(Erf, rules::same_type, No, OFG_K(Erf)) \
+  X(HardSwish, rules::same_type, Plain, OFG_K(HardSwish)) X(Softplus, rules::same_type, No, OFG_K(Softplus)) \
+  X(Sqrt, rules::same_type, No, OFG_K(Sqrt)) X(Reciprocal, rules::same_type, No, OFG_K(Reciprocal)) \
+  X(Abs, rules::same_type, No, OFG_K(Abs)) X(Neg, rules::rule_neg, No, OFG_K(Neg)) X(Floor, rules::same_type, No, OFG_K(Floor)) \
+  X(Ceil, rules::same_type, No, OFG_K(Ceil)) X(Round, rules::same_type, No, OFG_K(Round)) \
+  X(Sin, rules::same_type, No, OFG_NO_K) X(Cos, rules::same_type, No, OFG_NO_K) X(Tan, nullptr, No, OFG_NO_K) \
+  X(Asin, nullptr, No, OFG_NO_K) X(Acos, nullptr, No, OFG_NO_K) X(Atan, nullptr, No, OFG_NO_K) X(Sinh, nullptr, No, OFG_NO_K) \
+  X(Cosh, nullptr, No, OFG_NO_K) X(Asinh, nullptr, No, OFG_NO_K) X(Acosh, nullptr, No, OFG_NO_K) X(Atanh, nullptr, No, OFG_NO_K) \
+  X(Sign, rules::same_type, No, OFG_NO_K) X(Softsign, rules::same_type, No, OFG_NO_K) X(Mish, rules::same_type, No, OFG_NO_K)
 
 void register_elementwise_ops(Registry& r) {
   r.add("Shrink", op_shrink, 9).no_rule();
@@ -687,14 +672,16 @@ void register_elementwise_ops(Registry& r) {
   r.add("BitShift", op_bitshift).infer(rules::elementwise);
   r.add("Not", op_not).infer(rules::same_type);
   r.add("Where", op_where).infer(rules::rule_where);
-#define OFG_ADD_UNARY(name, rule, act) add_unary<U::name>(r, #name, rule, FusableAct::act);
+#define OFG_ADD_UNARY(name, rule, act, kernel) add_unary<U::name, kernel>(r, #name, rule, FusableAct::act);
   OFG_UNARY_OPS(OFG_ADD_UNARY)
 #undef OFG_ADD_UNARY
-  r.add("LeakyRelu", op_unary_params<leaky_relu_params, U::LeakyRelu>)
+#undef OFG_K
+#undef OFG_NO_K
+  r.add("LeakyRelu", op_unary_params<leaky_relu_params, U::LeakyRelu, UnaryOp::LeakyRelu>)
       .infer(rules::same_type)
       .unary_unchained(uref<U::LeakyRelu>, UnaryOp::LeakyRelu, leaky_relu_attrs)
       .activation(FusableAct::Plain);
-  r.add("HardSigmoid", op_unary_params<hard_sigmoid_params, U::HardSigmoid>)
+  r.add("HardSigmoid", op_unary_params<hard_sigmoid_params, U::HardSigmoid, UnaryOp::HardSigmoid>)
       .infer(rules::same_type)
       .unary_unchained(uref<U::HardSigmoid>, UnaryOp::HardSigmoid, hard_sigmoid_attrs)
       .activation(FusableAct::Plain);
