@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace ofg::kernels::simd {
 
@@ -151,12 +152,54 @@ void softmax_short_rows(const float* x, float* y, size_t len, bool log) {
   }
 }
 
+// Softmax over an axis that is not the last (a class axis of NCHW scores): L columns of the
+// inner axes at a time, each lane one softmax, as the contiguous loop below computes a row (max,
+// exp of x - max, sum, then times 1 / sum or x minus log sum + max). The columns past the last
+// full vector are copied into a zero-padded block of L columns and back.
+template <class S>
+void softmax_columns(const float* p, float* q, size_t len, size_t stride, bool log) {
+  using F = typename S::V;
+  F vm = S::load(p);
+  for (size_t r = 1; r < len; ++r) vm = S::max(vm, S::load(p + r * stride));
+  F vs = S::zero();
+  for (size_t r = 0; r < len; ++r) {
+    const F e = v_exp<S>(S::sub(S::load(p + r * stride), vm));
+    if (!log) S::store(q + r * stride, e);
+    vs = S::add(vs, e);
+  }
+  if (log) {
+    const F vl = S::add(v_log<S>(vs), vm);
+    for (size_t r = 0; r < len; ++r) S::store(q + r * stride, S::sub(S::load(p + r * stride), vl));
+  } else {
+    const F vi = S::div(S::set1(1.f), vs);
+    for (size_t r = 0; r < len; ++r) S::store(q + r * stride, S::mul(S::load(q + r * stride), vi));
+  }
+}
+
+template <class S>
+void softmax_strided(const float* x, float* y, size_t outer, size_t len, size_t inner, bool log) {
+  constexpr size_t L = S::W;
+  const size_t full = inner / L * L, rest = inner - full;
+  std::vector<float> tail(rest ? len * L : 0);
+  for (size_t o = 0; o < outer; ++o) {
+    const float* p = x + o * len * inner;
+    float* q = y + o * len * inner;
+    for (size_t i = 0; i < full; i += L) softmax_columns<S>(p + i, q + i, len, inner, log);
+    if (rest == 0) continue;
+    for (size_t r = 0; r < len; ++r) std::copy(p + r * inner + full, p + (r + 1) * inner, tail.data() + r * L);
+    softmax_columns<S>(tail.data(), tail.data(), len, L, log);
+    for (size_t r = 0; r < len; ++r) std::copy(tail.data() + r * L, tail.data() + r * L + rest, q + r * inner + full);
+  }
+}
+
 template <class S>
 void softmax(const float* x, float* y, size_t outer, size_t len, size_t inner, bool log) {
   using F = typename S::V;
   constexpr size_t L = S::W;
-  if (inner != 1 || len == 0) {
-    scalar::softmax(x, y, outer, len, inner, log);
+  if (len == 0) return;
+  if (inner != 1) {
+    if (inner >= L) softmax_strided<S>(x, y, outer, len, inner, log);
+    else scalar::softmax(x, y, outer, len, inner, log);
     return;
   }
   size_t o = 0;
