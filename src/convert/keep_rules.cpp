@@ -15,7 +15,9 @@ namespace {
 // in the types its kernel knows, so its node stays float32.
 bool native_half(std::string_view op) {
   static const char* const kOps[] = {"Cast", "CastLike", "Constant", "ConstantOfShape", "EyeLike", "Gather",
-                                     "GatherElements", "GatherND", "Trilu", "Dropout"};
+                                     "GatherElements", "GatherND", "Trilu", "Dropout", "Identity", "Concat",
+                                     "Slice", "Split", "Expand", "Tile", "Transpose", "DepthToSpace",
+                                     "SpaceToDepth", "Shape", "Size"};
   for (const char* o : kOps)
     if (op == o) return true;
   return false;
