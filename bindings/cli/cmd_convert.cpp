@@ -23,7 +23,9 @@ const CommandHelp kHelp = {
     "whose conversion makes the outputs drift (tolerance float16 1e-2, bfloat16 1.5e-1); exit 1 and\n"
     "no OUT when no mixed-precision model verifies. --report FILE gets the conversion's JSON report.\n"};
 
-const std::vector<OptionSpec> kSpecs = [] {
+// Built on first use: it takes the shared tables of other files (static initialisation order
+// across files is unspecified).
+std::vector<OptionSpec> specs() {
   std::vector<OptionSpec> s = {
       {"--external-data", OptionSpec::kFlag, "", "put tensors of at least --threshold bytes in OUT.data"},
       {"--threshold", OptionSpec::kCount, "BYTES", "with --external-data: smallest tensor moved out (default 1024)"},
@@ -31,13 +33,14 @@ const std::vector<OptionSpec> kSpecs = [] {
   // --- precision conversion
   s.insert(s.end(), convert_float_specs().begin(), convert_float_specs().end());
   s.push_back({"--report", OptionSpec::kText, "FILE.json", "with --to-*: write the conversion's report as JSON"});
+  s.insert(s.end(), kVerifySpecs.begin(), kVerifySpecs.end());  // the conversion's verification inputs
   // --- end precision conversion
   return s;
-}();
+}
 
 int cmd_convert(const Args& args) {
   ParsedArgs p;
-  if (int rc = parse_command(kHelp, args, kSpecs, p); rc >= 0) return rc;
+  if (int rc = parse_command(kHelp, args, specs(), p); rc >= 0) return rc;
   if (p.positional.size() != 2) return usage_error(kHelp.name, "give IN and OUT");
   if (p.has("--threshold") && !p.has("--external-data"))
     return usage_error(kHelp.name, "--threshold goes with --external-data");
@@ -55,7 +58,10 @@ int cmd_convert(const Args& args) {
   if ((p.has("--external-data") && set_option(kHelp.name, opts, "--external-data", "save.external_data", "1") != kOk) ||
       (p.has("--threshold") &&
        set_option(kHelp.name, opts, "--threshold", "save.external_threshold", p.text("--threshold")) != kOk) ||
-      apply_convert_float_options(kHelp.name, p, opts) != kOk) {
+      apply_convert_float_options(kHelp.name, p, opts) != kOk ||
+      (any_verify_option(p) && (!wants_convert_float(p) || p.has("--no-verify")) &&
+       usage_error(kHelp.name, "verification options go with --to-float16 or --to-bfloat16") != kOk) ||
+      (wants_convert_float(p) && !p.has("--no-verify") && apply_verify_options(kHelp.name, p, opts, in) != kOk)) {
     ofg_options_free(opts);
     return kUsage;
   }
