@@ -65,8 +65,10 @@ class Converter {
       };
       for (ValueInfo& vi : g->inputs) note(vi.value);
       for (Value* v : g->initializers) note(v);
-      for (Node* n = g->first; n; n = n->next)
+      for (Node* n = g->first; n; n = n->next) {
         for (Value* v : n->outputs) note(v);
+        note_subgraph_outputs(n);
+      }
     });
     decide_nodes();
     decide_values();
@@ -81,6 +83,23 @@ class Converter {
   }
 
  private:
+  // Inference has no rule for control flow (If, Loop, Scan): output k of such a node has the type
+  // its body declares for output k (If: the then branch; Loop: after the condition, so k + 1;
+  // Scan: k), so that a converted reader of it gets its Cast.
+  void note_subgraph_outputs(Node* n) {
+    std::string_view op = m_.str(n->op_type);
+    const Attribute* a = n->attribute(m_, op == "If" ? "then_branch" : "body");
+    if (!a || !a->g) return;
+    const uint32_t shift = op == "Loop" ? 1 : 0;
+    for (uint32_t k = 0; k < n->outputs.size; ++k) {
+      Value* v = n->outputs[k];
+      if (!v || v->id >= elem_.size() || elem_[v->id] != 0 || k + shift >= a->g->outputs.size) continue;
+      const ValueInfo& vi = a->g->outputs[k + shift];
+      const Type* t = vi.type ? vi.type : vi.value->type;
+      if (t && t->kind == Type::kTensor) elem_[v->id] = t->elem_type;
+    }
+  }
+
   bool is_f32(const Value* v) const { return v && v->id < elem_.size() && elem_[v->id] == kFloat; }
 
   void decide_nodes() {
