@@ -70,6 +70,7 @@ class Converter {
         note_subgraph_outputs(n);
       }
     });
+    propagate_types();
     decide_nodes();
     decide_values();
     convert_initializers();
@@ -97,6 +98,33 @@ class Converter {
       const ValueInfo& vi = a->g->outputs[k + shift];
       const Type* t = vi.type ? vi.type : vi.value->type;
       if (t && t->kind == Type::kTensor) elem_[v->id] = t->elem_type;
+    }
+  }
+
+  // Values type inference leaves untyped (after a control-flow node without a typed body, or an
+  // op without a rule) take the element type of their node's first typed input when the op
+  // computes in its input's type (elementwise, reductions, data movement): without it a converted
+  // reader of such a value gets no Cast and ONNX Runtime refuses the mixed types.
+  void propagate_types() {
+    static const char* const kSameType[] = {
+        "Add", "Sub", "Mul", "Div", "Pow", "Neg", "Abs", "Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt",
+        "Reciprocal", "MatMul", "Gemm", "Softmax", "LogSoftmax", "ReduceMean", "ReduceSum", "ReduceMax",
+        "ReduceMin", "ReduceProd", "Unsqueeze", "Squeeze", "Reshape", "Flatten", "Concat", "Transpose", "Slice",
+        "Split", "Expand", "Tile", "Identity", "Pad", "Clip", "Max", "Min", "Sum", "Mean", "Where", "Gather"};
+    for (Node* n : main_nodes(m_)) {
+      std::string_view op = m_.str(n->op_type);
+      bool same = false;
+      for (const char* o : kSameType) same |= op == o;
+      if (!same || !is_default_domain(m_, n->domain)) continue;
+      int32_t t = 0;
+      // Where's condition and Gather's indices are not its data: start at the data inputs.
+      for (uint32_t k = op == "Where" ? 1 : 0; k < n->inputs.size && !t; ++k) {
+        const Value* v = n->inputs[k];
+        if (v && v->id < elem_.size() && exec::is_float_type(elem_[v->id])) t = elem_[v->id];
+        if (op == "Gather") break;
+      }
+      for (Value* o : n->outputs)
+        if (t && o && o->id < elem_.size() && elem_[o->id] == 0) elem_[o->id] = t;
     }
   }
 
