@@ -1,7 +1,6 @@
 #include "convert/float_precision.h"
 
 #include <cmath>
-#include <map>
 
 #include "convert/keep_rules.h"
 #include "exec/infer_types.h"
@@ -214,9 +213,8 @@ class Converter {
 
   // The value holding v in precision p: v itself, or one Cast of it placed after its definition.
   Value* in_precision(Value* v, int32_t p) {
-    auto key = std::make_pair(v, p);
-    auto it = casts_.find(key);
-    if (it != casts_.end()) return it->second;
+    for (const CastMade& c : casts_)
+      if (c.from == v && c.to == p) return c.out;
     Value* src = v;
     // Never a Cast of a Cast's output: cast the first Cast's input instead (same value, one step).
     if (v->producer && v->producer->graph == g_ && m_.str(v->producer->op_type) == "Cast" && v->producer->inputs.size &&
@@ -232,7 +230,7 @@ class Converter {
     to->present = Attribute::kI;
     place_after_definition(c, src);
     ++result_.casts_added;
-    casts_[key] = out;
+    casts_.push_back({v, p, out});
     return out;
   }
 
@@ -346,7 +344,13 @@ class Converter {
   std::vector<bool> converted_;
   std::vector<int32_t> elem_;  // element type of each value before conversion (by Value::id)
   std::vector<int32_t> prec_;  // float32 values: kFloat or the target after conversion; else 0
-  std::map<std::pair<Value*, int32_t>, Value*> casts_;
+  // The Casts made so far (a handful per model: a list, not a map, keeps the library small).
+  struct CastMade {
+    Value* from;
+    int32_t to;
+    Value* out;
+  };
+  std::vector<CastMade> casts_;
   PrecisionResult result_;
 };
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include "convert/keep_rules.h"
 #include "exec/infer_types.h"
@@ -104,13 +103,17 @@ std::vector<std::pair<size_t, std::string>> attribute_error(const Model& origina
   std::unique_ptr<Model> cand = snapshot_model(original);
   convert_precision(*cand, plan);
   std::vector<Node*> rnodes = main_nodes(*ref);
-  std::map<std::string, Value*> cand_values;
+  // The candidate's values by name (the snapshot keeps names; indexed by the candidate's StrId).
+  std::vector<Value*> by_name;
   for (Node* n = cand->graph->first; n; n = n->next)
     for (Value* v : n->outputs)
-      if (v) cand_values[std::string(cand->str(v->name))] = v;
+      if (v) {
+        if (v->name >= by_name.size()) by_name.resize(v->name + 1, nullptr);
+        by_name[v->name] = v;
+      }
   exec::TypeInference ti(*ref);
   ti.run(false);
-  std::map<const Value*, size_t> probe_of;  // reference value -> probe index
+  std::vector<int64_t> probe_of(ref->value_count, -1);  // reference value id -> probe index
   std::vector<size_t> probe_node;
   size_t base_outputs = ref->graph->outputs.size;
   for (size_t i = 0; i < rnodes.size(); ++i) {
@@ -118,13 +121,14 @@ std::vector<std::pair<size_t, std::string>> attribute_error(const Model& origina
     for (Value* v : rnodes[i]->outputs) {
       const exec::IType* t = v ? ti.type_of(v) : nullptr;
       if (!t || t->elem != kFloat) continue;
-      auto it = cand_values.find(std::string(ref->str(v->name)));
-      if (it == cand_values.end()) continue;
+      const StrId cid = cand->strings.find(ref->str(v->name));
+      Value* cv = cid != kNoStr && cid < by_name.size() ? by_name[cid] : nullptr;
+      if (!cv) continue;
       std::string probe = "ofg_probe_" + std::to_string(probe_node.size());
       while (cand->strings.find(probe) != kNoStr || ref->strings.find(probe) != kNoStr) probe += "_";
       add_probe(*ref, v, probe);
-      add_probe(*cand, it->second, probe);
-      probe_of[v] = probe_node.size();
+      add_probe(*cand, cv, probe);
+      probe_of[v->id] = static_cast<int64_t>(probe_node.size());
       probe_node.push_back(i);
     }
   }
@@ -140,36 +144,40 @@ std::vector<std::pair<size_t, std::string>> attribute_error(const Model& origina
   auto bad = [&](const ProbeError& e) { return e.nonfinite || e.rel > tol; };
   std::vector<std::pair<size_t, std::string>> origins;
   std::vector<std::pair<double, size_t>> growth;
-  std::map<size_t, std::pair<double, bool>> node_err;  // node -> worst output error, overflow
+  // Per node: worst output error, overflow, probed at all.
+  std::vector<ProbeError> node_err(rnodes.size());
+  std::vector<bool> probed(rnodes.size(), false);
   for (size_t p = 0; p < probe_node.size(); ++p) {
-    auto& ne = node_err[probe_node[p]];
-    ne.first = std::max(ne.first, err[p].rel);
-    ne.second = ne.second || err[p].nonfinite;
+    ProbeError& ne = node_err[probe_node[p]];
+    ne.rel = std::max(ne.rel, err[p].rel);
+    ne.nonfinite = ne.nonfinite || err[p].nonfinite;
+    probed[probe_node[p]] = true;
   }
-  for (auto& [i, ne] : node_err) {
+  for (size_t i = 0; i < rnodes.size(); ++i) {
+    if (!probed[i]) continue;
+    const ProbeError& ne = node_err[i];
     double in_err = 0;
     bool in_bad = false;
     for (Value* v : rnodes[i]->inputs) {
-      auto it = v ? probe_of.find(v) : probe_of.end();
-      if (it == probe_of.end()) continue;
-      in_err = std::max(in_err, err[it->second].rel);
-      in_bad = in_bad || bad(err[it->second]);
+      const int64_t pi = v && v->id < probe_of.size() ? probe_of[v->id] : -1;
+      if (pi < 0) continue;
+      in_err = std::max(in_err, err[pi].rel);
+      in_bad = in_bad || bad(err[pi]);
     }
     char buf[160];
-    if ((ne.second || ne.first > tol) && !in_bad) {
+    if ((ne.nonfinite || ne.rel > tol) && !in_bad) {
       std::snprintf(buf, sizeof buf, "error attribution: %s (relative error %.3g, inputs %.3g, tolerance %.3g)",
-                    ne.second ? "overflows the target type" : "output drifts beyond tolerance", ne.first, in_err, tol);
+                    ne.nonfinite ? "overflows the target type" : "output drifts beyond tolerance", ne.rel, in_err, tol);
       origins.push_back({i, buf});
     } else {
-      std::snprintf(buf, sizeof buf, "error attribution: largest error growth (relative error %.3g from inputs' %.3g)",
-                    ne.first, in_err);
-      growth.push_back({ne.first - in_err, i});
-      (void)buf;
+      growth.push_back({ne.rel - in_err, i});
     }
   }
   if (!origins.empty()) return origins;
-  std::sort(growth.rbegin(), growth.rend());
+  // The two largest growths (a selection, not a sort: smaller code).
   for (size_t k = 0; k < growth.size() && k < 2; ++k) {
+    for (size_t j = k + 1; j < growth.size(); ++j)
+      if (growth[j].first > growth[k].first) std::swap(growth[j], growth[k]);
     char buf[160];
     std::snprintf(buf, sizeof buf, "error attribution: largest error growth (+%.3g relative)", growth[k].first);
     origins.push_back({growth[k].second, buf});
