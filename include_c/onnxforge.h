@@ -138,6 +138,7 @@ OFG_API void ofg_options_free(ofg_options* options);
  *                             model also survives a power loss (default 0: the rename alone
  *                             already makes readers see either the old or the complete new file).
  *   "optimize.*"              see ofg_optimize.
+ *   "convert.*"               see ofg_convert_float (precision conversion).
  *   "run.max_tensor_bytes"    bytes, decimal: the largest tensor an op may create while a call
  *                             runs ops (ofg_run, ofg_run_values, ofg_verify, ofg_optimize,
  *                             ofg_run_pass); a larger one (a size computed from data: Range,
