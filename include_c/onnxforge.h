@@ -138,6 +138,7 @@ OFG_API void ofg_options_free(ofg_options* options);
  *                             model also survives a power loss (default 0: the rename alone
  *                             already makes readers see either the old or the complete new file).
  *   "optimize.*"              see ofg_optimize.
+ *   "convert.*"               see ofg_convert_float (precision conversion).
  *   "run.max_tensor_bytes"    bytes, decimal: the largest tensor an op may create while a call
  *                             runs ops (ofg_run, ofg_run_values, ofg_verify, ofg_optimize,
  *                             ofg_run_pass); a larger one (a size computed from data: Range,
@@ -365,6 +366,41 @@ OFG_API ofg_status ofg_run_pass(ofg_model* model, const char* pass, const ofg_op
  *                              (the "verify.*" options of ofg_verify apply; a model with an op the
  *                              interpreter lacks fails with OFG_ERR_UNSUPPORTED). */
 OFG_API ofg_status ofg_optimize(ofg_model* model, const ofg_options* options, ofg_pass_report** report);
+
+/* ---- precision conversion (ofg_convert_float) ----
+ * Converts the model's float32 computation to float16 or bfloat16 in place: float32 initializers
+ * read by converted nodes, Constant values, Cast(to=float) and dtype attributes (a Cast to float32
+ * inside the converted part now casts to the target; one whose input already has that type is
+ * removed) and the declared types of the values computed in the target type. Values beyond the
+ * target's finite range are clamped to it; the log callback (level 2) and the report name them.
+ * A Cast is inserted wherever a value meets a consumer of the other precision: at most one per
+ * value and precision, never a Cast of a Cast's output. Nodes stay float32 when the caller blocks
+ * them, when they hold subgraphs (not converted), when the interpreter cannot run them in half
+ * precision, or when the spec's type constraints do not admit the target at the model's opset
+ * (bfloat16 came to most ops at opset 13, to convolutions and pooling at 22); inputs the spec
+ * types float32 only (Resize/Upsample scales) keep float32 values; Range and float arithmetic on
+ * values cast from integers (shape arithmetic) stay float32.
+ * With "convert.verify" (default 1) the result is checked against the float32 original by
+ * execution (inputs as for ofg_verify: "verify.test_data", "verify.input.NAME", else drawn).
+ * When outputs differ, the error is attributed to nodes (both models run with every converted
+ * value compared with the float32 value it replaces; the nodes whose output first goes beyond
+ * tolerance or overflows, else those with the largest error growth, stay float32) and the
+ * conversion is redone, at most 8 rounds; then OFG_ERR_VERIFY_FAILED and the model unchanged.
+ * Default tolerance (atol and rtol alike, on the float32 outputs): float16 1e-2, bfloat16 1.5e-1;
+ * "verify.atol"/"verify.rtol" replace them. The float64 referee is not used.
+ * `report` (may be NULL) has one entry "convert_float"; its JSON (ofg_pass_report_json) is the
+ * conversion's: "kept_float32" (index, node, op, reason: "blocked by user ...", "spec: ...",
+ * "interpreter: ...", "error attribution: ..." with the measured error), "clamped", "rounds",
+ * "casts_added", "verified", "atol", "rtol", "verify" (the final ofg_verify JSON report).
+ * Options:
+ *   "convert.float"          "float16" (default) | "bfloat16"
+ *   "convert.keep_io_types"  "0"|"1" (default 1): graph inputs and outputs stay float32, with one
+ *                            Cast at each boundary; "0": they take the target type too
+ *   "convert.block_ops"      comma-separated op types kept float32
+ *   "convert.block_nodes"    comma-separated node names kept float32
+ *   "convert.verify"         "0"|"1" (default 1): the verification and attribution above */
+OFG_API ofg_status ofg_convert_float(ofg_model* model, const ofg_options* options, ofg_pass_report** report);
+/* ---- end precision conversion ---- */
 
 
 /* ------------------------------------------------------------------ tensors, execution, verification */

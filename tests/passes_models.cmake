@@ -8,3 +8,11 @@ set_tests_properties(passes_real_models PROPERTIES SKIP_RETURN_CODE 77)
 add_test(NAME realworld_models
   COMMAND bash ${CMAKE_SOURCE_DIR}/tests/realworld_models.sh ${OFG_TEST_CLI} ${OFG_DATA_DIR})
 set_tests_properties(realworld_models PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77)
+
+# Precision conversion of the shared models to float16/bfloat16: verified, sized, run by our
+# interpreter and (when onnxruntime-node is there) by ONNX Runtime against the references.
+if(NOT CMAKE_CROSSCOMPILING)
+  add_test(NAME convert_float_models
+    COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/convert_float_models.py ${OFG_TEST_CLI} ${OFG_DATA_DIR})
+  set_tests_properties(convert_float_models PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()

@@ -1,27 +1,46 @@
 // onnxforge convert IN OUT [--external-data [--threshold BYTES]]
+//                         [--to-float16|--to-bfloat16 [--convert-io] [--block-ops A,B] [--block-nodes N1,N2]
+//                          [--no-verify] [--report FILE]]
 #include <cstdio>
 #include <string>
 
 #include "cli.h"
+#include "convert_float_flags.h"
 #include "output_paths.h"
 
 namespace cli {
 
 const CommandHelp kHelp = {
     "convert",
-    "usage: onnxforge convert IN OUT [--external-data [--threshold BYTES]]\n",
+    "usage: onnxforge convert IN OUT [--external-data [--threshold BYTES]]\n"
+    "                         [--to-float16|--to-bfloat16 [--convert-io] [--block-ops A,B] [--block-nodes N1,N2]\n"
+    "                          [--no-verify] [--report FILE.json]]\n",
     "Loads IN and saves it as OUT (atomically: OUT is replaced only when complete). OUT's folder\n"
     "(and OUT.data's, with --external-data) is checked before IN is read: it must exist and be\n"
-    "writable. Exit 0 ok, 2 usage, input or output error (then OUT is left as it was).\n"};
+    "writable. Exit 0 ok, 2 usage, input or output error (then OUT is left as it was).\n"
+    "--to-float16/--to-bfloat16 convert the float32 computation (inputs and outputs stay float32\n"
+    "unless --convert-io), verify the result against the float32 model and keep float32 the nodes\n"
+    "whose conversion makes the outputs drift (tolerance float16 1e-2, bfloat16 1.5e-1); exit 1 and\n"
+    "no OUT when no mixed-precision model verifies. --report FILE gets the conversion's JSON report.\n"};
 
-const std::vector<OptionSpec> kSpecs = {
-    {"--external-data", OptionSpec::kFlag, "", "put tensors of at least --threshold bytes in OUT.data"},
-    {"--threshold", OptionSpec::kCount, "BYTES", "with --external-data: smallest tensor moved out (default 1024)"},
-};
+// Built on first use: it takes the shared tables of other files (static initialisation order
+// across files is unspecified).
+std::vector<OptionSpec> specs() {
+  std::vector<OptionSpec> s = {
+      {"--external-data", OptionSpec::kFlag, "", "put tensors of at least --threshold bytes in OUT.data"},
+      {"--threshold", OptionSpec::kCount, "BYTES", "with --external-data: smallest tensor moved out (default 1024)"},
+  };
+  // --- precision conversion
+  s.insert(s.end(), convert_float_specs().begin(), convert_float_specs().end());
+  s.push_back({"--report", OptionSpec::kText, "FILE.json", "with --to-*: write the conversion's report as JSON"});
+  s.insert(s.end(), kVerifySpecs.begin(), kVerifySpecs.end());  // the conversion's verification inputs
+  // --- end precision conversion
+  return s;
+}
 
 int cmd_convert(const Args& args) {
   ParsedArgs p;
-  if (int rc = parse_command(kHelp, args, kSpecs, p); rc >= 0) return rc;
+  if (int rc = parse_command(kHelp, args, specs(), p); rc >= 0) return rc;
   if (p.positional.size() != 2) return usage_error(kHelp.name, "give IN and OUT");
   if (p.has("--threshold") && !p.has("--external-data"))
     return usage_error(kHelp.name, "--threshold goes with --external-data");
@@ -29,12 +48,20 @@ int cmd_convert(const Args& args) {
   // Where the result goes is checked before the model is read.
   if (!check_output_file(kHelp.name, out)) return kUsage;
   if (p.has("--external-data") && !check_output_file(kHelp.name, external_data_path(out))) return kUsage;
+  // --- precision conversion: --report is checked with the other outputs
+  if (p.has("--report") && !wants_convert_float(p)) return usage_error(kHelp.name, "--report goes with --to-float16 or --to-bfloat16");
+  if (p.has("--report") && (p.text("--report") == out || !check_output_file(kHelp.name, p.text("--report")))) return kUsage;
+  // --- end precision conversion
   ofg_options* opts = nullptr;
   ofg_status st = ofg_options_create(&opts);
   if (st != OFG_OK) return report(kHelp.name, "", st);
   if ((p.has("--external-data") && set_option(kHelp.name, opts, "--external-data", "save.external_data", "1") != kOk) ||
       (p.has("--threshold") &&
-       set_option(kHelp.name, opts, "--threshold", "save.external_threshold", p.text("--threshold")) != kOk)) {
+       set_option(kHelp.name, opts, "--threshold", "save.external_threshold", p.text("--threshold")) != kOk) ||
+      apply_convert_float_options(kHelp.name, p, opts) != kOk ||
+      (any_verify_option(p) && (!wants_convert_float(p) || p.has("--no-verify")) &&
+       usage_error(kHelp.name, "verification options go with --to-float16 or --to-bfloat16") != kOk) ||
+      (wants_convert_float(p) && !p.has("--no-verify") && apply_verify_options(kHelp.name, p, opts, in) != kOk)) {
     ofg_options_free(opts);
     return kUsage;
   }
@@ -44,8 +71,22 @@ int cmd_convert(const Args& args) {
     ofg_options_free(opts);
     return report(kHelp.name, in, st);
   }
+  // --- precision conversion: the model is converted (and verified) before anything is written
+  std::string convert_json;
+  if (wants_convert_float(p)) {
+    if (int rc = run_convert_float(kHelp.name, m, opts, &convert_json); rc != kOk) {
+      ofg_model_free(m);
+      ofg_options_free(opts);
+      return rc;
+    }
+  }
+  // --- end precision conversion
   st = save_model(m, out, opts);
   ofg_model_free(m);
+  if (st == OFG_OK && p.has("--report") && !write_file_atomically(kHelp.name, p.text("--report"), convert_json + "\n")) {
+    ofg_options_free(opts);
+    return kUsage;
+  }
   ofg_options_free(opts);
   if (st != OFG_OK) return report(kHelp.name, out, st);
   return kOk;

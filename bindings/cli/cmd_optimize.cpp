@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli.h"
+#include "convert_float_flags.h"
 #include "messages.h"
 #include "output_paths.h"
 #include "progress.h"
@@ -30,6 +31,9 @@ const char* kDescription =
     "to inspect it; never over IN). --report FILE is written whole (through a temporary file) when\n"
     "the run got as far as a result, so also on exit 1 and 3, where it records why\n"
     "(\"exit_code\", \"output_written\": false); on exit 2 neither OUT nor FILE is written.\n"
+    "--to-float16/--to-bfloat16 convert the optimized model's float32 computation after the passes\n"
+    "(and after --verify), verified against the float32 result (see onnxforge help convert); a\n"
+    "conversion that does not verify exits 1 and writes no OUT. --report gets its JSON as \"convert\".\n"
     "Exit 0 ok, 1 outputs differ, 2 usage or input error, 3 no input the model accepts could be built.\n";
 
 std::vector<OptionSpec> specs() {
@@ -50,6 +54,9 @@ std::vector<OptionSpec> specs() {
   };
   s.insert(s.end(), kVerifySpecs.begin(), kVerifySpecs.end());
   s.push_back(kThreadsSpec);
+  // --- precision conversion (--to-float16 / --to-bfloat16 ...): after the passes
+  s.insert(s.end(), convert_float_specs().begin(), convert_float_specs().end());
+  // --- end precision conversion
   return s;
 }
 
@@ -177,7 +184,8 @@ int cmd_optimize(const Args& args) {
       (!p.has("--external-data") || set_option(kName, opts, "--external-data", "save.external_data", "1") == kOk) &&
       (!verify_each || set_option(kName, opts, "--verify-each-pass", "optimize.verify_each_pass", "1") == kOk) &&
       apply_threads_option(kName, p, opts) == kOk &&
-      (!(verify || verify_each) || apply_verify_options(kName, p, opts, in) == kOk);
+      (!(verify || verify_each) || apply_verify_options(kName, p, opts, in) == kOk) &&
+      apply_convert_float_options(kName, p, opts) == kOk;  // precision conversion
   if (!options_ok) {
     ofg_options_free(opts);
     return kUsage;
@@ -235,10 +243,22 @@ int cmd_optimize(const Args& args) {
   int32_t verified = 1;
   if (vrep) ofg_report_passed(vrep, &verified);
   if (!verified) exit_code = kCheckFailed;
+  // --- precision conversion: the float32 result (verified with --verify) is converted and the
+  // conversion verified against it, before anything is saved. A failed conversion saves nothing.
+  std::string convert_json;
+  bool convert_failed = false;
+  if (exit_code == kOk && wants_convert_float(p)) {
+    progress.phase("optimize: precision conversion");
+    exit_code = run_convert_float(kName, m, opts, &convert_json);
+    progress.finish();
+    convert_failed = exit_code != kOk;
+    if (!convert_failed) after = snapshot(m);
+  }
+  // --- end precision conversion
   // A result that failed its verification is not saved (unless asked to, and never over IN);
   // nor after an error (exit 2): then there is no report either.
   const bool in_place = !demo && same_file(in, out);
-  const bool keep = exit_code == kCheckFailed && p.has("--keep-on-verify-failure") && !in_place;
+  const bool keep = exit_code == kCheckFailed && p.has("--keep-on-verify-failure") && !in_place && !convert_failed;
   const bool save = exit_code == kOk || keep;
   // What existed before, so that a report that cannot be written takes a new OUT away again.
   const std::string data_path = external_data_path(out);
@@ -293,6 +313,7 @@ int cmd_optimize(const Args& args) {
     j.raw("pipeline", ofg_pass_report_json(rep));
     if (vrep) j.raw("verify", ofg_report_json(vrep));
     else j.null("verify");
+    if (!convert_json.empty()) j.raw("convert", convert_json.c_str());  // precision conversion
     j.end_object();
     if (!write_file_atomically(kName, report_path, j.text() + "\n")) {
       exit_code = kUsage;

@@ -54,6 +54,8 @@ void validate_option(const std::string& key, const std::string& v) {
     if (v.empty() || *end || !std::isfinite(d) || d < 0) bad("a finite number >= 0");
   }
   if (key == "optimize.input_shapes" || key == "verify.input_shapes") declarations::parse_input_shapes(v);
+  // Precision conversion (ofg_convert_float, src/api/api_convert_float.cpp).
+  validate_convert_float_option(key, v);
   if (key == "optimize.passes" || key == "optimize.skip") {
     size_t p = 0;
     while (!v.empty() && p <= v.size()) {
@@ -170,6 +172,8 @@ ofg_status ofg_options_set(ofg_options* options, const char* key, const char* va
     bool found = (std::strncmp(key, "verify.dim.", 11) == 0 && key[11] != '\0') ||
                  (std::strncmp(key, "verify.input.", 13) == 0 && key[13] != '\0');
     for (const char* k : known) found |= std::strcmp(k, key) == 0;
+    // Precision conversion (ofg_convert_float): its keys and checks live beside it.
+    found |= is_convert_float_option(key);
     if (!found) fail(Status::kInvalidArgument, std::string("ofg_options_set: unknown option '") + key + "'");
     std::string v = value;
     validate_option(key, v);

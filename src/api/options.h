@@ -43,4 +43,10 @@ class RunScope {
   kernels::ThreadsScope threads_;
 };
 
+// --- precision conversion (ofg_convert_float, src/api/api_convert_float.cpp)
+// True for the "convert.*" keys ofg_convert_float reads.
+bool is_convert_float_option(const char* key);
+// Checks their values when set (fails with kInvalidArgument naming the key).
+void validate_convert_float_option(const std::string& key, const std::string& v);
+
 }  // namespace ofg::api

@@ -521,6 +521,19 @@ int main(int argc, char** argv) {
     ofg_pass_report_free(pr);
     ofg_pass_report_free(NULL);
 
+    /* --- precision conversion: a copy of the optimized model to float16, verified */
+    {
+      ofg_model* half = NULL;
+      ofg_pass_report* cr = NULL;
+      CHECK(ofg_model_clone(optimized, &half) == OFG_OK);
+      CHECK_NULL_ARG(ofg_convert_float(NULL, NULL, &cr), "model");
+      CHECK(ofg_convert_float(half, NULL, &cr) == OFG_OK && cr != NULL);
+      CHECK(strstr(ofg_pass_report_json(cr), "\"verified\":true") != NULL);
+      ofg_pass_report_free(cr);
+      ofg_model_free(half);
+    }
+    /* --- end precision conversion */
+
     ofg_report* vr = NULL;
     CHECK_NULL_ARG(ofg_verify(NULL, optimized, NULL, &vr), "reference");
     CHECK(ofg_verify(model, optimized, NULL, &vr) == OFG_OK);

@@ -653,6 +653,39 @@ class Model:
                     if original is not None:
                         original.close()
 
+    # --- precision conversion
+    def convert_float(self, dtype: str = "float16", keep_io_types: bool = True,
+                      block_ops: Optional[Iterable[str]] = None, block_nodes: Optional[Iterable[str]] = None,
+                      verify: bool = True, test_data: Optional[PathLike] = None,
+                      atol: Optional[float] = None, rtol: Optional[float] = None,
+                      log: Optional[LogCallback] = None) -> Report:
+        """Converts the model's float32 computation to ``dtype`` ("float16" or "bfloat16") in place
+        (``ofg_convert_float``): inputs and outputs stay float32 unless ``keep_io_types=False``;
+        ``block_ops``/``block_nodes`` stay float32. With ``verify`` the result is run against the
+        float32 model (real data from ``test_data``, else drawn inputs) and the nodes whose
+        conversion makes the outputs drift stay float32; ``json.loads(report.json)`` lists what
+        stayed float32 and why. Raises :class:`VerifyFailedError` (model unchanged) when no mixed
+        precision model verifies. Default tolerance: float16 1e-2, bfloat16 1.5e-1 (atol, rtol).
+        """
+        if dtype not in ("float16", "bfloat16"):
+            raise ValueError(f"Model.convert_float: dtype must be 'float16' or 'bfloat16', got {dtype!r}")
+        values: Dict[str, Any] = {
+            "convert.float": dtype,
+            "convert.keep_io_types": bool(keep_io_types),
+            "convert.verify": bool(verify),
+            "convert.block_ops": None if block_ops is None else ",".join(block_ops),
+            "convert.block_nodes": None if block_nodes is None else ",".join(block_nodes),
+        }
+        values.update(_verify_values(None, None, atol, rtol, None, None, test_data, {}))
+        with _Options(values, None, log) as o:
+            rh = c_void_p()
+            o.check(lib.ofg_convert_float(self._handle, o.handle, byref(rh)))
+            try:
+                return Report._from_handle(rh)
+            finally:
+                lib.ofg_pass_report_free(rh)
+    # --- end precision conversion
+
     def run_pass(self, name: str) -> Report:
         """Runs one pass by name once."""
         rh = c_void_p()

@@ -97,6 +97,7 @@ _SIGNATURES = {
     "ofg_pass_report_json": (c_char_p, [_P]),
     "ofg_run_pass": (_status, [_P, c_char_p, _P, _PP]),
     "ofg_optimize": (_status, [_P, _P, _PP]),
+    "ofg_convert_float": (_status, [_P, _P, _PP]),  # precision conversion
     "ofg_tensor_create": (_status, [c_int32, POINTER(c_int64), c_size_t, c_void_p, c_size_t, _PP]),
     "ofg_tensor_free": (None, [_P]),
     "ofg_tensor_elem_type": (c_int32, [_P]),

@@ -39,7 +39,7 @@ def simplify(model: Any, output: Optional[PathLike] = None, *, verify: bool = Tr
              seed: Optional[int] = None, atol: Optional[float] = None, rtol: Optional[float] = None,
              dims: Optional[Mapping[str, int]] = None, test_data: Optional[PathLike] = None,
              inputs: Optional[Mapping[str, Any]] = None, threads: Optional[int] = None,
-             external_data: Optional[bool] = None) -> Any:
+             external_data: Optional[bool] = None, to_float16: bool = False, to_bfloat16: bool = False) -> Any:
     """Optimizes a model with the default pipeline and, unless ``verify=False``, proves the result
     by running the original and the optimized model on the same inputs.
 
@@ -57,6 +57,10 @@ def simplify(model: Any, output: Optional[PathLike] = None, *, verify: bool = Tr
     :class:`VerifyFailedError` is raised with the comparison and nothing is saved.
     ``passes``/``skip`` name passes (:func:`onnxforge.passes`), ``input_shapes`` fixes input
     shapes, ``threads`` sets the threads of the ops run.
+
+    ``to_float16``/``to_bfloat16`` convert the optimized model afterwards with
+    :meth:`Model.convert_float` (verified against the float32 result; inputs and outputs stay
+    float32), raising :class:`VerifyFailedError` with nothing saved when it does not verify.
 
     Raises TypeError for an argument of the wrong type, ValueError for a bad value, and the
     library's errors (:class:`onnxforge.Error` subclasses) for a model it cannot load or optimize.
@@ -99,6 +103,12 @@ def simplify(model: Any, output: Optional[PathLike] = None, *, verify: bool = Tr
             raise _errors.VerifyFailedError(
                 "onnxforge.simplify: the optimized model's outputs differ from the original's; nothing saved\n" +
                 report.verify.summary(), 8, "verification failed")
+        # --- precision conversion
+        if to_float16 and to_bfloat16:
+            raise ValueError("onnxforge.simplify: give one of to_float16, to_bfloat16")
+        if to_float16 or to_bfloat16:
+            m.convert_float("bfloat16" if to_bfloat16 else "float16", test_data=test_data)
+        # --- end precision conversion
         return _result(m, model, kind, output, external_data)
 
 

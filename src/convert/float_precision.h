@@ -1,0 +1,54 @@
+// Converting a model's float32 computation to float16 or bfloat16 (one pass over the main graph,
+// given which nodes stay float32). The search for which nodes must stay float32 so that the
+// result verifies is mixed_precision.h's.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace ofg::convert {
+
+struct KeptNode {
+  size_t index = 0;    // position among the main graph's nodes (of the model before conversion)
+  std::string name;    // node name ("" when unnamed), op type in `op`
+  std::string op;
+  std::string reason;  // "blocked by user: ...", "spec: ...", "interpreter: ...", "error attribution: ..."
+};
+
+struct Clamped {
+  std::string name;    // initializer, or "node 'N' attribute 'value'"
+  size_t count = 0;    // elements outside the target's finite range, set to its largest finite value
+  double largest = 0;  // largest magnitude found
+};
+
+struct PrecisionPlan {
+  int32_t target = kFloat16;  // kFloat16 or kBfloat16
+  bool keep_io_types = true;  // graph inputs/outputs stay float32, one Cast at each boundary
+  // keep[i]: main-graph node i (in order) stays float32. Sized to the node count.
+  std::vector<bool> keep;
+};
+
+struct PrecisionResult {
+  std::vector<Clamped> clamped;
+  size_t casts_added = 0, casts_removed = 0;
+  size_t nodes_converted = 0;
+};
+
+// The main graph's nodes in order (the indices PrecisionPlan::keep and KeptNode::index use).
+std::vector<Node*> main_nodes(Model& m);
+
+// Converts `m` in place: float32 initializers used by converted nodes, Constant values, Cast
+// targets and dtype attributes, declared types of values computed in the target type; inserts a
+// Cast wherever a value meets a consumer that expects the other precision (at most one Cast per
+// value and precision, never a Cast of a Cast's output: such a Cast reads the first Cast's input),
+// and removes converted Casts that became no-ops (a Cast(to=float) of float32 data is now a Cast
+// of target data to the target). Subgraphs are left as they are: the nodes holding them stay
+// float32 (keep_rules.h) and values they read from outside are given float32.
+PrecisionResult convert_precision(Model& m, const PrecisionPlan& plan);
+
+// Largest finite magnitude of float16 (65504) or bfloat16 (~3.39e38).
+double largest_finite(int32_t target);
+
+}  // namespace ofg::convert

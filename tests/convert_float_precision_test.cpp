@@ -1,0 +1,279 @@
+// Precision conversion (src/convert): structure of the converted graph (types, Cast count and
+// placement, blocked nodes, clamping, Casts of the original), values against the float32 model,
+// and the attribution that keeps float32 a node whose float16 result overflows.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "convert/mixed_precision.h"
+#include "exec/interp.h"
+#include "ir/builder.h"
+#include "ir/graph_ops.h"
+#include "ir/snapshot.h"
+#include "onnxforge.h"
+
+namespace ofg::test {
+namespace {
+
+using exec::RTensor;
+using exec::RValue;
+using exec::Shape;
+
+int count_op(Graph* g, const char* op) {
+  int n = 0;
+  for (Node* x = g->first; x; x = x->next) n += g->model->str(x->op_type) == op;
+  return n;
+}
+
+Node* node_named(Model& m, const std::string& name) {
+  for (Node* n = m.graph->first; n; n = n->next)
+    if (m.str(n->name) == name) return n;
+  return nullptr;
+}
+
+// No Cast reads a Cast's output.
+bool no_cast_chain(Model& m) {
+  for (Node* n = m.graph->first; n; n = n->next)
+    if (m.str(n->op_type) == "Cast" && n->inputs[0]->producer && m.str(n->inputs[0]->producer->op_type) == "Cast")
+      return false;
+  return true;
+}
+
+RTensor ramp(Shape s, float scale) {
+  RTensor t = RTensor::alloc(kFloat, s);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = scale * (static_cast<float>(i % 7) - 3.0f);
+  return t;
+}
+
+std::vector<RValue> run(Model& m, const RTensor& x) { return exec::Interpreter(m).run({{"x", RValue::tensor(x)}}); }
+
+// x[2,4] -> MatMul(w) -> Relu -> Add(b) -> y, every node named.
+std::unique_ptr<Model> mlp() {
+  auto m = new_model(17);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 4});
+  Value* w = b.initializer("w", {4, 3}, {0.5f, -1, 2, 0.25f, 1, -0.5f, 1.5f, 0, 1, -2, 0.75f, 0.1f});
+  Value* bias = b.initializer("b", {3}, {0.1f, 0.2f, -0.3f});
+  Node* mm = b.node("MatMul", {x, w});
+  mm->name = m->intern("mm");
+  Node* relu = b.node("Relu", {mm->outputs[0]});
+  relu->name = m->intern("relu");
+  Node* add = b.node("Add", {relu->outputs[0], bias}, 1, {}, {"y"});
+  add->name = m->intern("add");
+  b.output(add->outputs[0]);
+  b.set_type(add->outputs[0], kFloat, {2, 3});
+  return m;
+}
+
+convert::PrecisionPlan plan_for(Model& m, int32_t target) {
+  convert::PrecisionPlan p;
+  p.target = target;
+  p.keep.assign(convert::main_nodes(m).size(), false);
+  return p;
+}
+
+TEST(ConvertFloat, EverythingConvertsWithOneCastAtEachBoundary) {
+  for (int32_t target : {kFloat16, kBfloat16}) {
+    auto ref = mlp();
+    auto m = mlp();
+    convert::PrecisionResult r = convert::convert_precision(*m, plan_for(*m, target));
+    EXPECT_EQ(r.nodes_converted, 3u);
+    EXPECT_EQ(r.casts_added, 2u);
+    EXPECT_EQ(count_op(m->graph, "Cast"), 2);
+    // Weights in the target type, IO declared float32.
+    for (Value* v : m->graph->initializers) EXPECT_EQ(v->initializer->data_type, target) << m->str(v->name);
+    EXPECT_EQ(m->graph->inputs[0].value->type->elem_type, kFloat);
+    Value* y = m->graph->outputs[0].value;
+    EXPECT_EQ(m->str(y->name), "y");
+    ASSERT_EQ(m->str(y->producer->op_type), "Cast");  // y = Cast(add's new output, to=float)
+    EXPECT_EQ(m->str(y->producer->inputs[0]->producer->name), "add");
+    EXPECT_EQ(m->str(m->graph->first->op_type), "Cast");  // x's Cast comes first
+    EXPECT_EQ(m->graph->first->inputs[0], m->graph->inputs[0].value);
+    EXPECT_TRUE(no_cast_chain(*m));
+    EXPECT_EQ(check_consistency(*m), "");
+    // Values: float32 outputs within the target's rounding.
+    RTensor x = ramp({2, 4}, 0.5f);
+    auto a = run(*m, x), e = run(*ref, x);
+    ASSERT_EQ(a[0].t.dtype, kFloat);
+    const double tol = target == kFloat16 ? 1e-2 : 6e-2;
+    for (int64_t i = 0; i < e[0].t.numel(); ++i)
+      EXPECT_NEAR(a[0].t.data<float>()[i], e[0].t.data<float>()[i], tol * (1 + std::fabs(e[0].t.data<float>()[i])));
+  }
+}
+
+TEST(ConvertFloat, ConvertIoChangesTheDeclaredTypesAndAddsNoCast) {
+  auto m = mlp();
+  convert::PrecisionPlan p = plan_for(*m, kFloat16);
+  p.keep_io_types = false;
+  convert::PrecisionResult r = convert::convert_precision(*m, p);
+  EXPECT_EQ(r.casts_added, 0u);
+  EXPECT_EQ(count_op(m->graph, "Cast"), 0);
+  EXPECT_EQ(m->graph->inputs[0].value->type->elem_type, kFloat16);
+  const ValueInfo& out = m->graph->outputs[0];
+  EXPECT_EQ((out.type ? out.type : out.value->type)->elem_type, kFloat16);
+  RTensor x = exec::cast_tensor(ramp({2, 4}, 0.5f), kFloat16);
+  auto a = run(*m, x);
+  EXPECT_EQ(a[0].t.dtype, kFloat16);
+}
+
+TEST(ConvertFloat, BlockedNodeStaysFloat32WithOneCastEachSide) {
+  auto ref = mlp();
+  convert::ConvertOptions o;
+  o.block_nodes = {"relu"};
+  convert::ConvertReport rep;
+  auto m = convert::convert_float(*ref, o, rep);
+  ASSERT_EQ(rep.kept.size(), 1u);
+  EXPECT_EQ(rep.kept[0].name, "relu");
+  EXPECT_EQ(rep.kept[0].reason, "blocked by user (block_nodes)");
+  EXPECT_TRUE(rep.verified);
+  EXPECT_EQ(rep.rounds, 1);
+  // x->f16, mm's f16 -> f32 for relu, relu's f32 -> f16 for add, add's f16 -> y f32.
+  EXPECT_EQ(count_op(m->graph, "Cast"), 4);
+  EXPECT_TRUE(no_cast_chain(*m));
+  Node* relu = node_named(*m, "relu");
+  ASSERT_NE(relu, nullptr);
+  EXPECT_EQ(m->str(relu->inputs[0]->producer->op_type), "Cast");
+  ASSERT_EQ(relu->outputs[0]->uses.size, 1u);
+  EXPECT_EQ(m->str(relu->outputs[0]->uses[0].node->op_type), "Cast");
+  // Blocking by op type does the same.
+  convert::ConvertOptions o2;
+  o2.block_ops = {"Relu"};
+  convert::ConvertReport rep2;
+  auto m2 = convert::convert_float(*ref, o2, rep2);
+  ASSERT_EQ(rep2.kept.size(), 1u);
+  EXPECT_EQ(rep2.kept[0].reason, "blocked by user (block_ops)");
+}
+
+// x -> Mul(1000) "up1" -> Mul(100) "up2" (up to 3e5: beyond float16) -> Mul(1e-4) "down" -> y.
+std::unique_ptr<Model> overflow_model() {
+  auto m = new_model(17);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 4});
+  Node* up1 = b.node("Mul", {x, b.initializer("k1", {}, {1000.0f})});
+  up1->name = m->intern("up1");
+  Node* up2 = b.node("Mul", {up1->outputs[0], b.initializer("k2", {}, {100.0f})});
+  up2->name = m->intern("up2");
+  Node* down = b.node("Mul", {up2->outputs[0], b.initializer("k3", {}, {1e-4f})}, 1, {}, {"y"});
+  down->name = m->intern("down");
+  b.output(down->outputs[0]);
+  b.set_type(down->outputs[0], kFloat, {2, 4});
+  return m;
+}
+
+TEST(ConvertFloat, AttributionKeepsTheOverflowingNodeFloat32) {
+  auto ref = overflow_model();
+  // Without the search, the float16 model overflows.
+  auto plain = snapshot_model(*ref);
+  convert::convert_precision(*plain, plan_for(*plain, kFloat16));
+  RTensor x = ramp({2, 4}, 1.0f);
+  auto bad = run(*plain, x);
+  bool has_inf = false;
+  for (int64_t i = 0; i < bad[0].t.numel(); ++i) has_inf |= std::isinf(bad[0].t.data<float>()[i]);
+  EXPECT_TRUE(has_inf);
+
+  convert::ConvertOptions o;
+  convert::ConvertReport rep;
+  auto m = convert::convert_float(*ref, o, rep);
+  EXPECT_TRUE(rep.verified);
+  EXPECT_GE(rep.rounds, 2);
+  bool up2_kept = false, up1_kept = false;
+  for (const convert::KeptNode& k : rep.kept) {
+    up2_kept |= k.name == "up2" && k.reason.rfind("error attribution", 0) == 0;
+    up1_kept |= k.name == "up1";
+  }
+  EXPECT_TRUE(up2_kept);
+  EXPECT_FALSE(up1_kept);  // its output (3e3) is fine in float16
+  EXPECT_TRUE(no_cast_chain(*m));
+  auto a = run(*m, x), e = run(*ref, x);
+  for (int64_t i = 0; i < e[0].t.numel(); ++i)
+    EXPECT_NEAR(a[0].t.data<float>()[i], e[0].t.data<float>()[i], 1e-2 * (1 + std::fabs(e[0].t.data<float>()[i])));
+  EXPECT_NE(rep.to_json(kFloat16, true).find("\"node\":\"up2\""), std::string::npos);
+}
+
+TEST(ConvertFloat, ClampsConstantsBeyondTheRangeAndNamesThem) {
+  auto m = new_model(17);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2});
+  b.output(b.op("Add", {x, b.initializer("huge", {2}, {1e6f, -2.0f})}));
+  convert::PrecisionResult r = convert::convert_precision(*m, plan_for(*m, kFloat16));
+  ASSERT_EQ(r.clamped.size(), 1u);
+  EXPECT_EQ(r.clamped[0].name, "huge");
+  EXPECT_EQ(r.clamped[0].count, 1u);
+  EXPECT_EQ(r.clamped[0].largest, 1e6);
+  RTensor t = exec::from_ir(*m->graph->initializers[0]->initializer);
+  ASSERT_EQ(t.dtype, kFloat16);
+  RTensor f = exec::cast_tensor(t, kFloat);
+  EXPECT_EQ(f.data<float>()[0], 65504.0f);
+  EXPECT_EQ(f.data<float>()[1], -2.0f);
+}
+
+// Casts of the original: Cast(to=float) of float32 data does nothing once both sides are float16
+// (removed); Cast(to=float) of int64 data now makes the target type directly.
+TEST(ConvertFloat, CastsToFloat32InsideTheModelBecomeCastsToTheTarget) {
+  auto m = new_model(17);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {3});
+  Value* i = b.input("i", kInt64, {3});
+  Value* same = b.op("Cast", {b.op("Relu", {x})}, {b.i("to", kFloat)});
+  Value* fromint = b.op("Cast", {i}, {b.i("to", kFloat)});
+  b.output(b.op("Add", {same, fromint}));
+  auto ref = snapshot_model(*m);
+  convert::PrecisionResult r = convert::convert_precision(*m, plan_for(*m, kFloat16));
+  EXPECT_EQ(r.casts_removed, 1u);
+  // Left: x -> f16, the int64 Cast (now to float16), and the output's Cast back.
+  EXPECT_EQ(count_op(m->graph, "Cast"), 3);
+  int int_casts = 0;
+  for (Node* n = m->graph->first; n; n = n->next)
+    if (m->str(n->op_type) == "Cast" && n->inputs[0] == i) {
+      ++int_casts;
+      EXPECT_EQ(n->attribute(*m, "to")->i, kFloat16);
+    }
+  EXPECT_EQ(int_casts, 1);
+  EXPECT_TRUE(no_cast_chain(*m));
+  RTensor xv = ramp({3}, 1.0f), iv = RTensor::alloc(kInt64, {3});
+  for (int k = 0; k < 3; ++k) iv.data<int64_t>()[k] = k * 5;
+  auto a = exec::Interpreter(*m).run({{"x", RValue::tensor(xv)}, {"i", RValue::tensor(iv)}});
+  auto e = exec::Interpreter(*ref).run({{"x", RValue::tensor(xv)}, {"i", RValue::tensor(iv)}});
+  ASSERT_EQ(a[0].t.dtype, kFloat);
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(a[0].t.data<float>()[k], e[0].t.data<float>()[k], 1e-2);
+}
+
+TEST(ConvertFloat, ResizeScalesStayFloat32) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, 1, 2, 2});
+  Value* scales = b.initializer("scales", {4}, {1, 1, 2, 2});
+  Node* rs = b.node("Resize", {x, nullptr, scales});
+  b.output(rs->outputs[0]);
+  b.set_type(rs->outputs[0], kFloat, {1, 1, 4, 4});
+  convert::PrecisionResult r = convert::convert_precision(*m, plan_for(*m, kFloat16));
+  EXPECT_EQ(r.nodes_converted, 1u);
+  EXPECT_EQ(scales->initializer->data_type, kFloat);
+  EXPECT_EQ(rs->inputs[2], scales);  // read as it is, no Cast
+  EXPECT_EQ(count_op(m->graph, "Cast"), 2);
+}
+
+TEST(ConvertFloat, CApiChecksOptionsAndArguments) {
+  ofg_options* o = nullptr;
+  ASSERT_EQ(ofg_options_create(&o), OFG_OK);
+  EXPECT_EQ(ofg_options_set(o, "convert.float", "float8"), OFG_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(ofg_last_error()).find("float16 or bfloat16"), std::string::npos);
+  EXPECT_EQ(ofg_options_set(o, "convert.keep_io_types", "yes"), OFG_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ofg_options_set(o, "convert.block_ops", "Relu,,Add"), OFG_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ofg_options_set(o, "convert.float", "bfloat16"), OFG_OK);
+  EXPECT_EQ(ofg_convert_float(nullptr, o, nullptr), OFG_ERR_INVALID_ARGUMENT);
+  ofg_model* m = nullptr;
+  ASSERT_EQ(ofg_model_create_demo(&m), OFG_OK);
+  ofg_pass_report* rep = nullptr;
+  ASSERT_EQ(ofg_convert_float(m, o, &rep), OFG_OK) << ofg_last_error();
+  std::string json = ofg_pass_report_json(rep);
+  EXPECT_NE(json.find("\"target\":\"bfloat16\""), std::string::npos);
+  EXPECT_NE(json.find("\"verified\":true"), std::string::npos);
+  ofg_pass_report_free(rep);
+  ofg_model_free(m);
+  ofg_options_free(o);
+}
+
+}  // namespace
+}  // namespace ofg::test
