@@ -98,7 +98,7 @@ void add_probe(Model& m, Value* v, const std::string& probe) {
 // tolerance (or overflows) while none of their probed inputs is. When the drift accumulates
 // below tolerance everywhere, the nodes with the largest growth of the error instead.
 std::vector<std::pair<size_t, std::string>> attribute_error(const Model& original, const PrecisionPlan& plan,
-                                                            const ConvertOptions& o, double tol) {
+                                                            const ConvertOptions& o, double tol, size_t widest) {
   std::unique_ptr<Model> ref = snapshot_model(original);
   std::unique_ptr<Model> cand = snapshot_model(original);
   convert_precision(*cand, plan);
@@ -174,8 +174,8 @@ std::vector<std::pair<size_t, std::string>> attribute_error(const Model& origina
     }
   }
   if (!origins.empty()) return origins;
-  // The two largest growths (a selection, not a sort: smaller code).
-  for (size_t k = 0; k < growth.size() && k < 2; ++k) {
+  // The `widest` largest growths (a selection, not a sort: smaller code).
+  for (size_t k = 0; k < growth.size() && k < widest; ++k) {
     for (size_t j = k + 1; j < growth.size(); ++j)
       if (growth[j].first > growth[k].first) std::swap(growth[j], growth[k]);
     char buf[160];
@@ -221,7 +221,11 @@ std::unique_ptr<Model> convert_float(const Model& original, const ConvertOptions
       return cand;
     }
     if (round + 1 >= o.max_rounds) break;
-    auto found = attribute_error(original, plan, o, std::min(vo.atol, vo.rtol));
+    // Drift spread thinly over a deep network (an LLM's logits) is not cured by two nodes a
+    // round: the number kept for error growth doubles each round (2, 4, 8, ...), so the rounds
+    // reach any depth while a model that needs few keeps few.
+    const size_t widest = size_t{2} << std::min(round, 20);
+    auto found = attribute_error(original, plan, o, std::min(vo.atol, vo.rtol), widest);
     size_t added = 0;
     for (auto& [i, why] : found) {
       if (plan.keep[i]) continue;
