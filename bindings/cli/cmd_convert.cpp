@@ -1,4 +1,4 @@
-// onnxforge convert IN OUT [--external-data [--threshold BYTES]]
+// onnxforge convert IN OUT [--external-data [--threshold BYTES]] [--target-opset N [--no-opset-verify]]
 #include <cstdio>
 #include <string>
 
@@ -9,14 +9,20 @@ namespace cli {
 
 const CommandHelp kHelp = {
     "convert",
-    "usage: onnxforge convert IN OUT [--external-data [--threshold BYTES]]\n",
+    "usage: onnxforge convert IN OUT [--external-data [--threshold BYTES]] [--target-opset N [--no-opset-verify]]\n",
     "Loads IN and saves it as OUT (atomically: OUT is replaced only when complete). OUT's folder\n"
     "(and OUT.data's, with --external-data) is checked before IN is read: it must exist and be\n"
-    "writable. Exit 0 ok, 2 usage, input or output error (then OUT is left as it was).\n"};
+    "writable. With --target-opset N the default ONNX domain is converted to opset N first (up or\n"
+    "down) and the result verified against IN by execution (--no-opset-verify skips that).\n"
+    "Exit 0 ok, 1 the converted model differs from IN, 2 usage, input or output error, 3 no\n"
+    "verification input could be built, 4 not convertible (the message names each node, op and\n"
+    "opset without an adapter). OUT is written only on exit 0.\n"};
 
 const std::vector<OptionSpec> kSpecs = {
     {"--external-data", OptionSpec::kFlag, "", "put tensors of at least --threshold bytes in OUT.data"},
     {"--threshold", OptionSpec::kCount, "BYTES", "with --external-data: smallest tensor moved out (default 1024)"},
+    kTargetOpsetSpec,
+    kNoOpsetVerifySpec,
 };
 
 int cmd_convert(const Args& args) {
@@ -25,6 +31,8 @@ int cmd_convert(const Args& args) {
   if (p.positional.size() != 2) return usage_error(kHelp.name, "give IN and OUT");
   if (p.has("--threshold") && !p.has("--external-data"))
     return usage_error(kHelp.name, "--threshold goes with --external-data");
+  if (p.has("--no-opset-verify") && !p.has("--target-opset"))
+    return usage_error(kHelp.name, "--no-opset-verify goes with --target-opset");
   const std::string &in = p.positional[0], &out = p.positional[1];
   // Where the result goes is checked before the model is read.
   if (!check_output_file(kHelp.name, out)) return kUsage;
@@ -43,6 +51,13 @@ int cmd_convert(const Args& args) {
   if (st != OFG_OK) {
     ofg_options_free(opts);
     return report(kHelp.name, in, st);
+  }
+  if (p.has("--target-opset")) {
+    if (int rc = convert_to_target_opset(kHelp.name, p, m, opts); rc != kOk) {
+      ofg_model_free(m);
+      ofg_options_free(opts);
+      return rc;
+    }
   }
   st = save_model(m, out, opts);
   ofg_model_free(m);
