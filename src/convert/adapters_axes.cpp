@@ -16,12 +16,13 @@ namespace {
 // ints attribute `name` -> int64 input `index` (an absent attribute leaves the input empty).
 std::string ints_up(AdaptCtx& c, const char* name, uint32_t index, bool scalar = false) {
   std::vector<int64_t> v;
-  if (!attr_ints(c.m, c.n, name, v)) {
-    if (!scalar) return "";
+  if (scalar) {
     // TopK: k is an int attribute, the input a 1-element tensor.
     const Attribute* a = attr(c.m, c.n, name);
     if (!a) return "";
     v = {a->int_or(0)};
+  } else if (!attr_ints(c.m, c.n, name, v)) {
+    return "";
   }
   remove_attribute(c.n, c.m.intern(name));
   put_input(c.n, index, int_const(c.m, c.n, name, v));
