@@ -333,3 +333,26 @@ TEST(ConvertOpset, TargetOutsideTheKnownRange) {
   EXPECT_THROW(convert::convert_opset(*m, convert::newest_opset() + 1), Error);
   EXPECT_EQ(convert::convert_opset(*m, 13).adapted.size(), 0u);
 }
+
+TEST(ConvertOpset, AddedAttributesAndOrEqualLowered) {
+  auto m = new_model(17);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 6});
+  Value* r = b.op("Reshape", {x, b.initializer_i64("shape", {2}, {3, 4})}, {b.i("allowzero", 1)});
+  Value* ge = b.op("GreaterOrEqual", {r, b.initializer("half", {}, {0.5f})});
+  Value* le = b.op("LessOrEqual", {r, b.initializer("zero", {}, {0.0f})});
+  b.output(ge);
+  b.output(le);
+  auto down = convert_checked(*m, 11);
+  EXPECT_FALSE(has_attr(*down, only(*down, "Reshape"), "allowzero"));
+  EXPECT_TRUE(nodes_of(*down, "GreaterOrEqual").empty());
+  EXPECT_EQ(nodes_of(*down, "Or").size(), 2u);
+  EXPECT_EQ(nodes_of(*down, "Equal").size(), 2u);
+  // A computed shape with allowzero=1 may hold a 0: no older form.
+  auto z = new_model(14);
+  GraphBuilder zb(*z);
+  Value* y = zb.input("y", kFloat, {2, 3});
+  Value* s = zb.input("s", kInt64, {2});
+  zb.output(zb.op("Reshape", {y, s}, {zb.i("allowzero", 1)}));
+  EXPECT_THROW(convert::convert_opset(*z, 13), Error);
+}

@@ -46,6 +46,7 @@ void add_axes_adapters(std::vector<Adapter>& out);     // attributes that became
 void add_resize_adapters(std::vector<Adapter>& out);   // Upsample / Resize
 void add_lowering_adapters(std::vector<Adapter>& out); // new ops <-> their decompositions
 void add_semantic_adapters(std::vector<Adapter>& out); // axis meaning, removed attributes, renames
+void add_added_attribute_adapters(std::vector<Adapter>& out);  // attributes added later, *OrEqual
 
 // ---- helpers shared by the families (adapter_util.cpp)
 // The constant tensor behind v (initializer or Constant node) read as int64 / double; false when

@@ -26,6 +26,7 @@ const std::vector<Adapter>& adapters() {
     add_resize_adapters(t);
     add_lowering_adapters(t);
     add_semantic_adapters(t);
+    add_added_attribute_adapters(t);
     return t;
   }();
   return table;
