@@ -356,3 +356,20 @@ TEST(ConvertOpset, AddedAttributesAndOrEqualLowered) {
   zb.output(zb.op("Reshape", {y, s}, {zb.i("allowzero", 1)}));
   EXPECT_THROW(convert::convert_opset(*z, 13), Error);
 }
+
+TEST(ConvertOpset, EqualOnFloatsNeedsOpset11) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {4});
+  Value* i = b.input("i", kInt64, {4});
+  b.output(b.op("Equal", {i, b.initializer_i64("two", {}, {2})}));
+  auto ok = convert_checked(*m, 9);  // int64 Equal exists at 9
+  EXPECT_EQ(nodes_of(*ok, "Equal").size(), 1u);
+  b.output(b.op("Equal", {x, b.initializer("half", {}, {0.5f})}));
+  try {
+    convert::convert_opset(*m, 10);
+    FAIL() << "float Equal converted below 11";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Equal on float32 has no form before opset 11"), std::string::npos) << e.what();
+  }
+}

@@ -80,6 +80,51 @@ std::string or_equal_down(AdaptCtx& c) {
   return "";
 }
 
+// GRU/LSTM/RNN 14 added layout (1: batch first).
+std::string rnn_down14(AdaptCtx& c) {
+  if (attr_int(c.m, c.n, "layout", 0) != 0) return "layout=1 has no form before opset 14";
+  drop(c, "layout");
+  return "";
+}
+
+// LpPool 18 added ceil_mode.
+std::string lppool_down18(AdaptCtx& c) {
+  if (attr_int(c.m, c.n, "ceil_mode", 0) != 0) return "ceil_mode=1 has no form before opset 18";
+  drop(c, "ceil_mode");
+  return "";
+}
+
+// MaxPool 8 added storage_order (which only orders the Indices output, new in 8 as well).
+std::string maxpool_down8(AdaptCtx& c) {
+  if (c.n->outputs.size > 1 && c.n->outputs[1] && (c.n->outputs[1]->use_count() || c.n->outputs[1]->is_graph_output()))
+    return "the Indices output has no form before opset 8";
+  drop(c, "storage_order");
+  return "";
+}
+
+// RoiAlign 16 added coordinate_transformation_mode, whose default (half_pixel) is not the older
+// behaviour (output_half_pixel).
+std::string roialign_up16(AdaptCtx& c) {
+  if (attr(c.m, c.n, "coordinate_transformation_mode")) return "";
+  set_attr_string(c.m, c.n, "coordinate_transformation_mode", "output_half_pixel");
+  c.what = "coordinate_transformation_mode=output_half_pixel (the older behaviour)";
+  return "";
+}
+std::string roialign_down16(AdaptCtx& c) {
+  if (attr_string(c.m, c.n, "coordinate_transformation_mode", "half_pixel") != "output_half_pixel")
+    return "coordinate_transformation_mode other than output_half_pixel has no form before opset 16";
+  drop(c, "coordinate_transformation_mode");
+  return "";
+}
+
+// Equal takes float inputs from 11 only.
+std::string equal_down11(AdaptCtx& c) {
+  int32_t dt = c.elem(c.n->inputs[0]);
+  if (dt != kBool && dt != kInt32 && dt != kInt64)
+    return std::string("Equal on ") + (dt ? dtype_name(dt) : "an unknown type") + " has no form before opset 11";
+  return "";
+}
+
 }  // namespace
 
 void add_added_attribute_adapters(std::vector<Adapter>& out) {
@@ -89,6 +134,11 @@ void add_added_attribute_adapters(std::vector<Adapter>& out) {
   out.push_back({"MaxPool", 10, nullptr, pool_down10, "ceil_mode and dilations attributes added"});
   out.push_back({"AveragePool", 10, nullptr, pool_down10, "ceil_mode attribute added"});
   out.push_back({"AveragePool", 19, nullptr, avgpool_down19, "dilations attribute added"});
+  for (const char* op : {"GRU", "LSTM", "RNN"}) out.push_back({op, 14, nullptr, rnn_down14, "layout attribute added"});
+  out.push_back({"LpPool", 18, nullptr, lppool_down18, "ceil_mode attribute added"});
+  out.push_back({"MaxPool", 8, nullptr, maxpool_down8, "storage_order attribute and Indices output added"});
+  out.push_back({"RoiAlign", 16, roialign_up16, roialign_down16, "coordinate_transformation_mode added (default changed)"});
+  out.push_back({"Equal", 11, nullptr, equal_down11, "float inputs accepted"});
   out.push_back({"GreaterOrEqual", 12, nullptr, or_equal_down, "introduced; lowered to Or(Greater, Equal)"});
   out.push_back({"LessOrEqual", 12, nullptr, or_equal_down, "introduced; lowered to Or(Less, Equal)"});
 }
