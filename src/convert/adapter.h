@@ -3,7 +3,7 @@
 // back (down). The driver (opset_convert.cpp) walks each node across the boundaries between the
 // model's opset and the target and applies the rows it crosses, in order.
 //
-// A step either edits the node (and may replace it by several nodes) and returns "", or returns
+// A step either edits the node (and may replace it by several nodes) and returns null, or returns
 // why the node cannot be expressed on the other side of the boundary and changes nothing: the
 // driver collects every such answer and fails the whole conversion before the model is touched.
 #pragma once
@@ -21,14 +21,16 @@ struct AdaptCtx {
   Node* n;
   int64_t target;  // the opset the model is being converted to
   const exec::TypeInference* types;  // inference of the model before conversion (null: none)
-  std::string what;  // what the step did, for the report ("axes attribute -> input 1")
+  const char* what = nullptr;  // what the step did, for the report (a static text)
   // The rank of v (declared, else inferred before the conversion), -1 when unknown.
   int rank(const Value* v) const;
   // The element type of v (declared, else inferred), 0 when unknown.
   int32_t elem(const Value* v) const;
 };
 
-using StepFn = std::string (*)(AdaptCtx&);
+// null when done, else why the node has no form on the other side (a static text: the table is
+// kept small, the driver adds node, op and versions).
+using StepFn = const char* (*)(AdaptCtx&);
 
 struct Adapter {
   const char* op;      // default-domain op type the row applies to (before the step)

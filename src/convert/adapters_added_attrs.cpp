@@ -15,7 +15,7 @@ namespace {
 
 void drop(AdaptCtx& c, const char* name) { remove_attribute(c.n, c.m.intern(name)); }
 
-std::string reshape_down14(AdaptCtx& c) {
+const char* reshape_down14(AdaptCtx& c) {
   if (attr_int(c.m, c.n, "allowzero", 0) != 0) {
     // allowzero only matters when the shape holds a 0.
     std::vector<int64_t> shape;
@@ -27,22 +27,22 @@ std::string reshape_down14(AdaptCtx& c) {
     drop(c, "allowzero");
     c.what = "allowzero removed";
   }
-  return "";
+  return nullptr;
 }
 
-std::string shape_down15(AdaptCtx& c) {
+const char* shape_down15(AdaptCtx& c) {
   if (attr_int(c.m, c.n, "start", 0) != 0 || attr(c.m, c.n, "end")) return "start/end have no form before opset 15";
   drop(c, "start");
-  return "";
+  return nullptr;
 }
 
-std::string cast_down19(AdaptCtx& c) {
+const char* cast_down19(AdaptCtx& c) {
   // saturate only changes float8 results, which have no type before 19 anyway.
   drop(c, "saturate");
-  return "";
+  return nullptr;
 }
 
-std::string pool_down10(AdaptCtx& c) {
+const char* pool_down10(AdaptCtx& c) {
   if (attr_int(c.m, c.n, "ceil_mode", 0) != 0) return "ceil_mode=1 has no form before opset 10";
   std::vector<int64_t> d;
   if (attr_ints(c.m, c.n, "dilations", d))
@@ -50,19 +50,19 @@ std::string pool_down10(AdaptCtx& c) {
       if (x != 1) return "dilations other than 1 have no form before opset 10";
   drop(c, "ceil_mode");
   if (c.m.str(c.n->op_type) == "MaxPool") drop(c, "dilations");
-  return "";
+  return nullptr;
 }
 
-std::string avgpool_down19(AdaptCtx& c) {
+const char* avgpool_down19(AdaptCtx& c) {
   std::vector<int64_t> d;
   if (attr_ints(c.m, c.n, "dilations", d))
     for (int64_t x : d)
       if (x != 1) return "dilations other than 1 have no form before opset 19";
   drop(c, "dilations");
-  return "";
+  return nullptr;
 }
 
-std::string or_equal_down(AdaptCtx& c) {
+const char* or_equal_down(AdaptCtx& c) {
   bool ge = c.m.str(c.n->op_type) == "GreaterOrEqual";
   Value* a = c.n->inputs[0];
   Value* b = c.n->inputs[1];
@@ -77,52 +77,52 @@ std::string or_equal_down(AdaptCtx& c) {
   set_output(n, 0, nullptr);
   set_output(either, 0, y);
   c.what = ge ? "GreaterOrEqual -> Or(Greater, Equal)" : "LessOrEqual -> Or(Less, Equal)";
-  return "";
+  return nullptr;
 }
 
 // GRU/LSTM/RNN 14 added layout (1: batch first).
-std::string rnn_down14(AdaptCtx& c) {
+const char* rnn_down14(AdaptCtx& c) {
   if (attr_int(c.m, c.n, "layout", 0) != 0) return "layout=1 has no form before opset 14";
   drop(c, "layout");
-  return "";
+  return nullptr;
 }
 
 // LpPool 18 added ceil_mode.
-std::string lppool_down18(AdaptCtx& c) {
+const char* lppool_down18(AdaptCtx& c) {
   if (attr_int(c.m, c.n, "ceil_mode", 0) != 0) return "ceil_mode=1 has no form before opset 18";
   drop(c, "ceil_mode");
-  return "";
+  return nullptr;
 }
 
 // MaxPool 8 added storage_order (which only orders the Indices output, new in 8 as well).
-std::string maxpool_down8(AdaptCtx& c) {
+const char* maxpool_down8(AdaptCtx& c) {
   if (c.n->outputs.size > 1 && c.n->outputs[1] && (c.n->outputs[1]->use_count() || c.n->outputs[1]->is_graph_output()))
     return "the Indices output has no form before opset 8";
   drop(c, "storage_order");
-  return "";
+  return nullptr;
 }
 
 // RoiAlign 16 added coordinate_transformation_mode, whose default (half_pixel) is not the older
 // behaviour (output_half_pixel).
-std::string roialign_up16(AdaptCtx& c) {
-  if (attr(c.m, c.n, "coordinate_transformation_mode")) return "";
+const char* roialign_up16(AdaptCtx& c) {
+  if (attr(c.m, c.n, "coordinate_transformation_mode")) return nullptr;
   set_attr_string(c.m, c.n, "coordinate_transformation_mode", "output_half_pixel");
   c.what = "coordinate_transformation_mode=output_half_pixel (the older behaviour)";
-  return "";
+  return nullptr;
 }
-std::string roialign_down16(AdaptCtx& c) {
+const char* roialign_down16(AdaptCtx& c) {
   if (attr_string(c.m, c.n, "coordinate_transformation_mode", "half_pixel") != "output_half_pixel")
     return "coordinate_transformation_mode other than output_half_pixel has no form before opset 16";
   drop(c, "coordinate_transformation_mode");
-  return "";
+  return nullptr;
 }
 
 // Equal takes float inputs from 11 only.
-std::string equal_down11(AdaptCtx& c) {
+const char* equal_down11(AdaptCtx& c) {
   int32_t dt = c.elem(c.n->inputs[0]);
   if (dt != kBool && dt != kInt32 && dt != kInt64)
-    return std::string("Equal on ") + (dt ? dtype_name(dt) : "an unknown type") + " has no form before opset 11";
-  return "";
+    return "Equal on inputs other than bool/int32/int64 has no form before opset 11";
+  return nullptr;
 }
 
 }  // namespace

@@ -14,67 +14,67 @@ namespace ofg::convert {
 namespace {
 
 // ints attribute `name` -> int64 input `index` (an absent attribute leaves the input empty).
-std::string ints_up(AdaptCtx& c, const char* name, uint32_t index, bool scalar = false) {
+const char* ints_up(AdaptCtx& c, const char* name, uint32_t index, bool scalar = false) {
   std::vector<int64_t> v;
   if (scalar) {
     // TopK: k is an int attribute, the input a 1-element tensor.
     const Attribute* a = attr(c.m, c.n, name);
-    if (!a) return "";
+    if (!a) return nullptr;
     v = {a->int_or(0)};
   } else if (!attr_ints(c.m, c.n, name, v)) {
-    return "";
+    return nullptr;
   }
   remove_attribute(c.n, c.m.intern(name));
   put_input(c.n, index, int_const(c.m, c.n, name, v));
-  c.what = std::string(name) + " attribute -> input " + std::to_string(index);
-  return "";
+  c.what = "attribute -> input";
+  return nullptr;
 }
 
 // Constant int64 input `index` -> ints attribute `name` (absent input: no attribute).
-std::string ints_down(AdaptCtx& c, const char* name, uint32_t index, bool scalar = false) {
-  if (!has_input(c.n, index)) return "";
+const char* ints_down(AdaptCtx& c, const char* name, uint32_t index, bool scalar = false) {
+  if (!has_input(c.n, index)) return nullptr;
   std::vector<int64_t> v;
   if (!const_ints(c.m, c.n->inputs[index], v))
-    return std::string("input ") + std::to_string(index) + " (" + name + ") is not a constant, so it cannot become an attribute";
+    return "the input is not a constant, so it cannot become an attribute";
   if (scalar) {
-    if (v.size() != 1) return std::string(name) + " must hold one value";
+    if (v.size() != 1) return "the input must hold one value";
     set_attr_int(c.m, c.n, name, v[0]);
   } else {
     set_attr_ints(c.m, c.n, name, v);
   }
   truncate_inputs(c.n, index);
-  c.what = std::string(name) + " input " + std::to_string(index) + " -> attribute";
-  return "";
+  c.what = "input -> attribute";
+  return nullptr;
 }
 
-std::string axes_up(AdaptCtx& c) { return ints_up(c, "axes", 1); }
-std::string axes_down(AdaptCtx& c) { return ints_down(c, "axes", 1); }
+const char* axes_up(AdaptCtx& c) { return ints_up(c, "axes", 1); }
+const char* axes_down(AdaptCtx& c) { return ints_down(c, "axes", 1); }
 
 // Reduce*: the newer signature adds noop_with_empty_axes; without axes the older ops reduce all.
-std::string reduce_down(AdaptCtx& c) {
+const char* reduce_down(AdaptCtx& c) {
   bool noop = attr_int(c.m, c.n, "noop_with_empty_axes", 0) != 0;
   std::vector<int64_t> axes;
   if (noop && (!has_input(c.n, 1) || (const_ints(c.m, c.n->inputs[1], axes) && axes.empty())))
     return "noop_with_empty_axes=1 with empty axes has no older form";
-  std::string r = axes_down(c);
-  if (r.empty()) remove_attribute(c.n, c.m.intern("noop_with_empty_axes"));
+  const char* r = axes_down(c);
+  if (!r) remove_attribute(c.n, c.m.intern("noop_with_empty_axes"));
   return r;
 }
 
-std::string split_up13(AdaptCtx& c) { return ints_up(c, "split", 1); }
-std::string split_down13(AdaptCtx& c) { return ints_down(c, "split", 1); }
+const char* split_up13(AdaptCtx& c) { return ints_up(c, "split", 1); }
+const char* split_down13(AdaptCtx& c) { return ints_down(c, "split", 1); }
 
 // Split 18: without a split input the number of outputs must be given as num_outputs.
-std::string split_up18(AdaptCtx& c) {
-  if (has_input(c.n, 1)) return "";
+const char* split_up18(AdaptCtx& c) {
+  if (has_input(c.n, 1)) return nullptr;
   set_attr_int(c.m, c.n, "num_outputs", c.n->outputs.size);
-  c.what = "num_outputs=" + std::to_string(c.n->outputs.size) + " added";
-  return "";
+  c.what = "num_outputs added";
+  return nullptr;
 }
 // num_outputs allows a shorter last part; the older Split needs equal parts, or explicit sizes.
-std::string split_down18(AdaptCtx& c) {
+const char* split_down18(AdaptCtx& c) {
   const Attribute* a = attr(c.m, c.n, "num_outputs");
-  if (!a) return "";
+  if (!a) return nullptr;
   int64_t parts = a->int_or(0);
   int64_t axis = attr_int(c.m, c.n, "axis", 0);
   const Value* x = c.n->inputs[0];
@@ -89,18 +89,18 @@ std::string split_down18(AdaptCtx& c) {
         put_input(c.n, 1, int_const(c.m, c.n, "split", sizes));
         remove_attribute(c.n, c.m.intern("num_outputs"));
         c.what = "num_outputs -> split sizes";
-        return "";
+        return nullptr;
       }
     }
   }
   // Equal parts (or an unknown size: verification checks the result).
   remove_attribute(c.n, c.m.intern("num_outputs"));
   c.what = "num_outputs removed (equal parts)";
-  return "";
+  return nullptr;
 }
 
 // Pad 11: pads and value become inputs 1 and 2; mode stays an attribute.
-std::string pad_up(AdaptCtx& c) {
+const char* pad_up(AdaptCtx& c) {
   std::vector<int64_t> pads;
   if (!attr_ints(c.m, c.n, "pads", pads)) return "Pad without pads";
   float value = attr_float(c.m, c.n, "value", 0.0f);
@@ -111,9 +111,9 @@ std::string pad_up(AdaptCtx& c) {
   put_input(c.n, 1, int_const(c.m, c.n, "pads", pads));
   if (value != 0.0f) put_input(c.n, 2, float_const(c.m, c.n, "pad_value", dt, {value}, true));
   c.what = "pads/value attributes -> inputs 1, 2";
-  return "";
+  return nullptr;
 }
-std::string pad_down(AdaptCtx& c) {
+const char* pad_down(AdaptCtx& c) {
   std::vector<int64_t> pads;
   std::vector<double> value;
   if (has_input(c.n, 3)) return "axes input (Pad 18) has no older form";
@@ -130,11 +130,11 @@ std::string pad_down(AdaptCtx& c) {
   }
   truncate_inputs(c.n, 1);
   c.what = "pads/value inputs -> attributes";
-  return "";
+  return nullptr;
 }
 
 // Clip 11: min and max become inputs 1 and 2.
-std::string clip_up(AdaptCtx& c) {
+const char* clip_up(AdaptCtx& c) {
   const Attribute* lo = attr(c.m, c.n, "min");
   const Attribute* hi = attr(c.m, c.n, "max");
   int32_t dt = c.elem(c.n->inputs[0]);
@@ -146,9 +146,9 @@ std::string clip_up(AdaptCtx& c) {
   if (vlo) put_input(c.n, 1, vlo);
   if (vhi) put_input(c.n, 2, vhi);
   c.what = "min/max attributes -> inputs 1, 2";
-  return "";
+  return nullptr;
 }
-std::string clip_down(AdaptCtx& c) {
+const char* clip_down(AdaptCtx& c) {
   std::vector<double> lo, hi;
   if (has_input(c.n, 1) && (!const_doubles(c.m, c.n->inputs[1], lo) || lo.size() != 1)) return "min input is not a constant scalar";
   if (has_input(c.n, 2) && (!const_doubles(c.m, c.n->inputs[2], hi) || hi.size() != 1)) return "max input is not a constant scalar";
@@ -163,11 +163,11 @@ std::string clip_down(AdaptCtx& c) {
   }
   truncate_inputs(c.n, 1);
   c.what = "min/max inputs -> attributes";
-  return "";
+  return nullptr;
 }
 
 // Slice 10: starts, ends, axes become inputs 1..3; input 4 (steps) is new.
-std::string slice_up(AdaptCtx& c) {
+const char* slice_up(AdaptCtx& c) {
   std::vector<int64_t> starts, ends, axes;
   if (!attr_ints(c.m, c.n, "starts", starts) || !attr_ints(c.m, c.n, "ends", ends)) return "Slice without starts/ends";
   bool has_axes = attr_ints(c.m, c.n, "axes", axes);
@@ -176,9 +176,9 @@ std::string slice_up(AdaptCtx& c) {
   put_input(c.n, 2, int_const(c.m, c.n, "ends", ends));
   if (has_axes) put_input(c.n, 3, int_const(c.m, c.n, "axes", axes));
   c.what = "starts/ends/axes attributes -> inputs 1..3";
-  return "";
+  return nullptr;
 }
-std::string slice_down(AdaptCtx& c) {
+const char* slice_down(AdaptCtx& c) {
   std::vector<int64_t> starts, ends, axes, steps;
   if (!const_ints(c.m, c.n->inputs[1], starts) || !const_ints(c.m, c.n->inputs[2], ends))
     return "starts/ends inputs are not constants";
@@ -193,25 +193,25 @@ std::string slice_down(AdaptCtx& c) {
   if (has_input(c.n, 3)) set_attr_ints(c.m, c.n, "axes", axes);
   truncate_inputs(c.n, 1);
   c.what = "starts/ends/axes inputs -> attributes";
-  return "";
+  return nullptr;
 }
 
-std::string topk_up(AdaptCtx& c) { return ints_up(c, "k", 1, true); }
-std::string topk_down(AdaptCtx& c) { return ints_down(c, "k", 1, true); }
+const char* topk_up(AdaptCtx& c) { return ints_up(c, "k", 1, true); }
+const char* topk_down(AdaptCtx& c) { return ints_down(c, "k", 1, true); }
 
 // Dropout 12: ratio becomes input 1 (and training_mode input 2 is new). At inference both are
 // identity; the ratio is kept for fidelity.
-std::string dropout_up(AdaptCtx& c) {
+const char* dropout_up(AdaptCtx& c) {
   const Attribute* a = attr(c.m, c.n, "ratio");
-  if (!a) return "";
+  if (!a) return nullptr;
   int32_t dt = c.elem(c.n->inputs[0]);
   Value* r = float_const(c.m, c.n, "ratio", dt == kDouble ? kDouble : kFloat, {a->float_or(0.5f)}, true);
   remove_attribute(c.n, c.m.intern("ratio"));
   put_input(c.n, 1, r);
   c.what = "ratio attribute -> input 1";
-  return "";
+  return nullptr;
 }
-std::string dropout_down(AdaptCtx& c) {
+const char* dropout_down(AdaptCtx& c) {
   std::vector<int64_t> training;
   std::vector<double> ratio;
   if (has_input(c.n, 2) && (!const_ints(c.m, c.n->inputs[2], training) || training.size() != 1 || training[0] != 0))
@@ -225,7 +225,7 @@ std::string dropout_down(AdaptCtx& c) {
   }
   truncate_inputs(c.n, 1);
   c.what = "ratio input -> attribute";
-  return "";
+  return nullptr;
 }
 
 }  // namespace

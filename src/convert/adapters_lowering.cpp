@@ -22,14 +22,14 @@ int32_t float_type(AdaptCtx& c) {
 Value* scalar(AdaptCtx& c, const char* base, double v) { return float_const(c.m, c.n, base, float_type(c), {v}, true); }
 
 // Replaces c.n by the nodes inserted before it: `last` takes over output 0.
-std::string finish(AdaptCtx& c, Node* last, const std::string& what) {
+const char* finish(AdaptCtx& c, Node* last, const char* what) {
   Value* y = c.n->outputs[0];
   Node* n = c.n;
   remove_node(n);
   set_output(n, 0, nullptr);
   set_output(last, 0, y);
   c.what = what;
-  return "";
+  return nullptr;
 }
 
 // Outputs beyond the first must be unread (LayerNormalization's Mean and InvStdDev).
@@ -49,7 +49,7 @@ Node* reduce_mean(AdaptCtx& c, Value* x, const std::vector<int64_t>& axes, const
   return r;
 }
 
-std::string layer_norm_down(AdaptCtx& c) {
+const char* layer_norm_down(AdaptCtx& c) {
   if (!extra_outputs_unused(c.n)) return "Mean/InvStdDev outputs are read (no older form computes them)";
   Value* x = c.n->inputs[0];
   int64_t axis = attr_int(c.m, c.n, "axis", -1);
@@ -58,7 +58,7 @@ std::string layer_norm_down(AdaptCtx& c) {
   if (axis == -1 && c.target >= 11) {
     axes = {-1};
   } else {
-    if (r < 0) return "axis " + std::to_string(axis) + " needs a known input rank";
+    if (r < 0) return "an axis other than -1 needs a known input rank";
     for (int64_t a = axis < 0 ? axis + r : axis; a < r; ++a) axes.push_back(a);
   }
   float eps = attr_float(c.m, c.n, "epsilon", 1e-5f);
@@ -74,7 +74,7 @@ std::string layer_norm_down(AdaptCtx& c) {
   return finish(c, last, "LayerNormalization -> ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add");
 }
 
-std::string gelu_down(AdaptCtx& c) {
+const char* gelu_down(AdaptCtx& c) {
   Value* x = c.n->inputs[0];
   if (attr_string(c.m, c.n, "approximate", "none") == "tanh") {
     // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
@@ -97,7 +97,7 @@ std::string gelu_down(AdaptCtx& c) {
   return finish(c, last, "Gelu -> Div/Erf/Add/Mul/Mul");
 }
 
-std::string mish_down(AdaptCtx& c) {
+const char* mish_down(AdaptCtx& c) {
   Value* x = c.n->inputs[0];
   Node* sp = insert_op(c.m, c.n, "Softplus", {x}, "mish_softplus");
   Node* t = insert_op(c.m, c.n, "Tanh", {sp->outputs[0]}, "mish_tanh");
@@ -105,7 +105,7 @@ std::string mish_down(AdaptCtx& c) {
   return finish(c, last, "Mish -> Softplus/Tanh/Mul");
 }
 
-std::string hard_swish_down(AdaptCtx& c) {
+const char* hard_swish_down(AdaptCtx& c) {
   Value* x = c.n->inputs[0];
   Node* hs = insert_op(c.m, c.n, "HardSigmoid", {x}, "hardswish_gate");
   Attribute* a = add_attribute(hs, c.m.intern("alpha"), Attribute::kFloat);
@@ -118,7 +118,7 @@ std::string hard_swish_down(AdaptCtx& c) {
   return finish(c, last, "HardSwish -> HardSigmoid(1/6, 0.5)/Mul");
 }
 
-std::string swish_down(AdaptCtx& c) {
+const char* swish_down(AdaptCtx& c) {
   Value* x = c.n->inputs[0];
   float alpha = attr_float(c.m, c.n, "alpha", 1.0f);
   Value* in = x;

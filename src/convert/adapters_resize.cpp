@@ -12,19 +12,18 @@
 namespace ofg::convert {
 namespace {
 
-std::string upsample_up9(AdaptCtx& c) {
+const char* upsample_up9(AdaptCtx& c) {
   std::vector<float> scales;
   if (!attr_floats(c.m, c.n, "scales", scales)) return "Upsample without scales";
   std::vector<double> d(scales.begin(), scales.end());
   remove_attribute(c.n, c.m.intern("scales"));
   put_input(c.n, 1, float_const(c.m, c.n, "scales", kFloat, d, false));
   c.what = "scales attribute -> input 1";
-  return "";
+  return nullptr;
 }
-std::string upsample_down9(AdaptCtx& c) {
+const char* upsample_down9(AdaptCtx& c) {
   std::vector<double> d;
   if (!const_doubles(c.m, c.n->inputs[1], d)) return "scales input is not a constant";
-  std::vector<int64_t> unused;
   StrId name = c.m.intern("scales");
   remove_attribute(c.n, name);
   Attribute* a = add_attribute(c.n, name, Attribute::kFloats);
@@ -34,34 +33,34 @@ std::string upsample_down9(AdaptCtx& c) {
   a->floats.size = static_cast<uint32_t>(d.size());
   truncate_inputs(c.n, 1);
   c.what = "scales input -> attribute";
-  return "";
+  return nullptr;
 }
 
-std::string upsample_to_resize(AdaptCtx& c) {
+const char* upsample_to_resize(AdaptCtx& c) {
   c.n->op_type = c.m.intern("Resize");
   c.what = "Upsample -> Resize";
-  return "";
+  return nullptr;
 }
-std::string resize_to_upsample(AdaptCtx& c) {
+const char* resize_to_upsample(AdaptCtx& c) {
   c.n->op_type = c.m.intern("Upsample");
   c.what = "Resize -> Upsample";
-  return "";
+  return nullptr;
 }
 
 // Resize 10 (and Upsample) sample at x_out / scale (asymmetric) and take the floor for nearest.
-std::string resize_up11(AdaptCtx& c) {
+const char* resize_up11(AdaptCtx& c) {
   Value* scales = has_input(c.n, 1) ? c.n->inputs[1] : nullptr;
   put_input(c.n, 2, scales);
   put_input(c.n, 1, float_const(c.m, c.n, "roi", kFloat, {}, false));
   set_attr_string(c.m, c.n, "coordinate_transformation_mode", "asymmetric");
   if (attr_string(c.m, c.n, "mode", "nearest") == "nearest") set_attr_string(c.m, c.n, "nearest_mode", "floor");
   c.what = "roi input added, coordinate_transformation_mode=asymmetric";
-  return "";
+  return nullptr;
 }
-std::string resize_down11(AdaptCtx& c) {
+const char* resize_down11(AdaptCtx& c) {
   std::string mode = attr_string(c.m, c.n, "mode", "nearest");
   std::string ctm = attr_string(c.m, c.n, "coordinate_transformation_mode", "half_pixel");
-  if (mode != "nearest" && mode != "linear") return "mode '" + mode + "' has no form before opset 11";
+  if (mode != "nearest" && mode != "linear") return "cubic mode has no form before opset 11";
   bool one_to_one = false;
   std::vector<double> scales;
   if (has_input(c.n, 2) && const_doubles(c.m, c.n->inputs[2], scales) && !scales.empty()) {
@@ -69,7 +68,7 @@ std::string resize_down11(AdaptCtx& c) {
     for (double s : scales) one_to_one &= s == 1.0;
   }
   if (ctm != "asymmetric" && !one_to_one)
-    return "coordinate_transformation_mode '" + ctm + "' has no form before opset 11 (only asymmetric)";
+    return "coordinate_transformation_mode other than asymmetric has no form before opset 11";
   if (mode == "nearest" && attr_string(c.m, c.n, "nearest_mode", "round_prefer_floor") != "floor" && !one_to_one)
     return "nearest_mode other than floor has no form before opset 11";
   if (scales.empty()) {
@@ -91,30 +90,30 @@ std::string resize_down11(AdaptCtx& c) {
                         "extrapolation_value"})
     remove_attribute(c.n, c.m.intern(a));
   c.what = "roi/sizes inputs removed, scales constant";
-  return "";
+  return nullptr;
 }
 
 // Resize 11 needs roi and scales present (empty tensors when unused); 13 made them optional.
-std::string resize_down13(AdaptCtx& c) {
+const char* resize_down13(AdaptCtx& c) {
   if (!has_input(c.n, 1)) put_input(c.n, 1, float_const(c.m, c.n, "roi", kFloat, {}, false));
   if (!has_input(c.n, 2)) put_input(c.n, 2, float_const(c.m, c.n, "scales", kFloat, {}, false));
   c.what = "empty roi/scales inputs made explicit";
-  return "";
+  return nullptr;
 }
 
-std::string resize_down18(AdaptCtx& c) {
+const char* resize_down18(AdaptCtx& c) {
   if (attr_int(c.m, c.n, "antialias", 0) != 0) return "antialias=1 has no form before opset 18";
   if (attr(c.m, c.n, "axes")) return "axes attribute has no form before opset 18";
   if (attr_string(c.m, c.n, "keep_aspect_ratio_policy", "stretch") != "stretch")
     return "keep_aspect_ratio_policy has no form before opset 18";
   for (const char* a : {"antialias", "keep_aspect_ratio_policy"}) remove_attribute(c.n, c.m.intern(a));
-  return "";
+  return nullptr;
 }
 
-std::string resize_down19(AdaptCtx& c) {
+const char* resize_down19(AdaptCtx& c) {
   if (attr_string(c.m, c.n, "coordinate_transformation_mode", "") == "half_pixel_symmetric")
     return "coordinate_transformation_mode half_pixel_symmetric has no form before opset 19";
-  return "";
+  return nullptr;
 }
 
 }  // namespace

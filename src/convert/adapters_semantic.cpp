@@ -15,13 +15,13 @@ namespace {
 // Softmax, LogSoftmax, Hardmax: before 13 the input is coerced to 2-D at `axis` (default 1) and
 // normalised over everything from `axis` on; from 13 over the one axis (default -1). The two agree
 // when the axis is the last one.
-std::string softmax_up(AdaptCtx& c) {
+const char* softmax_up(AdaptCtx& c) {
   int64_t axis = attr_int(c.m, c.n, "axis", 1);
   int r = c.rank(c.n->inputs[0]);
   if (axis == -1 || (r > 0 && (axis == r - 1 || axis + r == r - 1))) {
     set_attr_int(c.m, c.n, "axis", -1);
     c.what = "axis -> -1 (last axis)";
-    return "";
+    return nullptr;
   }
   // Flatten at axis, normalise over the last axis of the 2-D view, reshape back.
   Value* x = c.n->inputs[0];
@@ -39,15 +39,14 @@ std::string softmax_up(AdaptCtx& c) {
   set_output(back, 0, y);
   back->name = unique_name(c.m, "softmax_reshape");
   if (c.n->next) insert_before(c.n->next, back); else append_node(c.n->graph, back);
-  c.what = "coerced axis " + std::to_string(axis) + " -> Flatten, axis -1, Reshape";
-  return "";
+  c.what = "coerced axis -> Flatten, axis -1, Reshape";
+  return nullptr;
 }
-std::string softmax_down(AdaptCtx& c) {
+const char* softmax_down(AdaptCtx& c) {
   int64_t axis = attr_int(c.m, c.n, "axis", -1);
   int r = c.rank(c.n->inputs[0]);
   if (axis != -1 && !(r > 0 && (axis == r - 1 || axis == -1)))
-    return "axis " + std::to_string(axis) + " is not the last axis (rank " + (r < 0 ? std::string("unknown") : std::to_string(r)) +
-           "): the older op normalises over all axes from `axis` on";
+    return "axis is not the last axis (or the rank is unknown): the older op normalises over all axes from `axis` on";
   if (c.target < 11) {
     if (r < 0) return "negative axis needs a known rank below opset 11";
     set_attr_int(c.m, c.n, "axis", r - 1);
@@ -55,48 +54,48 @@ std::string softmax_down(AdaptCtx& c) {
     set_attr_int(c.m, c.n, "axis", -1);
   }
   c.what = "axis = last axis";
-  return "";
+  return nullptr;
 }
 
 // BatchNormalization 9 removed `spatial` (1 was the only value real models use).
-std::string bn_up9(AdaptCtx& c) {
+const char* bn_up9(AdaptCtx& c) {
   if (attr_int(c.m, c.n, "spatial", 1) != 1) return "spatial=0 has no form from opset 9";
   if (attr(c.m, c.n, "spatial")) {
     remove_attribute(c.n, c.m.intern("spatial"));
     c.what = "spatial=1 removed";
   }
-  return "";
+  return nullptr;
 }
 // BatchNormalization 14 added training_mode; only inference mode exists before.
-std::string bn_down14(AdaptCtx& c) {
+const char* bn_down14(AdaptCtx& c) {
   if (attr_int(c.m, c.n, "training_mode", 0) != 0) return "training_mode=1 has no form before opset 14";
   if (c.n->outputs.size > 1)
     for (uint32_t i = 1; i < c.n->outputs.size; ++i)
       if (c.n->outputs[i] && c.n->outputs[i]->use_count()) return "training outputs are read";
   remove_attribute(c.n, c.m.intern("training_mode"));
-  return "";
+  return nullptr;
 }
 
-std::string argmax_down12(AdaptCtx& c) {
+const char* argmax_down12(AdaptCtx& c) {
   if (attr_int(c.m, c.n, "select_last_index", 0) != 0) return "select_last_index=1 has no form before opset 12";
   remove_attribute(c.n, c.m.intern("select_last_index"));
-  return "";
+  return nullptr;
 }
 
-std::string topk_down11(AdaptCtx& c) {
+const char* topk_down11(AdaptCtx& c) {
   if (attr_int(c.m, c.n, "largest", 1) != 1) return "largest=0 has no form before opset 11";
   // sorted=0 leaves the order unspecified: the older sorted order is one of them.
   remove_attribute(c.n, c.m.intern("largest"));
   remove_attribute(c.n, c.m.intern("sorted"));
-  return "";
+  return nullptr;
 }
 
-std::string scatter_up(AdaptCtx& c) {
+const char* scatter_up(AdaptCtx& c) {
   c.n->op_type = c.m.intern("ScatterElements");
   c.what = "Scatter -> ScatterElements";
-  return "";
+  return nullptr;
 }
-std::string scatter_down(AdaptCtx& c) {
+const char* scatter_down(AdaptCtx& c) {
   if (attr(c.m, c.n, "reduction")) {
     if (attr_string(c.m, c.n, "reduction", "none") != "none") return "reduction has no form before opset 16";
     remove_attribute(c.n, c.m.intern("reduction"));
@@ -105,20 +104,20 @@ std::string scatter_down(AdaptCtx& c) {
     c.n->op_type = c.m.intern("Scatter");
     c.what = "ScatterElements -> Scatter";
   }
-  return "";
+  return nullptr;
 }
 
 // Negative `axis` values are accepted from opset 11: below it they are made non-negative from
 // the input's rank.
-std::string negative_axis_down(AdaptCtx& c) {
+const char* negative_axis_down(AdaptCtx& c) {
   const Attribute* a = attr(c.m, c.n, "axis");
-  if (!a || a->int_or(0) >= 0) return "";
+  if (!a || a->int_or(0) >= 0) return nullptr;
   int r = c.rank(c.n->inputs[0]);
   // Flatten's axis counts up to rank inclusive.
   if (r < 0) return "negative axis needs a known input rank below opset 11";
-  set_attr_int(c.m, c.n, "axis", a->int_or(0) + r + (c.m.str(c.n->op_type) == "Flatten" ? 0 : 0));
+  set_attr_int(c.m, c.n, "axis", a->int_or(0) + r);
   c.what = "negative axis made non-negative";
-  return "";
+  return nullptr;
 }
 
 }  // namespace

@@ -13,7 +13,6 @@
 #include "exec/infer_types.h"
 #include "ir/error.h"
 #include "ir/graph_ops.h"
-#include "ir/json.h"
 #include "ops/registry.h"
 #include "passes/util.h"
 
@@ -84,16 +83,15 @@ struct Walk {
       StepFn step = to > from ? a->up : a->down;
       int64_t lo = a->boundary - 1, hi = a->boundary;
       if (step) {
-        AdaptCtx c{m, n, to, types, ""};
-        std::string why = step(c);
-        if (!why.empty()) {
+        AdaptCtx c{m, n, to, types, nullptr};
+        if (const char* why = step(c)) {
           char buf[64];
           std::snprintf(buf, sizeof buf, "opset %lld -> %lld", static_cast<long long>(to > from ? lo : hi),
                         static_cast<long long>(to > from ? hi : lo));
           problems.push_back("node '" + label + "' (" + op + ", " + buf + "): " + why);
           return;
         }
-        if (!c.what.empty())
+        if (c.what)
           report.adapted.push_back({label, op, to > from ? lo : hi, to > from ? hi : lo, c.what});
       }
       v = to > from ? a->boundary : a->boundary - 1;
@@ -160,21 +158,6 @@ OpsetReport convert_opset(Model& m, int64_t target) {
   }
   for (Graph* g : passes::all_graphs(m)) report.nodes_after += g->node_count;
   return report;
-}
-
-std::string OpsetReport::to_json() const {
-  std::string s = "{\"from\":" + std::to_string(from) + ",\"to\":" + std::to_string(to) +
-                  ",\"nodes_before\":" + std::to_string(nodes_before) + ",\"nodes_after\":" + std::to_string(nodes_after) +
-                  ",\"adapted\":[";
-  for (size_t i = 0; i < adapted.size(); ++i) {
-    const AdaptedNode& a = adapted[i];
-    s += (i ? "," : "") + std::string("{\"node\":") + json::string(a.node) + ",\"op\":" + json::string(a.op) +
-         ",\"from\":" + std::to_string(a.from) + ",\"to\":" + std::to_string(a.to) + ",\"what\":" + json::string(a.what) + "}";
-  }
-  s += "],\"other_domains\":[";
-  for (size_t i = 0; i < other_domains.size(); ++i) s += (i ? "," : "") + json::string(other_domains[i]);
-  s += "]}";
-  return s;
 }
 
 }  // namespace ofg::convert

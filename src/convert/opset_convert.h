@@ -27,7 +27,6 @@ struct OpsetReport {
   std::vector<AdaptedNode> adapted;
   // Domains other than the default one that the conversion left alone (named when imported).
   std::vector<std::string> other_domains;
-  std::string to_json() const;
 };
 
 // Converts every graph of m (subgraphs included; functions are left alone) to `target` and sets
