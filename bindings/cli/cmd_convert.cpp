@@ -13,7 +13,8 @@ const CommandHelp kHelp = {
     "Loads IN and saves it as OUT (atomically: OUT is replaced only when complete). OUT's folder\n"
     "(and OUT.data's, with --external-data) is checked before IN is read: it must exist and be\n"
     "writable. With --target-opset N the default ONNX domain is converted to opset N first (up or\n"
-    "down) and the result verified against IN by execution (--no-opset-verify skips that).\n"
+    "down) and the result verified against IN by execution, on the test_data_set_N folders beside\n"
+    "IN when there are some, else on seeded inputs (--no-opset-verify skips that).\n"
     "Exit 0 ok, 1 the converted model differs from IN, 2 usage, input or output error, 3 no\n"
     "verification input could be built, 4 not convertible (the message names each node, op and\n"
     "opset without an adapter). OUT is written only on exit 0.\n"};
@@ -43,6 +44,12 @@ int cmd_convert(const Args& args) {
   if ((p.has("--external-data") && set_option(kHelp.name, opts, "--external-data", "save.external_data", "1") != kOk) ||
       (p.has("--threshold") &&
        set_option(kHelp.name, opts, "--threshold", "save.external_threshold", p.text("--threshold")) != kOk)) {
+    ofg_options_free(opts);
+    return kUsage;
+  }
+  // The conversion is verified on the test_data_set_N folders beside IN when there are some
+  // (real data first, as optimize --verify), else on seeded inputs.
+  if (p.has("--target-opset") && apply_verify_options(kHelp.name, p, opts, in) != kOk) {
     ofg_options_free(opts);
     return kUsage;
   }
