@@ -373,3 +373,33 @@ TEST(ConvertOpset, EqualOnFloatsNeedsOpset11) {
     EXPECT_NE(std::string(e.what()).find("Equal on inputs other than bool/int32/int64 has no form before opset 11"), std::string::npos) << e.what();
   }
 }
+
+TEST(ConvertOpset, ShapeStartEndAndCastLikeLowered) {
+  auto m = new_model(15);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 3, 4, 5});
+  Value* i = b.input("i", kInt64, {3});
+  b.output(b.op("Shape", {x}, {b.i("start", 1), b.i("end", -1)}));
+  b.output(b.op("CastLike", {i, x}));
+  for (int64_t to : {13, 9}) {
+    SCOPED_TRACE(to);
+    auto down = convert_checked(*m, to);
+    Node* sh = only(*down, "Shape");
+    EXPECT_FALSE(has_attr(*down, sh, "start"));
+    EXPECT_EQ(nodes_of(*down, "Slice").size(), 1u);
+    EXPECT_TRUE(nodes_of(*down, "CastLike").empty());
+    EXPECT_EQ(attr_int(*down, only(*down, "Cast"), "to", 0), kFloat);
+  }
+}
+
+TEST(ConvertOpset, LayerNormStatisticsOutputsKept) {
+  auto m = new_model(17);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 6});
+  Value* g = b.initializer("g", {6}, {1, 1, 2, 2, 3, 3});
+  Node* ln = b.node("LayerNormalization", {x, g}, 3, {b.i("axis", -1)});
+  for (int i = 0; i < 3; ++i) b.output(ln->outputs[i]);
+  auto down = convert_checked(*m, 13);  // checks all three outputs against the original
+  EXPECT_TRUE(nodes_of(*down, "LayerNormalization").empty());
+  EXPECT_EQ(nodes_of(*down, "Reciprocal").size(), 1u);
+}

@@ -3,6 +3,7 @@
 // Reshape allowzero (14), Shape start/end (15), Cast saturate (19), MaxPool/AveragePool ceil_mode
 // and dilations (10; AveragePool's dilations 19), and GreaterOrEqual/LessOrEqual (12) written as
 // Or(Greater|Less, Equal), exact for NaN too.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -30,9 +31,48 @@ const char* reshape_down14(AdaptCtx& c) {
   return nullptr;
 }
 
+// Shape 15 added start/end: below, Shape then Slice of its result (the form exports used).
 const char* shape_down15(AdaptCtx& c) {
-  if (attr_int(c.m, c.n, "start", 0) != 0 || attr(c.m, c.n, "end")) return "start/end have no form before opset 15";
+  const Attribute* e = attr(c.m, c.n, "end");
+  int64_t start = attr_int(c.m, c.n, "start", 0);
+  if (start == 0 && !e) {
+    drop(c, "start");
+    return nullptr;
+  }
+  int64_t end = e ? e->int_or(0) : INT64_MAX;
   drop(c, "start");
+  drop(c, "end");
+  Value* y = c.n->outputs[0];
+  Value* whole = new_value(c.n->graph, unique_name(c.m, "shape_whole"));
+  set_output(c.n, 0, whole);
+  Node* sl;
+  if (c.target >= 10) {
+    sl = new_node(c.n->graph, c.m.intern("Slice"), kNoStr, 4, 1);
+    set_input(sl, 1, int_const(c.m, c.n, "shape_start", {start}));
+    set_input(sl, 2, int_const(c.m, c.n, "shape_end", {end}));
+    set_input(sl, 3, int_const(c.m, c.n, "shape_axis", {0}));
+  } else {
+    sl = new_node(c.n->graph, c.m.intern("Slice"), kNoStr, 1, 1);
+    set_attr_ints(c.m, sl, "starts", {start});
+    set_attr_ints(c.m, sl, "ends", {end});
+  }
+  set_input(sl, 0, whole);
+  set_output(sl, 0, y);
+  sl->name = unique_name(c.m, "shape_slice");
+  if (c.n->next) insert_before(c.n->next, sl); else append_node(c.n->graph, sl);
+  c.what = "start/end -> Shape then Slice";
+  return nullptr;
+}
+
+// CastLike (15): a Cast to the element type of its second input, when that type is known.
+const char* castlike_down(AdaptCtx& c) {
+  int32_t dt = c.elem(c.n->inputs[1]);
+  if (!dt) return "the element type of the second input is unknown";
+  set_input(c.n, 1, nullptr);
+  resize_inputs(c.n, 1);
+  c.n->op_type = c.m.intern("Cast");
+  set_attr_int(c.m, c.n, "to", dt);
+  c.what = "CastLike -> Cast";
   return nullptr;
 }
 
@@ -130,6 +170,7 @@ const char* equal_down11(AdaptCtx& c) {
 void add_added_attribute_adapters(std::vector<Adapter>& out) {
   out.push_back({"Reshape", 14, nullptr, reshape_down14, "allowzero attribute added"});
   out.push_back({"Shape", 15, nullptr, shape_down15, "start/end attributes added"});
+  out.push_back({"CastLike", 15, nullptr, castlike_down, "introduced; lowered to Cast"});
   out.push_back({"Cast", 19, nullptr, cast_down19, "saturate attribute added (float8)"});
   out.push_back({"MaxPool", 10, nullptr, pool_down10, "ceil_mode and dilations attributes added"});
   out.push_back({"AveragePool", 10, nullptr, pool_down10, "ceil_mode attribute added"});

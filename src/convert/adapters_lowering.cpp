@@ -32,13 +32,6 @@ const char* finish(AdaptCtx& c, Node* last, const char* what) {
   return nullptr;
 }
 
-// Outputs beyond the first must be unread (LayerNormalization's Mean and InvStdDev).
-bool extra_outputs_unused(const Node* n) {
-  for (uint32_t i = 1; i < n->outputs.size; ++i)
-    if (n->outputs[i] && (n->outputs[i]->use_count() || n->outputs[i]->is_graph_output())) return false;
-  return true;
-}
-
 Node* reduce_mean(AdaptCtx& c, Value* x, const std::vector<int64_t>& axes, const char* base) {
   if (c.target >= 18) {
     Node* r = insert_op(c.m, c.n, "ReduceMean", {x, int_const(c.m, c.n, "axes", axes)}, base);
@@ -50,7 +43,6 @@ Node* reduce_mean(AdaptCtx& c, Value* x, const std::vector<int64_t>& axes, const
 }
 
 const char* layer_norm_down(AdaptCtx& c) {
-  if (!extra_outputs_unused(c.n)) return "Mean/InvStdDev outputs are read (no older form computes them)";
   Value* x = c.n->inputs[0];
   int64_t axis = attr_int(c.m, c.n, "axis", -1);
   int r = c.rank(x);
@@ -71,6 +63,17 @@ const char* layer_norm_down(AdaptCtx& c) {
   Node* norm = insert_op(c.m, c.n, "Div", {d->outputs[0], sd->outputs[0]}, "ln_norm");
   Node* last = insert_op(c.m, c.n, "Mul", {norm->outputs[0], c.n->inputs[1]}, "ln_scaled");
   if (has_input(c.n, 2)) last = insert_op(c.m, c.n, "Add", {last->outputs[0], c.n->inputs[2]}, "ln_out");
+  // The optional Mean and InvStdDev outputs (shapes with the normalised axes kept as 1, as the
+  // keepdims=1 reductions give).
+  Value* stats[2] = {c.n->outputs.size > 1 ? c.n->outputs[1] : nullptr, c.n->outputs.size > 2 ? c.n->outputs[2] : nullptr};
+  Node* inv = nullptr;
+  if (stats[1] && (stats[1]->use_count() || stats[1]->is_graph_output()))
+    inv = insert_op(c.m, c.n, "Reciprocal", {sd->outputs[0]}, "ln_inv_std");
+  bool mean_read = stats[0] && (stats[0]->use_count() || stats[0]->is_graph_output());
+  Node* mean_copy = mean_read ? insert_op(c.m, c.n, "Identity", {mean->outputs[0]}, "ln_mean_out") : nullptr;
+  for (uint32_t i = 1; i < c.n->outputs.size; ++i) set_output(c.n, i, nullptr);
+  if (mean_copy) set_output(mean_copy, 0, stats[0]);
+  if (inv) set_output(inv, 0, stats[1]);
   return finish(c, last, "LayerNormalization -> ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add");
 }
 
