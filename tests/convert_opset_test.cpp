@@ -403,3 +403,27 @@ TEST(ConvertOpset, LayerNormStatisticsOutputsKept) {
   EXPECT_TRUE(nodes_of(*down, "LayerNormalization").empty());
   EXPECT_EQ(nodes_of(*down, "Reciprocal").size(), 1u);
 }
+
+TEST(ConvertOpset, DftAxisBecomesInput) {
+  auto m = new_model(17);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, 8, 1});
+  b.output(b.op("DFT", {x}, {b.i("axis", 1)}));
+  auto up = convert_checked(*m, 20);
+  Node* d = only(*up, "DFT");
+  EXPECT_FALSE(has_attr(*up, d, "axis"));
+  ASSERT_EQ(d->inputs.size, 3u);
+  auto down = convert_checked(*up, 17);
+  EXPECT_EQ(attr_int(*down, only(*down, "DFT"), "axis", 0), 1);
+  EXPECT_EQ(only(*down, "DFT")->inputs.size, 1u);
+}
+
+TEST(ConvertOpset, OtherDomainsOnlyIsNothingToConvert) {
+  auto m = new_model(13);
+  m->opsets[0].domain = m->intern("ai.onnx.ml");
+  convert::OpsetReport r = convert::convert_opset(*m, 17);
+  EXPECT_EQ(r.from, 0);
+  ASSERT_EQ(r.other_domains.size(), 1u);
+  EXPECT_EQ(r.other_domains[0], "ai.onnx.ml 13");
+  EXPECT_EQ(m->opset_version("ai.onnx.ml"), 13);
+}

@@ -120,11 +120,32 @@ const char* negative_axis_down(AdaptCtx& c) {
   return nullptr;
 }
 
+// DFT 20: axis became input 2 (a scalar); the attribute's default was 1.
+const char* dft_up(AdaptCtx& c) {
+  int64_t axis = attr_int(c.m, c.n, "axis", 1);
+  remove_attribute(c.n, c.m.intern("axis"));
+  put_input(c.n, 2, int_const(c.m, c.n, "dft_axis", {axis}, true));
+  c.what = "axis attribute -> input 2";
+  return nullptr;
+}
+const char* dft_down(AdaptCtx& c) {
+  std::vector<int64_t> axis = {-2};  // the input's default
+  if (has_input(c.n, 2) && (!const_ints(c.m, c.n->inputs[2], axis) || axis.size() != 1))
+    return "axis input is not a constant scalar";
+  int r = c.rank(c.n->inputs[0]);
+  if (axis[0] < 0 && r < 0) return "a negative axis needs a known input rank before opset 20";
+  set_attr_int(c.m, c.n, "axis", axis[0] < 0 ? axis[0] + r : axis[0]);
+  truncate_inputs(c.n, 2);
+  c.what = "axis input -> attribute";
+  return nullptr;
+}
+
 }  // namespace
 
 void add_semantic_adapters(std::vector<Adapter>& out) {
   for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"})
     out.push_back({op, 13, softmax_up, softmax_down, "axis: 2-D coercion -> one axis, default 1 -> -1"});
+  out.push_back({"DFT", 20, dft_up, dft_down, "axis attribute became input 2 (default 1 -> -2)"});
   out.push_back({"BatchNormalization", 9, bn_up9, nullptr, "spatial attribute removed"});
   out.push_back({"BatchNormalization", 14, nullptr, bn_down14, "training_mode attribute added"});
   out.push_back({"ArgMax", 12, nullptr, argmax_down12, "select_last_index attribute added"});

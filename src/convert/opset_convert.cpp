@@ -108,15 +108,15 @@ OpsetReport convert_opset(Model& m, int64_t target) {
   if (target < kOldestOpset || target > newest)
     fail(Status::kInvalidArgument, "convert_opset: target opset " + std::to_string(target) + " is outside " +
                                        std::to_string(kOldestOpset) + ".." + std::to_string(newest));
-  if (from == 0) fail(Status::kInvalidArgument, "convert_opset: the model imports no default-domain opset");
-  if (from < kOldestOpset || from > newest)
-    fail(Status::kUnsupported, "convert_opset: the model's opset " + std::to_string(from) + " is outside " +
-                                   std::to_string(kOldestOpset) + ".." + std::to_string(newest));
   report.from = from;
   report.to = target;
   for (const OpsetId& o : m.opsets)
     if (!is_default_domain(m, o.domain)) report.other_domains.push_back(std::string(m.str(o.domain)) + " " + std::to_string(o.version));
-
+  // A model of other domains only (ai.onnx.ml): nothing of the default domain to convert.
+  if (from == 0) return report;
+  if (from < kOldestOpset || from > newest)
+    fail(Status::kUnsupported, "convert_opset: the model's opset " + std::to_string(from) + " is outside " +
+                                   std::to_string(kOldestOpset) + ".." + std::to_string(newest));
   std::vector<Graph*> graphs = passes::all_graphs(m);
   for (Graph* g : graphs) report.nodes_before += g->node_count;
   if (from != target) {
