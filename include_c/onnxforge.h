@@ -401,6 +401,27 @@ OFG_API ofg_status ofg_optimize(ofg_model* model, const ofg_options* options, of
  *   "convert.verify"         "0"|"1" (default 1): the verification and attribution above */
 OFG_API ofg_status ofg_convert_float(ofg_model* model, const ofg_options* options, ofg_pass_report** report);
 /* ---- end precision conversion ---- */
+/* ---- opset conversion (issue 22, part 2) */
+/* Converts the model's default ONNX domain to opset `target_opset` (7 .. the newest the library
+ * knows), up or down, through a table of adapters: attributes that became inputs and back
+ * (Squeeze/Unsqueeze/Reduce* axes, Split, Pad, Clip, Slice, TopK, Dropout), Upsample <-> Resize,
+ * Softmax's axis meaning, removed or added attributes, and new ops lowered to their
+ * decompositions when going below their opset (LayerNormalization, Gelu, Mish, HardSwish, Swish).
+ * Going up, nothing is fused: ofg_optimize afterwards applies the fusions the new opset allows.
+ * Subgraphs (If/Loop/Scan bodies) are converted; other domains are left alone and named in the
+ * report. The conversion works on a copy: when any node cannot be expressed at the target, the
+ * call fails with OFG_ERR_UNSUPPORTED naming each node, its op and the versions involved, and
+ * `model` is unchanged. The converted copy is then verified against the original by executing
+ * both ("verify.*" options of ofg_verify apply); outputs beyond tolerance fail the call with
+ * OFG_ERR_VERIFY_FAILED, the model unchanged.
+ * Options:
+ *   "convert.verify"  "0"|"1": verify the converted model by execution (default 1).
+ * The report (may be NULL) has one entry "convert_opset" whose note sums up the conversion
+ * (adapted nodes, adapter rows, verification, other domains); its JSON lists each adapted node
+ * under "rewrites" (node, op, "opset A -> B", what was done). */
+OFG_API ofg_status ofg_convert_opset(ofg_model* model, int64_t target_opset, const ofg_options* options,
+                                     ofg_pass_report** report);
+/* ---- end opset conversion */
 
 
 /* ------------------------------------------------------------------ tensors, execution, verification */

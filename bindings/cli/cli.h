@@ -12,7 +12,13 @@
 namespace cli {
 
 // Exit codes of every verb.
-enum Exit { kOk = 0, kCheckFailed = 1, kUsage = 2, kNoValidInputs = 3 };
+enum Exit {
+  kOk = 0,
+  kCheckFailed = 1,
+  kUsage = 2,
+  kNoValidInputs = 3,
+  kNotConvertible = 4,  // --target-opset: some node has no adapter to the target (nothing written)
+};
 
 using Args = std::vector<std::string>;
 
@@ -65,6 +71,16 @@ int check_input_names(const char* command, const ParsedArgs& p, ofg_model* refer
 int print_verify_report(ofg_report* rep, const char* indent);
 // Prints why ofg_verify failed; the exit code: kNoValidInputs when no input set was accepted.
 int report_verify_error(const char* command, ofg_status s);
+
+// ---- --target-opset (opset conversion, target_opset.cpp)
+extern const OptionSpec kTargetOpsetSpec;
+extern const OptionSpec kNoOpsetVerifySpec;
+// The N of --target-opset (0 when absent).
+int64_t target_opset(const ParsedArgs& p);
+// ofg_convert_opset(m, N): kOk (and a summary line on stdout), kNotConvertible when a node has no
+// adapter, kCheckFailed when the converted model does not verify, kNoValidInputs or kUsage.
+int convert_to_target_opset(const char* command, const ParsedArgs& p, ofg_model* m, ofg_options* opts);
+// ---- end --target-opset
 
 int cmd_inspect(const Args& args);
 int cmd_convert(const Args& args);

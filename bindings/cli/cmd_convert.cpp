@@ -1,4 +1,4 @@
-// onnxforge convert IN OUT [--external-data [--threshold BYTES]]
+// onnxforge convert IN OUT [--external-data [--threshold BYTES]] [--target-opset N [--no-opset-verify]]
 //                         [--to-float16|--to-bfloat16 [--convert-io] [--block-ops A,B] [--block-nodes N1,N2]
 //                          [--no-verify] [--report FILE]]
 #include <cstdio>
@@ -12,16 +12,23 @@ namespace cli {
 
 const CommandHelp kHelp = {
     "convert",
-    "usage: onnxforge convert IN OUT [--external-data [--threshold BYTES]]\n"
+    "usage: onnxforge convert IN OUT [--external-data [--threshold BYTES]] [--target-opset N [--no-opset-verify]]\n"
     "                         [--to-float16|--to-bfloat16 [--convert-io] [--block-ops A,B] [--block-nodes N1,N2]\n"
     "                          [--no-verify] [--report FILE.json]]\n",
     "Loads IN and saves it as OUT (atomically: OUT is replaced only when complete). OUT's folder\n"
     "(and OUT.data's, with --external-data) is checked before IN is read: it must exist and be\n"
-    "writable. Exit 0 ok, 2 usage, input or output error (then OUT is left as it was).\n"
+    "writable. OUT is written only on exit 0.\n"
+    "With --target-opset N the default ONNX domain is converted to opset N first (up or down) and the\n"
+    "result verified against IN by execution, on the test_data_set_N folders beside IN when there are\n"
+    "some, else on seeded inputs (--no-opset-verify skips that).\n"
     "--to-float16/--to-bfloat16 convert the float32 computation (inputs and outputs stay float32\n"
     "unless --convert-io), verify the result against the float32 model and keep float32 the nodes\n"
     "whose conversion makes the outputs drift (tolerance float16 1e-2, bfloat16 1.5e-1); exit 1 and\n"
-    "no OUT when no mixed-precision model verifies. --report FILE gets the conversion's JSON report.\n"};
+    "no OUT when no mixed-precision model verifies. --report FILE gets the conversion's JSON report.\n"
+    "With both, the opset conversion comes first.\n"
+    "Exit 0 ok, 1 the converted model differs from IN, 2 usage, input or output error, 3 no\n"
+    "verification input could be built, 4 not convertible to the opset (the message names each node,\n"
+    "op and opset without an adapter).\n"};
 
 // Built on first use: it takes the shared tables of other files (static initialisation order
 // across files is unspecified).
@@ -29,6 +36,8 @@ std::vector<OptionSpec> specs() {
   std::vector<OptionSpec> s = {
       {"--external-data", OptionSpec::kFlag, "", "put tensors of at least --threshold bytes in OUT.data"},
       {"--threshold", OptionSpec::kCount, "BYTES", "with --external-data: smallest tensor moved out (default 1024)"},
+      kTargetOpsetSpec,
+      kNoOpsetVerifySpec,
   };
   // --- precision conversion
   s.insert(s.end(), convert_float_specs().begin(), convert_float_specs().end());
@@ -44,6 +53,8 @@ int cmd_convert(const Args& args) {
   if (p.positional.size() != 2) return usage_error(kHelp.name, "give IN and OUT");
   if (p.has("--threshold") && !p.has("--external-data"))
     return usage_error(kHelp.name, "--threshold goes with --external-data");
+  if (p.has("--no-opset-verify") && !p.has("--target-opset"))
+    return usage_error(kHelp.name, "--no-opset-verify goes with --target-opset");
   const std::string &in = p.positional[0], &out = p.positional[1];
   // Where the result goes is checked before the model is read.
   if (!check_output_file(kHelp.name, out)) return kUsage;
@@ -52,6 +63,8 @@ int cmd_convert(const Args& args) {
   if (p.has("--report") && !wants_convert_float(p)) return usage_error(kHelp.name, "--report goes with --to-float16 or --to-bfloat16");
   if (p.has("--report") && (p.text("--report") == out || !check_output_file(kHelp.name, p.text("--report")))) return kUsage;
   // --- end precision conversion
+  // Verification inputs serve the float conversion's proof and the opset conversion's check.
+  const bool verifies = (wants_convert_float(p) && !p.has("--no-verify")) || p.has("--target-opset");
   ofg_options* opts = nullptr;
   ofg_status st = ofg_options_create(&opts);
   if (st != OFG_OK) return report(kHelp.name, "", st);
@@ -59,9 +72,9 @@ int cmd_convert(const Args& args) {
       (p.has("--threshold") &&
        set_option(kHelp.name, opts, "--threshold", "save.external_threshold", p.text("--threshold")) != kOk) ||
       apply_convert_float_options(kHelp.name, p, opts) != kOk ||
-      (any_verify_option(p) && (!wants_convert_float(p) || p.has("--no-verify")) &&
-       usage_error(kHelp.name, "verification options go with --to-float16 or --to-bfloat16") != kOk) ||
-      (wants_convert_float(p) && !p.has("--no-verify") && apply_verify_options(kHelp.name, p, opts, in) != kOk)) {
+      (any_verify_option(p) && !verifies &&
+       usage_error(kHelp.name, "verification options go with --to-float16, --to-bfloat16 or --target-opset") != kOk) ||
+      (verifies && apply_verify_options(kHelp.name, p, opts, in) != kOk)) {
     ofg_options_free(opts);
     return kUsage;
   }
@@ -70,6 +83,13 @@ int cmd_convert(const Args& args) {
   if (st != OFG_OK) {
     ofg_options_free(opts);
     return report(kHelp.name, in, st);
+  }
+  if (p.has("--target-opset")) {
+    if (int rc = convert_to_target_opset(kHelp.name, p, m, opts); rc != kOk) {
+      ofg_model_free(m);
+      ofg_options_free(opts);
+      return rc;
+    }
   }
   // --- precision conversion: the model is converted (and verified) before anything is written
   std::string convert_json;

@@ -34,7 +34,12 @@ const char* kDescription =
     "--to-float16/--to-bfloat16 convert the optimized model's float32 computation after the passes\n"
     "(and after --verify), verified against the float32 result (see onnxforge help convert); a\n"
     "conversion that does not verify exits 1 and writes no OUT. --report gets its JSON as \"convert\".\n"
-    "Exit 0 ok, 1 outputs differ, 2 usage or input error, 3 no input the model accepts could be built.\n";
+    "--target-opset N converts the default ONNX domain to opset N, verified by execution: going up\n"
+    "before the passes (so the fusions of the new opset apply, e.g. LayerNormalization at 17), going\n"
+    "down after them (the passes work at the richer opset and the conversion lowers what the target\n"
+    "lacks); a precision conversion comes after both.\n"
+    "Exit 0 ok, 1 outputs differ, 2 usage or input error, 3 no input the model accepts could be built,\n"
+    "4 not convertible to --target-opset (the message names each node, op and opset; OUT not written).\n";
 
 std::vector<OptionSpec> specs() {
   std::vector<OptionSpec> s = {
@@ -57,6 +62,8 @@ std::vector<OptionSpec> specs() {
   // --- precision conversion (--to-float16 / --to-bfloat16 ...): after the passes
   s.insert(s.end(), convert_float_specs().begin(), convert_float_specs().end());
   // --- end precision conversion
+  s.push_back(kTargetOpsetSpec);
+  s.push_back(kNoOpsetVerifySpec);
   return s;
 }
 
@@ -217,6 +224,29 @@ int cmd_optimize(const Args& args) {
   const long long in_size = demo ? -1 : file_size(in);
   Snapshot before = snapshot(m);
   ofg_pass_report* rep = nullptr;
+  // --target-opset: up before the passes, down after them (see the help text).
+  int64_t model_opset = 0;
+  {
+    size_t count = 0;
+    ofg_model_opset_count(m, &count);
+    for (size_t i = 0; i < count; ++i) {
+      const char* domain = nullptr;
+      int64_t version = 0;
+      if (ofg_model_opset(m, i, &domain, &version) == OFG_OK && domain &&
+          (std::string(domain).empty() || std::string(domain) == "ai.onnx"))
+        model_opset = version;
+    }
+  }
+  const bool opset_up = p.has("--target-opset") && target_opset(p) > model_opset;
+  const bool opset_down = p.has("--target-opset") && !opset_up;
+  if (opset_up) {
+    if (int rc = convert_to_target_opset(kName, p, m, opts); rc != kOk) {
+      ofg_model_free(original);
+      ofg_model_free(m);
+      ofg_options_free(opts);
+      return rc;
+    }
+  }
   progress.phase("optimize: passes");
   t0 = std::chrono::steady_clock::now();
   st = ofg_optimize(m, opts, &rep);
@@ -227,6 +257,15 @@ int cmd_optimize(const Args& args) {
     ofg_model_free(m);
     ofg_options_free(opts);
     return report(kName, in_name, st);
+  }
+  if (opset_down) {
+    if (int rc = convert_to_target_opset(kName, p, m, opts); rc != kOk) {
+      ofg_pass_report_free(rep);
+      ofg_model_free(original);
+      ofg_model_free(m);
+      ofg_options_free(opts);
+      return rc;
+    }
   }
   Snapshot after = snapshot(m);
 

@@ -35,7 +35,9 @@ void validate_option(const std::string& key, const std::string& v) {
   };
   static const char* const flags[] = {"load.copy_buffer", "save.external_data", "save.durable",
                                       "optimize.check_each_pass", "optimize.verify_each_pass",
-                                      "optimize.list_rewrites", "verify.float64_referee"};
+                                      "optimize.list_rewrites", "verify.float64_referee",
+                                      // shared by ofg_convert_opset and the float conversion
+                                      "convert.verify"};
   static const char* const counts[] = {"optimize.max_iterations", "verify.samples", "verify.max_tries",
                                        "verify.int_high"};
   for (const char* k : flags)
@@ -168,7 +170,10 @@ ofg_status ofg_options_set(ofg_options* options, const char* key, const char* va
                                         "verify.int_high", "verify.max_tries", "verify.input_shapes",
                                         "verify.test_data", "verify.float64_referee",
                                         // read by every call that runs ops (src/api/api_core.cpp)
-                                        "run.max_tensor_bytes", "run.threads"};
+                                        "run.max_tensor_bytes", "run.threads",
+                                        // read by ofg_convert_opset (api_convert_opset.cpp) and the
+                                        // float conversion: verify the converted model by execution
+                                        "convert.verify"};
     bool found = (std::strncmp(key, "verify.dim.", 11) == 0 && key[11] != '\0') ||
                  (std::strncmp(key, "verify.input.", 13) == 0 && key[13] != '\0');
     for (const char* k : known) found |= std::strcmp(k, key) == 0;

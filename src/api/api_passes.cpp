@@ -7,15 +7,12 @@
 #include "api/guard.h"
 #include "api/handles.h"
 #include "api/options.h"
+#include "api/pass_report.h"
 #include "passes/pipeline.h"
 
 using namespace ofg;
 using namespace ofg::api;
 
-struct ofg_pass_report {
-  passes::PipelineReport report;
-  std::string json;  // made on first request
-};
 
 namespace {
 

@@ -644,6 +644,33 @@ int main(int argc, char** argv) {
     ofg_model_free(copy);
   }
 
+  /* ---- opset conversion (issue 22, part 2): down and up, verified; a bad target leaves the model as it was */
+  {
+    ofg_model* conv = NULL;
+    ofg_pass_report* cr = NULL;
+    const char* dom = NULL;
+    int64_t ver = 0;
+    CHECK(ofg_model_create_demo(&conv) == OFG_OK);
+    CHECK_NULL_ARG(ofg_convert_opset(NULL, 11, NULL, &cr), "model");
+    CHECK(ofg_convert_opset(conv, 3, NULL, &cr) == OFG_ERR_INVALID_ARGUMENT && cr == NULL);
+    CHECK(ofg_model_opset(conv, 0, &dom, &ver) == OFG_OK && ver == 13);
+    CHECK(ofg_convert_opset(conv, 11, NULL, &cr) == OFG_OK && cr != NULL);
+    CHECK(ofg_model_opset(conv, 0, &dom, &ver) == OFG_OK && ver == 11);
+    ofg_pass_entry ce;
+    memset(&ce, 0, sizeof ce);
+    ce.struct_size = sizeof ce;
+    CHECK(ofg_pass_report_entry(cr, 0, &ce) == OFG_OK && strstr(ce.note, "verified by execution") != NULL);
+    ofg_pass_report_free(cr);
+    ofg_options* co = NULL;
+    CHECK(ofg_options_create(&co) == OFG_OK);
+    CHECK(ofg_options_set(co, "convert.verify", "2") == OFG_ERR_INVALID_ARGUMENT);
+    CHECK(ofg_options_set(co, "convert.verify", "0") == OFG_OK);
+    CHECK(ofg_convert_opset(conv, 17, co, NULL) == OFG_OK);
+    CHECK(ofg_model_opset(conv, 0, &dom, &ver) == OFG_OK && ver == 17);
+    ofg_options_free(co);
+    ofg_model_free(conv);
+  }
+
   ofg_model_free(ext);
   ofg_model_free(from_file);
   ofg_model_free(again);

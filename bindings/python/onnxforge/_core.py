@@ -686,6 +686,35 @@ class Model:
                 lib.ofg_pass_report_free(rh)
     # --- end precision conversion
 
+    # ---- opset conversion (issue 22, part 2)
+    def convert_opset(self, target: int, verify: bool = True, samples: Optional[int] = None,
+                      seed: Optional[int] = None, atol: Optional[float] = None, rtol: Optional[float] = None,
+                      dims: Optional[Mapping[str, int]] = None, test_data: Optional[PathLike] = None,
+                      threads: Optional[int] = None) -> Report:
+        """Converts the default ONNX domain to opset ``target`` (up or down) in place.
+
+        The conversion is made on a copy and, unless ``verify=False``, checked against the model
+        as it was by running both (``samples``... as for :func:`verify`); only then does it replace
+        the model. A node with no adapter to ``target`` raises :class:`UnsupportedError` naming
+        each such node, op and opset; outputs that differ raise :class:`VerifyFailedError`. In both
+        cases the model is unchanged. ``json.loads(report.json)["rewrites"]`` lists the adapted
+        nodes; ``report.passes[0].note`` sums up the conversion.
+        """
+        if not isinstance(target, int) or isinstance(target, bool):
+            raise TypeError(f"Model.convert_opset: target must be an int, got {type(target).__name__}")
+        if not isinstance(verify, bool):
+            raise TypeError(f"Model.convert_opset: verify must be True or False, got {type(verify).__name__}")
+        values: Dict[str, Any] = {"run.threads": threads, "convert.verify": verify}
+        values.update(_verify_values(samples, seed, atol, rtol, dims, None, test_data, None))
+        with _Options(values) as o:
+            rh = c_void_p()
+            o.check(lib.ofg_convert_opset(self._handle, target, o.handle, byref(rh)))
+            try:
+                return Report._from_handle(rh)
+            finally:
+                lib.ofg_pass_report_free(rh)
+    # ---- end opset conversion
+
     def run_pass(self, name: str) -> Report:
         """Runs one pass by name once."""
         rh = c_void_p()

@@ -98,6 +98,9 @@ _SIGNATURES = {
     "ofg_run_pass": (_status, [_P, c_char_p, _P, _PP]),
     "ofg_optimize": (_status, [_P, _P, _PP]),
     "ofg_convert_float": (_status, [_P, _P, _PP]),  # precision conversion
+    # ---- opset conversion (issue 22, part 2)
+    "ofg_convert_opset": (_status, [_P, c_int64, _P, _PP]),
+    # ---- end opset conversion
     "ofg_tensor_create": (_status, [c_int32, POINTER(c_int64), c_size_t, c_void_p, c_size_t, _PP]),
     "ofg_tensor_free": (None, [_P]),
     "ofg_tensor_elem_type": (c_int32, [_P]),

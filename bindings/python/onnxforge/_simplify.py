@@ -39,7 +39,8 @@ def simplify(model: Any, output: Optional[PathLike] = None, *, verify: bool = Tr
              seed: Optional[int] = None, atol: Optional[float] = None, rtol: Optional[float] = None,
              dims: Optional[Mapping[str, int]] = None, test_data: Optional[PathLike] = None,
              inputs: Optional[Mapping[str, Any]] = None, threads: Optional[int] = None,
-             external_data: Optional[bool] = None, to_float16: bool = False, to_bfloat16: bool = False) -> Any:
+             external_data: Optional[bool] = None, target_opset: Optional[int] = None,
+             to_float16: bool = False, to_bfloat16: bool = False) -> Any:
     """Optimizes a model with the default pipeline and, unless ``verify=False``, proves the result
     by running the original and the optimized model on the same inputs.
 
@@ -57,6 +58,9 @@ def simplify(model: Any, output: Optional[PathLike] = None, *, verify: bool = Tr
     :class:`VerifyFailedError` is raised with the comparison and nothing is saved.
     ``passes``/``skip`` name passes (:func:`onnxforge.passes`), ``input_shapes`` fixes input
     shapes, ``threads`` sets the threads of the ops run.
+    ``target_opset`` converts the default ONNX domain to that opset (:meth:`Model.convert_opset`,
+    verified by execution unless ``verify=False``): before the passes when going up (so the
+    fusions of the newer opset apply), after them when going down.
 
     ``to_float16``/``to_bfloat16`` convert the optimized model afterwards with
     :meth:`Model.convert_float` (verified against the float32 result; inputs and outputs stay
@@ -95,7 +99,14 @@ def simplify(model: Any, output: Optional[PathLike] = None, *, verify: bool = Tr
     if external_data is not None and kind != "path":
         raise TypeError("onnxforge.simplify: external_data= is only for a model saved to a path")
 
+    if target_opset is not None and (not isinstance(target_opset, int) or isinstance(target_opset, bool)):
+        raise TypeError(f"onnxforge.simplify: target_opset must be an int, got {type(target_opset).__name__}")
+
     with load(model) as m:
+        # ---- opset conversion: up before the passes, down after them
+        opset_up = target_opset is not None and target_opset > m.opsets.get("", m.opsets.get("ai.onnx", 0))
+        if opset_up:
+            m.convert_opset(target_opset, verify=verify, threads=threads)
         report = m.optimize(passes=passes_list, skip=skip_list, input_shapes=input_shapes, verify=verify,
                             samples=samples, seed=seed, atol=atol, rtol=rtol, dims=dims, test_data=test_data,
                             inputs=inputs, threads=threads)
@@ -103,7 +114,9 @@ def simplify(model: Any, output: Optional[PathLike] = None, *, verify: bool = Tr
             raise _errors.VerifyFailedError(
                 "onnxforge.simplify: the optimized model's outputs differ from the original's; nothing saved\n" +
                 report.verify.summary(), 8, "verification failed")
-        # --- precision conversion
+        if target_opset is not None and not opset_up:
+            m.convert_opset(target_opset, verify=verify, threads=threads)
+        # --- precision conversion (after any opset conversion)
         if to_float16 and to_bfloat16:
             raise ValueError("onnxforge.simplify: give one of to_float16, to_bfloat16")
         if to_float16 or to_bfloat16:

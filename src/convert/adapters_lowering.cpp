@@ -1,0 +1,144 @@
+// New ops written as the older ops they stand for when going below their opset:
+// LayerNormalization (17), Gelu (20), Mish (18), HardSwish (14), Swish (24). The decompositions
+// are the forms exports wrote before those ops existed, which are also the forms the fusions of
+// passes/ recognise: a model raised again and optimized gets the fused op back.
+// Going up there is nothing to do here: the opset moves and the fusions apply on optimize.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "convert/adapter.h"
+#include "ir/attributes.h"
+#include "ir/graph_ops.h"
+
+namespace ofg::convert {
+namespace {
+
+int32_t float_type(AdaptCtx& c) {
+  int32_t dt = c.elem(c.n->inputs[0]);
+  return dt ? dt : kFloat;
+}
+
+Value* scalar(AdaptCtx& c, const char* base, double v) { return float_const(c.m, c.n, base, float_type(c), {v}, true); }
+
+// Replaces c.n by the nodes inserted before it: `last` takes over output 0.
+const char* finish(AdaptCtx& c, Node* last, const char* what) {
+  Value* y = c.n->outputs[0];
+  Node* n = c.n;
+  remove_node(n);
+  set_output(n, 0, nullptr);
+  set_output(last, 0, y);
+  c.what = what;
+  return nullptr;
+}
+
+Node* reduce_mean(AdaptCtx& c, Value* x, const std::vector<int64_t>& axes, const char* base) {
+  if (c.target >= 18) {
+    Node* r = insert_op(c.m, c.n, "ReduceMean", {x, int_const(c.m, c.n, "axes", axes)}, base);
+    return r;
+  }
+  Node* r = insert_op(c.m, c.n, "ReduceMean", {x}, base);
+  set_attr_ints(c.m, r, "axes", axes);
+  return r;
+}
+
+const char* layer_norm_down(AdaptCtx& c) {
+  Value* x = c.n->inputs[0];
+  int64_t axis = attr_int(c.m, c.n, "axis", -1);
+  int r = c.rank(x);
+  std::vector<int64_t> axes;
+  if (axis == -1 && c.target >= 11) {
+    axes = {-1};
+  } else {
+    if (r < 0) return "an axis other than -1 needs a known input rank";
+    for (int64_t a = axis < 0 ? axis + r : axis; a < r; ++a) axes.push_back(a);
+  }
+  float eps = attr_float(c.m, c.n, "epsilon", 1e-5f);
+  Node* mean = reduce_mean(c, x, axes, "ln_mean");
+  Node* d = insert_op(c.m, c.n, "Sub", {x, mean->outputs[0]}, "ln_centered");
+  Node* sq = insert_op(c.m, c.n, "Pow", {d->outputs[0], scalar(c, "ln_two", 2.0)}, "ln_square");
+  Node* var = reduce_mean(c, sq->outputs[0], axes, "ln_var");
+  Node* ve = insert_op(c.m, c.n, "Add", {var->outputs[0], scalar(c, "ln_eps", eps)}, "ln_var_eps");
+  Node* sd = insert_op(c.m, c.n, "Sqrt", {ve->outputs[0]}, "ln_std");
+  Node* norm = insert_op(c.m, c.n, "Div", {d->outputs[0], sd->outputs[0]}, "ln_norm");
+  Node* last = insert_op(c.m, c.n, "Mul", {norm->outputs[0], c.n->inputs[1]}, "ln_scaled");
+  if (has_input(c.n, 2)) last = insert_op(c.m, c.n, "Add", {last->outputs[0], c.n->inputs[2]}, "ln_out");
+  // The optional Mean and InvStdDev outputs (shapes with the normalised axes kept as 1, as the
+  // keepdims=1 reductions give).
+  Value* stats[2] = {c.n->outputs.size > 1 ? c.n->outputs[1] : nullptr, c.n->outputs.size > 2 ? c.n->outputs[2] : nullptr};
+  Node* inv = nullptr;
+  if (stats[1] && (stats[1]->use_count() || stats[1]->is_graph_output()))
+    inv = insert_op(c.m, c.n, "Reciprocal", {sd->outputs[0]}, "ln_inv_std");
+  bool mean_read = stats[0] && (stats[0]->use_count() || stats[0]->is_graph_output());
+  Node* mean_copy = mean_read ? insert_op(c.m, c.n, "Identity", {mean->outputs[0]}, "ln_mean_out") : nullptr;
+  for (uint32_t i = 1; i < c.n->outputs.size; ++i) set_output(c.n, i, nullptr);
+  if (mean_copy) set_output(mean_copy, 0, stats[0]);
+  if (inv) set_output(inv, 0, stats[1]);
+  return finish(c, last, "LayerNormalization -> ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add");
+}
+
+const char* gelu_down(AdaptCtx& c) {
+  Value* x = c.n->inputs[0];
+  if (attr_string(c.m, c.n, "approximate", "none") == "tanh") {
+    // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    Node* cube = insert_op(c.m, c.n, "Pow", {x, scalar(c, "gelu_three", 3.0)}, "gelu_cube");
+    Node* k = insert_op(c.m, c.n, "Mul", {cube->outputs[0], scalar(c, "gelu_k", 0.044715)}, "gelu_k");
+    Node* s = insert_op(c.m, c.n, "Add", {x, k->outputs[0]}, "gelu_sum");
+    Node* u = insert_op(c.m, c.n, "Mul", {s->outputs[0], scalar(c, "gelu_c", std::sqrt(2.0 / M_PI))}, "gelu_u");
+    Node* t = insert_op(c.m, c.n, "Tanh", {u->outputs[0]}, "gelu_tanh");
+    Node* p = insert_op(c.m, c.n, "Add", {t->outputs[0], scalar(c, "gelu_one", 1.0)}, "gelu_one_plus");
+    Node* xm = insert_op(c.m, c.n, "Mul", {x, p->outputs[0]}, "gelu_x");
+    Node* last = insert_op(c.m, c.n, "Mul", {xm->outputs[0], scalar(c, "gelu_half", 0.5)}, "gelu_out");
+    return finish(c, last, "Gelu(tanh) -> Pow/Mul/Add/Mul/Tanh/Add/Mul/Mul");
+  }
+  if (c.target < 9) return "Erf (needed by the decomposition) exists from opset 9";
+  Node* dv = insert_op(c.m, c.n, "Div", {x, scalar(c, "gelu_sqrt2", std::sqrt(2.0))}, "gelu_div");
+  Node* e = insert_op(c.m, c.n, "Erf", {dv->outputs[0]}, "gelu_erf");
+  Node* p = insert_op(c.m, c.n, "Add", {e->outputs[0], scalar(c, "gelu_one", 1.0)}, "gelu_one_plus");
+  Node* xm = insert_op(c.m, c.n, "Mul", {x, p->outputs[0]}, "gelu_x");
+  Node* last = insert_op(c.m, c.n, "Mul", {xm->outputs[0], scalar(c, "gelu_half", 0.5)}, "gelu_out");
+  return finish(c, last, "Gelu -> Div/Erf/Add/Mul/Mul");
+}
+
+const char* mish_down(AdaptCtx& c) {
+  Value* x = c.n->inputs[0];
+  Node* sp = insert_op(c.m, c.n, "Softplus", {x}, "mish_softplus");
+  Node* t = insert_op(c.m, c.n, "Tanh", {sp->outputs[0]}, "mish_tanh");
+  Node* last = insert_op(c.m, c.n, "Mul", {x, t->outputs[0]}, "mish_out");
+  return finish(c, last, "Mish -> Softplus/Tanh/Mul");
+}
+
+const char* hard_swish_down(AdaptCtx& c) {
+  Value* x = c.n->inputs[0];
+  Node* hs = insert_op(c.m, c.n, "HardSigmoid", {x}, "hardswish_gate");
+  Attribute* a = add_attribute(hs, c.m.intern("alpha"), Attribute::kFloat);
+  a->f = 1.0f / 6.0f;
+  a->present |= Attribute::kF;
+  Attribute* b = add_attribute(hs, c.m.intern("beta"), Attribute::kFloat);
+  b->f = 0.5f;
+  b->present |= Attribute::kF;
+  Node* last = insert_op(c.m, c.n, "Mul", {x, hs->outputs[0]}, "hardswish_out");
+  return finish(c, last, "HardSwish -> HardSigmoid(1/6, 0.5)/Mul");
+}
+
+const char* swish_down(AdaptCtx& c) {
+  Value* x = c.n->inputs[0];
+  float alpha = attr_float(c.m, c.n, "alpha", 1.0f);
+  Value* in = x;
+  if (alpha != 1.0f) in = insert_op(c.m, c.n, "Mul", {x, scalar(c, "swish_alpha", alpha)}, "swish_scaled")->outputs[0];
+  Node* s = insert_op(c.m, c.n, "Sigmoid", {in}, "swish_gate");
+  Node* last = insert_op(c.m, c.n, "Mul", {x, s->outputs[0]}, "swish_out");
+  return finish(c, last, "Swish -> Sigmoid/Mul");
+}
+
+}  // namespace
+
+void add_lowering_adapters(std::vector<Adapter>& out) {
+  out.push_back({"LayerNormalization", 17, nullptr, layer_norm_down, "introduced; lowered to its decomposition"});
+  out.push_back({"Gelu", 20, nullptr, gelu_down, "introduced; lowered to its decomposition"});
+  out.push_back({"Mish", 18, nullptr, mish_down, "introduced; lowered to its decomposition"});
+  out.push_back({"HardSwish", 14, nullptr, hard_swish_down, "introduced; lowered to its decomposition"});
+  out.push_back({"Swish", 24, nullptr, swish_down, "introduced; lowered to its decomposition"});
+}
+
+}  // namespace ofg::convert

@@ -1,0 +1,11 @@
+# Opset conversion (issue 22, part 2) on the shared data; both skip with a message when absent.
+# Every shared model to opsets 11 and the newest and back, against the reference outputs (and
+# onnx.checker / ONNX Runtime where installed); tests/opset_models.py --targets 11,13,17,newest
+# gives the full table (about 3 minutes, so not in CI).
+add_test(NAME opset_models
+  COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/opset_models.py ${OFG_TEST_CLI} ${OFG_DATA_DIR} --targets 11,newest)
+set_tests_properties(opset_models PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77)
+# --target-opset on the command line: exit 4 and nothing written when a node has no adapter.
+add_test(NAME cli_target_opset
+  COMMAND bash ${CMAKE_SOURCE_DIR}/tests/cli_target_opset.sh ${OFG_TEST_CLI} ${OFG_DATA_DIR})
+set_tests_properties(cli_target_opset PROPERTIES SKIP_RETURN_CODE 77)
