@@ -53,6 +53,10 @@ def test_simplify_to_float16_halves_the_weights() -> None:
     original = demo_bytes()
     out = onnxforge.simplify(original, to_float16=True)
     plain = onnxforge.simplify(original)
-    assert len(out) < 0.6 * len(plain)
+    # The demo's file is mostly graph structure: its weights halve, the file shrinks less.
+    with onnxforge.load(plain) as p:
+        plain_bytes = p.initializer_stats()[1]
+    assert len(out) < len(plain)
     with onnxforge.load(out) as m:
+        assert m.initializer_stats()[1] <= 0.55 * plain_bytes
         assert m.inputs[0].elem_type == 1  # float32 kept at the boundary
