@@ -34,6 +34,9 @@ struct PrecisionResult {
   std::vector<Clamped> clamped;
   size_t casts_added = 0, casts_removed = 0;
   size_t nodes_converted = 0;
+  // Nodes the conversion itself kept float32 (reason "type: ..."): a node that reads a value whose
+  // element type is not known, which no Cast could be placed for.
+  std::vector<KeptNode> kept;
 };
 
 // The main graph's nodes in order (the indices PrecisionPlan::keep and KeptNode::index use).
