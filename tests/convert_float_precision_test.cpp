@@ -351,5 +351,24 @@ TEST(ConvertFloat, NodeReadingAValueOfUnknownTypeStaysFloat32) {
   EXPECT_EQ(check_consistency(*m), "");
 }
 
+// The output side: a node computing from a float32 input into a value whose type nothing tells
+// (an op without a type rule, here one the plan would convert) stays float32, else it would write
+// the target type into a value its readers (a kept node, a subgraph body) take for float32.
+TEST(ConvertFloat, NodeWritingAValueOfUnknownTypeStaysFloat32) {
+  auto m = new_model(17);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 3});
+  Node* foo = b.node("Foo", {x}, 1, {}, {"u"}, "com.example");
+  foo->name = m->intern("foo");
+  b.output(foo->outputs[0]);
+  convert::PrecisionResult r = convert::convert_precision(*m, plan_for(*m, kFloat16));
+  ASSERT_EQ(r.kept.size(), 1u);
+  EXPECT_EQ(r.kept[0].name, "foo");
+  EXPECT_NE(r.kept[0].reason.find("output 'u' is not known"), std::string::npos) << r.kept[0].reason;
+  EXPECT_EQ(r.nodes_converted, 0u);
+  EXPECT_EQ(r.casts_added, 0u);
+  EXPECT_EQ(foo->inputs[0], x);  // reads x as it is: no Cast to float16
+}
+
 }  // namespace
 }  // namespace ofg::test
