@@ -370,5 +370,44 @@ TEST(ConvertFloat, NodeWritingAValueOfUnknownTypeStaysFloat32) {
   EXPECT_EQ(foo->inputs[0], x);  // reads x as it is: no Cast to float16
 }
 
+// A body output that names an outer value directly: the then branch returns a (computed by the
+// converted Mul) itself. The If stays float32 and its branches return float32, so the branch
+// returns a's float32 Cast, not the float16 value.
+TEST(ConvertFloat, BodyOutputNamingAConvertedOuterValueGetsItsFloat32Cast) {
+  auto m = new_model(17);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 3});
+  Value* c = b.input("c", kBool, {});
+  Node* mul = b.node("Mul", {x, b.initializer("w", {2, 3}, {1, 2, 3, 4, 5, 6})});
+  Node* relu = b.node("Relu", {mul->outputs[0]});
+  Graph* then_g = b.subgraph("then");
+  GraphBuilder tb(*m, then_g);
+  tb.output(mul->outputs[0]);
+  Graph* else_g = b.subgraph("else");
+  GraphBuilder eb(*m, else_g);
+  eb.output(eb.op("Neg", {x}));
+  Node* iff = b.node("If", {c}, 1, {b.g("then_branch", then_g), b.g("else_branch", else_g)}, {"y"});
+  b.output(iff->outputs[0]);
+  b.set_type(iff->outputs[0], kFloat, {2, 3});
+  b.output(relu->outputs[0]);
+  b.set_type(relu->outputs[0], kFloat, {2, 3});
+  convert::PrecisionPlan p = plan_for(*m, kFloat16);
+  p.keep[2] = true;  // the If
+  convert::convert_precision(*m, p);
+  Value* out = then_g->outputs[0].value;
+  ASSERT_NE(out, mul->outputs[0]);
+  ASSERT_TRUE(out->producer);
+  EXPECT_EQ(m->str(out->producer->op_type), "Cast");
+  EXPECT_EQ(out->producer->attribute(*m, "to")->int_or(0), kFloat);
+  EXPECT_EQ(out->producer->inputs[0], mul->outputs[0]);
+  EXPECT_EQ(mul->outputs[0]->graph_output_count, 0u);
+  EXPECT_EQ(check_consistency(*m), "");
+  uint8_t yes = 1;
+  RTensor cond = RTensor::alloc(kBool, {});
+  cond.data<uint8_t>()[0] = yes;
+  auto r = exec::Interpreter(*m).run({{"x", RValue::tensor(ramp({2, 3}, 0.5f))}, {"c", RValue::tensor(cond)}});
+  EXPECT_EQ(r[0].t.dtype, kFloat);
+}
+
 }  // namespace
 }  // namespace ofg::test

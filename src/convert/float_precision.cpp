@@ -287,6 +287,19 @@ class Converter {
       if (want == prec_[v->id]) continue;
       set_input(u.node, u.index, in_precision(v, want));
     }
+    // A body output may name an outer value itself (no node reads it in the body): the body
+    // declares and returns float32, so it returns the value's float32 Cast.
+    for_each_graph(g_, [&](Graph* g) {
+      if (g == g_) return;
+      for (ValueInfo& vi : g->outputs) {
+        Value* v = vi.value;
+        if (!v || v->graph != g_ || v->id >= prec_.size() || prec_[v->id] != plan_.target) continue;
+        Value* c = in_precision(v, kFloat);
+        --v->graph_output_count;
+        ++c->graph_output_count;
+        vi.value = c;
+      }
+    });
   }
 
   void fix_outputs() {

@@ -48,7 +48,9 @@ std::vector<Node*> main_nodes(Model& m);
 // value and precision, never a Cast of a Cast's output: such a Cast reads the first Cast's input),
 // and removes converted Casts that became no-ops (a Cast(to=float) of float32 data is now a Cast
 // of target data to the target). Subgraphs are left as they are: the nodes holding them stay
-// float32 (keep_rules.h) and values they read from outside are given float32.
+// float32 (keep_rules.h) and values they read from outside (by a node or as a body output) are
+// given float32. A node that reads or writes a value whose element type cannot be told stays
+// float32 (PrecisionResult::kept): never float16 and float32 mixed on one node.
 PrecisionResult convert_precision(Model& m, const PrecisionPlan& plan);
 
 // Largest finite magnitude of float16 (65504) or bfloat16 (~3.39e38).
