@@ -31,12 +31,9 @@ KNOWN_FAILURES = {
     ("oww_embedding", "float16"): "output drifts 0.04 after 8 attribution rounds",
     ("efficientnet_b0_dirty", "float16"): "logits drift 0.135 on the real test data after 8 attribution rounds",
 }
-# float16 models ONNX Runtime refuses to load, and why (our interpreter runs and verifies them).
-KNOWN_ORT_FAILURES = {
-    "silero_vad_16k_op15": "an Add reads a kept If's float32 output beside float16: type inference gives If outputs "
-                           "no type, so no Cast is inserted (our interpreter promotes, ONNX Runtime refuses)",
-    "silero_vad_half": "same as silero_vad_16k_op15, inside the If's branch (/Squeeze)",
-}
+# float16 models ONNX Runtime refuses to load, and why (our interpreter runs and verifies them): none
+# since the conversion knows the element type of every value a converted node reads.
+KNOWN_ORT_FAILURES = {}
 
 
 def varint(b, i):

@@ -275,5 +275,139 @@ TEST(ConvertFloat, CApiChecksOptionsAndArguments) {
   ofg_options_free(o);
 }
 
+// x -> Mul(w) -> a; If(c) { Relu(x) } else { Neg(x) } -> t, its branches declaring no output types
+// (as exports' nested Ifs do); y = Add(t, a). Inference has no rule for If: t's element type comes
+// from the inferred types of the branch outputs, so the converted Add reads t through a Cast to
+// float16, never float32 beside float16 (which ONNX Runtime refuses).
+TEST(ConvertFloat, ConvertedNodeReadingAnIfOutputGetsItsCast) {
+  auto m = new_model(17);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 3});
+  Value* c = b.input("c", kBool, {});
+  Node* mul = b.node("Mul", {x, b.initializer("w", {2, 3}, {1, 2, 3, 4, 5, 6})});
+  mul->name = m->intern("mul");
+  Graph* then_g = b.subgraph("then");
+  GraphBuilder tb(*m, then_g);
+  tb.output(tb.op("Relu", {x}));
+  Graph* else_g = b.subgraph("else");
+  GraphBuilder eb(*m, else_g);
+  eb.output(eb.op("Neg", {x}));
+  ASSERT_EQ(then_g->outputs[0].value->type, nullptr);  // undeclared, as in the exports
+  Node* iff = b.node("If", {c}, 1, {b.g("then_branch", then_g), b.g("else_branch", else_g)});
+  Node* add = b.node("Add", {iff->outputs[0], mul->outputs[0]}, 1, {}, {"y"});
+  add->name = m->intern("add");
+  b.output(add->outputs[0]);
+  b.set_type(add->outputs[0], kFloat, {2, 3});
+  convert::PrecisionPlan p = plan_for(*m, kFloat16);
+  p.keep[1] = true;  // the If (keep_rules keeps nodes holding subgraphs)
+  convert::PrecisionResult r = convert::convert_precision(*m, p);
+  EXPECT_TRUE(r.kept.empty());
+  Node* a = node_named(*m, "add");
+  ASSERT_TRUE(a);
+  Node* cast = a->inputs[0]->producer;
+  ASSERT_TRUE(cast);
+  ASSERT_EQ(m->str(cast->op_type), "Cast");
+  EXPECT_EQ(cast->attribute(*m, "to")->int_or(0), kFloat16);
+  EXPECT_EQ(cast->inputs[0], iff->outputs[0]);
+  EXPECT_EQ(a->inputs[1], mul->outputs[0]);
+  EXPECT_EQ(mul->inputs[1]->initializer->data_type, kFloat16);  // Mul computes in float16
+  EXPECT_EQ(check_consistency(*m), "");
+}
+
+// A converted node must know the element type of everything it reads: u comes from an op with no
+// type rule and no declaration, so the Add reading it stays float32 (reason "type: ...") and reads
+// the converted Mul's output through a Cast to float32.
+TEST(ConvertFloat, NodeReadingAValueOfUnknownTypeStaysFloat32) {
+  auto m = new_model(17);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 3});
+  Node* mul = b.node("Mul", {x, b.initializer("w", {2, 3}, {1, 2, 3, 4, 5, 6})});
+  mul->name = m->intern("mul");
+  Node* foo = b.node("Foo", {x}, 1, {}, {"u"}, "com.example");
+  foo->name = m->intern("foo");
+  Node* relu = b.node("Relu", {mul->outputs[0]});
+  relu->name = m->intern("relu");
+  Node* add = b.node("Add", {foo->outputs[0], relu->outputs[0]}, 1, {}, {"y"});
+  add->name = m->intern("add");
+  b.output(add->outputs[0]);
+  b.set_type(add->outputs[0], kFloat, {2, 3});
+  convert::PrecisionPlan p = plan_for(*m, kFloat16);
+  p.keep[1] = true;  // Foo: no kernel
+  convert::PrecisionResult r = convert::convert_precision(*m, p);
+  ASSERT_EQ(r.kept.size(), 1u);
+  EXPECT_EQ(r.kept[0].name, "add");
+  EXPECT_EQ(r.kept[0].index, 3u);
+  EXPECT_NE(r.kept[0].reason.find("type: the element type of input 'u' is not known"), std::string::npos)
+      << r.kept[0].reason;
+  EXPECT_EQ(r.nodes_converted, 2u);  // Mul and Relu
+  Node* a = node_named(*m, "add");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->inputs[0], foo->outputs[0]);
+  Node* cast = a->inputs[1]->producer;
+  ASSERT_EQ(m->str(cast->op_type), "Cast");
+  EXPECT_EQ(cast->attribute(*m, "to")->int_or(0), kFloat);
+  EXPECT_EQ(cast->inputs[0], relu->outputs[0]);
+  EXPECT_EQ(m->graph->outputs[0].value, a->outputs[0]);  // y: Add's own float32 output, no Cast back
+  EXPECT_EQ(check_consistency(*m), "");
+}
+
+// The output side: a node computing from a float32 input into a value whose type nothing tells
+// (an op without a type rule, here one the plan would convert) stays float32, else it would write
+// the target type into a value its readers (a kept node, a subgraph body) take for float32.
+TEST(ConvertFloat, NodeWritingAValueOfUnknownTypeStaysFloat32) {
+  auto m = new_model(17);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 3});
+  Node* foo = b.node("Foo", {x}, 1, {}, {"u"}, "com.example");
+  foo->name = m->intern("foo");
+  b.output(foo->outputs[0]);
+  convert::PrecisionResult r = convert::convert_precision(*m, plan_for(*m, kFloat16));
+  ASSERT_EQ(r.kept.size(), 1u);
+  EXPECT_EQ(r.kept[0].name, "foo");
+  EXPECT_NE(r.kept[0].reason.find("output 'u' is not known"), std::string::npos) << r.kept[0].reason;
+  EXPECT_EQ(r.nodes_converted, 0u);
+  EXPECT_EQ(r.casts_added, 0u);
+  EXPECT_EQ(foo->inputs[0], x);  // reads x as it is: no Cast to float16
+}
+
+// A body output that names an outer value directly: the then branch returns a (computed by the
+// converted Mul) itself. The If stays float32 and its branches return float32, so the branch
+// returns a's float32 Cast, not the float16 value.
+TEST(ConvertFloat, BodyOutputNamingAConvertedOuterValueGetsItsFloat32Cast) {
+  auto m = new_model(17);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 3});
+  Value* c = b.input("c", kBool, {});
+  Node* mul = b.node("Mul", {x, b.initializer("w", {2, 3}, {1, 2, 3, 4, 5, 6})});
+  Node* relu = b.node("Relu", {mul->outputs[0]});
+  Graph* then_g = b.subgraph("then");
+  GraphBuilder tb(*m, then_g);
+  tb.output(mul->outputs[0]);
+  Graph* else_g = b.subgraph("else");
+  GraphBuilder eb(*m, else_g);
+  eb.output(eb.op("Neg", {x}));
+  Node* iff = b.node("If", {c}, 1, {b.g("then_branch", then_g), b.g("else_branch", else_g)}, {"y"});
+  b.output(iff->outputs[0]);
+  b.set_type(iff->outputs[0], kFloat, {2, 3});
+  b.output(relu->outputs[0]);
+  b.set_type(relu->outputs[0], kFloat, {2, 3});
+  convert::PrecisionPlan p = plan_for(*m, kFloat16);
+  p.keep[2] = true;  // the If
+  convert::convert_precision(*m, p);
+  Value* out = then_g->outputs[0].value;
+  ASSERT_NE(out, mul->outputs[0]);
+  ASSERT_TRUE(out->producer);
+  EXPECT_EQ(m->str(out->producer->op_type), "Cast");
+  EXPECT_EQ(out->producer->attribute(*m, "to")->int_or(0), kFloat);
+  EXPECT_EQ(out->producer->inputs[0], mul->outputs[0]);
+  EXPECT_EQ(mul->outputs[0]->graph_output_count, 0u);
+  EXPECT_EQ(check_consistency(*m), "");
+  uint8_t yes = 1;
+  RTensor cond = RTensor::alloc(kBool, {});
+  cond.data<uint8_t>()[0] = yes;
+  auto r = exec::Interpreter(*m).run({{"x", RValue::tensor(ramp({2, 3}, 0.5f))}, {"c", RValue::tensor(cond)}});
+  EXPECT_EQ(r[0].t.dtype, kFloat);
+}
+
 }  // namespace
 }  // namespace ofg::test

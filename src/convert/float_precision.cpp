@@ -58,18 +58,13 @@ class Converter {
     elem_.assign(m_.value_count, 0);
     for_each_graph(g_, [&](Graph* g) {
       auto note = [&](Value* v) {
-        if (!v || v->id >= elem_.size()) return;
-        const exec::IType* it = ti.type_of(v);
-        elem_[v->id] = it && it->elem ? it->elem : (v->type && v->type->kind == Type::kTensor ? v->type->elem_type : 0);
+        if (v && v->id < elem_.size()) elem_[v->id] = known_elem(ti, v, 0);
       };
       for (ValueInfo& vi : g->inputs) note(vi.value);
       for (Value* v : g->initializers) note(v);
-      for (Node* n = g->first; n; n = n->next) {
+      for (Node* n = g->first; n; n = n->next)
         for (Value* v : n->outputs) note(v);
-        note_subgraph_outputs(n);
-      }
     });
-    propagate_types();
     decide_nodes();
     decide_values();
     convert_initializers();
@@ -83,48 +78,51 @@ class Converter {
   }
 
  private:
-  // Inference has no rule for control flow (If, Loop, Scan): output k of such a node has the type
-  // its body declares for output k (If: the then branch; Loop: after the condition, so k + 1;
-  // Scan: k), so that a converted reader of it gets its Cast.
-  void note_subgraph_outputs(Node* n) {
+  // The element type of v before conversion: inferred, else declared, else what its producer
+  // tells: for output k of an If, Loop or Scan (inference has no rule for control flow) the type
+  // of the body output that becomes it (If: either branch; Loop: k + 1, after the condition;
+  // Scan: k), since bodies often declare no output types; for an op that computes in its data
+  // input's type (elementwise, reductions, data movement, recurrent ops, some without a rule) the
+  // type of its first float data input. 0 when none of these tells it: a converted node never
+  // reads such a value (decide_nodes), as no Cast can be placed for it.
+  int32_t known_elem(const exec::TypeInference& ti, const Value* v, int depth) const {
+    if (!v) return 0;
+    if (v->id < elem_.size() && elem_[v->id]) return elem_[v->id];
+    const exec::IType* it = ti.type_of(v);
+    if (it && it->elem) return it->elem;
+    if (v->type && v->type->kind == Type::kTensor && v->type->elem_type) return v->type->elem_type;
+    const Node* n = v->producer;
+    if (!n || depth > 64) return 0;
     std::string_view op = m_.str(n->op_type);
-    const Attribute* a = n->attribute(m_, op == "If" ? "then_branch" : "body");
-    if (!a || !a->g) return;
-    const uint32_t shift = op == "Loop" ? 1 : 0;
-    for (uint32_t k = 0; k < n->outputs.size; ++k) {
-      Value* v = n->outputs[k];
-      if (!v || v->id >= elem_.size() || elem_[v->id] != 0 || k + shift >= a->g->outputs.size) continue;
-      const ValueInfo& vi = a->g->outputs[k + shift];
-      const Type* t = vi.type ? vi.type : vi.value->type;
-      if (t && t->kind == Type::kTensor) elem_[v->id] = t->elem_type;
+    const uint32_t k = v->producer_output + (op == "Loop" ? 1 : 0);
+    for (const char* attr : {"then_branch", "else_branch", "body"}) {
+      const Attribute* a = n->attribute(m_, attr);
+      if (!a || !a->g || k >= a->g->outputs.size) continue;
+      const ValueInfo& vi = a->g->outputs[k];
+      if (vi.type && vi.type->kind == Type::kTensor && vi.type->elem_type) return vi.type->elem_type;
+      if (int32_t t = known_elem(ti, vi.value, depth + 1)) return t;
     }
-  }
-
-  // Values type inference leaves untyped (after a control-flow node without a typed body, or an
-  // op without a rule) take the element type of their node's first typed input when the op
-  // computes in its input's type (elementwise, reductions, data movement): without it a converted
-  // reader of such a value gets no Cast and ONNX Runtime refuses the mixed types.
-  void propagate_types() {
     static const char* const kSameType[] = {
         "Add", "Sub", "Mul", "Div", "Pow", "Neg", "Abs", "Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt",
         "Reciprocal", "MatMul", "Gemm", "Softmax", "LogSoftmax", "ReduceMean", "ReduceSum", "ReduceMax",
         "ReduceMin", "ReduceProd", "Unsqueeze", "Squeeze", "Reshape", "Flatten", "Concat", "Transpose", "Slice",
-        "Split", "Expand", "Tile", "Identity", "Pad", "Clip", "Max", "Min", "Sum", "Mean", "Where", "Gather"};
-    for (Node* n : main_nodes(m_)) {
-      std::string_view op = m_.str(n->op_type);
-      bool same = false;
-      for (const char* o : kSameType) same |= op == o;
-      if (!same || !is_default_domain(m_, n->domain)) continue;
-      int32_t t = 0;
-      // Where's condition and Gather's indices are not its data: start at the data inputs.
-      for (uint32_t k = op == "Where" ? 1 : 0; k < n->inputs.size && !t; ++k) {
-        const Value* v = n->inputs[k];
-        if (v && v->id < elem_.size() && exec::is_float_type(elem_[v->id])) t = elem_[v->id];
-        if (op == "Gather") break;
-      }
-      for (Value* o : n->outputs)
-        if (t && o && o->id < elem_.size() && elem_[o->id] == 0) elem_[o->id] = t;
+        "Split", "Expand", "Tile", "Identity", "Pad", "Clip", "Max", "Min", "Sum", "Mean", "Where", "Gather",
+        "LSTM", "GRU", "RNN", "Conv", "ConvTranspose", "BatchNormalization", "InstanceNormalization",
+        "LayerNormalization", "AveragePool", "MaxPool", "GlobalAveragePool", "GlobalMaxPool", "LeakyRelu", "Elu",
+        "HardSigmoid", "HardSwish", "Softplus", "Erf", "Gelu", "PRelu", "Resize", "Floor", "Ceil", "Round"};
+    // Cast: its `to` (its rule gives nothing when its input's type is unknown).
+    if (op == "Cast" && is_default_domain(m_, n->domain))
+      if (const Attribute* to = n->attribute(m_, "to")) return static_cast<int32_t>(to->int_or(0));
+    bool same = false;
+    for (const char* o : kSameType) same |= op == o;
+    if (!same || !is_default_domain(m_, n->domain)) return 0;
+    // Where's condition and Gather's indices are not its data: start at the data inputs.
+    for (uint32_t i = op == "Where" ? 1 : 0; i < n->inputs.size; ++i) {
+      const int32_t t = known_elem(ti, n->inputs[i], depth + 1);
+      if (exec::is_float_type(t)) return t;
+      if (op == "Gather") break;
     }
+    return 0;
   }
 
   bool is_f32(const Value* v) const { return v && v->id < elem_.size() && elem_[v->id] == kFloat; }
@@ -138,6 +136,26 @@ class Converter {
       bool touches = false;
       for (Value* v : n->inputs) touches |= is_f32(v);
       for (Value* v : n->outputs) touches |= is_f32(v);
+      // A converted node must know what it reads: an input of unknown element type gets no Cast
+      // (only float32 values do), so if it is float32 the node would mix float32 with the target
+      // type, which ONNX Runtime refuses. Such a node stays float32, every input it reads as it was.
+      // Likewise an output of unknown type would silently hold the target type where its readers
+      // (a subgraph body, a kept node) expect float32.
+      const Value* unknown = nullptr;
+      const char* which = "input";
+      for (Value* v : n->inputs)
+        if (v && !unknown && (v->id >= elem_.size() || elem_[v->id] == 0)) unknown = v;
+      for (Value* v : n->outputs)
+        if (v && !unknown && (v->id >= elem_.size() || elem_[v->id] == 0)) {
+          unknown = v;
+          which = "output";
+        }
+      if (touches && unknown) {
+        result_.kept.push_back({i, std::string(m_.str(n->name)), std::string(m_.str(n->op_type)),
+                                "type: the element type of " + std::string(which) + " '" + std::string(m_.str(unknown->name)) +
+                                    "' is not known (no Cast can be placed for it)"});
+        touches = false;
+      }
       converted_[i] = touches;
       result_.nodes_converted += touches;
     }
@@ -269,6 +287,19 @@ class Converter {
       if (want == prec_[v->id]) continue;
       set_input(u.node, u.index, in_precision(v, want));
     }
+    // A body output may name an outer value itself (no node reads it in the body): the body
+    // declares and returns float32, so it returns the value's float32 Cast.
+    for_each_graph(g_, [&](Graph* g) {
+      if (g == g_) return;
+      for (ValueInfo& vi : g->outputs) {
+        Value* v = vi.value;
+        if (!v || v->graph != g_ || v->id >= prec_.size() || prec_[v->id] != plan_.target) continue;
+        Value* c = in_precision(v, kFloat);
+        --v->graph_output_count;
+        ++c->graph_output_count;
+        vi.value = c;
+      }
+    });
   }
 
   void fix_outputs() {

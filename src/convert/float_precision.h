@@ -34,6 +34,9 @@ struct PrecisionResult {
   std::vector<Clamped> clamped;
   size_t casts_added = 0, casts_removed = 0;
   size_t nodes_converted = 0;
+  // Nodes the conversion itself kept float32 (reason "type: ..."): a node that reads a value whose
+  // element type is not known, which no Cast could be placed for.
+  std::vector<KeptNode> kept;
 };
 
 // The main graph's nodes in order (the indices PrecisionPlan::keep and KeptNode::index use).
@@ -45,7 +48,9 @@ std::vector<Node*> main_nodes(Model& m);
 // value and precision, never a Cast of a Cast's output: such a Cast reads the first Cast's input),
 // and removes converted Casts that became no-ops (a Cast(to=float) of float32 data is now a Cast
 // of target data to the target). Subgraphs are left as they are: the nodes holding them stay
-// float32 (keep_rules.h) and values they read from outside are given float32.
+// float32 (keep_rules.h) and values they read from outside (by a node or as a body output) are
+// given float32. A node that reads or writes a value whose element type cannot be told stays
+// float32 (PrecisionResult::kept): never float16 and float32 mixed on one node.
 PrecisionResult convert_precision(Model& m, const PrecisionPlan& plan);
 
 // Largest finite magnitude of float16 (65504) or bfloat16 (~3.39e38).

@@ -259,10 +259,13 @@ std::string ConvertReport::to_json(int32_t target, bool keep_io_types) const {
   s += ",\"rounds\":" + std::to_string(rounds) + ",\"nodes_converted\":" + std::to_string(last.nodes_converted);
   s += ",\"casts_added\":" + std::to_string(last.casts_added) + ",\"casts_removed\":" + std::to_string(last.casts_removed);
   s += ",\"kept_float32\":[";
-  for (size_t i = 0; i < kept.size(); ++i) {
+  // The plan's nodes, then those the last conversion kept for want of a known input type.
+  std::vector<KeptNode> all = kept;
+  all.insert(all.end(), last.kept.begin(), last.kept.end());
+  for (size_t i = 0; i < all.size(); ++i) {
     if (i) s += ",";
-    s += "{\"index\":" + std::to_string(kept[i].index) + ",\"node\":" + json::string(kept[i].name) +
-         ",\"op\":" + json::string(kept[i].op) + ",\"reason\":" + json::string(kept[i].reason) + "}";
+    s += "{\"index\":" + std::to_string(all[i].index) + ",\"node\":" + json::string(all[i].name) +
+         ",\"op\":" + json::string(all[i].op) + ",\"reason\":" + json::string(all[i].reason) + "}";
   }
   s += "],\"clamped\":[";
   for (size_t i = 0; i < clamped.size(); ++i) {
