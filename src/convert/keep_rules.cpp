@@ -41,7 +41,7 @@ const Since kBfloat16Since[] = {
     {"HardSigmoid", 22}, {"HardSwish", 22}, {"Identity", 13}, {"InstanceNormalization", 22},
     {"LayerNormalization", 17}, {"LeakyRelu", 16}, {"Less", 13}, {"LessOrEqual", 16}, {"Log", 13},
     {"LogSoftmax", 13}, {"MatMul", 13}, {"Max", 13}, {"MaxPool", 22}, {"Mean", 13}, {"Min", 13}, {"Mish", 22},
-    {"Mul", 13}, {"Neg", 13}, {"Pad", 13}, {"Pow", 13}, {"PRelu", 16}, {"Range", 1 << 30}, {"Reciprocal", 13},
+    {"Mul", 13}, {"Neg", 13}, {"Pad", 13}, {"Pow", 15} /* its exponent (T1): 15 */, {"PRelu", 16}, {"Range", 1 << 30}, {"Reciprocal", 13},
     {"ReduceL2", 13}, {"ReduceMax", 13}, {"ReduceMean", 13}, {"ReduceMin", 13}, {"ReduceProd", 13},
     {"ReduceSum", 13}, {"ReduceSumSquare", 13}, {"Relu", 14}, {"Reshape", 13}, {"Resize", 19}, {"Round", 22},
     {"Shape", 13}, {"Sigmoid", 13}, {"Sign", 13}, {"Sin", 22}, {"Size", 13}, {"Slice", 13}, {"Softmax", 13},
