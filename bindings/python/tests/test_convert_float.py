@@ -8,17 +8,7 @@ import numpy as np
 import pytest
 
 import onnxforge
-
-
-def demo_bytes() -> bytes:
-    with onnxforge.demo() as m:
-        return m.to_bytes()
-
-
-def feeds(m: onnxforge.Model) -> dict:
-    x = m.inputs[0]
-    shape = [2 if not isinstance(d, int) else d for d in x.shape]
-    return {x.name: np.random.default_rng(0).standard_normal(shape).astype(np.float32)}
+from demo_util import demo_bytes, demo_input
 
 
 @pytest.mark.parametrize("dtype,tol", [("float16", 1e-2), ("bfloat16", 1.5e-1)])
@@ -29,7 +19,7 @@ def test_convert_float_verifies_keeps_io_float32_and_matches_the_float32_model(d
         r = json.loads(report.json)
         assert r["target"] == dtype and r["verified"] is True
         assert r["casts_added"] >= 2  # one at the input, one at the output
-        f = feeds(ref)
+        f = demo_input(ref)
         a, e = m.run(f), ref.run(f)
         for k in e:
             assert a[k].dtype == np.float32

@@ -11,19 +11,9 @@ import numpy as np
 import pytest
 
 import onnxforge
+from demo_util import demo_bytes, demo_input
 
 ROOT = Path(__file__).resolve().parents[3]
-
-
-def demo_bytes() -> bytes:
-    with onnxforge.demo() as m:
-        return m.to_bytes()
-
-
-def demo_input(m: onnxforge.Model) -> dict:
-    x = m.inputs[0]
-    shape = [2 if not isinstance(d, int) else d for d in x.shape]
-    return {x.name: np.random.default_rng(0).standard_normal(shape).astype(np.float32)}
 
 
 def same_outputs(a: bytes, b: bytes) -> None:
