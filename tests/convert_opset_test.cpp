@@ -506,3 +506,18 @@ TEST(ConvertOpset, RmsNormLowered) {
     }
   }
 }
+
+// A float16 input with the default stash_type (float32): the lowered form normalises in float32
+// between two Casts and applies the scale in float16, as the op's two stages do.
+TEST(ConvertOpset, RmsNormStashTypeCastsHalfInput) {
+  auto m = new_model(23);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat16, {2, 8});
+  Value* s = b.initializer("s", {8}, {1, 2, 3, 4, 5, 6, 7, 8});
+  Value* s16 = b.op("Cast", {s}, {b.i("to", kFloat16)});
+  b.output(b.op("Cast", {b.op("RMSNormalization", {x, s16}, {})}, {b.i("to", kFloat)}));
+  auto down = convert_checked(*m, 18);
+  EXPECT_TRUE(nodes_of(*down, "RMSNormalization").empty());
+  // the graph's own two Casts (scale, output) and the stash pair
+  EXPECT_EQ(nodes_of(*down, "Cast").size(), 4u);
+}
