@@ -460,24 +460,19 @@ TEST(ConvertOpset, GroupNormLoweredPerChannelAndPerGroup) {
   EXPECT_TRUE(nodes_of(*down, "GroupNormalization").empty());
 }
 
-// Raising a per-group GroupNormalization across 21 is refused with node, op and versions named.
-TEST(ConvertOpset, GroupNormPerGroupNotRaisedSilently) {
+// Raising a per-group GroupNormalization across 21 repeats its scale and bias per channel.
+TEST(ConvertOpset, GroupNormPerGroupRaisedPerChannel) {
   auto m = new_model(18);
   GraphBuilder b(*m);
-  Value* x = b.input("x", kFloat, {1, 4, 5});
-  Node* gn = b.node("GroupNormalization", {x, b.initializer("s", {2}, {1, 2}), b.initializer("be", {2}, {0, 1})}, 1,
-                    {b.i("num_groups", 2)});
-  gn->name = m->intern("gnorm");
-  b.output(gn->outputs[0]);
-  try {
-    convert::convert_opset(*copy_model(*m), 21);
-    ADD_FAILURE() << "expected an error";
-  } catch (const Error& e) {
-    std::string msg = e.what();
-    EXPECT_NE(msg.find("gnorm"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("opset 20 -> 21"), std::string::npos) << msg;
-  }
-  convert_checked(*m, 20);  // below 21 nothing changes
+  Value* x = b.input("x", kFloat, {1, 6, 5});
+  b.output(b.op("GroupNormalization", {x, b.initializer("s", {3}, {1, 2, -3}), b.initializer("be", {3}, {0, 1, 2})},
+                {b.i("num_groups", 3)}));
+  auto up = convert_checked(*m, 21);
+  Node* gn = only(*up, "GroupNormalization");
+  ASSERT_NE(gn, nullptr);
+  EXPECT_EQ(nodes_of(*up, "Expand").size(), 2u);
+  auto back = convert_checked(*up, 17);  // the per-channel form lowered
+  EXPECT_TRUE(nodes_of(*back, "GroupNormalization").empty());
 }
 
 // RMSNormalization (23) lowered: axis -1 and an explicit axis over the last two dimensions, to

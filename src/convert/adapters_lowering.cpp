@@ -204,11 +204,27 @@ const char* group_norm_lower(AdaptCtx& c, bool per_channel) {
 const char* group_norm_down_21(AdaptCtx& c) { return group_norm_lower(c, true); }
 const char* group_norm_down_18(AdaptCtx& c) { return group_norm_lower(c, false); }
 
-// Crossing 21 upwards the per-group scale and bias ([G]) would have to be repeated C/G times each
-// to become per-channel ([C]); no adapter does that yet, so the node is named instead of being
-// passed on with a meaning the newer opset does not give it.
-const char* group_norm_up_21(AdaptCtx&) {
-  return "per-group scale and bias (opsets 18-20) became per-channel at 21; no adapter repeats them";
+// Crossing 21 upwards the per-group scale and bias ([G]) become per-channel ([C]): each value is
+// repeated C/G times, with C read from X's shape at run time (Reshape [G, 1], Expand to
+// [G, C/G], Reshape [-1]), so no static shape is needed.
+const char* group_norm_up_21(AdaptCtx& c) {
+  int64_t groups = attr_int(c.m, c.n, "num_groups", 0);
+  if (groups < 1) return "num_groups must be a positive integer";
+  Value* shape = insert_op(c.m, c.n, "Shape", {c.n->inputs[0]}, "gn_x_shape")->outputs[0];
+  Value* ch = insert_op(c.m, c.n, "Gather", {shape, int_const(c.m, c.n, "gn_channel_axis", {1})}, "gn_channels")->outputs[0];
+  Value* g = int_const(c.m, c.n, "gn_groups", {groups});
+  Value* per = insert_op(c.m, c.n, "Div", {ch, g}, "gn_per_group")->outputs[0];
+  Node* to = insert_op(c.m, c.n, "Concat", {g, per}, "gn_repeat_shape");
+  set_attr_int(c.m, to, "axis", 0);
+  Value* col = int_const(c.m, c.n, "gn_column", {-1, 1});
+  Value* flat = int_const(c.m, c.n, "gn_flat", {-1});
+  for (uint32_t i = 1; i <= 2; ++i) {
+    Value* v = insert_op(c.m, c.n, "Reshape", {c.n->inputs[i], col}, "gn_param_column")->outputs[0];
+    v = insert_op(c.m, c.n, "Expand", {v, to->outputs[0]}, "gn_param_repeated")->outputs[0];
+    put_input(c.n, i, insert_op(c.m, c.n, "Reshape", {v, flat}, "gn_param_per_channel")->outputs[0]);
+  }
+  c.what = "GroupNormalization scale/bias per group -> per channel (Reshape/Expand/Reshape)";
+  return nullptr;
 }
 
 // RMSNormalization: X / sqrt(mean(X^2 over axis..) + eps) * scale.
@@ -246,7 +262,7 @@ void add_lowering_adapters(std::vector<Adapter>& out) {
   out.push_back({"Swish", 24, nullptr, swish_down, "introduced; lowered to its decomposition"});
   out.push_back({"GroupNormalization", 18, nullptr, group_norm_down_18, "introduced; lowered to its decomposition"});
   out.push_back({"GroupNormalization", 21, group_norm_up_21, group_norm_down_21,
-                 "scale and bias per channel (were per group); lowered when going below"});
+                 "scale and bias per channel (were per group): repeated going up, lowered going below"});
   out.push_back({"RMSNormalization", 23, nullptr, rms_norm_down, "introduced; lowered to its decomposition"});
 }
 
