@@ -427,3 +427,92 @@ TEST(ConvertOpset, OtherDomainsOnlyIsNothingToConvert) {
   EXPECT_EQ(r.other_domains[0], "ai.onnx.ml 13");
   EXPECT_EQ(m->opset_version("ai.onnx.ml"), 13);
 }
+
+// GroupNormalization at 21 (scale and bias per channel) and at 18 (per group) lowered below 18:
+// the op is gone, the grouped Reshape is there, the values match the interpreter's own op.
+TEST(ConvertOpset, GroupNormLoweredPerChannelAndPerGroup) {
+  for (int64_t opset : {int64_t{21}, int64_t{18}}) {
+    SCOPED_TRACE(opset);
+    bool per_channel = opset >= 21;
+    auto m = new_model(opset);
+    GraphBuilder b(*m);
+    Value* x = b.input("x", kFloat, {2, 6, 3, 2});
+    Value* s = per_channel ? b.initializer("s", {6}, {1, 2, 3, 4, 5, 6}) : b.initializer("s", {2}, {2, -1});
+    Value* be = per_channel ? b.initializer("be", {6}, {0, 1, 0, -1, 2, 0}) : b.initializer("be", {2}, {1, -2});
+    b.output(b.op("GroupNormalization", {x, s, be}, {b.i("num_groups", 2), b.f("epsilon", 1e-5f)}));
+    for (int64_t to : {int64_t{17}, int64_t{13}, int64_t{11}}) {
+      SCOPED_TRACE(to);
+      auto down = convert_checked(*m, to);
+      EXPECT_TRUE(nodes_of(*down, "GroupNormalization").empty());
+      EXPECT_EQ(nodes_of(*down, "ReduceMean").size(), 2u);
+      EXPECT_EQ(nodes_of(*down, "Sqrt").size(), 1u);
+      EXPECT_EQ(nodes_of(*down, "Reshape").size(), 4u);  // grouped, scale, bias, back
+    }
+  }
+  // Between 18 and 20 the per-channel form is lowered as well (18's op reads scale per group).
+  auto m = new_model(21);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, 4, 5});
+  Value* s = b.initializer("s", {4}, {1, 2, 3, 4});
+  Value* be = b.initializer("be", {4}, {0, 1, 2, 3});
+  b.output(b.op("GroupNormalization", {x, s, be}, {b.i("num_groups", 2)}));
+  auto down = convert_checked(*m, 18);
+  EXPECT_TRUE(nodes_of(*down, "GroupNormalization").empty());
+}
+
+// Raising a per-group GroupNormalization across 21 repeats its scale and bias per channel.
+TEST(ConvertOpset, GroupNormPerGroupRaisedPerChannel) {
+  auto m = new_model(18);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, 6, 5});
+  b.output(b.op("GroupNormalization", {x, b.initializer("s", {3}, {1, 2, -3}), b.initializer("be", {3}, {0, 1, 2})},
+                {b.i("num_groups", 3)}));
+  auto up = convert_checked(*m, 21);
+  Node* gn = only(*up, "GroupNormalization");
+  ASSERT_NE(gn, nullptr);
+  EXPECT_EQ(nodes_of(*up, "Expand").size(), 2u);
+  auto back = convert_checked(*up, 17);  // the per-channel form lowered
+  EXPECT_TRUE(nodes_of(*back, "GroupNormalization").empty());
+}
+
+// RMSNormalization (23) lowered: axis -1 and an explicit axis over the last two dimensions, to
+// 18 (ReduceMean axes as input) and 13 (axes as attribute).
+TEST(ConvertOpset, RmsNormLowered) {
+  for (int64_t axis : {int64_t{-1}, int64_t{1}}) {
+    SCOPED_TRACE(axis);
+    auto m = new_model(23);
+    GraphBuilder b(*m);
+    Value* x = b.input("x", kFloat, {2, 3, 4});
+    Value* s = axis == -1 ? b.initializer("s", {4}, {1, 2, 3, 4}) : b.initializer("s", {3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+    b.output(b.op("RMSNormalization", {x, s}, {b.i("axis", axis), b.f("epsilon", 1e-5f)}));
+    for (int64_t to : {int64_t{18}, int64_t{13}}) {
+      SCOPED_TRACE(to);
+      auto down = convert_checked(*m, to);
+      EXPECT_TRUE(nodes_of(*down, "RMSNormalization").empty());
+      Node* rm = only(*down, "ReduceMean");
+      ASSERT_NE(rm, nullptr);
+      if (to >= 18) {
+        EXPECT_EQ(rm->inputs.size, 2u);
+      } else {
+        std::vector<int64_t> want = axis == -1 ? std::vector<int64_t>{-1} : std::vector<int64_t>{1, 2};
+        EXPECT_EQ(ints_of(*down, rm, "axes"), want);
+      }
+      EXPECT_EQ(nodes_of(*down, "Sqrt").size(), 1u);
+    }
+  }
+}
+
+// A float16 input with the default stash_type (float32): the lowered form normalises in float32
+// between two Casts and applies the scale in float16, as the op's two stages do.
+TEST(ConvertOpset, RmsNormStashTypeCastsHalfInput) {
+  auto m = new_model(23);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat16, {2, 8});
+  Value* s = b.initializer("s", {8}, {1, 2, 3, 4, 5, 6, 7, 8});
+  Value* s16 = b.op("Cast", {s}, {b.i("to", kFloat16)});
+  b.output(b.op("Cast", {b.op("RMSNormalization", {x, s16}, {})}, {b.i("to", kFloat)}));
+  auto down = convert_checked(*m, 18);
+  EXPECT_TRUE(nodes_of(*down, "RMSNormalization").empty());
+  // the graph's own two Casts (scale, output) and the stash pair
+  EXPECT_EQ(nodes_of(*down, "Cast").size(), 4u);
+}

@@ -1,5 +1,6 @@
 // New ops written as the older ops they stand for when going below their opset:
-// LayerNormalization (17), Gelu (20), Mish (18), HardSwish (14), Swish (24). The decompositions
+// LayerNormalization (17), Gelu (20), Mish (18), HardSwish (14), Swish (24), GroupNormalization
+// (18; per-channel scale and bias from 21), RMSNormalization (23). The decompositions
 // are the forms exports wrote before those ops existed, which are also the forms the fusions of
 // passes/ recognise: a model raised again and optimized gets the fused op back.
 // Going up there is nothing to do here: the opset moves and the fusions apply on optimize.
@@ -131,6 +132,126 @@ const char* swish_down(AdaptCtx& c) {
   return finish(c, last, "Swish -> Sigmoid/Mul");
 }
 
+// The first stage of GroupNormalization and RMSNormalization runs in the type stash_type names
+// (float32 by default): a half-precision input is cast up for it and the normalised value cast
+// back before the scale, as the spec's two stages do. Returns x itself when no Cast is needed.
+Value* stash_in(AdaptCtx& c, Value* x, bool& cast, const char* base) {
+  int32_t dt = c.elem(x);
+  int64_t stash = attr_int(c.m, c.n, "stash_type", kFloat);
+  cast = dt && dt != stash && (dt == kFloat16 || dt == kBfloat16) && stash == kFloat;
+  if (!cast) return x;
+  Node* up = insert_op(c.m, c.n, "Cast", {x}, base);
+  set_attr_int(c.m, up, "to", kFloat);
+  return up->outputs[0];
+}
+
+Value* stash_out(AdaptCtx& c, Value* v, bool cast, const char* base) {
+  if (!cast) return v;
+  Node* down = insert_op(c.m, c.n, "Cast", {v}, base);
+  set_attr_int(c.m, down, "to", c.elem(c.n->inputs[0]));
+  return down->outputs[0];
+}
+
+Value* stash_scalar(AdaptCtx& c, bool cast, const char* base, double v) {
+  return cast ? float_const(c.m, c.n, base, kFloat, {v}, true) : scalar(c, base, v);
+}
+
+// x / sqrt(mean((x - mean(x))^2) + eps) over `axes` (the first stage of both group forms).
+Value* standardize(AdaptCtx& c, Value* x, const std::vector<int64_t>& axes, bool cast, float eps) {
+  Node* mean = reduce_mean(c, x, axes, "gn_mean");
+  Node* d = insert_op(c.m, c.n, "Sub", {x, mean->outputs[0]}, "gn_centered");
+  Node* sq = insert_op(c.m, c.n, "Pow", {d->outputs[0], stash_scalar(c, cast, "gn_two", 2.0)}, "gn_square");
+  Node* var = reduce_mean(c, sq->outputs[0], axes, "gn_var");
+  Node* ve = insert_op(c.m, c.n, "Add", {var->outputs[0], stash_scalar(c, cast, "gn_eps", eps)}, "gn_var_eps");
+  Node* sd = insert_op(c.m, c.n, "Sqrt", {ve->outputs[0]}, "gn_std");
+  return insert_op(c.m, c.n, "Div", {d->outputs[0], sd->outputs[0]}, "gn_norm")->outputs[0];
+}
+
+// GroupNormalization: X [N, C, ...] seen as [N, G, C/G * ...] is standardised per (n, g), then
+// shaped back. `per_channel` is the opset-21 form (scale and bias [C], applied on X's shape, which
+// needs its rank); opsets 18-20 have them per group ([G], applied on the grouped shape).
+const char* group_norm_lower(AdaptCtx& c, bool per_channel) {
+  Value* x = c.n->inputs[0];
+  int64_t groups = attr_int(c.m, c.n, "num_groups", 0);
+  if (groups < 1) return "num_groups must be a positive integer";
+  int r = c.rank(x);
+  if (per_channel && r < 0) return "per-channel scale and bias need a known input rank";
+  float eps = attr_float(c.m, c.n, "epsilon", 1e-5f);
+  bool cast = false;
+  Value* xs = stash_in(c, x, cast, "gn_stash");
+  Node* grouped = insert_op(c.m, c.n, "Reshape", {xs, int_const(c.m, c.n, "gn_grouped_shape", {0, groups, -1})}, "gn_grouped");
+  Value* norm = stash_out(c, standardize(c, grouped->outputs[0], {2}, cast, eps), cast, "gn_unstash");
+  Value* shape = insert_op(c.m, c.n, "Shape", {x}, "gn_shape")->outputs[0];
+  // Scale and bias broadcast as [G, 1] on the grouped shape or [C, 1, ...] on X's shape.
+  std::vector<int64_t> param_shape = {-1, 1};
+  if (per_channel) {
+    norm = insert_op(c.m, c.n, "Reshape", {norm, shape}, "gn_ungrouped")->outputs[0];
+    param_shape.assign(r > 1 ? r - 1 : 1, 1);
+    param_shape[0] = -1;
+  }
+  Value* ps = int_const(c.m, c.n, "gn_param_shape", param_shape);
+  Value* sc = insert_op(c.m, c.n, "Reshape", {c.n->inputs[1], ps}, "gn_scale")->outputs[0];
+  Value* bi = insert_op(c.m, c.n, "Reshape", {c.n->inputs[2], ps}, "gn_bias")->outputs[0];
+  Node* scaled = insert_op(c.m, c.n, "Mul", {norm, sc}, "gn_scaled");
+  Node* last = insert_op(c.m, c.n, "Add", {scaled->outputs[0], bi}, "gn_shifted");
+  if (!per_channel) last = insert_op(c.m, c.n, "Reshape", {last->outputs[0], shape}, "gn_out");
+  return finish(c, last, per_channel ? "GroupNormalization -> Reshape/ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Reshape/Mul/Add"
+                                     : "GroupNormalization -> Reshape/ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add/Reshape");
+}
+
+// Crossing 21 downwards: the per-channel form has no per-group equivalent in general, so the node
+// is lowered outright (its decomposition is valid at every older opset).
+const char* group_norm_down_21(AdaptCtx& c) { return group_norm_lower(c, true); }
+const char* group_norm_down_18(AdaptCtx& c) { return group_norm_lower(c, false); }
+
+// Crossing 21 upwards the per-group scale and bias ([G]) become per-channel ([C]): each value is
+// repeated C/G times, with C read from X's shape at run time (Reshape [G, 1], Expand to
+// [G, C/G], Reshape [-1]), so no static shape is needed.
+const char* group_norm_up_21(AdaptCtx& c) {
+  int64_t groups = attr_int(c.m, c.n, "num_groups", 0);
+  if (groups < 1) return "num_groups must be a positive integer";
+  Value* shape = insert_op(c.m, c.n, "Shape", {c.n->inputs[0]}, "gn_x_shape")->outputs[0];
+  Value* ch = insert_op(c.m, c.n, "Gather", {shape, int_const(c.m, c.n, "gn_channel_axis", {1})}, "gn_channels")->outputs[0];
+  Value* g = int_const(c.m, c.n, "gn_groups", {groups});
+  Value* per = insert_op(c.m, c.n, "Div", {ch, g}, "gn_per_group")->outputs[0];
+  Node* to = insert_op(c.m, c.n, "Concat", {g, per}, "gn_repeat_shape");
+  set_attr_int(c.m, to, "axis", 0);
+  Value* col = int_const(c.m, c.n, "gn_column", {-1, 1});
+  Value* flat = int_const(c.m, c.n, "gn_flat", {-1});
+  for (uint32_t i = 1; i <= 2; ++i) {
+    Value* v = insert_op(c.m, c.n, "Reshape", {c.n->inputs[i], col}, "gn_param_column")->outputs[0];
+    v = insert_op(c.m, c.n, "Expand", {v, to->outputs[0]}, "gn_param_repeated")->outputs[0];
+    put_input(c.n, i, insert_op(c.m, c.n, "Reshape", {v, flat}, "gn_param_per_channel")->outputs[0]);
+  }
+  c.what = "GroupNormalization scale/bias per group -> per channel (Reshape/Expand/Reshape)";
+  return nullptr;
+}
+
+// RMSNormalization: X / sqrt(mean(X^2 over axis..) + eps) * scale.
+const char* rms_norm_down(AdaptCtx& c) {
+  Value* x = c.n->inputs[0];
+  int64_t axis = attr_int(c.m, c.n, "axis", -1);
+  int r = c.rank(x);
+  std::vector<int64_t> axes;
+  if (axis == -1) {
+    axes = {-1};
+  } else {
+    if (r < 0) return "an axis other than -1 needs a known input rank";
+    for (int64_t a = axis < 0 ? axis + r : axis; a < r; ++a) axes.push_back(a);
+  }
+  float eps = attr_float(c.m, c.n, "epsilon", 1e-5f);
+  bool cast = false;
+  Value* xs = stash_in(c, x, cast, "rms_stash");
+  Node* sq = insert_op(c.m, c.n, "Pow", {xs, stash_scalar(c, cast, "rms_two", 2.0)}, "rms_square");
+  Node* ms = reduce_mean(c, sq->outputs[0], axes, "rms_mean_square");
+  Node* me = insert_op(c.m, c.n, "Add", {ms->outputs[0], stash_scalar(c, cast, "rms_eps", eps)}, "rms_eps_added");
+  Node* rms = insert_op(c.m, c.n, "Sqrt", {me->outputs[0]}, "rms");
+  Value* norm = insert_op(c.m, c.n, "Div", {xs, rms->outputs[0]}, "rms_norm")->outputs[0];
+  norm = stash_out(c, norm, cast, "rms_unstash");
+  Node* last = insert_op(c.m, c.n, "Mul", {norm, c.n->inputs[1]}, "rms_out");
+  return finish(c, last, "RMSNormalization -> Pow/ReduceMean/Add/Sqrt/Div/Mul");
+}
+
 }  // namespace
 
 void add_lowering_adapters(std::vector<Adapter>& out) {
@@ -139,6 +260,10 @@ void add_lowering_adapters(std::vector<Adapter>& out) {
   out.push_back({"Mish", 18, nullptr, mish_down, "introduced; lowered to its decomposition"});
   out.push_back({"HardSwish", 14, nullptr, hard_swish_down, "introduced; lowered to its decomposition"});
   out.push_back({"Swish", 24, nullptr, swish_down, "introduced; lowered to its decomposition"});
+  out.push_back({"GroupNormalization", 18, nullptr, group_norm_down_18, "introduced; lowered to its decomposition"});
+  out.push_back({"GroupNormalization", 21, group_norm_up_21, group_norm_down_21,
+                 "scale and bias per channel (were per group): repeated going up, lowered going below"});
+  out.push_back({"RMSNormalization", 23, nullptr, rms_norm_down, "introduced; lowered to its decomposition"});
 }
 
 }  // namespace ofg::convert
