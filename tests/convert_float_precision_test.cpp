@@ -191,6 +191,52 @@ TEST(ConvertFloat, AttributionKeepsTheOverflowingNodeFloat32) {
   EXPECT_NE(rep.to_json(kFloat16, true).find("\"node\":\"up2\""), std::string::npos);
 }
 
+// An attention mask filled with float32's lowest value (-3.4e38) at run time ("fill") becomes
+// -65504 in float16: that masks as well, so the attribution must not call it an error (relative
+// error 1 against the raw value) and keep its producer float32, whose Cast back to float16 would
+// then make the mask -inf. The overflow path (up1, up2, down) makes the first round fail so that
+// the attribution runs; the mask's nodes are not to blame.
+TEST(ConvertFloat, AttributionDoesNotKeepAMaskOfFloat32LowestFloat32) {
+  auto ref = new_model(17);
+  GraphBuilder b(*ref);
+  Value* x = b.input("x", kFloat, {2, 4});
+  const float lowest = -3.4028234663852886e38f;
+  Node* fill = b.node("Mul", {b.initializer("lowest", {4}, {0, lowest, 0, lowest}), b.initializer("one", {}, {1.0f})});
+  fill->name = ref->intern("fill");
+  Node* masked = b.node("Add", {x, fill->outputs[0]});
+  masked->name = ref->intern("masked");
+  Node* sm = b.node("Softmax", {masked->outputs[0]}, 1, {}, {"p"});
+  sm->name = ref->intern("softmax");
+  Node* up1 = b.node("Mul", {x, b.initializer("k1", {}, {1000.0f})});
+  up1->name = ref->intern("up1");
+  Node* up2 = b.node("Mul", {up1->outputs[0], b.initializer("k2", {}, {100.0f})});
+  up2->name = ref->intern("up2");
+  Node* down = b.node("Mul", {up2->outputs[0], b.initializer("k3", {}, {1e-4f})}, 1, {}, {"y"});
+  down->name = ref->intern("down");
+  b.output(sm->outputs[0]);
+  b.set_type(sm->outputs[0], kFloat, {2, 4});
+  b.output(down->outputs[0]);
+  b.set_type(down->outputs[0], kFloat, {2, 4});
+
+  convert::ConvertOptions o;
+  convert::ConvertReport rep;
+  auto m = convert::convert_float(*ref, o, rep);
+  EXPECT_TRUE(rep.verified);
+  bool up2_kept = false;
+  for (const convert::KeptNode& k : rep.kept) {
+    up2_kept |= k.name == "up2";
+    // (down is kept too: up2's float32 3e5 overflows again in the Cast back to float16.)
+    EXPECT_TRUE(k.name != "fill" && k.name != "masked" && k.name != "softmax") << k.name << ": " << k.reason;
+  }
+  EXPECT_TRUE(up2_kept);
+  RTensor x0 = ramp({2, 4}, 1.0f);
+  auto a = run(*m, x0), e = run(*ref, x0);
+  for (int64_t i = 0; i < e[0].t.numel(); ++i) {
+    EXPECT_TRUE(std::isfinite(a[0].t.data<float>()[i]));
+    EXPECT_NEAR(a[0].t.data<float>()[i], e[0].t.data<float>()[i], 1e-2);
+  }
+}
+
 TEST(ConvertFloat, ClampsConstantsBeyondTheRangeAndNamesThem) {
   auto m = new_model(17);
   GraphBuilder b(*m);

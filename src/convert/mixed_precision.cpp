@@ -54,7 +54,12 @@ struct ProbeError {
   bool nonfinite = false; // an infinity or NaN where the float32 original is finite (overflow)
 };
 
-ProbeError measure(const exec::RTensor& c, const exec::RTensor& r) {
+// A reference value beyond the target's finite range (a -3.4e38 attention mask) is compared as
+// the target's largest finite value: the conversion clamps such constants, so that is the best the
+// target can hold, and a clamped mask masks as well; comparing with the raw value would call every
+// masked position a relative error of 1 and keep the mask's producers float32, whose runtime Casts
+// back to the target then turn the mask into infinities.
+ProbeError measure(const exec::RTensor& c, const exec::RTensor& r, double lim) {
   ProbeError e;
   if (c.numel() != r.numel()) {
     e.nonfinite = true;
@@ -62,8 +67,10 @@ ProbeError measure(const exec::RTensor& c, const exec::RTensor& r) {
   }
   double scale = 0, err = 0;
   for (int64_t i = 0; i < r.numel(); ++i) {
-    const double a = exec::get_f64(c, i), b = exec::get_f64(r, i);
+    const double a = exec::get_f64(c, i);
+    double b = exec::get_f64(r, i);
     if (!std::isfinite(b)) continue;
+    b = std::max(-lim, std::min(lim, b));
     if (!std::isfinite(a)) {
       e.nonfinite = true;
       continue;
@@ -139,7 +146,7 @@ std::vector<std::pair<size_t, std::string>> attribute_error(const Model& origina
   for (size_t p = 0; p < probe_node.size(); ++p) {
     const RValue& r = ro[base_outputs + p];
     const RValue& c = co[cand->graph->outputs.size - probe_node.size() + p];
-    if (r.kind == RValue::kTensor && c.kind == RValue::kTensor) err[p] = measure(c.t, r.t);
+    if (r.kind == RValue::kTensor && c.kind == RValue::kTensor) err[p] = measure(c.t, r.t, largest_finite(plan.target));
   }
   auto bad = [&](const ProbeError& e) { return e.nonfinite || e.rel > tol; };
   std::vector<std::pair<size_t, std::string>> origins;
@@ -220,6 +227,13 @@ std::unique_ptr<Model> convert_float(const Model& original, const ConvertOptions
       report.verified = true;
       return cand;
     }
+    if (o.log)
+      for (const verify::OutputDiff& d : report.verify.outputs)
+        if (!d.passed()) {
+          char buf[200];
+          std::snprintf(buf, sizeof buf, "convert: round %d: output '%s' max abs diff %.3g", round + 1, d.name.c_str(), d.max_abs);
+          o.log(1, buf);
+        }
     if (round + 1 >= o.max_rounds) break;
     // Drift spread thinly over a deep network (an LLM's logits) is not cured by two nodes a
     // round: the number kept for error growth doubles each round (2, 4, 8, ...), so the rounds
