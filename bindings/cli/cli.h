@@ -47,6 +47,9 @@ ofg_status load_model(const std::string& path, bool demo, ofg_model** out);
 ofg_status save_model(const ofg_model* m, const std::string& out, ofg_options* opts);
 // Size of a file on disk, -1 when it cannot be read.
 long long file_size(const std::string& path);
+// How many nodes of each op the main graph has ("Conv", or "domain.Op" outside the default
+// domain), in the library's histogram order: `inspect` prints it, `run --json` reports it.
+ofg_status op_counts(ofg_model* m, std::vector<std::pair<std::string, size_t>>& ops);
 
 // --threads N: "run.threads" for every command that runs a model (0 or absent: the machine's
 // cores).

@@ -66,14 +66,7 @@ ofg_status summarize(ofg_model* m, Summary& s) {
   if ((st = ofg_model_node_count(m, 0, &s.nodes)) != OFG_OK) return st;
   if ((st = ofg_model_node_count(m, 1, &s.nodes_all)) != OFG_OK) return st;
   if ((st = ofg_model_initializer_stats(m, &s.initializers, &s.initializer_bytes)) != OFG_OK) return st;
-  if ((st = ofg_model_op_histogram_count(m, &n)) != OFG_OK) return st;
-  for (size_t i = 0; i < n; ++i) {
-    const char *domain, *op;
-    size_t count;
-    if ((st = ofg_model_op_histogram_entry(m, i, &domain, &op, &count)) != OFG_OK) return st;
-    s.ops.emplace_back(*domain ? std::string(domain) + "." + op : std::string(op), count);
-  }
-  return OFG_OK;
+  return op_counts(m, s.ops);
 }
 
 std::string shape_text(const IoDesc& io) {

@@ -292,10 +292,18 @@ int run_named_values(ofg_model* m, const ofg_options* o, const std::vector<std::
   return rc;
 }
 
-int print(const std::string& what, const std::vector<Line>& lines, bool ok, bool json) {
+// The result lines; with `json` also the model's op counts (the conformance tables read them).
+int print(ofg_model* m, const std::string& what, const std::vector<Line>& lines, bool ok, bool json) {
   if (json) {
     JsonWriter j;
-    j.begin_object().str("model", what).boolean("passed", ok).begin_array("outputs");
+    j.begin_object().str("model", what).boolean("passed", ok);
+    std::vector<std::pair<std::string, size_t>> ops;
+    if (op_counts(m, ops) == OFG_OK) {
+      j.begin_object("ops");
+      for (auto& op : ops) j.integer(op.first.c_str(), static_cast<long long>(op.second));
+      j.end_object();
+    }
+    j.begin_array("outputs");
     for (const Line& l : lines) {
       j.begin_object().str("set", l.set).str("name", l.name).boolean("passed", l.passed);
       j.num("max_abs", l.d.max_abs).num("max_rel", l.d.max_rel);
@@ -452,7 +460,7 @@ int cmd_run(const Args& args) {
       free_all(inputs);
       free_all(expected);
     }
-    rc = print(target, lines, ok, json);
+    rc = print(m, target, lines, ok, json);
   } else if (light) {
     // Light suite: one float input x[i] = float(i / n) in C order; expected output beside the model.
     std::string stem = model_path.size() > 5 ? model_path.substr(0, model_path.size() - 5) : model_path;
@@ -494,7 +502,7 @@ int cmd_run(const Args& args) {
     ok = run_and_compare(m, opts.get(), "light", inputs, expected, atol, rtol, lines, in_name);
     free_all(inputs);
     free_all(expected);
-    rc = print(target, lines, ok, json);
+    rc = print(m, target, lines, ok, json);
   } else {
     // Named input files are read per the declared type of their input (tensor, sequence or
     // optional), so one path serves every model.

@@ -61,4 +61,16 @@ long long file_size(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : -1;
 }
 
+ofg_status op_counts(ofg_model* m, std::vector<std::pair<std::string, size_t>>& ops) {
+  size_t n = 0;
+  ofg_status st = ofg_model_op_histogram_count(m, &n);
+  for (size_t i = 0; st == OFG_OK && i < n; ++i) {
+    const char *domain, *op;
+    size_t count;
+    if ((st = ofg_model_op_histogram_entry(m, i, &domain, &op, &count)) == OFG_OK)
+      ops.emplace_back(*domain ? std::string(domain) + "." + op : std::string(op), count);
+  }
+  return st;
+}
+
 }  // namespace cli
