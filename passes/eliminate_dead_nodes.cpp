@@ -23,15 +23,8 @@ void run_eliminate_dead_nodes(PassContext& ctx) {
     for (Node* n = g->last; n;) {
       Node* prev = n->prev;
       if (dead(m, n)) {
-        // Drop the uses of its subgraphs' nodes so the outer values they read become free too.
-        for (Attribute& a : n->attributes) {
-          auto release = [&](Graph* sub) {
-            for_each_graph(sub, [&](Graph* s) { s->for_each_node([&](Node* k) { remove_node(k); ++ctx.removed; }); });
-          };
-          if (a.g) release(a.g);
-          for (Graph* s : a.graphs) release(s);
-        }
-        drop(ctx, n);
+        // Its subgraphs' nodes go too, so the outer values they read become free.
+        drop_with_subgraphs(ctx, n);
         ++ctx.changes;
       }
       n = prev;

@@ -3,6 +3,7 @@
 // opset 7 also is_test set); Cast to the type the input already has; Transpose with the identity
 // permutation; Pad whose pads are all 0 (attribute before opset 11, input from 11); x*1, x/1,
 // x+0, x-0 where the constant cannot change x's type or shape by broadcasting. One rule per case.
+#include "exec/infer_types.h"
 #include "passes/rule.h"
 #include "passes/util.h"
 
@@ -71,8 +72,12 @@ RuleMatch match_dropout(const RuleCtx& rc, Graph*, Node* n) {
 RuleMatch match_cast(const RuleCtx& rc, Graph*, Node* n) {
   if (!usable(n)) return RuleMatch::decline("no data input or output");
   int64_t to = attr_int(rc.m, n, "to", -1);
-  Value* x = n->inputs[0];
-  if (!(x->type && x->type->has_elem_type && x->type->elem_type == to)) return RuleMatch::decline("casts to another type");
+  // The declared type, else the inferred one (most values of an export declare none).
+  const Value* x = n->inputs[0];
+  int32_t from = x->type && x->type->has_elem_type ? x->type->elem_type : 0;
+  if (from == 0)
+    if (const exec::IType* t = rc.types().type_of(x)) from = t->elem;
+  if (from == 0 || from != to) return RuleMatch::decline("casts to another type or from an unknown one");
   return remove(rc, n, 0, "same-type Cast removed");
 }
 

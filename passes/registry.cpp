@@ -13,6 +13,7 @@ void run_constants_to_initializers(PassContext&);
 extern const RuleGroup eliminate_identity_ops_rules;
 void run_simplify_shape_chains(PassContext&);
 void run_fold_constants(PassContext&);
+extern const RuleGroup inline_constant_if_rules;
 void run_eliminate_dead_nodes(PassContext&);
 void run_eliminate_unused_initializers(PassContext&);
 void run_eliminate_duplicate_constants(PassContext&);
@@ -37,6 +38,8 @@ const std::vector<PassInfo>& registry() {
      kVerified, true, run_simplify_shape_chains},
     {"fold_constants", "evaluates deterministic nodes whose inputs are all constant, within a size budget", kFloatBounded,
      true, run_fold_constants},
+    {"inline_constant_if", "replaces an If whose condition is constant by the nodes of the branch it takes", kExact, true,
+     nullptr, &inline_constant_if_rules},
     {"eliminate_identity_ops", "removes Identity, inference Dropout, same-type Cast, identity Transpose, zero Pad, x*1, x+0, x-0, x/1",
      kExact, true, nullptr, &eliminate_identity_ops_rules},
     {"eliminate_dead_nodes", "removes nodes whose outputs nobody reads", kExact, true, run_eliminate_dead_nodes},

@@ -160,6 +160,17 @@ void drop(PassContext& ctx, Node* n) {
   ++ctx.removed;
 }
 
+void drop_with_subgraphs(PassContext& ctx, Node* n) {
+  auto release = [&](Graph* sub) {
+    for_each_graph(sub, [&](Graph* s) { s->for_each_node([&](Node* k) { drop(ctx, k); }); });
+  };
+  for (Attribute& a : n->attributes) {
+    if (a.g) release(a.g);
+    for (Graph* s : a.graphs) release(s);
+  }
+  drop(ctx, n);
+}
+
 void replace_pattern(PassContext& ctx, const std::vector<Node*>& pattern, Node* last, Node* with) {
   insert_before(last, with);
   ++ctx.added;

@@ -63,6 +63,9 @@ int inferred_rank(PassContext& ctx, const Value* v);
 
 // Removes n (counted in ctx).
 void drop(PassContext& ctx, Node* n);
+// Removes n and every node of its subgraphs (counted in ctx), so the outer values those nodes
+// read lose those uses.
+void drop_with_subgraphs(PassContext& ctx, Node* n);
 // Puts the new node `with` before the pattern's last node (counted in ctx as added), removes the
 // nodes of the matched pattern (counted as removed) and makes `with` produce what the last node
 // produced (output 0), the value downstream nodes read.

@@ -43,3 +43,23 @@ TEST_F(PassIdentity, GraphInputToGraphOutputIdentityStays) {
   EXPECT_EQ(run_checked(*m, "eliminate_identity_ops").changes, 0);
   EXPECT_EQ(m->graph->node_count, 1u);
 }
+
+TEST_F(PassIdentity, SameTypeCastFoundByInference) {
+  // Exp's output declares no type; inference knows it is float: Cast(to=float) goes, a Cast to
+  // float16 of the same value stays, and so does a Cast whose input type nobody knows.
+  Value* x = b.input("x", kFloat, {2, 3});
+  Value* e = b.op("Exp", {x});
+  ASSERT_EQ(e->type, nullptr);
+  Value* same = b.op("Cast", {e}, {b.i("to", kFloat)});
+  Value* half = b.op("Cast", {e}, {b.i("to", kFloat16)}, "half");
+  Value* mystery = b.node("Mystery", {x}, 1, {}, {}, "com.example")->outputs[0];
+  Value* unknown = b.op("Cast", {mystery}, {b.i("to", kFloat)}, "unknown");
+  b.output(b.op("Relu", {same}, {}, "y"));
+  b.output(half);
+  b.output(unknown);
+  EXPECT_EQ(run_checked(*m, "eliminate_identity_ops").changes, 1);
+  EXPECT_EQ(count_op(m->graph, "Cast"), 2);
+  Node* relu = m->graph->outputs[0].value->producer;
+  ASSERT_NE(relu, nullptr);
+  EXPECT_EQ(relu->inputs[0], e);
+}
