@@ -5,7 +5,9 @@
 #include "ir/demo_model.h"
 #include "onnxforge.h"
 #include "passes/pipeline.h"
+#include "api/handles.h"
 #include "passes_test_util.h"
+#include "passes_verify_util.h"
 
 TEST(PassPipeline, DemoReachesAFixedPoint) {
   auto m = make_demo_model();
@@ -95,5 +97,41 @@ TEST(PassPipeline, TypeCacheIsKeptOnlyWhileNothingChanges) {
     const passes::PassInfo adds{"adds", "", 0, false, fn};
     passes::run_pass(*m, adds, nullptr, &types);
     EXPECT_NE(types.get(*m).type_of(added_relu), nullptr);
+  }
+}
+
+// optimize.fold_budget reaches constant folding: a weight read as it is by Gather and transposed
+// by MatMul (a tied embedding) keeps its Transpose under the default budget (folding would add
+// the 16 KiB transposed copy) and loses it when the budget allows the copy.
+TEST(PassPipeline, FoldBudgetOptionFoldsATiedWeightsTranspose) {
+  auto build = [] {
+    auto m = new_model(17);
+    GraphBuilder b(*m);
+    Value* x = b.input("x", kFloat, {1, 64});
+    Value* ids = b.input("ids", kInt64, {1});
+    std::vector<float> w(64 * 64);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 7) - 3.0f;
+    Value* wv = b.initializer("w", {64, 64}, w);
+    b.output(b.op("Gather", {wv, ids}, {}, "emb"));
+    b.output(b.op("MatMul", {x, b.op("Transpose", {wv}, {b.ints("perm", {1, 0})})}, {}, "logits"));
+    return m;
+  };
+  for (const char* budget : {static_cast<const char*>(nullptr), "100000"}) {
+    SCOPED_TRACE(budget ? budget : "default");
+    auto* h = new ofg_model;  // the handle ofg_load would make, around the model built here
+    h->model = build();
+    ofg_options* o = nullptr;
+    ASSERT_EQ(ofg_options_create(&o), OFG_OK);
+    if (budget) ASSERT_EQ(ofg_options_set(o, "optimize.fold_budget", budget), OFG_OK);
+    ASSERT_EQ(ofg_optimize(h, o, nullptr), OFG_OK);
+    EXPECT_EQ(count_op(h->model->graph, "Transpose"), budget ? 0 : 1);
+    EXPECT_EQ(count_op(h->model->graph, "MatMul"), 1);
+    if (budget) {
+      auto reference = build();
+      expect_same_outputs(*reference, *h->model);
+    }
+    EXPECT_EQ(ofg_options_set(o, "optimize.fold_budget", "-1"), OFG_ERR_INVALID_ARGUMENT);
+    ofg_options_free(o);
+    ofg_model_free(h);
   }
 }

@@ -48,6 +48,8 @@ std::vector<OptionSpec> specs() {
       {"--skip", OptionSpec::kText, "a,b", "do not run these passes"},
       {"--max-rewrites", OptionSpec::kText, "N",
        "stop after N rewrites in total (0: none); --report lists them (bench/bisect_rewrites.py bisects N)"},
+      {"--fold-budget", OptionSpec::kText, "BYTES",
+       "bytes one constant fold may add to the model (default 4096; more folds e.g. a tied weight's Transpose)"},
       {"--input-shape", OptionSpec::kText, "NAME=d1,d2", "fix the shape of input NAME (verification uses it too)", true},
       {"--report", OptionSpec::kText, "FILE.json", "write everything printed, plus paths and version, as JSON"},
       {"--external-data", OptionSpec::kFlag, "", "save tensors of 1 KiB or more to OUT.data"},
@@ -186,6 +188,8 @@ int cmd_optimize(const Args& args) {
       (!p.has("--skip") || set_option(kName, opts, "--skip", "optimize.skip", p.text("--skip")) == kOk) &&
       (!p.has("--max-rewrites") ||
        set_option(kName, opts, "--max-rewrites", "optimize.max_rewrites", p.text("--max-rewrites")) == kOk) &&
+      (!p.has("--fold-budget") ||
+       set_option(kName, opts, "--fold-budget", "optimize.fold_budget", p.text("--fold-budget")) == kOk) &&
       (shape_spec.empty() || set_option(kName, opts, "--input-shape", "optimize.input_shapes", shape_spec) == kOk) &&
       (!p.has("--check") || set_option(kName, opts, "--check", "optimize.check_each_pass", "1") == kOk) &&
       (!p.has("--external-data") || set_option(kName, opts, "--external-data", "save.external_data", "1") == kOk) &&

@@ -46,6 +46,7 @@ void validate_option(const std::string& key, const std::string& v) {
     if (key == k && (!is_count(v, false) || v.size() > 9)) bad("a positive count");
   if ((key == "save.external_threshold" || key == "verify.seed") && !is_count(v, true)) bad("a non-negative integer");
   if (key == "optimize.max_rewrites" && (!is_count(v, true) || v.size() > 15)) bad("a count >= 0");
+  if (key == "optimize.fold_budget" && (!is_count(v, true) || v.size() > 15)) bad("a byte count >= 0");
   if (key == "run.max_tensor_bytes" && (!is_count(v, false) || v.size() > 19)) bad("a positive byte count");
   if (key == "run.threads" && (!is_count(v, true) || v.size() > 4 || std::stoul(v) > kMaxRunThreads))
     bad("a thread count from 0 (the machine's cores) to 1024");
@@ -165,6 +166,7 @@ ofg_status ofg_options_set(ofg_options* options, const char* key, const char* va
                                         "optimize.passes", "optimize.skip", "optimize.input_shapes",
                                         "optimize.max_iterations", "optimize.check_each_pass",
                                         "optimize.verify_each_pass", "optimize.max_rewrites", "optimize.list_rewrites",
+                                        "optimize.fold_budget",
                                         // read by ofg_verify (src/api/api_exec.cpp)
                                         "verify.samples", "verify.seed", "verify.atol", "verify.rtol",
                                         "verify.int_high", "verify.max_tries", "verify.input_shapes",

@@ -56,6 +56,9 @@ passes::PipelineOptions pipeline_options(ofg_model* model, const ofg_options* o)
       fail(Status::kInvalidArgument, "optimize.max_rewrites takes a count >= 0, got '" + n + "'");
     po.max_rewrites = std::stoll(n);
   }
+  // How many bytes constant folding may add (net) per folded node: a fold that writes a new
+  // tensor beside one that stays (a tied weight read transposed and as it is) costs its size.
+  if (o->has("optimize.fold_budget")) po.pass_options["fold_constants.budget_bytes"] = o->get("optimize.fold_budget", "");
   po.list_rewrites = flag(o, "optimize.list_rewrites");
   po.check_each_pass = flag(o, "optimize.check_each_pass");
   po.progress = progress_hook(o);

@@ -597,7 +597,8 @@ class Model:
                  rtol: Optional[float] = None, dims: Optional[Mapping[str, int]] = None,
                  test_data: Optional[PathLike] = None, inputs: Optional[Mapping[str, Any]] = None,
                  progress: Optional[ProgressCallback] = None, log: Optional[LogCallback] = None,
-                 threads: Optional[int] = None, max_rewrites: Optional[int] = None) -> Report:
+                 threads: Optional[int] = None, max_rewrites: Optional[int] = None,
+                 fold_budget: Optional[int] = None) -> Report:
         """Optimizes the model in place and returns what was done.
 
         Args:
@@ -619,6 +620,8 @@ class Model:
                 ``run.threads``; default: the machine's cores, 1: one thread).
             max_rewrites: stop after this many rewrites (``optimize.max_rewrites``; 0: none);
                 ``json.loads(report.json)["rewrites"]`` lists them (pass, rule, node).
+            fold_budget: bytes one constant fold may add to the model (``optimize.fold_budget``;
+                default 4096).
         """
         values: Dict[str, Any] = {
             "run.threads": threads,
@@ -627,6 +630,7 @@ class Model:
             "optimize.input_shapes": _shapes_spec(input_shapes),
             "optimize.max_iterations": max_iterations,
             "optimize.max_rewrites": max_rewrites,
+            "optimize.fold_budget": fold_budget,
             "optimize.check_each_pass": True if check_each_pass else None,
             "optimize.verify_each_pass": True if verify_each_pass else None,
         }
