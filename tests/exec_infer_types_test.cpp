@@ -80,5 +80,36 @@ TEST_F(InferTypes, SliceOfSymbolicDimIsUnknownNotStatic) {
   EXPECT_EQ(dims_of(*m, ti.type_of(sl)), "[1,?]");
 }
 
+// Resize/Upsample: constant sizes give the dims; constant scales give floor(dim * scale) on static
+// dims (1 keeps a symbolic dim); axes or a non-constant sizes leave the dims unknown.
+TEST(InferTypesResize, SizesScalesAndWhatStaysUnknown) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {"n", 3, 5, 7});
+  Value* roi = b.initializer("roi", {0}, {});
+  Value* no_scales = b.initializer("no_scales", {0}, {});
+  Value* sizes = b.initializer_i64("sizes", {4}, {2, 3, 10, 21});
+  Value* by_sizes = b.op("Resize", {x, roi, no_scales, sizes});
+  Value* scales = b.initializer("scales", {4}, {1.0f, 1.0f, 2.5f, 0.5f});
+  Value* by_scales = b.op("Resize", {x, roi, scales});
+  Value* dyn = b.input("dyn", kInt64, {4});
+  Value* by_input = b.op("Resize", {x, roi, no_scales, dyn});
+  for (Value* v : {by_sizes, by_scales, by_input}) b.output(v);
+  exec::TypeInference ti(*m);
+  ti.run();
+  EXPECT_EQ(dims_of(*m, ti.type_of(by_sizes)), "[2,3,10,21]");
+  EXPECT_EQ(dims_of(*m, ti.type_of(by_scales)), "[n,3,12,3]");
+  EXPECT_EQ(dims_of(*m, ti.type_of(by_input)), "[?,?,?,?]");
+
+  auto old = new_model(8);
+  GraphBuilder ob(*old);
+  Value* y = ob.input("y", kFloat, {1, 2, 3, 3});
+  Value* up = ob.op("Upsample", {y}, {ob.floats("scales", {1.0f, 1.0f, 2.0f, 2.0f})});
+  ob.output(up);
+  exec::TypeInference oti(*old);
+  oti.run();
+  EXPECT_EQ(dims_of(*old, oti.type_of(up)), "[1,2,6,6]");
+}
+
 }  // namespace
 }  // namespace ofg

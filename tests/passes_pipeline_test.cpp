@@ -135,3 +135,37 @@ TEST(PassPipeline, FoldBudgetOptionFoldsATiedWeightsTranspose) {
     ofg_model_free(h);
   }
 }
+
+// tf2onnx writes Resize(x, roi, scales, Concat(Slice(Shape(x)), Slice(Shape(x)) * 2)): once one
+// chain folds, the Resize's output shape must be known for the next chain to fold in the same
+// optimize run (Resize's type rule reads the constant sizes).
+TEST(PassPipeline, ChainedResizeSizesAllFold) {
+  auto build = [] {
+    auto m = new_model(11);
+    GraphBuilder b(*m);
+    Value* cur = b.input("x", kFloat, {1, 2, 3, 3});
+    Value* s0 = b.initializer_i64("s0", {1}, {0});
+    Value* s2 = b.initializer_i64("s2", {1}, {2});
+    Value* s4 = b.initializer_i64("s4", {1}, {4});
+    Value* two = b.initializer_i64("two", {2}, {2, 2});
+    Value* roi = b.initializer("roi", {0}, {});
+    Value* scales = b.initializer("scales", {0}, {});
+    for (int i = 0; i < 3; ++i) {
+      Value* sh = b.op("Shape", {cur});
+      Value* nc = b.op("Slice", {sh, s0, s2});
+      Value* hw = b.op("Mul", {b.op("Slice", {sh, s2, s4}), two});
+      Value* sizes = b.op("Concat", {nc, hw}, {b.i("axis", 0)});
+      cur = b.op("Relu", {b.op("Resize", {cur, roi, scales, sizes}, {b.s("mode", "nearest")})});
+    }
+    b.output(cur);
+    return m;
+  };
+  auto m = build();
+  passes::PipelineOptions o;
+  o.check_each_pass = true;
+  passes::optimize(m, o);
+  for (const char* op : {"Shape", "Slice", "Concat", "Mul"}) EXPECT_EQ(count_op(m->graph, op), 0) << op;
+  EXPECT_EQ(count_op(m->graph, "Resize"), 3);
+  auto reference = build();
+  expect_same_outputs(*reference, *m);
+}

@@ -102,6 +102,7 @@ bool rule_constant_of_shape(InferCtx& c);
 bool rule_range(InferCtx& c);
 bool rule_tile(InferCtx& c);
 bool rule_pad(InferCtx& c);
+bool rule_resize(InferCtx& c);          // Resize and Upsample: constant sizes, or scales on static dims
 }  // namespace rules
 
 // Broadcast of two dims (multidirectional, as ONNX elementwise ops do).

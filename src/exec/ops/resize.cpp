@@ -1,10 +1,12 @@
 // Resize (opset 10-19) and Upsample: nearest / linear / cubic on any number of axes, all the
 // coordinate transforms, antialiased downscaling and keep_aspect_ratio_policy. Interpolation is
 // separable, so it is applied one axis at a time with per-output-index tap lists.
+#include <cmath>
 #include <cstring>
 #include <limits>
 
 #include "exec/infer_rules.h"
+#include "exec/infer_types.h"
 #include "exec/ops/resize_axis.h"
 #include "exec/ops/util.h"
 
@@ -343,11 +345,70 @@ void op_upsample(OpCtx& c) {
   resize_core(c, cfg, x, scales, out, {}, 0);
 }
 
+// Constant float32 contents of a value (an initializer that is no graph input).
+bool const_floats(const Value* v, std::vector<double>& out) {
+  if (!v || !v->initializer || v->is_graph_input) return false;
+  const Tensor* t = v->initializer;
+  if (t->data_type != kFloat || t->numel() < 0 || t->numel() > TypeInference::kMaxContents) return false;
+  std::vector<float> f(static_cast<size_t>(t->numel()));
+  if (t->bytes().size != f.size() * sizeof(float)) return false;
+  std::memcpy(f.data(), t->bytes().data, t->bytes().size);
+  out.assign(f.begin(), f.end());
+  return true;
+}
+
 }  // namespace
 
+namespace rules {
+
+// Input 0's type and rank; the dims are the constant `sizes` (Resize 11+, one per axis, no `axes`
+// and the default keep_aspect_ratio_policy), else floor(dim * scale) for constant `scales` (Resize
+// 10 and 11+, Upsample 9; the attribute before 9) on static dims, where a scale of 1 keeps any dim.
+// Once an export's `sizes` becomes constant, the dims after the Resize are known and the Shape
+// arithmetic that reads them folds in the same optimize run.
+bool rule_resize(InferCtx& c) {
+  const IType* x = c.t(0);
+  if (!x || !x->ranked) return unknown_output(c);
+  const size_t r = x->dims.size();
+  std::vector<IDim> dims(r);
+  std::vector<int64_t> sizes;
+  std::vector<double> scales;
+  const bool resize = c.op() == "Resize";
+  const bool plain = c.attr("axes") == nullptr && c.attr("keep_aspect_ratio_policy") == nullptr;
+  if (resize && c.opset() >= 11 && plain && c.in.size() > 3 && c.in_values[3] && c.const_ints(3, sizes) &&
+      sizes.size() == r) {
+    for (size_t i = 0; i < r; ++i)
+      if (sizes[i] >= 0) dims[i] = st(sizes[i]);
+  } else {
+    bool have = false;
+    if (!resize && c.opset() < 9) {
+      if (const Attribute* a = c.attr("scales")) {
+        scales.assign(a->floats.begin(), a->floats.end());
+        have = true;
+      }
+    } else {
+      size_t k = resize && c.opset() >= 11 ? 2 : 1;  // Resize 10 and Upsample 9: input 1
+      have = plain && k < c.in_values.size() && const_floats(c.in_values[k], scales);
+    }
+    if (have && scales.size() == r) {
+      for (size_t i = 0; i < r; ++i) {
+        const IDim& d = x->dims[i];
+        if (scales[i] == 1.0) dims[i] = d;
+        else if (d.is_static() && scales[i] > 0 && std::isfinite(scales[i]) &&
+                 static_cast<double>(d.value) * scales[i] < 9.0e18)
+          dims[i] = st(static_cast<int64_t>(std::floor(static_cast<double>(d.value) * scales[i])));
+      }
+    }
+  }
+  c.out[0] = ranked(x->elem, dims);
+  return true;
+}
+
+}  // namespace rules
+
 void register_resize_ops(Registry& r) {
-  r.add("Resize", op_resize, 10).traits(kMayGrow).no_rule();
-  r.add("Upsample", op_upsample, 7, 9).traits(kMayGrow).no_rule();
+  r.add("Resize", op_resize, 10).infer(rules::rule_resize).traits(kMayGrow);
+  r.add("Upsample", op_upsample, 7, 9).infer(rules::rule_resize).traits(kMayGrow);
 }
 
 }  // namespace ofg::exec
