@@ -4,6 +4,7 @@
 // becomes LayerNormalization(x, gamma, beta, axis=-1, epsilon=eps). Only at opset >= 17, where
 // the op exists; gamma/beta must be constants of shape [C] (C = last dim), or absent when C is
 // static (then ones / no bias are used). Every intermediate must be read by the pattern alone.
+// The RMS norm (no mean subtracted) becomes RMSNormalization from opset 23 on (match_rms_norm).
 #include <cmath>
 
 #include "exec/infer_types.h"
@@ -126,9 +127,81 @@ RuleMatch match_layer_norm(const RuleCtx& rc, Graph* g, Node* mean) {
   });
 }
 
+// The root-mean-square norm of LLaMA-style exports (PyTorch's RMSNorm modules):
+//   v = ReduceMean(h^2, [-1]); r = 1 / Sqrt(v + eps) (Div(1, s) or Reciprocal); n = h * r
+//   (or n = h / Sqrt(v + eps)); [y = n * w]
+// becomes RMSNormalization(h, w, axis=-1, epsilon=eps). The square is Pow(h, 2) or Mul(h, h).
+RuleMatch match_rms_norm(const RuleCtx& rc, Graph* g, Node* mean) {
+  const Model& m = rc.m;
+  Value* sq_out = mean->inputs.size ? mean->inputs[0] : nullptr;
+  Node* sq = sq_out ? sq_out->producer : nullptr;
+  if (!sq || sq->graph != g || only_user(sq_out) != mean) return RuleMatch::decline("the mean's input is not a square read by it alone");
+  Value* h = sq->inputs.size == 2 ? sq->inputs[0] : nullptr;
+  double two = 0, eps = 0, one = 0;
+  bool square = (is_op(m, sq, "Pow") && scalar_const(m, sq->inputs[1], two) && two == 2.0) ||
+                (is_op(m, sq, "Mul") && sq->inputs[1] == h);
+  if (!h || !square) return RuleMatch::decline("the mean's input is not h^2");
+  const exec::IType* ht = rc.types().type_of(h);
+  if (!ht || !ht->ranked || !is_float_type(ht->elem) || !mean_last(m, mean, ht->rank()))
+    return RuleMatch::decline("not a keepdims mean over the last axis of a ranked float tensor");
+  Node* add = only_user(mean->outputs[0]);
+  if (!is_op(m, add, "Add") || !scalar_const(m, other(add, mean->outputs[0]), eps)) return RuleMatch::decline("no + epsilon");
+  Node* sqrt = only_user(add->outputs[0]);
+  if (!is_op(m, sqrt, "Sqrt")) return RuleMatch::decline("no Sqrt of the mean square");
+  Value* s = sqrt->outputs[0];
+  Node* inv = only_user(s);
+  std::vector<Node*> pattern{sq, mean, add, sqrt};
+  Node* norm = nullptr;  // the node whose output is h / rms
+  if (is_op(m, inv, "Div") && inv->inputs[0] == h && inv->inputs[1] == s) {
+    norm = inv;
+  } else if ((is_op(m, inv, "Reciprocal")) ||
+             (is_op(m, inv, "Div") && inv->inputs[1] == s && scalar_const(m, inv->inputs[0], one) && one == 1.0)) {
+    pattern.push_back(inv);
+    Node* mul = only_user(inv->outputs[0]);
+    if (!is_op(m, mul, "Mul") || other(mul, inv->outputs[0]) != h) return RuleMatch::decline("h is not multiplied by 1/rms");
+    norm = mul;
+  } else {
+    return RuleMatch::decline("the rms does not divide h");
+  }
+  pattern.push_back(norm);
+  // Optional scale: a constant [C] of h's type.
+  const exec::IDim& cd = ht->dims.back();
+  Value* w = nullptr;
+  Node* last = norm;
+  Node* smul = only_user(norm->outputs[0]);
+  if (is_op(m, smul, "Mul") && cd.is_static() && channel_vector(m, other(smul, norm->outputs[0]), cd.value)) {
+    const Tensor* wt = const_tensor(m, other(smul, norm->outputs[0]));
+    if (wt->data_type == ht->elem && wt->dims.size == 1) {
+      w = other(smul, norm->outputs[0]);
+      last = smul;
+      pattern.push_back(smul);
+    }
+  }
+  if (!w && !cd.is_static()) return RuleMatch::decline("no scale and a dynamic channel count");
+  auto elem = ht->elem;
+  int64_t channels = cd.is_static() ? cd.value : -1;
+  return RuleMatch::rewrite("decomposed RMS norm -> RMSNormalization", [=](PassContext& ctx) -> int64_t {
+    Model& m = ctx.m;
+    Value* scale = w;
+    if (!scale) {
+      std::vector<double> ones(static_cast<size_t>(channels), 1.0);
+      scale = add_initializer(g, std::string(m.str(h->name)) + "_rms_scale", tensor_from_doubles(m, elem, {channels}, ones));
+    }
+    Node* rms = new_node(g, m.intern("RMSNormalization"), kNoStr, 2, 1);
+    rms->name = node_name(m, mean, "/RMSNorm");
+    set_input(rms, 0, h);
+    set_input(rms, 1, scale);
+    set_attr_int(m, rms, "axis", -1);
+    set_attr_float(m, rms, "epsilon", static_cast<float>(eps));
+    replace_pattern(ctx, pattern, last, rms);
+    return 1;
+  });
+}
+
 }  // namespace
 
 OFG_RULE_GROUP(fuse_layer_norm_rules,
-  {"decomposed_layer_norm", {"ReduceMean"}, "", 17, kNoOpsetLimit, match_layer_norm});
+  {"decomposed_layer_norm", {"ReduceMean"}, "", 17, kNoOpsetLimit, match_layer_norm},
+  {"decomposed_rms_norm", {"ReduceMean"}, "", 23, kNoOpsetLimit, match_rms_norm});
 
 }  // namespace ofg::passes

@@ -61,7 +61,7 @@ const std::vector<PassInfo>& registry() {
      kFloatBounded, true, nullptr, &fuse_conv_add_mul_rules},
     {"fuse_matmul_add", "turns MatMul with a 2-D input plus a broadcastable constant bias into Gemm", kFloatBounded,
      true, nullptr, &fuse_matmul_add_rules},
-    {"fuse_layer_norm", "turns the decomposed ReduceMean/Sub/Pow/Sqrt/Div layer norm into LayerNormalization (opset >= 17)",
+    {"fuse_layer_norm", "turns the decomposed layer norm into LayerNormalization (opset >= 17), the RMS norm into RMSNormalization (>= 23)",
      kVerified, true, nullptr, &fuse_layer_norm_rules},
     {"fuse_gelu", "turns the erf form of GELU into Gelu (opset >= 20)", kVerified, true, nullptr, &fuse_gelu_rules},
     {"cleanup_attention", "removes Reshape/Expand steps that inference proves keep the shape (attention head plumbing)",

@@ -1,4 +1,4 @@
-// fuse_layer_norm, fuse_gelu, cleanup_attention and the opt-in fuse_conv_relu: where they fire
+// fuse_layer_norm (LayerNormalization and RMSNormalization), fuse_gelu, cleanup_attention and the opt-in fuse_conv_relu: where they fire
 // (and the result still computes the same), where the opset or a second consumer stops them.
 #include <cmath>
 
@@ -39,6 +39,61 @@ TEST(PassLayerNorm, NotBelowOpset17NorWithASecondReader) {
   auto k = layer_norm(17, true);
   EXPECT_EQ(run_checked(*k, "fuse_layer_norm").changes, 0);
   EXPECT_EQ(count_op(k->graph, "LayerNormalization"), 0);
+}
+
+// The RMS norm as exporters write it: square by Pow(h, 2) or Mul(h, h); 1/rms by Div(1, s),
+// Reciprocal(s), or h divided by s directly; with or without the scale.
+enum class RmsForm { kPowDivOneScaled, kMulReciprocalScaled, kDivideUnscaled };
+
+std::unique_ptr<Model> rms_norm(int64_t opset, RmsForm form, bool extra_reader = false, int64_t axis = -1) {
+  auto m = new_model(opset);
+  GraphBuilder b(*m);
+  Value* h = b.input("h", kFloat, {"batch", 3, 8});
+  Value* sq = form == RmsForm::kMulReciprocalScaled ? b.op("Mul", {h, h}) : b.op("Pow", {h, b.initializer("two", {}, {2.0f})});
+  Value* axes = b.initializer_i64("axes", {1}, {axis});
+  Value* v = opset >= 18 ? b.op("ReduceMean", {sq, axes}) : b.op("ReduceMean", {sq}, {b.ints("axes", {axis})});
+  Value* s = b.op("Sqrt", {b.op("Add", {v, b.initializer("eps", {}, {1e-6f})})});
+  Value* n = nullptr;
+  if (form == RmsForm::kDivideUnscaled) {
+    n = b.op("Div", {h, s});
+  } else {
+    Value* r = form == RmsForm::kPowDivOneScaled ? b.op("Div", {b.initializer("one", {}, {1.0f}), s}) : b.op("Reciprocal", {s});
+    n = b.op("Mul", {h, r});
+  }
+  if (form != RmsForm::kDivideUnscaled) n = b.op("Mul", {b.initializer("w", {8}, {1, 2, 3, 4, -1, -2, 0.5f, 0.25f}), n});
+  b.output(n);
+  if (extra_reader) b.output(s);
+  return m;
+}
+
+TEST(PassRmsNorm, EveryExportFormFusesAtOpset23) {
+  for (RmsForm form : {RmsForm::kPowDivOneScaled, RmsForm::kMulReciprocalScaled, RmsForm::kDivideUnscaled}) {
+    SCOPED_TRACE(static_cast<int>(form));
+    auto m = rms_norm(23, form);
+    auto ref = rms_norm(23, form);
+    EXPECT_EQ(run_checked(*m, "fuse_layer_norm").changes, 1);
+    ASSERT_EQ(m->graph->node_count, 1u);
+    Node* rms = m->graph->first;
+    EXPECT_EQ(m->str(rms->op_type), "RMSNormalization");
+    EXPECT_FLOAT_EQ(attr_float(*m, rms, "epsilon", 0), 1e-6f);
+    EXPECT_EQ(attr_int(*m, rms, "axis", 0), -1);
+    const Tensor* w = passes::const_tensor(*m, rms->inputs[1]);
+    ASSERT_NE(w, nullptr);
+    std::vector<float> want = form == RmsForm::kDivideUnscaled ? std::vector<float>(8, 1.0f)
+                                                               : std::vector<float>{1, 2, 3, 4, -1, -2, 0.5f, 0.25f};
+    EXPECT_EQ(floats_of(w), want);
+    expect_same_outputs(*ref, *m, {{"batch", 2}});
+  }
+}
+
+TEST(PassRmsNorm, NotBelowOpset23NorWithASecondReaderNorOverAnotherAxis) {
+  auto low = rms_norm(22, RmsForm::kPowDivOneScaled);
+  EXPECT_EQ(run_checked(*low, "fuse_layer_norm").changes, 0);
+  auto shared = rms_norm(23, RmsForm::kPowDivOneScaled, true);
+  EXPECT_EQ(run_checked(*shared, "fuse_layer_norm").changes, 0);
+  auto middle = rms_norm(23, RmsForm::kPowDivOneScaled, false, 1);
+  EXPECT_EQ(run_checked(*middle, "fuse_layer_norm").changes, 0);
+  EXPECT_EQ(count_op(middle->graph, "RMSNormalization"), 0);
 }
 
 std::unique_ptr<Model> gelu(int64_t opset) {
