@@ -4,14 +4,18 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 #include <string>
 
 #include "convert/mixed_precision.h"
 #include "exec/interp.h"
+#include "ir/attributes.h"
 #include "ir/builder.h"
 #include "ir/graph_ops.h"
 #include "ir/snapshot.h"
 #include "onnxforge.h"
+#include "support/branch_support.h"
+#include "support/c_api_support.h"
 
 namespace ofg::test {
 namespace {
@@ -47,6 +51,16 @@ RTensor ramp(Shape s, float scale) {
 }
 
 std::vector<RValue> run(Model& m, const RTensor& x) { return exec::Interpreter(m).run({{"x", RValue::tensor(x)}}); }
+
+// ref converted with the nodes named `nodes` and the nodes of the op types `ops` blocked (kept
+// float32 by the caller); the report in rep.
+std::unique_ptr<Model> convert_blocking(Model& ref, std::set<std::string> nodes, std::set<std::string> ops,
+                                        convert::ConvertReport& rep) {
+  convert::ConvertOptions o;
+  o.block_nodes = std::move(nodes);
+  o.block_ops = std::move(ops);
+  return convert::convert_float(ref, o, rep);
+}
 
 // x[2,4] -> MatMul(w) -> Relu -> Add(b) -> y, every node named.
 std::unique_ptr<Model> mlp() {
@@ -119,10 +133,8 @@ TEST(ConvertFloat, ConvertIoChangesTheDeclaredTypesAndAddsNoCast) {
 
 TEST(ConvertFloat, BlockedNodeStaysFloat32WithOneCastEachSide) {
   auto ref = mlp();
-  convert::ConvertOptions o;
-  o.block_nodes = {"relu"};
   convert::ConvertReport rep;
-  auto m = convert::convert_float(*ref, o, rep);
+  auto m = convert_blocking(*ref, {"relu"}, {}, rep);
   ASSERT_EQ(rep.kept.size(), 1u);
   EXPECT_EQ(rep.kept[0].name, "relu");
   EXPECT_EQ(rep.kept[0].reason, "blocked by user (block_nodes)");
@@ -137,27 +149,30 @@ TEST(ConvertFloat, BlockedNodeStaysFloat32WithOneCastEachSide) {
   ASSERT_EQ(relu->outputs[0]->uses.size, 1u);
   EXPECT_EQ(m->str(relu->outputs[0]->uses[0].node->op_type), "Cast");
   // Blocking by op type does the same.
-  convert::ConvertOptions o2;
-  o2.block_ops = {"Relu"};
   convert::ConvertReport rep2;
-  auto m2 = convert::convert_float(*ref, o2, rep2);
+  convert_blocking(*ref, {}, {"Relu"}, rep2);
   ASSERT_EQ(rep2.kept.size(), 1u);
   EXPECT_EQ(rep2.kept[0].reason, "blocked by user (block_ops)");
 }
 
-// x -> Mul(1000) "up1" -> Mul(100) "up2" (up to 3e5: beyond float16) -> Mul(1e-4) "down" -> y.
+// x -> Mul(1000) "up1" -> Mul(100) "up2" (up to 3e5: beyond float16) -> Mul(1e-4) "down" -> y, y a
+// graph output [2, 4].
+void add_overflow_path(GraphBuilder& b, Value* x) {
+  Model& m = b.model();
+  Node* up1 = b.node("Mul", {x, b.initializer("k1", {}, {1000.0f})});
+  up1->name = m.intern("up1");
+  Node* up2 = b.node("Mul", {up1->outputs[0], b.initializer("k2", {}, {100.0f})});
+  up2->name = m.intern("up2");
+  Node* down = b.node("Mul", {up2->outputs[0], b.initializer("k3", {}, {1e-4f})}, 1, {}, {"y"});
+  down->name = m.intern("down");
+  b.output(down->outputs[0]);
+  b.set_type(down->outputs[0], kFloat, {2, 4});
+}
+
 std::unique_ptr<Model> overflow_model() {
   auto m = new_model(17);
   GraphBuilder b(*m);
-  Value* x = b.input("x", kFloat, {2, 4});
-  Node* up1 = b.node("Mul", {x, b.initializer("k1", {}, {1000.0f})});
-  up1->name = m->intern("up1");
-  Node* up2 = b.node("Mul", {up1->outputs[0], b.initializer("k2", {}, {100.0f})});
-  up2->name = m->intern("up2");
-  Node* down = b.node("Mul", {up2->outputs[0], b.initializer("k3", {}, {1e-4f})}, 1, {}, {"y"});
-  down->name = m->intern("down");
-  b.output(down->outputs[0]);
-  b.set_type(down->outputs[0], kFloat, {2, 4});
+  add_overflow_path(b, b.input("x", kFloat, {2, 4}));
   return m;
 }
 
@@ -207,16 +222,9 @@ TEST(ConvertFloat, AttributionDoesNotKeepAMaskOfFloat32LowestFloat32) {
   masked->name = ref->intern("masked");
   Node* sm = b.node("Softmax", {masked->outputs[0]}, 1, {}, {"p"});
   sm->name = ref->intern("softmax");
-  Node* up1 = b.node("Mul", {x, b.initializer("k1", {}, {1000.0f})});
-  up1->name = ref->intern("up1");
-  Node* up2 = b.node("Mul", {up1->outputs[0], b.initializer("k2", {}, {100.0f})});
-  up2->name = ref->intern("up2");
-  Node* down = b.node("Mul", {up2->outputs[0], b.initializer("k3", {}, {1e-4f})}, 1, {}, {"y"});
-  down->name = ref->intern("down");
   b.output(sm->outputs[0]);
   b.set_type(sm->outputs[0], kFloat, {2, 4});
-  b.output(down->outputs[0]);
-  b.set_type(down->outputs[0], kFloat, {2, 4});
+  add_overflow_path(b, x);
 
   convert::ConvertOptions o;
   convert::ConvertReport rep;
@@ -303,14 +311,13 @@ TEST(ConvertFloat, ResizeScalesStayFloat32) {
 TEST(ConvertFloat, CApiChecksOptionsAndArguments) {
   ofg_options* o = nullptr;
   ASSERT_EQ(ofg_options_create(&o), OFG_OK);
-  EXPECT_EQ(ofg_options_set(o, "convert.float", "float8"), OFG_ERR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(ofg_last_error()).find("float16 or bfloat16"), std::string::npos);
-  EXPECT_EQ(ofg_options_set(o, "convert.keep_io_types", "yes"), OFG_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(ofg_options_set(o, "convert.block_ops", "Relu,,Add"), OFG_ERR_INVALID_ARGUMENT);
+  expect_option_refused(o, "convert.float", "float8", "float16 or bfloat16");
+  expect_option_refused(o, "convert.keep_io_types", "yes");
+  expect_option_refused(o, "convert.block_ops", "Relu,,Add");
   EXPECT_EQ(ofg_options_set(o, "convert.float", "bfloat16"), OFG_OK);
   EXPECT_EQ(ofg_convert_float(nullptr, o, nullptr), OFG_ERR_INVALID_ARGUMENT);
-  ofg_model* m = nullptr;
-  ASSERT_EQ(ofg_model_create_demo(&m), OFG_OK);
+  ofg_model* m = demo_model();
+  ASSERT_NE(m, nullptr);
   ofg_pass_report* rep = nullptr;
   ASSERT_EQ(ofg_convert_float(m, o, &rep), OFG_OK) << ofg_last_error();
   std::string json = ofg_pass_report_json(rep);
@@ -321,6 +328,21 @@ TEST(ConvertFloat, CApiChecksOptionsAndArguments) {
   ofg_options_free(o);
 }
 
+// The outer graph both If tests start from: inputs x [2,3] and c (bool, the If's condition), and
+// mul = Mul(x, w) (named "mul"), the converted node whose output the branches or the If's reader see.
+struct IfTestInputs {
+  Value* x;
+  Value* c;
+  Node* mul;
+};
+IfTestInputs if_test_inputs(GraphBuilder& b) {
+  Value* x = b.input("x", kFloat, {2, 3});
+  Value* c = b.input("c", kBool, {});
+  Node* mul = b.node("Mul", {x, b.initializer("w", {2, 3}, {1, 2, 3, 4, 5, 6})});
+  mul->name = b.model().intern("mul");
+  return {x, c, mul};
+}
+
 // x -> Mul(w) -> a; If(c) { Relu(x) } else { Neg(x) } -> t, its branches declaring no output types
 // (as exports' nested Ifs do); y = Add(t, a). Inference has no rule for If: t's element type comes
 // from the inferred types of the branch outputs, so the converted Add reads t through a Cast to
@@ -328,18 +350,9 @@ TEST(ConvertFloat, CApiChecksOptionsAndArguments) {
 TEST(ConvertFloat, ConvertedNodeReadingAnIfOutputGetsItsCast) {
   auto m = new_model(17);
   GraphBuilder b(*m);
-  Value* x = b.input("x", kFloat, {2, 3});
-  Value* c = b.input("c", kBool, {});
-  Node* mul = b.node("Mul", {x, b.initializer("w", {2, 3}, {1, 2, 3, 4, 5, 6})});
-  mul->name = m->intern("mul");
-  Graph* then_g = b.subgraph("then");
-  GraphBuilder tb(*m, then_g);
-  tb.output(tb.op("Relu", {x}));
-  Graph* else_g = b.subgraph("else");
-  GraphBuilder eb(*m, else_g);
-  eb.output(eb.op("Neg", {x}));
-  ASSERT_EQ(then_g->outputs[0].value->type, nullptr);  // undeclared, as in the exports
-  Node* iff = b.node("If", {c}, 1, {b.g("then_branch", then_g), b.g("else_branch", else_g)});
+  auto [x, c, mul] = if_test_inputs(b);
+  Node* iff = unary_if(b, c, x, "Relu", "Neg");
+  ASSERT_EQ(attr_graph(*m, iff, "then_branch")->outputs[0].value->type, nullptr);  // undeclared, as in the exports
   Node* add = b.node("Add", {iff->outputs[0], mul->outputs[0]}, 1, {}, {"y"});
   add->name = m->intern("add");
   b.output(add->outputs[0]);
@@ -422,9 +435,7 @@ TEST(ConvertFloat, NodeWritingAValueOfUnknownTypeStaysFloat32) {
 TEST(ConvertFloat, BodyOutputNamingAConvertedOuterValueGetsItsFloat32Cast) {
   auto m = new_model(17);
   GraphBuilder b(*m);
-  Value* x = b.input("x", kFloat, {2, 3});
-  Value* c = b.input("c", kBool, {});
-  Node* mul = b.node("Mul", {x, b.initializer("w", {2, 3}, {1, 2, 3, 4, 5, 6})});
+  auto [x, c, mul] = if_test_inputs(b);
   Node* relu = b.node("Relu", {mul->outputs[0]});
   Graph* then_g = b.subgraph("then");
   GraphBuilder tb(*m, then_g);

@@ -86,13 +86,7 @@ ProbeError measure(const exec::RTensor& c, const exec::RTensor& r, double lim) {
 void add_probe(Model& m, Value* v, const std::string& probe) {
   Graph* g = m.graph;
   Value* out = new_value(g, m.intern(probe));
-  Node* c = new_node(g, m.intern("Cast"), kNoStr, 1, 1);
-  set_input(c, 0, v);
-  set_output(c, 0, out);
-  Attribute* to = add_attribute(c, m.intern("to"), Attribute::kInt);
-  to->i = kFloat;
-  to->present = Attribute::kI;
-  append_node(g, c);
+  append_node(g, new_cast(m, g, v, out, kFloat));
   ValueInfo vi;
   vi.value = out;
   vi.has_type = false;
