@@ -468,7 +468,7 @@ TEST(ConvertOpset, GroupNormPerGroupRaisedPerChannel) {
 }
 
 // RMSNormalization (23) lowered: axis -1 and an explicit axis over the last two dimensions, to
-// 18 (ReduceMean axes as input) and 13 (axes as attribute).
+// 18 (ReduceMean axes as input), 13 (axes as attribute) and 10 (no negative axes before 11).
 TEST(ConvertOpset, RmsNormLowered) {
   for (int64_t axis : {int64_t{-1}, int64_t{1}}) {
     SCOPED_TRACE(axis);
@@ -477,7 +477,7 @@ TEST(ConvertOpset, RmsNormLowered) {
     Value* x = b.input("x", kFloat, {2, 3, 4});
     Value* s = axis == -1 ? b.initializer("s", {4}, {1, 2, 3, 4}) : b.initializer("s", {3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
     b.output(b.op("RMSNormalization", {x, s}, {b.i("axis", axis), b.f("epsilon", 1e-5f)}));
-    for (int64_t to : {int64_t{18}, int64_t{13}}) {
+    for (int64_t to : {int64_t{18}, int64_t{13}, int64_t{10}}) {
       SCOPED_TRACE(to);
       auto down = convert_checked(*m, to);
       EXPECT_TRUE(nodes_of(*down, "RMSNormalization").empty());
@@ -486,7 +486,8 @@ TEST(ConvertOpset, RmsNormLowered) {
       if (to >= 18) {
         EXPECT_EQ(rm->inputs.size, 2u);
       } else {
-        std::vector<int64_t> want = axis == -1 ? std::vector<int64_t>{-1} : std::vector<int64_t>{1, 2};
+        std::vector<int64_t> last = to >= 11 ? std::vector<int64_t>{-1} : std::vector<int64_t>{2};
+        std::vector<int64_t> want = axis == -1 ? last : std::vector<int64_t>{1, 2};
         EXPECT_EQ(ints_of(*down, rm, "axes"), want);
       }
       EXPECT_EQ(nodes_of(*down, "Sqrt").size(), 1u);

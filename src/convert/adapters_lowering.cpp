@@ -209,7 +209,8 @@ const char* group_norm_up_21(AdaptCtx& c) {
 const char* rms_norm_down(AdaptCtx& c) {
   Value* x = c.n->inputs[0];
   std::vector<int64_t> axes;
-  if (const char* why = trailing_axes(c, true, axes)) return why;
+  // ReduceMean takes a negative axis from opset 11 on; below, the axes are counted from the front.
+  if (const char* why = trailing_axes(c, c.target >= 11, axes)) return why;
   float eps = attr_float(c.m, c.n, "epsilon", 1e-5f);
   bool cast = false;
   Value* xs = stash_in(c, x, cast, "rms_stash");
