@@ -24,13 +24,12 @@ import tempfile
 import time
 
 TOL = {"float16": 1e-2, "bfloat16": 1.5e-1}
-# (model, target): why it does not verify at the default tolerance.
-KNOWN_FAILURES = {
-    ("llama_tiny_dirty", "float16"): "logits drift 0.1 (tolerance 1e-2 + 1e-2|e|) after 8 attribution rounds",
-    ("llama_tiny_dirty", "bfloat16"): "logits drift 0.97 after 8 attribution rounds",
-    ("oww_embedding", "float16"): "output drifts 0.04 after 8 attribution rounds",
-    ("efficientnet_b0_dirty", "float16"): "logits drift 0.135 on the real test data after 8 attribution rounds",
-}
+# (model, target): why it does not verify at the default tolerance. None since the attribution
+# leaves saturated mask arithmetic in the target type and searches 10 rounds: llama_tiny_dirty
+# (float16 and bfloat16) and efficientnet_b0_dirty float16 verify in round 10 with most of their
+# compute kept float32 (their logits need more precision than float16 holds at this tolerance),
+# oww_embedding float16 in round 6.
+KNOWN_FAILURES = {}
 # float16 models ONNX Runtime refuses to load, and why (our interpreter runs and verifies them): none
 # since the conversion knows the element type of every value a converted node reads.
 KNOWN_ORT_FAILURES = {}
