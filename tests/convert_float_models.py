@@ -13,7 +13,8 @@ and bfloat16, proven by execution:
 Conversions known not to verify are listed in KNOWN_FAILURES with the reason; any other failure
 fails the test. Prints one row per model and target (the measurement table of docs/convert.md).
 Exit 77 (skip) when the data is absent.
-    /usr/bin/python3 tests/convert_float_models.py CLI DATA [--json FILE]
+    /usr/bin/python3 tests/convert_float_models.py CLI DATA [--json FILE] [--models a,b]
+--models keeps only the named model folders (the sanitizer build runs a few small ones).
 """
 import json
 import os
@@ -121,11 +122,14 @@ def main():
         return 2
     cli, data = os.path.abspath(args[0]), args[1]
     json_out = args[args.index("--json") + 1] if "--json" in args else None
+    only = set(args[args.index("--models") + 1].split(",")) if "--models" in args else None
     dirs = []
     for root in (os.path.join(data, "models"), os.path.join(data, "realworld", "models")):
         if os.path.isdir(root):
             for n in sorted(os.listdir(root)):
                 d = os.path.join(root, n)
+                if only is not None and n not in only:
+                    continue
                 if os.path.isfile(os.path.join(d, "model.onnx")) and os.path.isdir(os.path.join(d, "test_data_set_0")):
                     dirs.append(d)
     if not dirs:
