@@ -44,7 +44,7 @@ TEST_F(ExecOpsMore, ResizeAlignCornersUsesUnroundedLength) {
 // threads, with the split floors lowered so that this small shape splits, every bit is the same,
 // and the values match the definition (bilinear between the four nearest input pixels).
 TEST_F(ExecOpsMore, ResizeLinearAlignCornersSameBitsOnAnyThreadCount) {
-  const int64_t C = 3, H = 5, W = 7, OH = 20, OW = 28;
+  const int64_t C = 3, H = 5, W = 21, OH = 20, OW = 84;  // rows of 21: one block of 16 and a tail
   auto m = new_model(19);
   GraphBuilder b(*m);
   Value* x = b.input("x", kFloat, {1, C, H, W});
