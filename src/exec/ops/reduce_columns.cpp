@@ -61,6 +61,49 @@ void reduce_columns_f64(ColumnCombine op, const float* x, int64_t outer, int64_t
   }
 }
 
+// Each row's sum runs in element order, as one double accumulator per row; several rows at once
+// interleave their independent chains of additions (one chain waits on the adder's latency), so
+// every row's result keeps its bits.
+template <bool kSquares>
+void row_sums(const float* x, int64_t rows, int64_t count, double* acc) {
+  auto term = [](float f) {
+    const double v = static_cast<double>(f);
+    return kSquares ? v * v : v;
+  };
+  // Eight chains in flight (two adders of four cycles' latency), written out: as an array the
+  // compiler's vectorizer turns the eight rows' loads into gathers.
+  int64_t o = 0;
+  for (; o + 8 <= rows; o += 8) {
+    const float* p = x + o * count;
+    const int64_t c = count;
+    double a0 = acc[o], a1 = acc[o + 1], a2 = acc[o + 2], a3 = acc[o + 3];
+    double a4 = acc[o + 4], a5 = acc[o + 5], a6 = acc[o + 6], a7 = acc[o + 7];
+    for (int64_t j = 0; j < count; ++j) {
+      a0 += term(p[j]);
+      a1 += term(p[c + j]);
+      a2 += term(p[2 * c + j]);
+      a3 += term(p[3 * c + j]);
+      a4 += term(p[4 * c + j]);
+      a5 += term(p[5 * c + j]);
+      a6 += term(p[6 * c + j]);
+      a7 += term(p[7 * c + j]);
+    }
+    acc[o] = a0, acc[o + 1] = a1, acc[o + 2] = a2, acc[o + 3] = a3;
+    acc[o + 4] = a4, acc[o + 5] = a5, acc[o + 6] = a6, acc[o + 7] = a7;
+  }
+  for (; o < rows; ++o) {
+    const float* p = x + o * count;
+    double a = acc[o];
+    for (int64_t j = 0; j < count; ++j) a += term(p[j]);
+    acc[o] = a;
+  }
+}
+
+void row_sums_f64(const float* x, int64_t rows, int64_t count, bool squares, double* acc) {
+  if (squares) row_sums<true>(x, rows, count, acc);
+  else row_sums<false>(x, rows, count, acc);
+}
+
 void row_sums_f64_parallel(const float* x, int64_t rows, int64_t count, bool squares, double* acc) {
   if (rows <= 0) return;
   kernels::parallel_ranges(static_cast<size_t>(rows), 1, kernels::plane_grain(static_cast<size_t>(count)),

@@ -1,4 +1,5 @@
-// The float32 loops of the Reduce* ops (exec/ops/reduce.cpp) over an axis block that is not last,
+// The float32 loops of the Reduce* ops (exec/ops/reduce.cpp): over an axis block that is not last,
+// and the row sums over trailing axes (row_sums_f64, declared in exec/ops/fusable.h),
 // kept in a file of their own so that they are compiled for speed while reduce.cpp is compiled for
 // size.
 #pragma once
