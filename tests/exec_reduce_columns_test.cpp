@@ -4,6 +4,7 @@
 // bit for bit, on shapes whose inner size is no multiple of a vector width or of the column block,
 // with the reduced block first, in the middle and last, keepdims on and off, a zero-length reduced
 // axis, and on 1, 2 and 3 threads with the split floors lowered so that even these shapes split.
+// Reductions over the last axes (the row sums, split by rows) are checked the same way.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -54,7 +55,7 @@ bool same(float a, float b) {
 
 }  // namespace
 
-TEST(ExecReduceColumns, NonLastAxesMatchTheScalarReferenceOnAnyThreadCount) {
+TEST(ExecReduceColumns, AdjacentAxesMatchTheScalarReferenceOnAnyThreadCount) {
   const std::vector<ReduceCase> ops = {{"ReduceSum", kernels::ReduceOp::Sum},      {"ReduceMean", kernels::ReduceOp::Mean},
                                    {"ReduceMax", kernels::ReduceOp::Max},      {"ReduceMin", kernels::ReduceOp::Min},
                                    {"ReduceProd", kernels::ReduceOp::Prod},    {"ReduceL1", kernels::ReduceOp::L1},
@@ -69,6 +70,8 @@ TEST(ExecReduceColumns, NonLastAxesMatchTheScalarReferenceOnAnyThreadCount) {
       {{6, 1, 5}, {1}, true},           // a unit reduced axis: a copy
       {{3, 11, 1}, {1}, true},          // last non-unit axis, inner 1 (Max/Min/L1/Prod come here)
       {{2, 0, 5}, {1}, true},           // an empty reduced axis: every output is the start value
+      {{5, 3, 37}, {2}, false},         // the last axis: the row sums (sum-like ops), split by rows
+      {{9, 2, 19}, {1, 2}, true},       // the two last axes, 9 rows (one group of 8 and one more)
   };
   for (const ShapeCase& c : cases) {
     int64_t numel = 1;
