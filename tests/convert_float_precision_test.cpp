@@ -207,6 +207,19 @@ TEST(ConvertFloat, AttributionKeepsTheOverflowingNodeFloat32) {
   EXPECT_NE(rep.to_json(kFloat16, true).find("\"node\":\"up2\""), std::string::npos);
 }
 
+// The attention-mask arithmetic of the attribution tests: "fill" = mask * 1 (computed at run
+// time), "masked" = x[2,4] + fill, "softmax" -> output "p" (declared float [2,4]).
+void add_masked_softmax(GraphBuilder& b, Model& m, Value* x, std::vector<int64_t> mask_dims, const std::vector<float>& mask) {
+  Node* fill = b.node("Mul", {b.initializer("lowest", std::move(mask_dims), mask), b.initializer("one", {}, {1.0f})});
+  fill->name = m.intern("fill");
+  Node* masked = b.node("Add", {x, fill->outputs[0]});
+  masked->name = m.intern("masked");
+  Node* sm = b.node("Softmax", {masked->outputs[0]}, 1, {}, {"p"});
+  sm->name = m.intern("softmax");
+  b.output(sm->outputs[0]);
+  b.set_type(sm->outputs[0], kFloat, {2, 4});
+}
+
 // An attention mask filled with float32's lowest value (-3.4e38) at run time ("fill") becomes
 // -65504 in float16: that masks as well, so the attribution must not call it an error (relative
 // error 1 against the raw value) and keep its producer float32, whose Cast back to float16 would
@@ -217,14 +230,7 @@ TEST(ConvertFloat, AttributionDoesNotKeepAMaskOfFloat32LowestFloat32) {
   GraphBuilder b(*ref);
   Value* x = b.input("x", kFloat, {2, 4});
   const float lowest = -3.4028234663852886e38f;
-  Node* fill = b.node("Mul", {b.initializer("lowest", {4}, {0, lowest, 0, lowest}), b.initializer("one", {}, {1.0f})});
-  fill->name = ref->intern("fill");
-  Node* masked = b.node("Add", {x, fill->outputs[0]});
-  masked->name = ref->intern("masked");
-  Node* sm = b.node("Softmax", {masked->outputs[0]}, 1, {}, {"p"});
-  sm->name = ref->intern("softmax");
-  b.output(sm->outputs[0]);
-  b.set_type(sm->outputs[0], kFloat, {2, 4});
+  add_masked_softmax(b, *ref, x, {4}, {0, lowest, 0, lowest});
   add_overflow_path(b, x);
 
   convert::ConvertOptions o;
@@ -258,15 +264,7 @@ TEST(ConvertFloat, AttributionLeavesSaturatedMaskArithmeticInTheTarget) {
   GraphBuilder b(*ref);
   Value* x = b.input("x", kFloat, {2, 4});
   const float lo = -3.4028234663852886e38f;
-  Node* fill = b.node("Mul", {b.initializer("lowest", {2, 4}, {lo, lo, lo, lo, 0, lo, 0, lo}),
-                              b.initializer("one", {}, {1.0f})});
-  fill->name = ref->intern("fill");
-  Node* masked = b.node("Add", {x, fill->outputs[0]});
-  masked->name = ref->intern("masked");
-  Node* sm = b.node("Softmax", {masked->outputs[0]}, 1, {}, {"p"});
-  sm->name = ref->intern("softmax");
-  b.output(sm->outputs[0]);
-  b.set_type(sm->outputs[0], kFloat, {2, 4});
+  add_masked_softmax(b, *ref, x, {2, 4}, {lo, lo, lo, lo, 0, lo, 0, lo});
 
   RTensor x0 = ramp({2, 4}, 0.3f);
   // Why: "masked" and "softmax" kept float32 beside a converted "fill" break the fully masked row.
