@@ -37,8 +37,9 @@ import subprocess
 import sys
 import tempfile
 
+from tensor_files import ORT_DTYPES, input_files, read_tensor
+
 ORT_VERSION = "1.30.0"
-DTYPES = {1: "float32", 11: "float64", 7: "int64", 6: "int32", 3: "int8", 2: "uint8", 9: "bool", 10: "float16"}
 
 
 def parse_args(argv):
@@ -96,27 +97,18 @@ def model_dirs(roots, only):
 def ort_inputs(model_dir, work):
     """Raw input files for ort_run.js from test_data_set_0 (input_K.pb is graph input K)."""
     import onnx
-    from onnx import numpy_helper
     m = onnx.load(os.path.join(model_dir, "model.onnx"), load_external_data=False)
     inits = {i.name for i in m.graph.initializer}
     names = [i.name for i in m.graph.input]
     inputs, pbs = [], []
-    k = 0
-    while True:
-        pb = os.path.join(model_dir, "test_data_set_0", "input_%d.pb" % k)
-        if not os.path.exists(pb):
-            break
-        t = onnx.TensorProto()
-        with open(pb, "rb") as f:
-            t.ParseFromString(f.read())
-        a = numpy_helper.to_array(t)
+    for k, pb in enumerate(input_files(os.path.join(model_dir, "test_data_set_0"))):
+        t, a = read_tensor(pb)
         raw = os.path.join(work, "in_%d.bin" % k)
         a.tofile(raw)
         name = names[k] if k < len(names) else t.name
         if name not in inits or t.name:
-            inputs.append({"name": name, "dtype": DTYPES[t.data_type], "dims": list(a.shape), "file": raw})
+            inputs.append({"name": name, "dtype": ORT_DTYPES[t.data_type], "dims": list(a.shape), "file": raw})
         pbs.append(pb)
-        k += 1
     return inputs, pbs
 
 

@@ -389,7 +389,7 @@ OFG_API ofg_status ofg_optimize(ofg_model* model, const ofg_options* options, of
  * When outputs differ, the error is attributed to nodes (both models run with every converted
  * value compared with the float32 value it replaces; the nodes whose output first goes beyond
  * tolerance or overflows, else those with the largest error growth, stay float32) and the
- * conversion is redone, at most 8 rounds; then OFG_ERR_VERIFY_FAILED and the model unchanged.
+ * conversion is redone, at most 10 rounds; then OFG_ERR_VERIFY_FAILED and the model unchanged.
  * Default tolerance (atol and rtol alike, on the float32 outputs): float16 1e-2, bfloat16 1.5e-1;
  * "verify.atol"/"verify.rtol" replace them. The float64 referee is not used.
  * `report` (may be NULL) has one entry "convert_float"; its JSON (ofg_pass_report_json) is the

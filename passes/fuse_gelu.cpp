@@ -63,12 +63,8 @@ RuleMatch match_gelu(const RuleCtx& rc, Graph* g, Node* erf) {
     pattern.push_back(half);
     last = mul;
   }
-  return RuleMatch::rewrite("erf GELU -> Gelu", [g, erf, x, last, pattern](PassContext& ctx) -> int64_t {
-    Model& m = ctx.m;
-    Node* gelu = new_node(g, m.intern("Gelu"), kNoStr, 1, 1);
-    gelu->name = node_name(m, erf, "/Gelu");
-    set_input(gelu, 0, x);
-    replace_pattern(ctx, pattern, last, gelu);
+  return RuleMatch::rewrite("erf GELU -> Gelu", [erf, x, last, pattern](PassContext& ctx) -> int64_t {
+    fuse_pattern(ctx, pattern, last, "Gelu", erf, "/Gelu", {x});
     return 1;
   });
 }

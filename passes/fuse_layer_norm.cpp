@@ -112,17 +112,12 @@ RuleMatch match_layer_norm(const RuleCtx& rc, Graph* g, Node* mean) {
       std::vector<double> ones(static_cast<size_t>(channels), 1.0);
       scale = add_initializer(g, std::string(m.str(x->name)) + "_ln_scale", tensor_from_doubles(m, elem, {channels}, ones));
     }
-    Node* ln = new_node(g, m.intern("LayerNormalization"), kNoStr, beta ? 3 : 2, 1);
-    ln->name = node_name(m, mean, "/LayerNorm");
-    set_input(ln, 0, x);
-    set_input(ln, 1, scale);
-    if (beta) set_input(ln, 2, beta);
-    set_attr_int(m, ln, "axis", -1);
-    set_attr_float(m, ln, "epsilon", static_cast<float>(eps));
     std::vector<Node*> pattern{mean, sub, sq, var, add, sqrt, div};
     if (last != div) pattern.push_back(mul);
     if (last != div && last != mul) pattern.push_back(last);
-    replace_pattern(ctx, pattern, last, ln);
+    Node* ln = fuse_pattern(ctx, pattern, last, "LayerNormalization", mean, "/LayerNorm", {x, scale, beta});
+    set_attr_int(m, ln, "axis", -1);
+    set_attr_float(m, ln, "epsilon", static_cast<float>(eps));
     return 1;
   });
 }
@@ -187,13 +182,9 @@ RuleMatch match_rms_norm(const RuleCtx& rc, Graph* g, Node* mean) {
       std::vector<double> ones(static_cast<size_t>(channels), 1.0);
       scale = add_initializer(g, std::string(m.str(h->name)) + "_rms_scale", tensor_from_doubles(m, elem, {channels}, ones));
     }
-    Node* rms = new_node(g, m.intern("RMSNormalization"), kNoStr, 2, 1);
-    rms->name = node_name(m, mean, "/RMSNorm");
-    set_input(rms, 0, h);
-    set_input(rms, 1, scale);
+    Node* rms = fuse_pattern(ctx, pattern, last, "RMSNormalization", mean, "/RMSNorm", {h, scale});
     set_attr_int(m, rms, "axis", -1);
     set_attr_float(m, rms, "epsilon", static_cast<float>(eps));
-    replace_pattern(ctx, pattern, last, rms);
     return 1;
   });
 }

@@ -181,6 +181,18 @@ void replace_pattern(PassContext& ctx, const std::vector<Node*>& pattern, Node* 
   set_output(with, 0, out);
 }
 
+Node* fuse_pattern(PassContext& ctx, const std::vector<Node*>& pattern, Node* last, const char* op_type,
+                   const Node* name_from, const char* suffix, std::initializer_list<Value*> inputs) {
+  uint32_t n_inputs = static_cast<uint32_t>(inputs.size());
+  while (n_inputs > 0 && inputs.begin()[n_inputs - 1] == nullptr) --n_inputs;
+  Model& m = ctx.m;
+  Node* fused = new_node(last->graph, m.intern(op_type), kNoStr, n_inputs, 1);
+  fused->name = node_name(m, name_from, suffix);
+  for (uint32_t i = 0; i < n_inputs; ++i) set_input(fused, i, inputs.begin()[i]);
+  replace_pattern(ctx, pattern, last, fused);
+  return fused;
+}
+
 void take_output(Node* producer, uint32_t index, Value* out) {
   Node* old_producer = out->producer;
   uint32_t old_index = out->producer_output;

@@ -1,6 +1,7 @@
 // Small helpers the passes share: matching, constants, attributes, safe rewiring.
 #pragma once
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,6 +71,11 @@ void drop_with_subgraphs(PassContext& ctx, Node* n);
 // nodes of the matched pattern (counted as removed) and makes `with` produce what the last node
 // produced (output 0), the value downstream nodes read.
 void replace_pattern(PassContext& ctx, const std::vector<Node*>& pattern, Node* last, Node* with);
+// A fusion's new node put in place of the matched pattern by replace_pattern: `op_type` in the
+// default domain, named after `name_from` plus `suffix`, reading `inputs` (a null one is an
+// omitted input; trailing nulls are left off). Returns it, for its attributes.
+Node* fuse_pattern(PassContext& ctx, const std::vector<Node*>& pattern, Node* last, const char* op_type,
+                   const Node* name_from, const char* suffix, std::initializer_list<Value*> inputs);
 // Removes node n whose output `out` carries the same data as `in`. When `out` is a graph output,
 // the producer of `in` is made to produce `out` instead (only if `in` has no other reader and is
 // no graph input/output/initializer); returns false and changes nothing when that is impossible.

@@ -13,7 +13,8 @@ and bfloat16, proven by execution:
 Conversions known not to verify are listed in KNOWN_FAILURES with the reason; any other failure
 fails the test. Prints one row per model and target (the measurement table of docs/convert.md).
 Exit 77 (skip) when the data is absent.
-    /usr/bin/python3 tests/convert_float_models.py CLI DATA [--json FILE]
+    /usr/bin/python3 tests/convert_float_models.py CLI DATA [--json FILE] [--models a,b]
+--models keeps only the named model folders (the sanitizer build runs a few small ones).
 """
 import json
 import os
@@ -24,13 +25,12 @@ import tempfile
 import time
 
 TOL = {"float16": 1e-2, "bfloat16": 1.5e-1}
-# (model, target): why it does not verify at the default tolerance.
-KNOWN_FAILURES = {
-    ("llama_tiny_dirty", "float16"): "logits drift 0.1 (tolerance 1e-2 + 1e-2|e|) after 8 attribution rounds",
-    ("llama_tiny_dirty", "bfloat16"): "logits drift 0.97 after 8 attribution rounds",
-    ("oww_embedding", "float16"): "output drifts 0.04 after 8 attribution rounds",
-    ("efficientnet_b0_dirty", "float16"): "logits drift 0.135 on the real test data after 8 attribution rounds",
-}
+# (model, target): why it does not verify at the default tolerance. None since the attribution
+# leaves saturated mask arithmetic in the target type and searches 10 rounds: llama_tiny_dirty
+# (float16 and bfloat16) and efficientnet_b0_dirty float16 verify in round 10 with most of their
+# compute kept float32 (their logits need more precision than float16 holds at this tolerance),
+# oww_embedding float16 in round 6.
+KNOWN_FAILURES = {}
 # float16 models ONNX Runtime refuses to load, and why (our interpreter runs and verifies them): none
 # since the conversion knows the element type of every value a converted node reads.
 KNOWN_ORT_FAILURES = {}
@@ -122,11 +122,14 @@ def main():
         return 2
     cli, data = os.path.abspath(args[0]), args[1]
     json_out = args[args.index("--json") + 1] if "--json" in args else None
+    only = set(args[args.index("--models") + 1].split(",")) if "--models" in args else None
     dirs = []
     for root in (os.path.join(data, "models"), os.path.join(data, "realworld", "models")):
         if os.path.isdir(root):
             for n in sorted(os.listdir(root)):
                 d = os.path.join(root, n)
+                if only is not None and n not in only:
+                    continue
                 if os.path.isfile(os.path.join(d, "model.onnx")) and os.path.isdir(os.path.join(d, "test_data_set_0")):
                     dirs.append(d)
     if not dirs:

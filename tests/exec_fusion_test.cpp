@@ -14,6 +14,7 @@
 #include "ir/builder.h"
 #include "ir/error.h"
 #include "onnx/serialize.h"
+#include "support/branch_support.h"
 #include "support/exec_support.h"
 #include "support/fusion_support.h"
 #include "support/test_support.h"
@@ -248,14 +249,8 @@ TEST(ExecFusion, NoChainThroughAValueASubgraphReads) {
   Value* x = b.input("x", kFloat, {1, 4, 3, 3});
   Value* y = b.op("Conv", {x, b.initializer("w", {4, 4, 1, 1}, ramp(16, 1, -1.f, 1.f))});
   Value* r = b.op("Relu", {y});
-  Graph* then_g = b.subgraph("then");
-  GraphBuilder tb(*m, then_g);
-  tb.output(tb.op("Neg", {y}));
-  Graph* else_g = b.subgraph("else");
-  GraphBuilder eb(*m, else_g);
-  eb.output(eb.op("Abs", {y}));
   uint8_t one = 1;
-  Node* iff = b.node("If", {b.initializer("cond", kBool, {}, &one, 1)}, 1, {b.g("then_branch", then_g), b.g("else_branch", else_g)});
+  Node* iff = ofg::test::unary_if(b, b.initializer("cond", kBool, {}, &one, 1), y, "Neg", "Abs");
   b.output(r);
   b.output(iff->outputs[0]);
   EXPECT_TRUE(chain_types(*m).empty());

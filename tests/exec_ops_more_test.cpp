@@ -3,6 +3,7 @@
 // attention rows, Unique ordering, quantization rounding, inverse one-sided DFT, Det.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "exec/interp.h"
@@ -36,6 +37,45 @@ TEST_F(ExecOpsMore, ResizeAlignCornersUsesUnroundedLength) {
   auto out = in.run({{"x", tensor_f({1, 1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8})}});
   EXPECT_EQ(out[0].t.shape, (Shape{1, 1, 1, 2}));
   expect_near(values(out[0]), {1.0, 1.0 + 3.0 / 1.4});
+}
+
+// Linear Resize x4 with align_corners (DeepLab's logits upsampling) on both spatial axes: the
+// outputs are split between threads along each axis (exec/ops/resize_axis.cpp); on 1, 2 and 3
+// threads, with the split floors lowered so that this small shape splits, every bit is the same,
+// and the values match the definition (bilinear between the four nearest input pixels).
+TEST_F(ExecOpsMore, ResizeLinearAlignCornersSameBitsOnAnyThreadCount) {
+  const int64_t C = 3, H = 5, W = 21, OH = 20, OW = 84;  // rows of 21: one block of 16 and a tail
+  auto m = new_model(19);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, C, H, W});
+  Value* scales = b.constant("s", {4}, {1, 1, 4, 4});
+  b.output(b.op("Resize", {x, nullptr, scales},
+                {b.s("mode", "linear"), b.s("coordinate_transformation_mode", "align_corners")}));
+  std::vector<float> img(static_cast<size_t>(C * H * W));
+  for (size_t i = 0; i < img.size(); ++i) img[i] = static_cast<float>((i * 37) % 23) / 7.f - 1.5f;
+  std::vector<double> want;
+  for (int64_t ch = 0; ch < C; ++ch)
+    for (int64_t oy = 0; oy < OH; ++oy)
+      for (int64_t ox = 0; ox < OW; ++ox) {
+        const double v = static_cast<double>(oy) * (H - 1) / (OH - 1), u = static_cast<double>(ox) * (W - 1) / (OW - 1);
+        const int64_t y0 = std::min<int64_t>(static_cast<int64_t>(v), H - 2), x0 = std::min<int64_t>(static_cast<int64_t>(u), W - 2);
+        const double tv = v - static_cast<double>(y0), tu = u - static_cast<double>(x0);
+        auto px = [&](int64_t yy, int64_t xx) { return static_cast<double>(img[static_cast<size_t>((ch * H + yy) * W + xx)]); };
+        want.push_back((1 - tv) * ((1 - tu) * px(y0, x0) + tu * px(y0, x0 + 1)) +
+                       tv * ((1 - tu) * px(y0 + 1, x0) + tu * px(y0 + 1, x0 + 1)));
+      }
+  std::vector<std::vector<double>> got;
+  for (unsigned threads : {1u, 2u, 3u}) {
+    kernels::ThreadsScope scope(threads);
+    kernels::ParallelFloorsScope floors(1, 1);
+    Interpreter in(*m);
+    auto out = in.run({{"x", tensor_f({1, C, H, W}, img)}});
+    ASSERT_EQ(out[0].t.shape, (Shape{1, C, OH, OW}));
+    got.push_back(values(out[0]));
+    expect_near(got.back(), want, 1e-5);
+  }
+  EXPECT_EQ(got[0], got[1]);
+  EXPECT_EQ(got[0], got[2]);
 }
 
 TEST_F(ExecOpsMore, ResizeNearestAsymmetricAndHalfPixelLinear) {

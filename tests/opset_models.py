@@ -22,6 +22,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+from tensor_files import ORT_DTYPES, input_files, read_tensor  # noqa: E402
+
 ORT_TOL = (1e-4, 1e-3)  # atol, rtol (float32 models)
 
 
@@ -99,7 +102,6 @@ def ort_check(module, ort_run, path, src_dir, work):
     try:
         import numpy as np
         import onnx
-        from onnx import numpy_helper
     except ImportError:
         return "-"
     ts = os.path.join(src_dir, "test_data_set_0")
@@ -108,18 +110,13 @@ def ort_check(module, ort_run, path, src_dir, work):
     m = onnx.load(path, load_external_data=False)
     inits = {i.name for i in m.graph.initializer}
     names = [i.name for i in m.graph.input if i.name not in inits]
-    dt = {1: "float32", 11: "float64", 7: "int64", 6: "int32", 9: "bool", 10: "float16", 3: "int8", 2: "uint8"}
-    inputs, k = [], 0
-    while os.path.exists(os.path.join(ts, "input_%d.pb" % k)):
-        t = onnx.TensorProto()
-        with open(os.path.join(ts, "input_%d.pb" % k), "rb") as f:
-            t.ParseFromString(f.read())
-        a = numpy_helper.to_array(t)
+    inputs = []
+    for k, pb in enumerate(input_files(ts)):
+        t, a = read_tensor(pb)
         raw = os.path.join(work, "ort_in_%d.bin" % k)
         a.tofile(raw)
-        inputs.append({"name": names[k] if k < len(names) else t.name, "dtype": dt.get(t.data_type, "float32"),
+        inputs.append({"name": names[k] if k < len(names) else t.name, "dtype": ORT_DTYPES.get(t.data_type, "float32"),
                        "dims": list(a.shape), "file": raw})
-        k += 1
     job = {"model": path, "threads": 1, "level": "disabled", "inputs": inputs, "outdir": os.path.join(work, "ort_out")}
     jp = os.path.join(work, "ort_job.json")
     with open(jp, "w") as f:
@@ -136,10 +133,7 @@ def ort_check(module, ort_run, path, src_dir, work):
         ref = os.path.join(ts, "output_%d.pb" % i)
         if not os.path.exists(ref):
             continue
-        t = onnx.TensorProto()
-        with open(ref, "rb") as f:
-            t.ParseFromString(f.read())
-        e = numpy_helper.to_array(t)
+        _, e = read_tensor(ref)
         a = np.fromfile(o["file"], dtype=o["dtype"] if o["dtype"] != "bool" else np.uint8).reshape(o["dims"])
         if a.dtype.kind == "f":
             atol, rtol = (1e-3, 1e-2) if e.dtype == np.float16 or "half" in src_dir else ORT_TOL

@@ -261,10 +261,9 @@ ofg_status ofg_report_input_count(const ofg_report* report, size_t* count) {
 }
 
 ofg_status ofg_report_input(const ofg_report* report, size_t index, ofg_input_info* out) {
-  return api_call([&] {
-    require_entry("ofg_report_input", report, "report", index, [&] { return report->report.inputs.size(); }, out,
-                  offsetof(ofg_input_info, source) + sizeof(out->source));
-    const verify::InputInfo& in = report->report.inputs[index];
+  auto inputs = [](const ofg_report& x) -> const auto& { return x.report.inputs; };
+  return entry_call("ofg_report_input", report, "report", index, out, offsetof(ofg_input_info, source) + sizeof(out->source),
+                    inputs, [&](const verify::InputInfo& in) {
     ofg_input_info r{};
     r.struct_size = out->struct_size;
     r.name = in.name.c_str();
@@ -290,11 +289,9 @@ const char* ofg_report_json(const ofg_report* report) {
 }
 
 ofg_status ofg_report_output(const ofg_report* report, size_t index, ofg_diff* out) {
-  return api_call([&] {
-    require_entry("ofg_report_output", report, "report", index, [&] { return report->report.outputs.size(); }, out,
-                  offsetof(ofg_diff, passed) + sizeof(int32_t));
-    fill_diff(report->report.outputs[index], out);
-  });
+  auto outputs = [](const ofg_report& x) -> const auto& { return x.report.outputs; };
+  return entry_call("ofg_report_output", report, "report", index, out, offsetof(ofg_diff, passed) + sizeof(int32_t),
+                    outputs, [&](const verify::OutputDiff& d) { fill_diff(d, out); });
 }
 
 }  // extern "C"

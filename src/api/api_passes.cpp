@@ -111,10 +111,9 @@ ofg_status ofg_pass_report_count(const ofg_pass_report* report, size_t* out) {
 }
 
 ofg_status ofg_pass_report_entry(const ofg_pass_report* report, size_t index, ofg_pass_entry* out) {
-  return api_call([&] {
-    require_entry("ofg_pass_report_entry", report, "report", index, [&] { return report->report.records.size(); }, out,
-                  sizeof(ofg_pass_entry));
-    const passes::PassRecord& r = report->report.records[index];
+  auto records = [](const ofg_pass_report& x) -> const auto& { return x.report.records; };
+  return entry_call("ofg_pass_report_entry", report, "report", index, out, sizeof(ofg_pass_entry), records,
+                    [&](const passes::PassRecord& r) {
     ofg_pass_entry e;
     e.struct_size = out->struct_size;
     e.name = r.name.c_str();

@@ -50,6 +50,17 @@ void require_entry(const char* function, const void* handle, const char* handle_
   if (out->struct_size < min_size) fail(Status::kInvalidArgument, std::string(function) + ": out->struct_size is too small");
 }
 
+// An ofg_*_entry-like function over one list of a handle: require_entry's checks, with
+// list_of(*handle).size() as the count, then fill(list_of(*handle)[index]) writes *out.
+template <class Handle, class Out, class ListOf, class Fill>
+ofg_status entry_call(const char* function, const Handle* handle, const char* handle_name, size_t index, Out* out,
+                      size_t min_size, ListOf list_of, Fill fill) {
+  return api_call([&] {
+    require_entry(function, handle, handle_name, index, [&] { return list_of(*handle).size(); }, out, min_size);
+    fill(list_of(*handle)[index]);
+  });
+}
+
 // The ofg_*_count functions: checks the handle and the output (named as in onnxforge.h), then
 // stores size_of(*handle).
 template <class Handle, class SizeOf>

@@ -67,6 +67,18 @@ bool has_input(const Node* n, uint32_t index);
 // A node of `op` inserted before `before` in its graph, reading `inputs`, with one fresh output
 // (named after `base`). Used by decompositions.
 Node* insert_op(Model& m, Node* before, const char* op, std::vector<Value*> inputs, const std::string& base);
+// A node of `op` with `inputs` input slots placed right after c.n: c.n's output 0 becomes a fresh
+// value (named after `mid`) that the new node reads at input 0, and the new node (named after
+// `base`) writes what c.n wrote. The caller fills the other inputs and the attributes.
+Node* insert_after(AdaptCtx& c, const char* op, uint32_t inputs, const char* mid, const char* base);
+// Replaces c.n by the nodes inserted before it: `last` takes over output 0. Returns null (done).
+const char* replace_by(AdaptCtx& c, Node* last, const char* what);
+// Renames c.n's op (same inputs, outputs and attributes). Returns null (done).
+const char* rename_op(AdaptCtx& c, const char* op, const char* what);
+// The axes from c.n's `axis` attribute (default -1) to the last one, for the normalisations:
+// {-1} when the axis is -1 and minus_one_ok, else the non-negative list, which needs the input's
+// rank. Returns why not (unknown rank), else null.
+const char* trailing_axes(AdaptCtx& c, bool minus_one_ok, std::vector<int64_t>& axes);
 // The node's name or "#op" for the report.
 std::string node_label(const Model& m, const Node* n);
 

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "convert/adapter.h"
+#include "ir/attributes.h"
 #include "ir/graph_ops.h"
 #include "passes/util.h"
 
@@ -68,6 +69,46 @@ Node* insert_op(Model& m, Node* before, const char* op, std::vector<Value*> inpu
   k->name = unique_name(m, base);
   insert_before(before, k);
   return k;
+}
+
+Node* insert_after(AdaptCtx& c, const char* op, uint32_t inputs, const char* mid, const char* base) {
+  Value* y = c.n->outputs[0];
+  Value* v = new_value(c.n->graph, unique_name(c.m, mid));
+  set_output(c.n, 0, v);
+  Node* k = new_node(c.n->graph, c.m.intern(op), kNoStr, inputs, 1);
+  set_input(k, 0, v);
+  set_output(k, 0, y);
+  k->name = unique_name(c.m, base);
+  if (c.n->next) insert_before(c.n->next, k); else append_node(c.n->graph, k);
+  return k;
+}
+
+const char* replace_by(AdaptCtx& c, Node* last, const char* what) {
+  Value* y = c.n->outputs[0];
+  Node* n = c.n;
+  remove_node(n);
+  set_output(n, 0, nullptr);
+  set_output(last, 0, y);
+  c.what = what;
+  return nullptr;
+}
+
+const char* rename_op(AdaptCtx& c, const char* op, const char* what) {
+  c.n->op_type = c.m.intern(op);
+  c.what = what;
+  return nullptr;
+}
+
+const char* trailing_axes(AdaptCtx& c, bool minus_one_ok, std::vector<int64_t>& axes) {
+  int64_t axis = attr_int(c.m, c.n, "axis", -1);
+  if (axis == -1 && minus_one_ok) {
+    axes = {-1};
+    return nullptr;
+  }
+  int r = c.rank(c.n->inputs[0]);
+  if (r < 0) return "an axis other than -1 needs a known input rank";
+  for (int64_t a = axis < 0 ? axis + r : axis; a < r; ++a) axes.push_back(a);
+  return nullptr;
 }
 
 std::string node_label(const Model& m, const Node* n) {

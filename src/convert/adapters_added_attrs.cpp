@@ -42,24 +42,16 @@ const char* shape_down15(AdaptCtx& c) {
   int64_t end = e ? e->int_or(0) : INT64_MAX;
   drop(c, "start");
   drop(c, "end");
-  Value* y = c.n->outputs[0];
-  Value* whole = new_value(c.n->graph, unique_name(c.m, "shape_whole"));
-  set_output(c.n, 0, whole);
-  Node* sl;
+  // Shape's output is now Slice's input.
+  Node* sl = insert_after(c, "Slice", c.target >= 10 ? 4 : 1, "shape_whole", "shape_slice");
   if (c.target >= 10) {
-    sl = new_node(c.n->graph, c.m.intern("Slice"), kNoStr, 4, 1);
     set_input(sl, 1, int_const(c.m, c.n, "shape_start", {start}));
     set_input(sl, 2, int_const(c.m, c.n, "shape_end", {end}));
     set_input(sl, 3, int_const(c.m, c.n, "shape_axis", {0}));
   } else {
-    sl = new_node(c.n->graph, c.m.intern("Slice"), kNoStr, 1, 1);
     set_attr_ints(c.m, sl, "starts", {start});
     set_attr_ints(c.m, sl, "ends", {end});
   }
-  set_input(sl, 0, whole);
-  set_output(sl, 0, y);
-  sl->name = unique_name(c.m, "shape_slice");
-  if (c.n->next) insert_before(c.n->next, sl); else append_node(c.n->graph, sl);
   c.what = "start/end -> Shape then Slice";
   return nullptr;
 }
@@ -111,13 +103,7 @@ const char* or_equal_down(AdaptCtx& c) {
   Node* strict = insert_op(c.m, c.n, ge ? "Greater" : "Less", {a, b}, ge ? "ge_greater" : "le_less");
   Node* eq = insert_op(c.m, c.n, "Equal", {a, b}, ge ? "ge_equal" : "le_equal");
   Node* either = insert_op(c.m, c.n, "Or", {strict->outputs[0], eq->outputs[0]}, ge ? "ge_or" : "le_or");
-  Value* y = c.n->outputs[0];
-  Node* n = c.n;
-  remove_node(n);
-  set_output(n, 0, nullptr);
-  set_output(either, 0, y);
-  c.what = ge ? "GreaterOrEqual -> Or(Greater, Equal)" : "LessOrEqual -> Or(Less, Equal)";
-  return nullptr;
+  return replace_by(c, either, ge ? "GreaterOrEqual -> Or(Greater, Equal)" : "LessOrEqual -> Or(Less, Equal)");
 }
 
 // GRU/LSTM/RNN 14 added layout (1: batch first).

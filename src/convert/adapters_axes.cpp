@@ -123,11 +123,7 @@ const char* pad_down(AdaptCtx& c) {
   int32_t dt = c.elem(c.n->inputs[0]);
   if (dt && dt != kFloat && dt != kDouble && dt != kFloat16) return "older Pad takes float types only";
   set_attr_ints(c.m, c.n, "pads", pads);
-  if (!value.empty() && value[0] != 0.0) {
-    Attribute* a = add_attribute(c.n, c.m.intern("value"), Attribute::kFloat);
-    a->f = static_cast<float>(value[0]);
-    a->present |= Attribute::kF;
-  }
+  if (!value.empty() && value[0] != 0.0) set_attr_float(c.m, c.n, "value", static_cast<float>(value[0]));
   truncate_inputs(c.n, 1);
   c.what = "pads/value inputs -> attributes";
   return nullptr;
@@ -154,13 +150,8 @@ const char* clip_down(AdaptCtx& c) {
   if (has_input(c.n, 2) && (!const_doubles(c.m, c.n->inputs[2], hi) || hi.size() != 1)) return "max input is not a constant scalar";
   int32_t dt = c.elem(c.n->inputs[0]);
   if (dt && dt != kFloat && dt != kDouble && dt != kFloat16) return "older Clip takes float types only";
-  for (int k = 0; k < 2; ++k) {
-    const std::vector<double>& v = k ? hi : lo;
-    if (v.empty()) continue;
-    Attribute* a = add_attribute(c.n, c.m.intern(k ? "max" : "min"), Attribute::kFloat);
-    a->f = static_cast<float>(v[0]);
-    a->present |= Attribute::kF;
-  }
+  if (!lo.empty()) set_attr_float(c.m, c.n, "min", static_cast<float>(lo[0]));
+  if (!hi.empty()) set_attr_float(c.m, c.n, "max", static_cast<float>(hi[0]));
   truncate_inputs(c.n, 1);
   c.what = "min/max inputs -> attributes";
   return nullptr;
@@ -218,11 +209,7 @@ const char* dropout_down(AdaptCtx& c) {
     return "training_mode input is not a constant false";
   if (has_input(c.n, 1) && (!const_doubles(c.m, c.n->inputs[1], ratio) || ratio.size() != 1))
     return "ratio input is not a constant scalar";
-  if (!ratio.empty()) {
-    Attribute* a = add_attribute(c.n, c.m.intern("ratio"), Attribute::kFloat);
-    a->f = static_cast<float>(ratio[0]);
-    a->present |= Attribute::kF;
-  }
+  if (!ratio.empty()) set_attr_float(c.m, c.n, "ratio", static_cast<float>(ratio[0]));
   truncate_inputs(c.n, 1);
   c.what = "ratio input -> attribute";
   return nullptr;

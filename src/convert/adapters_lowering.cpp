@@ -22,17 +22,6 @@ int32_t float_type(AdaptCtx& c) {
 
 Value* scalar(AdaptCtx& c, const char* base, double v) { return float_const(c.m, c.n, base, float_type(c), {v}, true); }
 
-// Replaces c.n by the nodes inserted before it: `last` takes over output 0.
-const char* finish(AdaptCtx& c, Node* last, const char* what) {
-  Value* y = c.n->outputs[0];
-  Node* n = c.n;
-  remove_node(n);
-  set_output(n, 0, nullptr);
-  set_output(last, 0, y);
-  c.what = what;
-  return nullptr;
-}
-
 Node* reduce_mean(AdaptCtx& c, Value* x, const std::vector<int64_t>& axes, const char* base) {
   if (c.target >= 18) {
     Node* r = insert_op(c.m, c.n, "ReduceMean", {x, int_const(c.m, c.n, "axes", axes)}, base);
@@ -45,15 +34,8 @@ Node* reduce_mean(AdaptCtx& c, Value* x, const std::vector<int64_t>& axes, const
 
 const char* layer_norm_down(AdaptCtx& c) {
   Value* x = c.n->inputs[0];
-  int64_t axis = attr_int(c.m, c.n, "axis", -1);
-  int r = c.rank(x);
-  std::vector<int64_t> axes;
-  if (axis == -1 && c.target >= 11) {
-    axes = {-1};
-  } else {
-    if (r < 0) return "an axis other than -1 needs a known input rank";
-    for (int64_t a = axis < 0 ? axis + r : axis; a < r; ++a) axes.push_back(a);
-  }
+  std::vector<int64_t> axes;  // ReduceMean takes a negative axis from opset 11
+  if (const char* why = trailing_axes(c, c.target >= 11, axes)) return why;
   float eps = attr_float(c.m, c.n, "epsilon", 1e-5f);
   Node* mean = reduce_mean(c, x, axes, "ln_mean");
   Node* d = insert_op(c.m, c.n, "Sub", {x, mean->outputs[0]}, "ln_centered");
@@ -75,7 +57,7 @@ const char* layer_norm_down(AdaptCtx& c) {
   for (uint32_t i = 1; i < c.n->outputs.size; ++i) set_output(c.n, i, nullptr);
   if (mean_copy) set_output(mean_copy, 0, stats[0]);
   if (inv) set_output(inv, 0, stats[1]);
-  return finish(c, last, "LayerNormalization -> ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add");
+  return replace_by(c, last, "LayerNormalization -> ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add");
 }
 
 const char* gelu_down(AdaptCtx& c) {
@@ -90,7 +72,7 @@ const char* gelu_down(AdaptCtx& c) {
     Node* p = insert_op(c.m, c.n, "Add", {t->outputs[0], scalar(c, "gelu_one", 1.0)}, "gelu_one_plus");
     Node* xm = insert_op(c.m, c.n, "Mul", {x, p->outputs[0]}, "gelu_x");
     Node* last = insert_op(c.m, c.n, "Mul", {xm->outputs[0], scalar(c, "gelu_half", 0.5)}, "gelu_out");
-    return finish(c, last, "Gelu(tanh) -> Pow/Mul/Add/Mul/Tanh/Add/Mul/Mul");
+    return replace_by(c, last, "Gelu(tanh) -> Pow/Mul/Add/Mul/Tanh/Add/Mul/Mul");
   }
   if (c.target < 9) return "Erf (needed by the decomposition) exists from opset 9";
   Node* dv = insert_op(c.m, c.n, "Div", {x, scalar(c, "gelu_sqrt2", std::sqrt(2.0))}, "gelu_div");
@@ -98,7 +80,7 @@ const char* gelu_down(AdaptCtx& c) {
   Node* p = insert_op(c.m, c.n, "Add", {e->outputs[0], scalar(c, "gelu_one", 1.0)}, "gelu_one_plus");
   Node* xm = insert_op(c.m, c.n, "Mul", {x, p->outputs[0]}, "gelu_x");
   Node* last = insert_op(c.m, c.n, "Mul", {xm->outputs[0], scalar(c, "gelu_half", 0.5)}, "gelu_out");
-  return finish(c, last, "Gelu -> Div/Erf/Add/Mul/Mul");
+  return replace_by(c, last, "Gelu -> Div/Erf/Add/Mul/Mul");
 }
 
 const char* mish_down(AdaptCtx& c) {
@@ -106,20 +88,16 @@ const char* mish_down(AdaptCtx& c) {
   Node* sp = insert_op(c.m, c.n, "Softplus", {x}, "mish_softplus");
   Node* t = insert_op(c.m, c.n, "Tanh", {sp->outputs[0]}, "mish_tanh");
   Node* last = insert_op(c.m, c.n, "Mul", {x, t->outputs[0]}, "mish_out");
-  return finish(c, last, "Mish -> Softplus/Tanh/Mul");
+  return replace_by(c, last, "Mish -> Softplus/Tanh/Mul");
 }
 
 const char* hard_swish_down(AdaptCtx& c) {
   Value* x = c.n->inputs[0];
   Node* hs = insert_op(c.m, c.n, "HardSigmoid", {x}, "hardswish_gate");
-  Attribute* a = add_attribute(hs, c.m.intern("alpha"), Attribute::kFloat);
-  a->f = 1.0f / 6.0f;
-  a->present |= Attribute::kF;
-  Attribute* b = add_attribute(hs, c.m.intern("beta"), Attribute::kFloat);
-  b->f = 0.5f;
-  b->present |= Attribute::kF;
+  set_attr_float(c.m, hs, "alpha", 1.0f / 6.0f);
+  set_attr_float(c.m, hs, "beta", 0.5f);
   Node* last = insert_op(c.m, c.n, "Mul", {x, hs->outputs[0]}, "hardswish_out");
-  return finish(c, last, "HardSwish -> HardSigmoid(1/6, 0.5)/Mul");
+  return replace_by(c, last, "HardSwish -> HardSigmoid(1/6, 0.5)/Mul");
 }
 
 const char* swish_down(AdaptCtx& c) {
@@ -129,7 +107,7 @@ const char* swish_down(AdaptCtx& c) {
   if (alpha != 1.0f) in = insert_op(c.m, c.n, "Mul", {x, scalar(c, "swish_alpha", alpha)}, "swish_scaled")->outputs[0];
   Node* s = insert_op(c.m, c.n, "Sigmoid", {in}, "swish_gate");
   Node* last = insert_op(c.m, c.n, "Mul", {x, s->outputs[0]}, "swish_out");
-  return finish(c, last, "Swish -> Sigmoid/Mul");
+  return replace_by(c, last, "Swish -> Sigmoid/Mul");
 }
 
 // The first stage of GroupNormalization and RMSNormalization runs in the type stash_type names
@@ -195,7 +173,7 @@ const char* group_norm_lower(AdaptCtx& c, bool per_channel) {
   Node* scaled = insert_op(c.m, c.n, "Mul", {norm, sc}, "gn_scaled");
   Node* last = insert_op(c.m, c.n, "Add", {scaled->outputs[0], bi}, "gn_shifted");
   if (!per_channel) last = insert_op(c.m, c.n, "Reshape", {last->outputs[0], shape}, "gn_out");
-  return finish(c, last, per_channel ? "GroupNormalization -> Reshape/ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Reshape/Mul/Add"
+  return replace_by(c, last, per_channel ? "GroupNormalization -> Reshape/ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Reshape/Mul/Add"
                                      : "GroupNormalization -> Reshape/ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add/Reshape");
 }
 
@@ -230,15 +208,9 @@ const char* group_norm_up_21(AdaptCtx& c) {
 // RMSNormalization: X / sqrt(mean(X^2 over axis..) + eps) * scale.
 const char* rms_norm_down(AdaptCtx& c) {
   Value* x = c.n->inputs[0];
-  int64_t axis = attr_int(c.m, c.n, "axis", -1);
-  int r = c.rank(x);
   std::vector<int64_t> axes;
-  if (axis == -1) {
-    axes = {-1};
-  } else {
-    if (r < 0) return "an axis other than -1 needs a known input rank";
-    for (int64_t a = axis < 0 ? axis + r : axis; a < r; ++a) axes.push_back(a);
-  }
+  // ReduceMean takes a negative axis from opset 11 on; below, the axes are counted from the front.
+  if (const char* why = trailing_axes(c, c.target >= 11, axes)) return why;
   float eps = attr_float(c.m, c.n, "epsilon", 1e-5f);
   bool cast = false;
   Value* xs = stash_in(c, x, cast, "rms_stash");
@@ -249,7 +221,7 @@ const char* rms_norm_down(AdaptCtx& c) {
   Value* norm = insert_op(c.m, c.n, "Div", {xs, rms->outputs[0]}, "rms_norm")->outputs[0];
   norm = stash_out(c, norm, cast, "rms_unstash");
   Node* last = insert_op(c.m, c.n, "Mul", {norm, c.n->inputs[1]}, "rms_out");
-  return finish(c, last, "RMSNormalization -> Pow/ReduceMean/Add/Sqrt/Div/Mul");
+  return replace_by(c, last, "RMSNormalization -> Pow/ReduceMean/Add/Sqrt/Div/Mul");
 }
 
 }  // namespace

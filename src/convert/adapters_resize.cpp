@@ -36,16 +36,8 @@ const char* upsample_down9(AdaptCtx& c) {
   return nullptr;
 }
 
-const char* upsample_to_resize(AdaptCtx& c) {
-  c.n->op_type = c.m.intern("Resize");
-  c.what = "Upsample -> Resize";
-  return nullptr;
-}
-const char* resize_to_upsample(AdaptCtx& c) {
-  c.n->op_type = c.m.intern("Upsample");
-  c.what = "Resize -> Upsample";
-  return nullptr;
-}
+const char* upsample_to_resize(AdaptCtx& c) { return rename_op(c, "Resize", "Upsample -> Resize"); }
+const char* resize_to_upsample(AdaptCtx& c) { return rename_op(c, "Upsample", "Resize -> Upsample"); }
 
 // Resize 10 (and Upsample) sample at x_out / scale (asymmetric) and take the floor for nearest.
 const char* resize_up11(AdaptCtx& c) {

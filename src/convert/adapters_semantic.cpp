@@ -30,15 +30,8 @@ const char* softmax_up(AdaptCtx& c) {
   Node* shape = insert_op(c.m, c.n, "Shape", {x}, "softmax_shape");
   set_input(c.n, 0, flat->outputs[0]);
   set_attr_int(c.m, c.n, "axis", -1);
-  Value* y = c.n->outputs[0];
-  Value* mid = new_value(c.n->graph, unique_name(c.m, "softmax_2d"));
-  set_output(c.n, 0, mid);
-  Node* back = new_node(c.n->graph, c.m.intern("Reshape"), kNoStr, 2, 1);
-  set_input(back, 0, mid);
+  Node* back = insert_after(c, "Reshape", 2, "softmax_2d", "softmax_reshape");
   set_input(back, 1, shape->outputs[0]);
-  set_output(back, 0, y);
-  back->name = unique_name(c.m, "softmax_reshape");
-  if (c.n->next) insert_before(c.n->next, back); else append_node(c.n->graph, back);
   c.what = "coerced axis -> Flatten, axis -1, Reshape";
   return nullptr;
 }
@@ -90,21 +83,13 @@ const char* topk_down11(AdaptCtx& c) {
   return nullptr;
 }
 
-const char* scatter_up(AdaptCtx& c) {
-  c.n->op_type = c.m.intern("ScatterElements");
-  c.what = "Scatter -> ScatterElements";
-  return nullptr;
-}
+const char* scatter_up(AdaptCtx& c) { return rename_op(c, "ScatterElements", "Scatter -> ScatterElements"); }
 const char* scatter_down(AdaptCtx& c) {
   if (attr(c.m, c.n, "reduction")) {
     if (attr_string(c.m, c.n, "reduction", "none") != "none") return "reduction has no form before opset 16";
     remove_attribute(c.n, c.m.intern("reduction"));
   }
-  if (c.target < 11) {
-    c.n->op_type = c.m.intern("Scatter");
-    c.what = "ScatterElements -> Scatter";
-  }
-  return nullptr;
+  return c.target < 11 ? rename_op(c, "Scatter", "ScatterElements -> Scatter") : nullptr;
 }
 
 // Negative `axis` values are accepted from opset 11: below it they are made non-negative from

@@ -5,6 +5,8 @@
 #include "convert/keep_rules.h"
 #include "exec/infer_types.h"
 #include "exec/tensor.h"
+#include "ir/attributes.h"
+#include "ir/constant_floats.h"
 #include "ir/graph_ops.h"
 
 namespace ofg::convert {
@@ -208,14 +210,9 @@ class Converter {
         // Where the graph asks for float32 data (Cast to float, EyeLike/Random* dtype), it now
         // asks for the target type: the value is computed in the converted part.
         if (((is_cast && name == "to") || name == "dtype") && a.int_or(0) == kFloat) a.i = plan_.target;
-        if (is_constant && (name == "value_float" || name == "value_floats")) {
-          std::vector<float> v;
-          std::vector<int64_t> dims;
-          if (name == "value_float") v.push_back(a.f);
-          else {
-            for (float f : a.floats) v.push_back(f);
-            dims.push_back(static_cast<int64_t>(v.size()));
-          }
+        std::vector<float> v;
+        std::vector<int64_t> dims;
+        if (is_constant && constant_float_values(name, a, v, dims)) {
           Tensor* t = make_tensor(m_, kFloat, dims.data(), dims.size(), v.data(), v.size() * sizeof(float));
           a.name = m_.intern("value");
           a.type = Attribute::kTensor;
@@ -239,13 +236,8 @@ class Converter {
         v->producer->inputs[0] && exec::is_float_type(elem_of(v->producer->inputs[0])))
       src = v->producer->inputs[0];
     Value* out = new_value(g_, unique_name(m_, std::string(m_.str(v->name)) + (p == kFloat ? "_f32" : p == kFloat16 ? "_f16" : "_bf16")));
-    Node* c = new_node(g_, m_.intern("Cast"), kNoStr, 1, 1);
+    Node* c = new_cast(m_, g_, src, out, p);
     c->name = unique_name(m_, "Cast_" + std::string(m_.str(out->name)));
-    set_input(c, 0, src);
-    set_output(c, 0, out);
-    Attribute* to = add_attribute(c, m_.intern("to"), Attribute::kInt);
-    to->i = p;
-    to->present = Attribute::kI;
     place_after_definition(c, src);
     ++result_.casts_added;
     casts_.push_back({v, p, out});
@@ -321,10 +313,8 @@ class Converter {
       prec_.resize(m_.value_count, 0);
       elem_.resize(m_.value_count, 0);
       prec_[nv->id] = plan_.target;
-      Node* c = new_node(g_, m_.intern("Cast"), kNoStr, 1, 1);
+      Node* c = new_cast(m_, g_, nv, v, kFloat);
       c->name = unique_name(m_, "Cast_" + std::string(m_.str(v->name)));
-      set_input(c, 0, nv);
-      set_output(c, 0, v);
       v->type = vi.type ? vi.type : v->type;
       if (v->type && v->type->elem_type != kFloat) {
         Type* t = m_.arena.make<Type>(*v->type);
@@ -332,9 +322,6 @@ class Converter {
         t->source = Bytes();
         v->type = t;
       }
-      Attribute* to = add_attribute(c, m_.intern("to"), Attribute::kInt);
-      to->i = kFloat;
-      to->present = Attribute::kI;
       if (p->next) insert_before(p->next, c);
       else append_node(g_, c);
       ++result_.casts_added;
@@ -386,6 +373,14 @@ class Converter {
 };
 
 }  // namespace
+
+Node* new_cast(Model& m, Graph* g, Value* in, Value* out, int32_t to) {
+  Node* c = new_node(g, m.intern("Cast"), kNoStr, 1, 1);
+  set_input(c, 0, in);
+  set_output(c, 0, out);
+  set_attr_int(m, c, "to", to);
+  return c;
+}
 
 double largest_finite(int32_t target) { return target == kBfloat16 ? 3.3895313892515355e38 : 65504.0; }
 

@@ -53,6 +53,10 @@ std::vector<Node*> main_nodes(Model& m);
 // float32 (PrecisionResult::kept): never float16 and float32 mixed on one node.
 PrecisionResult convert_precision(Model& m, const PrecisionPlan& plan);
 
+// A Cast of `in` to element type `to` writing `out`, new in g but not yet placed in its node list
+// (unnamed): the conversion's Casts and mixed precision's probes.
+Node* new_cast(Model& m, Graph* g, Value* in, Value* out, int32_t to);
+
 // Largest finite magnitude of float16 (65504) or bfloat16 (~3.39e38).
 double largest_finite(int32_t target);
 

@@ -52,6 +52,7 @@ verify::NamedValues attribution_inputs(Model& ref, const verify::Options& vo) {
 struct ProbeError {
   double rel = 0;         // max |cand - ref| / max |ref|
   bool nonfinite = false; // an infinity or NaN where the float32 original is finite (overflow)
+  bool saturated = false; // the float32 original holds finite values beyond the target's range
 };
 
 // A reference value beyond the target's finite range (a -3.4e38 attention mask) is compared as
@@ -70,6 +71,7 @@ ProbeError measure(const exec::RTensor& c, const exec::RTensor& r, double lim) {
     const double a = exec::get_f64(c, i);
     double b = exec::get_f64(r, i);
     if (!std::isfinite(b)) continue;
+    e.saturated = e.saturated || std::fabs(b) > lim;
     b = std::max(-lim, std::min(lim, b));
     if (!std::isfinite(a)) {
       e.nonfinite = true;
@@ -86,13 +88,7 @@ ProbeError measure(const exec::RTensor& c, const exec::RTensor& r, double lim) {
 void add_probe(Model& m, Value* v, const std::string& probe) {
   Graph* g = m.graph;
   Value* out = new_value(g, m.intern(probe));
-  Node* c = new_node(g, m.intern("Cast"), kNoStr, 1, 1);
-  set_input(c, 0, v);
-  set_output(c, 0, out);
-  Attribute* to = add_attribute(c, m.intern("to"), Attribute::kInt);
-  to->i = kFloat;
-  to->present = Attribute::kI;
-  append_node(g, c);
+  append_node(g, new_cast(m, g, v, out, kFloat));
   ValueInfo vi;
   vi.value = out;
   vi.has_type = false;
@@ -158,11 +154,18 @@ std::vector<std::pair<size_t, std::string>> attribute_error(const Model& origina
     ProbeError& ne = node_err[probe_node[p]];
     ne.rel = std::max(ne.rel, err[p].rel);
     ne.nonfinite = ne.nonfinite || err[p].nonfinite;
+    ne.saturated = ne.saturated || err[p].saturated;
     probed[probe_node[p]] = true;
   }
   for (size_t i = 0; i < rnodes.size(); ++i) {
-    if (!probed[i]) continue;
     const ProbeError& ne = node_err[i];
+    // A node whose float32 values lie beyond the target's range while its converted values stay
+    // finite (a -3.4e38 attention mask, plus scores) computes on the saturated value (-65504):
+    // there, like float32's lowest, it absorbs what is added to it (-65504 + s rounds to -65504),
+    // so a fully masked row stays uniform after Softmax. Kept float32 it would read -65504 through
+    // a Cast and add the scores exactly, and a fully masked row would no longer match: such nodes
+    // are neither blamed nor kept. (One that overflows to infinity is blamed as before.)
+    if (!probed[i] || (ne.saturated && !ne.nonfinite)) continue;
     double in_err = 0;
     bool in_bad = false;
     for (Value* v : rnodes[i]->inputs) {

@@ -119,51 +119,9 @@ Registry& Registry::instance() {
   static Registry* r = [] {
     auto* reg = new Registry();
     reg->entries_.reserve(256);
-    exec::register_elementwise_ops(*reg);
-    exec::register_nn_ops(*reg);
-    exec::register_shape_ops(*reg);
-    exec::register_slice_ops(*reg);
-    exec::register_gather_ops(*reg);
-    exec::register_transpose_ops(*reg);
-    exec::register_constant_ops(*reg);
-    exec::register_cast_ops(*reg);
-    exec::register_reduce_ops(*reg);
-    exec::register_control_ops(*reg);
-    exec::register_fused_ops(*reg);
-    exec::register_attention_ops(*reg);
-#ifndef OFG_OMIT_OPS_LOSS
-    exec::register_loss_ops(*reg);
-#endif
-#ifndef OFG_OMIT_OPS_RESIZE
-    exec::register_resize_ops(*reg);
-#endif
-    exec::register_linalg_ops(*reg);
-    exec::register_sampling_ops(*reg);
-    exec::register_pool_ops(*reg);
-    exec::register_select_ops(*reg);
-    exec::register_detection_ops(*reg);
-    exec::register_quantize_ops(*reg);
-#ifndef OFG_OMIT_OPS_RNN
-    exec::register_rnn_ops(*reg);
-#endif
-#ifndef OFG_OMIT_OPS_SIGNAL
-    exec::register_signal_ops(*reg);
-    exec::register_signal_mel_ops(*reg);
-#endif
-    exec::register_swiglu_ops(*reg);
-    exec::register_scatter_tensor_ops(*reg);
-    exec::register_causal_conv_ops(*reg);
-    exec::register_linear_attention_ops(*reg);
-    exec::register_deform_conv_ops(*reg);
-#ifndef OFG_OMIT_OPS_TEXT
-    exec::register_text_ops(*reg);
-#endif
-    exec::register_image_ops(*reg);
-    exec::register_flex_attention_ops(*reg);
-#ifndef OFG_OMIT_OPS_ML
-    exec::register_ml_ops(*reg);
-#endif
-    exec::register_random_ops(*reg);
+#define OFG_OP_FAMILY(name) exec::register_##name##_ops(*reg);
+#include "exec/ops/families.h"
+#undef OFG_OP_FAMILY
     reg->build_index();
     return reg;
   }();

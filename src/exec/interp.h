@@ -372,41 +372,9 @@ class Interpreter {
   size_t live_bytes_ = 0;
 };
 
-// Registration of the op families (one per file in src/exec/ops/).
-void register_elementwise_ops(Registry& r);
-void register_nn_ops(Registry& r);
-void register_shape_ops(Registry& r);      // Reshape, Squeeze, Expand, Shape, ...
-void register_slice_ops(Registry& r);      // Concat, Split, Slice, Tile, Pad
-void register_gather_ops(Registry& r);     // Gather*, Scatter*, OneHot, NonZero
-void register_transpose_ops(Registry& r);  // Transpose, DepthToSpace, SpaceToDepth
-void register_constant_ops(Registry& r);   // Constant, ConstantOfShape, Range, EyeLike
-void register_cast_ops(Registry& r);       // Cast, CastLike
-void register_reduce_ops(Registry& r);
-// Ops known by their traits only (random number generators, which have no kernel).
-void register_random_ops(Registry& r);
-void register_control_ops(Registry& r);
-// ai.onnxforge ops that opt-in passes emit (FusedConv).
-void register_fused_ops(Registry& r);
-void register_attention_ops(Registry& r);
-void register_loss_ops(Registry& r);
-void register_resize_ops(Registry& r);
-void register_linalg_ops(Registry& r);     // Einsum, Det, Trilu
-void register_sampling_ops(Registry& r);   // GridSample, AffineGrid
-void register_pool_ops(Registry& r);       // LpPool, MaxUnpool, Col2Im
-void register_select_ops(Registry& r);     // CenterCropPad, CumSum, CumProd, Unique, Compress, ReverseSequence
-void register_detection_ops(Registry& r);  // NonMaxSuppression, RoiAlign
-void register_quantize_ops(Registry& r);
-void register_rnn_ops(Registry& r);
-void register_signal_ops(Registry& r);
-void register_signal_mel_ops(Registry& r);       // MelWeightMatrix
-void register_swiglu_ops(Registry& r);           // SwiGLU
-void register_scatter_tensor_ops(Registry& r);   // TensorScatter
-void register_causal_conv_ops(Registry& r);      // CausalConvWithState
-void register_linear_attention_ops(Registry& r); // LinearAttention
-void register_deform_conv_ops(Registry& r);      // DeformConv
-void register_text_ops(Registry& r);             // TfIdfVectorizer
-void register_image_ops(Registry& r);            // ImageDecoder (refused: no image codecs)
-void register_flex_attention_ops(Registry& r);   // ai.onnx.preview FlexAttention
-void register_ml_ops(Registry& r);               // ai.onnx.ml Binarizer, ArrayFeatureExtractor, TreeEnsemble
+// Registration of the op families: register_<name>_ops(Registry&) for each line of the list.
+#define OFG_OP_FAMILY(name) void register_##name##_ops(Registry& r);
+#include "exec/ops/families.h"
+#undef OFG_OP_FAMILY
 
 }  // namespace ofg::exec

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace ofg::kernels {
 
@@ -37,6 +38,39 @@ inline T rounded(T v) {
   __asm__("" : "+m"(v));
 #endif
   return v;
+}
+
+// The input row (or column) a window tap reads: output position o times the stride, plus tap k
+// times the dilation, less the leading padding; negative or past the input's end where the tap
+// falls in the padding. The transposed convolution reads it the other way round: the output
+// position that input pixel o's tap k writes to.
+inline ptrdiff_t window_tap(size_t o, size_t stride, size_t k, size_t dilation, size_t pad) {
+  return static_cast<ptrdiff_t>(o * stride + k * dilation) - static_cast<ptrdiff_t>(pad);
+}
+
+// Whether a position from window_tap lies in [0, n), that is outside the padding.
+inline bool inside(ptrdiff_t i, size_t n) { return i >= 0 && i < static_cast<ptrdiff_t>(n); }
+
+// The scalar window loop of convolution and pooling: f(kh, kw, ih, iw) for every tap of the window
+// at (oh, ow) whose position from window_tap lies inside an H x W plane, row by row (taps in the
+// padding are skipped). An f that returns bool ends the row's taps early by returning false.
+// `p` has kH, kW, stride_h/w, dil_h/w, pad_top and pad_left.
+template <class Params, class F>
+inline void for_each_window_tap(const Params& p, size_t oh, size_t ow, size_t H, size_t W, F&& f) {
+  for (size_t kh = 0; kh < p.kH; ++kh) {
+    const ptrdiff_t ih = window_tap(oh, p.stride_h, kh, p.dil_h, p.pad_top);
+    if (!inside(ih, H)) continue;
+    for (size_t kw = 0; kw < p.kW; ++kw) {
+      const ptrdiff_t iw = window_tap(ow, p.stride_w, kw, p.dil_w, p.pad_left);
+      if (!inside(iw, W)) continue;
+      const size_t r = static_cast<size_t>(ih), c = static_cast<size_t>(iw);
+      if constexpr (std::is_same_v<decltype(f(kh, kw, r, c)), bool>) {
+        if (!f(kh, kw, r, c)) break;
+      } else {
+        f(kh, kw, r, c);
+      }
+    }
+  }
 }
 
 // One byte of an igemm operand as its integer value (uint8, or int8 when is_signed).

@@ -84,6 +84,18 @@ class Saver {
     ec.before(field);
     for (const auto& item : items) w_.field_string(field, text(item));
   }
+  // A repeated field of interned names in its place: name_of(item), skipped when it is kNoStr.
+  template <class Items, class NameOf>
+  void names(ExtrasCursor& ec, uint32_t field, const Items& items, NameOf name_of) {
+    ec.before(field);
+    for (const auto& item : items) str(field, name_of(item));
+  }
+  // A float field: its bits, as fixed32.
+  void float32(uint32_t field, float v) {
+    uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    w_.field_fixed32(field, bits);
+  }
   // A repeated message field in its place: one message per item, its body written by `body`.
   template <class Items, class Body>
   void messages(ExtrasCursor& ec, uint32_t field, const Items& items, Body body) {
@@ -203,11 +215,7 @@ class Saver {
     ExtrasCursor ec(w_, a.extra);
     str(ec, A::kNameFieldNumber, a.name);
     ec.before(A::kFFieldNumber);
-    if (a.present & Attribute::kF) {
-      uint32_t bits;
-      std::memcpy(&bits, &a.f, 4);
-      w_.field_fixed32(A::kFFieldNumber, bits);
-    }
+    if (a.present & Attribute::kF) float32(A::kFFieldNumber, a.f);
     ec.before(A::kIFieldNumber);
     if (a.present & Attribute::kI) w_.field_int64(A::kIFieldNumber, a.i);
     ec.before(A::kSFieldNumber);
@@ -217,11 +225,7 @@ class Saver {
     ec.before(A::kGFieldNumber);
     if (a.g) w_.message(A::kGFieldNumber, [&] { graph(*a.g); });
     ec.before(A::kFloatsFieldNumber);
-    for (float f : a.floats) {
-      uint32_t bits;
-      std::memcpy(&bits, &f, 4);
-      w_.field_fixed32(A::kFloatsFieldNumber, bits);
-    }
+    for (float f : a.floats) float32(A::kFloatsFieldNumber, f);
     ec.before(A::kIntsFieldNumber);
     for (int64_t i : a.ints) w_.field_int64(A::kIntsFieldNumber, i);
     ec.before(A::kStringsFieldNumber);
@@ -277,12 +281,10 @@ class Saver {
     using F = pb::FunctionProto;
     ExtrasCursor ec(w_, f.extra);
     str(ec, F::kNameFieldNumber, f.name);
-    ec.before(F::kInputFieldNumber);
-    for (const ValueInfo& vi : f.body->inputs) str(F::kInputFieldNumber, vi.value->name);
-    ec.before(F::kOutputFieldNumber);
-    for (const ValueInfo& vi : f.body->outputs) str(F::kOutputFieldNumber, vi.value->name);
-    ec.before(F::kAttributeFieldNumber);
-    for (StrId a : f.attribute_names) str(F::kAttributeFieldNumber, a);
+    auto value_name = [](const ValueInfo& vi) { return vi.value->name; };
+    names(ec, F::kInputFieldNumber, f.body->inputs, value_name);
+    names(ec, F::kOutputFieldNumber, f.body->outputs, value_name);
+    names(ec, F::kAttributeFieldNumber, f.attribute_names, [](StrId a) { return a; });
     ec.before(F::kNodeFieldNumber);
     for (const Node* n = f.body->first; n; n = n->next) w_.message(F::kNodeFieldNumber, [&] { node(*n); });
     str(ec, F::kDocStringFieldNumber, f.doc_string);

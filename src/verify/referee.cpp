@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "exec/interp.h"
+#include "ir/constant_floats.h"
 #include "ir/graph_ops.h"
 #include "ir/snapshot.h"
 
@@ -31,15 +32,9 @@ void type_to_double(Type* t) {
 
 // A Constant's value_float(s) becomes a float64 value tensor (Constant then makes a double).
 void constant_floats_to_double(Model& m, Attribute& a) {
-  std::string_view name = m.str(a.name);
-  if (name != "value_float" && name != "value_floats") return;
   std::vector<double> v;
   std::vector<int64_t> dims;
-  if (name == "value_float") v.push_back(a.f);
-  else {
-    for (float f : a.floats) v.push_back(f);
-    dims.push_back(static_cast<int64_t>(v.size()));
-  }
+  if (!constant_float_values(m.str(a.name), a, v, dims)) return;
   a.name = m.intern("value");
   a.type = Attribute::kTensor;
   a.has_type = true;

@@ -1,54 +1,31 @@
 // Reductions (Reduce*, ArgMax/ArgMin) and TopK.
 #include "exec/infer_rules.h"
 #include "exec/ops/fusable.h"
+#include "exec/ops/reduce_columns.h"
 #include "exec/ops/util.h"
 
 namespace ofg::exec {
 
-// Each row's sum runs in element order, as one double accumulator per row; several rows at once
-// interleave their independent chains of additions (one chain waits on the adder's latency), so
-// every row's result keeps its bits.
-template <bool kSquares>
-void row_sums(const float* x, int64_t rows, int64_t count, double* acc) {
-  auto term = [](float f) {
-    const double v = static_cast<double>(f);
-    return kSquares ? v * v : v;
-  };
-  // Eight chains in flight (two adders of four cycles' latency), written out: as an array the
-  // compiler's vectorizer turns the eight rows' loads into gathers.
-  int64_t o = 0;
-  for (; o + 8 <= rows; o += 8) {
-    const float* p = x + o * count;
-    const int64_t c = count;
-    double a0 = acc[o], a1 = acc[o + 1], a2 = acc[o + 2], a3 = acc[o + 3];
-    double a4 = acc[o + 4], a5 = acc[o + 5], a6 = acc[o + 6], a7 = acc[o + 7];
-    for (int64_t j = 0; j < count; ++j) {
-      a0 += term(p[j]);
-      a1 += term(p[c + j]);
-      a2 += term(p[2 * c + j]);
-      a3 += term(p[3 * c + j]);
-      a4 += term(p[4 * c + j]);
-      a5 += term(p[5 * c + j]);
-      a6 += term(p[6 * c + j]);
-      a7 += term(p[7 * c + j]);
-    }
-    acc[o] = a0, acc[o + 1] = a1, acc[o + 2] = a2, acc[o + 3] = a3;
-    acc[o + 4] = a4, acc[o + 5] = a5, acc[o + 6] = a6, acc[o + 7] = a7;
-  }
-  for (; o < rows; ++o) {
-    const float* p = x + o * count;
-    double a = acc[o];
-    for (int64_t j = 0; j < count; ++j) a += term(p[j]);
-    acc[o] = a;
-  }
-}
-
-void row_sums_f64(const float* x, int64_t rows, int64_t count, bool squares, double* acc) {
-  if (squares) row_sums<true>(x, rows, count, acc);
-  else row_sums<false>(x, rows, count, acc);
-}
-
 namespace {
+
+// x's dims as [outer, len, inner] when the reduced axes of size > 1 are adjacent (axes of size 1
+// go on either side: they change no element's position); false when they are split by a kept axis.
+bool column_block(const Shape& dims, const std::vector<bool>& red, int64_t& outer, int64_t& len, int64_t& inner) {
+  int stage = 0;  // 0: before the reduced block, 1: inside it, 2: after it
+  outer = len = inner = 1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == 1) continue;
+    if (red[i]) {
+      if (stage == 2) return false;
+      stage = 1;
+      len *= dims[i];
+    } else {
+      if (stage == 1) stage = 2;
+      (stage == 0 ? outer : inner) *= dims[i];
+    }
+  }
+  return true;
+}
 
 enum class R { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
 
@@ -104,8 +81,21 @@ void op_reduce(OpCtx& c) {
   while (lead > 0 && red[lead - 1]) --lead;
   bool trailing = x.dtype == kFloat && n > 0 && (K == R::Sum || K == R::Mean || K == R::LogSum || K == R::SumSquare || K == R::L2);
   for (int i = 0; i < lead && trailing; ++i) trailing = !red[i];
+  // Float input reduced over one block of adjacent axes that is not last ([outer, len, inner],
+  // ReduceSum over channels): whole rows of inner combined at a time, in the general walk's order.
+  ColumnCombine combine = ColumnCombine::Add;
+  int64_t outer = 1, len = 1, inner = 1;
+  const bool columns = !trailing && x.dtype == kFloat && n > 0 && K != R::LogSumExp &&
+                       column_block(x.shape, red, outer, len, inner);
+  if (K == R::L2 || K == R::SumSquare) combine = ColumnCombine::AddSquare;
+  if (K == R::L1) combine = ColumnCombine::AddAbs;
+  if (K == R::Prod) combine = ColumnCombine::Mul;
+  if (K == R::Max) combine = ColumnCombine::Max;
+  if (K == R::Min) combine = ColumnCombine::Min;
   if (trailing) {
-    row_sums_f64(x.data<float>(), n, count, !(K == R::Sum || K == R::Mean || K == R::LogSum), acc.data());
+    row_sums_f64_parallel(x.data<float>(), n, count, !(K == R::Sum || K == R::Mean || K == R::LogSum), acc.data());
+  } else if (columns) {
+    reduce_columns_f64(combine, x.data<float>(), outer, len, inner, acc.data());
   } else {
     broadcast_each(x.shape, {rs}, [&](int64_t i, const int64_t* o) {
       double v = get_f64(x, i);

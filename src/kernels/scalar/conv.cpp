@@ -43,20 +43,13 @@ void conv2d(const Conv2DParams& p, const float* x, const float* w, float* y) {
       for (size_t oh = 0; oh < p.H_out; ++oh)
         for (size_t ow = 0; ow < p.W_out; ++ow) {
           float acc = p.bias ? p.bias[co] : 0.f;
-          for (size_t ci = 0; ci < Cg_in; ++ci)
-            for (size_t kh = 0; kh < p.kH; ++kh) {
-              const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h + kh * p.dil_h) -
-                                   static_cast<ptrdiff_t>(p.pad_top);
-              if (ih < 0 || ih >= static_cast<ptrdiff_t>(p.H)) continue;
-              for (size_t kw = 0; kw < p.kW; ++kw) {
-                const ptrdiff_t iw = static_cast<ptrdiff_t>(ow * p.stride_w + kw * p.dil_w) -
-                                     static_cast<ptrdiff_t>(p.pad_left);
-                if (iw < 0 || iw >= static_cast<ptrdiff_t>(p.W)) continue;
-                const float xv = x[((n * p.C_in + g * Cg_in + ci) * p.H + ih) * p.W + iw];
-                const float wv = w[((co * Cg_in + ci) * p.kH + kh) * p.kW + kw];
-                acc += xv * wv;
-              }
-            }
+          for (size_t ci = 0; ci < Cg_in; ++ci) {
+            const float* xc = x + (n * p.C_in + g * Cg_in + ci) * p.H * p.W;
+            const float* wc = w + (co * Cg_in + ci) * p.kH * p.kW;
+            for_each_window_tap(p, oh, ow, p.H, p.W, [&](size_t kh, size_t kw, size_t ih, size_t iw) {
+              acc += xc[ih * p.W + iw] * wc[kh * p.kW + kw];
+            });
+          }
           y[((n * p.C_out + co) * p.H_out + oh) * p.W_out + ow] =
               post_one(p.post, co, activate(p.act, acc, p.act_alpha, p.act_beta));
         }
@@ -127,16 +120,11 @@ void conv_transpose2d(const ConvTranspose2DParams& p, const float* x, const floa
           for (size_t cl = 0; cl < Cg_out; ++cl) {
             const size_t co = g * Cg_out + cl;
             float* yc = y + (n * p.C_out + co) * HWo;
-            for (size_t kh = 0; kh < p.kH; ++kh) {
-              const ptrdiff_t oh = static_cast<ptrdiff_t>(ih * p.stride_h + kh * p.dil_h) - static_cast<ptrdiff_t>(p.pad_top);
-              if (oh < 0 || oh >= static_cast<ptrdiff_t>(p.H_out)) continue;
-              for (size_t kw = 0; kw < p.kW; ++kw) {
-                const ptrdiff_t ow = static_cast<ptrdiff_t>(iw * p.stride_w + kw * p.dil_w) - static_cast<ptrdiff_t>(p.pad_left);
-                if (ow < 0 || ow >= static_cast<ptrdiff_t>(p.W_out)) continue;
-                yc[static_cast<size_t>(oh) * p.W_out + static_cast<size_t>(ow)] +=
-                    xv * w[((ci * Cg_out + cl) * p.kH + kh) * p.kW + kw];
-              }
-            }
+            const float* wc = w + (ci * Cg_out + cl) * p.kH * p.kW;
+            // Read the other way round: input pixel (ih, iw)'s tap lands on output (oh, ow).
+            for_each_window_tap(p, ih, iw, p.H_out, p.W_out, [&](size_t kh, size_t kw, size_t oh, size_t ow) {
+              yc[oh * p.W_out + ow] += xv * wc[kh * p.kW + kw];
+            });
           }
         }
     }

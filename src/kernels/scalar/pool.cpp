@@ -11,17 +11,11 @@ void max_pool2d(const Pool2DParams& p, const float* x, float* y) {
     for (size_t oh = 0; oh < p.H_out; ++oh)
       for (size_t ow = 0; ow < p.W_out; ++ow) {
         float m = -std::numeric_limits<float>::infinity();
-        for (size_t kh = 0; kh < p.kH; ++kh) {
-          const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h + kh * p.dil_h) - static_cast<ptrdiff_t>(p.pad_top);
-          if (ih < 0 || ih >= static_cast<ptrdiff_t>(p.H)) continue;
-          for (size_t kw = 0; kw < p.kW; ++kw) {
-            const ptrdiff_t iw = static_cast<ptrdiff_t>(ow * p.stride_w + kw * p.dil_w) - static_cast<ptrdiff_t>(p.pad_left);
-            if (iw < 0 || iw >= static_cast<ptrdiff_t>(p.W)) continue;
-            const float v = plane[static_cast<size_t>(ih) * p.W + static_cast<size_t>(iw)];
-            if (v > m || std::isnan(v)) m = v;
-            if (std::isnan(m)) break;
-          }
-        }
+        for_each_window_tap(p, oh, ow, p.H, p.W, [&](size_t, size_t, size_t ih, size_t iw) {
+          const float v = plane[ih * p.W + iw];
+          if (v > m || std::isnan(v)) m = v;
+          return !std::isnan(m);  // a NaN ends the row (nothing compares greater)
+        });
         y[(nc * p.H_out + oh) * p.W_out + ow] = m;
       }
   }

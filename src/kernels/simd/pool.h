@@ -44,7 +44,7 @@ void max_pool2d(const Pool2DParams& p, const float* x, float* y) {
     scalar::max_pool2d(p, x, y);
     return;
   }
-  const ptrdiff_t H = static_cast<ptrdiff_t>(p.H), W = static_cast<ptrdiff_t>(p.W);
+  const ptrdiff_t W = static_cast<ptrdiff_t>(p.W);
   const float ninf = -std::numeric_limits<float>::infinity();
   const V qnan = Isa::set1(std::numeric_limits<float>::quiet_NaN());
   // The column pass reads the row of column maxima padded with -inf (which never wins) and split
@@ -73,8 +73,8 @@ void max_pool2d(const Pool2DParams& p, const float* x, float* y) {
         const float* rows[kMaxRows];
         size_t nrows = 0;
         for (size_t kh = 0; kh < p.kH; ++kh) {
-          const ptrdiff_t ih = static_cast<ptrdiff_t>(oh * p.stride_h + kh * p.dil_h) - static_cast<ptrdiff_t>(p.pad_top);
-          if (ih >= 0 && ih < H) rows[nrows++] = plane + ih * W;
+          const ptrdiff_t ih = window_tap(oh, p.stride_h, kh, p.dil_h, p.pad_top);
+          if (inside(ih, p.H)) rows[nrows++] = plane + ih * W;
         }
         float* orow = out + oh * Wo;
         if (nrows == 0) {
