@@ -15,14 +15,10 @@ bool scalar_is(const Model& m, const Value* v, double want, double tol = 1e-4) {
   std::vector<double> d;
   return read_doubles(const_tensor(m, v), d) && d.size() == 1 && std::fabs(d[0] - want) <= tol * std::fabs(want);
 }
-Value* other(const Node* n, const Value* v) { return n->inputs[0] == v ? n->inputs[1] : n->inputs[0]; }
 // An op of the pattern with its two inputs (a malformed node may have fewer: never matched).
 bool is_binary(const Model& m, const Node* n, std::string_view op) {
   return is_op(m, n, op) && n->inputs.size == 2 && n->outputs.size >= 1 && n->outputs[0];
 }
-// Only consumer of v (v not a graph output) in v's own graph, else null: a pattern never spans
-// an If/Loop body and the graph around it.
-Node* only_user(const Value* v) { return single_use(v) && v->uses[0].node->graph == v->graph ? v->uses[0].node : nullptr; }
 
 RuleMatch match_gelu(const RuleCtx& rc, Graph* g, Node* erf) {
   const Model& m = rc.m;
@@ -38,24 +34,24 @@ RuleMatch match_gelu(const RuleCtx& rc, Graph* g, Node* erf) {
   else if (is_binary(m, scale, "Mul") && scalar_is(m, scale->inputs[0], 1 / r2)) x = scale->inputs[1];
   if (!x) return RuleMatch::decline("the input is not x / sqrt(2) or x * (1 / sqrt(2))");
   Node* plus = only_user(erf->outputs[0]);
-  if (!is_binary(m, plus, "Add") || !scalar_is(m, other(plus, erf->outputs[0]), 1.0))
+  if (!is_binary(m, plus, "Add") || !scalar_is(m, other_input(plus, erf->outputs[0]), 1.0))
     return RuleMatch::decline("Erf is not followed by + 1");
   Node* mul = only_user(plus->outputs[0]);
   if (!is_binary(m, mul, "Mul")) return RuleMatch::decline("erf + 1 is not followed by a Mul");
-  Value* xs = other(mul, plus->outputs[0]);
+  Value* xs = other_input(mul, plus->outputs[0]);
   std::vector<Node*> pattern{scale, erf, plus, mul};
   Node* last = nullptr;
   if (xs == x) {
     // (x * (erf + 1)) * 0.5
     Node* half = only_user(mul->outputs[0]);
-    if (!is_binary(m, half, "Mul") || !scalar_is(m, other(half, mul->outputs[0]), 0.5))
+    if (!is_binary(m, half, "Mul") || !scalar_is(m, other_input(half, mul->outputs[0]), 0.5))
       return RuleMatch::decline("no final * 0.5");
     pattern.push_back(half);
     last = half;
   } else {
     // (x * 0.5) * (erf + 1), the 0.5 product read by this Mul only
     Node* half = xs->producer;
-    if (!is_binary(m, half, "Mul") || half->graph != g || !single_use(xs) || other(half, x) == nullptr)
+    if (!is_binary(m, half, "Mul") || half->graph != g || !single_use(xs) || other_input(half, x) == nullptr)
       return RuleMatch::decline("the other factor is not x * 0.5");
     if (!((half->inputs[0] == x && scalar_is(m, half->inputs[1], 0.5)) ||
           (half->inputs[1] == x && scalar_is(m, half->inputs[0], 0.5))))

@@ -29,12 +29,7 @@ bool scalar_const(const Model& m, const Value* v, double& out) {
   return true;
 }
 
-// The other input of a binary node `n` than `v`.
-Value* other(const Node* n, const Value* v) { return n->inputs[0] == v ? n->inputs[1] : n->inputs[0]; }
 
-// Only consumer of v (v not a graph output) in v's own graph, else null: a pattern never spans
-// an If/Loop body and the graph around it.
-Node* only_user(const Value* v) { return single_use(v) && v->uses[0].node->graph == v->graph ? v->uses[0].node : nullptr; }
 
 // A per-channel constant of shape [C] (or broadcast-equivalent [1,..,1,C]).
 bool channel_vector(const Model& m, const Value* v, int64_t c) {
@@ -70,7 +65,7 @@ RuleMatch match_layer_norm(const RuleCtx& rc, Graph* g, Node* mean) {
   Node* var = only_user(sq->outputs[0]);
   if (!var || !mean_last(m, var, xt->rank())) return RuleMatch::decline("the square is not averaged over the last axis");
   Node* add = only_user(var->outputs[0]);
-  if (!is_op(m, add, "Add") || !scalar_const(m, other(add, var->outputs[0]), eps))
+  if (!is_op(m, add, "Add") || !scalar_const(m, other_input(add, var->outputs[0]), eps))
     return RuleMatch::decline("no + epsilon");
   Node* sqrt = only_user(add->outputs[0]);
   if (!is_op(m, sqrt, "Sqrt") || only_user(sqrt->outputs[0]) != div || div->inputs[1] != sqrt->outputs[0])
@@ -82,12 +77,12 @@ RuleMatch match_layer_norm(const RuleCtx& rc, Graph* g, Node* mean) {
   Value* gamma = nullptr;
   Value* beta = nullptr;
   Node* last = div;
-  if (is_op(m, mul, "Mul") && cd.is_static() && channel_vector(m, other(mul, y), cd.value)) {
-    gamma = other(mul, y);
+  if (is_op(m, mul, "Mul") && cd.is_static() && channel_vector(m, other_input(mul, y), cd.value)) {
+    gamma = other_input(mul, y);
     last = mul;
     Node* badd = only_user(mul->outputs[0]);
-    if (is_op(m, badd, "Add") && channel_vector(m, other(badd, mul->outputs[0]), cd.value)) {
-      beta = other(badd, mul->outputs[0]);
+    if (is_op(m, badd, "Add") && channel_vector(m, other_input(badd, mul->outputs[0]), cd.value)) {
+      beta = other_input(badd, mul->outputs[0]);
       last = badd;
     }
   }
@@ -140,7 +135,7 @@ RuleMatch match_rms_norm(const RuleCtx& rc, Graph* g, Node* mean) {
   if (!ht || !ht->ranked || !is_float_type(ht->elem) || !mean_last(m, mean, ht->rank()))
     return RuleMatch::decline("not a keepdims mean over the last axis of a ranked float tensor");
   Node* add = only_user(mean->outputs[0]);
-  if (!is_op(m, add, "Add") || !scalar_const(m, other(add, mean->outputs[0]), eps)) return RuleMatch::decline("no + epsilon");
+  if (!is_op(m, add, "Add") || !scalar_const(m, other_input(add, mean->outputs[0]), eps)) return RuleMatch::decline("no + epsilon");
   Node* sqrt = only_user(add->outputs[0]);
   if (!is_op(m, sqrt, "Sqrt")) return RuleMatch::decline("no Sqrt of the mean square");
   Value* s = sqrt->outputs[0];
@@ -153,7 +148,7 @@ RuleMatch match_rms_norm(const RuleCtx& rc, Graph* g, Node* mean) {
              (is_op(m, inv, "Div") && inv->inputs[1] == s && scalar_const(m, inv->inputs[0], one) && one == 1.0)) {
     pattern.push_back(inv);
     Node* mul = only_user(inv->outputs[0]);
-    if (!is_op(m, mul, "Mul") || other(mul, inv->outputs[0]) != h) return RuleMatch::decline("h is not multiplied by 1/rms");
+    if (!is_op(m, mul, "Mul") || other_input(mul, inv->outputs[0]) != h) return RuleMatch::decline("h is not multiplied by 1/rms");
     norm = mul;
   } else {
     return RuleMatch::decline("the rms does not divide h");
@@ -164,10 +159,10 @@ RuleMatch match_rms_norm(const RuleCtx& rc, Graph* g, Node* mean) {
   Value* w = nullptr;
   Node* last = norm;
   Node* smul = only_user(norm->outputs[0]);
-  if (is_op(m, smul, "Mul") && cd.is_static() && channel_vector(m, other(smul, norm->outputs[0]), cd.value)) {
-    const Tensor* wt = const_tensor(m, other(smul, norm->outputs[0]));
+  if (is_op(m, smul, "Mul") && cd.is_static() && channel_vector(m, other_input(smul, norm->outputs[0]), cd.value)) {
+    const Tensor* wt = const_tensor(m, other_input(smul, norm->outputs[0]));
     if (wt->data_type == ht->elem && wt->dims.size == 1) {
-      w = other(smul, norm->outputs[0]);
+      w = other_input(smul, norm->outputs[0]);
       last = smul;
       pattern.push_back(smul);
     }

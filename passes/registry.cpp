@@ -27,6 +27,7 @@ extern const RuleGroup fuse_conv_add_mul_rules;
 extern const RuleGroup fuse_matmul_add_rules;
 extern const RuleGroup fuse_layer_norm_rules;
 extern const RuleGroup fuse_gelu_rules;
+extern const RuleGroup fuse_swish_rules;
 extern const RuleGroup cleanup_attention_rules;
 extern const RuleGroup fuse_conv_relu_rules;
 
@@ -64,6 +65,7 @@ const std::vector<PassInfo>& registry() {
     {"fuse_layer_norm", "turns the decomposed layer norm into LayerNormalization (opset >= 17), the RMS norm into RMSNormalization (>= 23)",
      kVerified, true, nullptr, &fuse_layer_norm_rules},
     {"fuse_gelu", "turns the erf form of GELU into Gelu (opset >= 20)", kVerified, true, nullptr, &fuse_gelu_rules},
+    {"fuse_swish", "turns x * Sigmoid(x) (SiLU) into Swish (opset >= 24)", kVerified, true, nullptr, &fuse_swish_rules},
     {"cleanup_attention", "removes Reshape/Expand steps that inference proves keep the shape (attention head plumbing)",
      kVerified, true, nullptr, &cleanup_attention_rules},
     {"eliminate_unused_initializers", "removes initializers nobody reads", kExact, true,

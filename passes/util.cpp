@@ -34,6 +34,10 @@ bool read_by_custom(const Model& m, const Value* v) {
   return false;
 }
 
+Node* only_user(const Value* v) { return single_use(v) && v->uses[0].node->graph == v->graph ? v->uses[0].node : nullptr; }
+
+Value* other_input(const Node* n, const Value* v) { return n->inputs[0] == v ? n->inputs[1] : n->inputs[0]; }
+
 const Tensor* const_tensor(const Model& m, const Value* v) {
   if (!v) return nullptr;
   if (v->initializer) return v->is_graph_input ? nullptr : v->initializer;

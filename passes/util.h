@@ -36,6 +36,11 @@ void for_each_op(Model& m, std::string_view op, F&& f) {
 }
 // True when v is read by exactly one node input and is no graph output.
 bool single_use(const Value* v);
+// The only consumer of v (v not a graph output) in v's own graph, else null: a pattern never
+// spans an If/Loop body and the graph around it.
+Node* only_user(const Value* v);
+// The other input of a binary node `n` than `v`.
+Value* other_input(const Node* n, const Value* v);
 // True when a custom-domain node reads v (such values and their producers are left alone).
 bool read_by_custom(const Model& m, const Value* v);
 

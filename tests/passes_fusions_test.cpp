@@ -1,4 +1,4 @@
-// fuse_layer_norm (LayerNormalization and RMSNormalization), fuse_gelu, cleanup_attention and the opt-in fuse_conv_relu: where they fire
+// fuse_layer_norm (LayerNormalization and RMSNormalization), fuse_gelu, fuse_swish, cleanup_attention and the opt-in fuse_conv_relu: where they fire
 // (and the result still computes the same), where the opset or a second consumer stops them.
 #include <cmath>
 
@@ -94,6 +94,40 @@ TEST(PassRmsNorm, NotBelowOpset23NorWithASecondReaderNorOverAnotherAxis) {
   auto middle = rms_norm(23, RmsForm::kPowDivOneScaled, false, 1);
   EXPECT_EQ(run_checked(*middle, "fuse_layer_norm").changes, 0);
   EXPECT_EQ(count_op(middle->graph, "RMSNormalization"), 0);
+}
+
+// SiLU: x * Sigmoid(x) with the product in either order; `reader` gives the Sigmoid a second reader.
+std::unique_ptr<Model> silu(int64_t opset, bool sigmoid_first, bool reader = false, bool other_factor = false) {
+  auto m = new_model(opset);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {"n", 6});
+  Value* s = b.op("Sigmoid", {x});
+  Value* f = other_factor ? b.input("z", kFloat, {"n", 6}) : x;
+  b.output(b.op("Mul", sigmoid_first ? std::vector<Value*>{s, f} : std::vector<Value*>{f, s}));
+  if (reader) b.output(b.op("Neg", {s}));
+  return m;
+}
+
+TEST(PassSwish, SiluBecomesSwishAtOpset24InEitherOrder) {
+  for (bool first : {false, true}) {
+    auto m = silu(24, first);
+    auto ref = silu(24, first);
+    EXPECT_EQ(run_checked(*m, "fuse_swish").changes, 1);
+    ASSERT_EQ(m->graph->node_count, 1u);
+    EXPECT_EQ(m->str(m->graph->first->op_type), "Swish");
+    EXPECT_EQ(m->graph->first->inputs[0], m->graph->inputs[0].value);
+    expect_same_outputs(*ref, *m, {{"n", 3}});
+  }
+}
+
+TEST(PassSwish, NotBelowOpset24NorWithASecondReaderNorAnotherFactor) {
+  auto low = silu(23, false);
+  EXPECT_EQ(run_checked(*low, "fuse_swish").changes, 0);
+  auto shared = silu(24, false, true);
+  EXPECT_EQ(run_checked(*shared, "fuse_swish").changes, 0);
+  auto gate = silu(24, false, false, true);  // x * Sigmoid(y)-like gates stay
+  EXPECT_EQ(run_checked(*gate, "fuse_swish").changes, 0);
+  EXPECT_EQ(count_op(gate->graph, "Swish"), 0);
 }
 
 std::unique_ptr<Model> gelu(int64_t opset) {
