@@ -25,6 +25,16 @@ std::unique_ptr<Model> branchy(bool cond_constant, uint8_t cond_value) {
   return m;
 }
 
+// If(true) { then_g } else { Abs(x) }, its output read by Relu -> graph output "y".
+void if_true_else_abs_then_relu(Model& m, GraphBuilder& b, Graph* then_g, Value* x) {
+  Graph* else_g = b.subgraph("else");
+  GraphBuilder eb(m, else_g);
+  eb.output(eb.op("Abs", {x}));
+  Node* n = if_true(b, then_g, else_g);
+  b.output(b.op("Relu", {n->outputs[0]}, {}, "y"));
+  recompute_captures(m.graph);
+}
+
 TEST_F(PassInlineIf, ConstantTrueTakesThenBranchWithItsInitializer) {
   auto m = branchy(true, 1);
   auto reference = branchy(true, 1);
@@ -86,12 +96,7 @@ TEST_F(PassInlineIf, BranchReturningAnOuterValueGoesThroughIdentity) {
   Graph* then_g = b.subgraph("then");
   GraphBuilder tb(*m, then_g);
   tb.output(x);
-  Graph* else_g = b.subgraph("else");
-  GraphBuilder eb(*m, else_g);
-  eb.output(eb.op("Abs", {x}));
-  Node* n = if_true(b, then_g, else_g);
-  b.output(b.op("Relu", {n->outputs[0]}, {}, "y"));
-  recompute_captures(m->graph);
+  if_true_else_abs_then_relu(*m, b, then_g, x);
   EXPECT_EQ(run_checked(*m, "inline_constant_if").changes, 1);
   EXPECT_EQ(count_op(m->graph, "If"), 0);
   ASSERT_EQ(count_op(m->graph, "Identity"), 1);
@@ -138,12 +143,7 @@ TEST_F(PassInlineIf, NestedConstantIfsAllGoInThePipeline) {
   Value* c2 = tb.initializer("cond2", kBool, {}, &one, 1);
   Node* inner_if = tb.node("If", {c2}, 1, {tb.g("then_branch", inner_then), tb.g("else_branch", inner_else)});
   tb.output(inner_if->outputs[0]);
-  Graph* else_g = b.subgraph("else");
-  GraphBuilder eb(*m, else_g);
-  eb.output(eb.op("Abs", {x}));
-  Node* n = if_true(b, then_g, else_g);
-  b.output(b.op("Relu", {n->outputs[0]}, {}, "y"));
-  recompute_captures(m->graph);
+  if_true_else_abs_then_relu(*m, b, then_g, x);
   // The inner If comes up into the main graph with the outer branch and is inlined in the same
   // run (the rule index lists subgraph nodes after their parents').
   EXPECT_EQ(run_checked(*m, "inline_constant_if").changes, 2);
