@@ -6,7 +6,7 @@
 #include <cstdint>
 
 namespace ofg {
-struct Model;
+class Model;
 struct Node;
 }  // namespace ofg
 
