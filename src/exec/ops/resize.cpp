@@ -352,7 +352,7 @@ bool const_floats(const Value* v, std::vector<double>& out) {
   if (t->data_type != kFloat || t->numel() < 0 || t->numel() > TypeInference::kMaxContents) return false;
   std::vector<float> f(static_cast<size_t>(t->numel()));
   if (t->bytes().size != f.size() * sizeof(float)) return false;
-  std::memcpy(f.data(), t->bytes().data, t->bytes().size);
+  if (!f.empty()) std::memcpy(f.data(), t->bytes().data, t->bytes().size);  // an empty tensor has no bytes (null)
   out.assign(f.begin(), f.end());
   return true;
 }
