@@ -111,5 +111,40 @@ TEST(InferTypesResize, SizesScalesAndWhatStaysUnknown) {
   EXPECT_EQ(dims_of(*old, oti.type_of(up)), "[1,2,6,6]");
 }
 
+// The rules of the opset-23 ops the transformer fusions emit: without them every Shape read after
+// a fused node stays dynamic.
+TEST(InferTypesTransformerOps, AttentionRmsNormAndRotary) {
+  auto m = new_model(23);
+  GraphBuilder b(*m);
+  Value* q = b.input("q", kFloat, {"batch", 8, "seq", 32});
+  Value* k = b.input("k", kFloat, {"batch", 2, "seq", 32});
+  Value* v = b.input("v", kFloat, {"batch", 2, "seq", 16});
+  Value* past_k = b.input("past_k", kFloat, {"batch", 2, 5, 32});
+  Value* past_v = b.input("past_v", kFloat, {"batch", 2, 5, 16});
+  Value* mask = b.input("mask", kFloat, {"batch", 1, "seq", "total"});
+  Node* att = b.node("Attention", {q, k, v, mask, past_k, past_v}, 3);
+  for (uint32_t i = 0; i < 3; ++i) b.output(att->outputs[i]);
+  Value* q3 = b.input("q3", kFloat, {1, 7, 64});
+  Value* kv3 = b.input("kv3", kFloat, {1, 4, 32});
+  Node* att3 = b.node("Attention", {q3, kv3, kv3}, 3, {b.i("q_num_heads", 4), b.i("kv_num_heads", 2)});
+  for (uint32_t i = 0; i < 3; ++i) b.output(att3->outputs[i]);
+  Value* h = b.input("h", kFloat, {"batch", "seq", 12});
+  Value* rms = b.op("RMSNormalization", {h, b.initializer("w", {12}, std::vector<float>(12, 1.0f))});
+  Value* rot = b.op("RotaryEmbedding", {q, b.input("cos", kFloat, {64, 16}), b.input("sin", kFloat, {64, 16}),
+                                        b.input("pos", kInt64, {"batch", "seq"})});
+  b.output(rms);
+  b.output(rot);
+  exec::TypeInference ti(*m);
+  ti.run();
+  EXPECT_EQ(dims_of(*m, ti.type_of(att->outputs[0])), "[batch,8,seq,16]");
+  // The past's 5 plus a symbolic sequence: not a dim inference may name.
+  EXPECT_EQ(dims_of(*m, ti.type_of(att->outputs[1])), "[batch,2,?,32]");
+  EXPECT_EQ(dims_of(*m, ti.type_of(att->outputs[2])), "[batch,2,?,16]");
+  EXPECT_EQ(dims_of(*m, ti.type_of(att3->outputs[0])), "[1,7,64]");
+  EXPECT_EQ(dims_of(*m, ti.type_of(att3->outputs[1])), "[1,2,4,16]");
+  EXPECT_EQ(dims_of(*m, ti.type_of(rms)), "[batch,seq,12]");
+  EXPECT_EQ(dims_of(*m, ti.type_of(rot)), "[batch,8,seq,32]");
+}
+
 }  // namespace
 }  // namespace ofg

@@ -103,6 +103,8 @@ bool rule_range(InferCtx& c);
 bool rule_tile(InferCtx& c);
 bool rule_pad(InferCtx& c);
 bool rule_resize(InferCtx& c);          // Resize and Upsample: constant sizes, or scales on static dims
+bool rule_rms_norm(InferCtx& c);        // X's shape, the scale's element type
+bool rule_attention(InferCtx& c);       // Attention (23): Y, present key/value, QK scores
 }  // namespace rules
 
 // Broadcast of two dims (multidirectional, as ONNX elementwise ops do).

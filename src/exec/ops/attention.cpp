@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "exec/infer_rules.h"
 #include "exec/ops/attention_f32.h"
 #include "exec/ops/util.h"
 
@@ -225,9 +226,60 @@ void op_rotary(OpCtx& c) {
 
 }  // namespace
 
+namespace rules {
+
+// Attention (23). Q (B, Hq, Sq, D) with K (B, Hkv, Skv, D) and V (B, Hkv, Skv, Dv), or the 3-D
+// forms (B, S, heads * D) with q_num_heads / kv_num_heads. Y is (B, Hq, Sq, Dv) or (B, Sq, Hq * Dv);
+// present key/value are (B, Hkv, P + Skv, D / Dv) with P the past's sequence length; the optional
+// QK output is (B, Hq, Sq, P + Skv). A dim the inputs do not fix is left unknown.
+bool rule_attention(InferCtx& c) {
+  const IType* q = c.t(0);
+  const IType* k = c.t(1);
+  const IType* v = c.t(2);
+  int32_t elem = elem0(c);
+  for (IType& o : c.out) o = IType{elem, false, {}};
+  if (c.out.size() > 1) c.out[1].elem = elem0(c, 1);
+  if (c.out.size() > 2) c.out[2].elem = elem0(c, 2);
+  if (!q || !k || !v || !q->ranked || !k->ranked || !v->ranked || q->rank() != k->rank() || q->rank() != v->rank())
+    return true;
+  IDim B = q->dims[0], Sq, Hq, Hkv, D, Dv, Skv;
+  if (q->rank() == 4) {
+    Hq = q->dims[1]; Sq = q->dims[2]; Hkv = k->dims[1]; Skv = k->dims[2]; D = k->dims[3]; Dv = v->dims[3];
+  } else if (q->rank() == 3) {
+    int64_t qh = c.attr_i("q_num_heads", 0), kvh = c.attr_i("kv_num_heads", 0);
+    if (qh <= 0 || kvh <= 0) return true;
+    Hq = st(qh); Hkv = st(kvh); Sq = q->dims[1]; Skv = k->dims[1];
+    if (k->dims[2].is_static() && k->dims[2].value % kvh == 0) D = st(k->dims[2].value / kvh);
+    if (v->dims[2].is_static() && v->dims[2].value % kvh == 0) Dv = st(v->dims[2].value / kvh);
+  } else {
+    return true;
+  }
+  IDim T = Skv;
+  const IType* past = c.t(4);
+  if (c.in.size() > 4 && c.in_values[4]) {
+    T = IDim{};
+    if (past && past->ranked && past->rank() == 4 && past->dims[2].is_static() && Skv.is_static())
+      T = st_add(past->dims[2].value, Skv.value);
+    else if (past && past->ranked && past->rank() == 4 && past->dims[2].is_static() && past->dims[2].value == 0)
+      T = Skv;
+  }
+  if (q->rank() == 4) {
+    c.out[0] = ranked(elem, {B, Hq, Sq, Dv});
+  } else {
+    IDim hidden = Hq.is_static() && Dv.is_static() ? st_mul(Hq.value, Dv.value) : IDim{};
+    c.out[0] = ranked(elem, {B, Sq, hidden});
+  }
+  if (c.out.size() > 1) c.out[1] = ranked(elem0(c, 1), {B, Hkv, T, D});
+  if (c.out.size() > 2) c.out[2] = ranked(elem0(c, 2), {B, Hkv, T, Dv});
+  if (c.out.size() > 3) c.out[3] = ranked(elem, {B, Hq, Sq, T});
+  return true;
+}
+
+}  // namespace rules
+
 void register_attention_ops(Registry& r) {
-  r.add("Attention", op_attention, 23).no_rule();
-  r.add("RotaryEmbedding", op_rotary, 23).no_rule();
+  r.add("Attention", op_attention, 23).infer(rules::rule_attention);
+  r.add("RotaryEmbedding", op_rotary, 23).infer(rules::same_type);
 }
 
 }  // namespace ofg::exec

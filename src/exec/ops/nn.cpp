@@ -891,6 +891,14 @@ bool rule_dropout(InferCtx& c) {
   return true;
 }
 
+// RMSNormalization (23): Y has X's shape and the scale's element type (T and V may differ).
+bool rule_rms_norm(InferCtx& c) {
+  same_type(c);
+  int32_t scale_elem = elem0(c, 1);
+  if (scale_elem) c.out[0].elem = scale_elem;
+  return true;
+}
+
 bool rule_conv(InferCtx& c) { return conv_shapes(c, false); }
 bool rule_conv_transpose(InferCtx& c) { return conv_shapes(c, true); }
 
@@ -920,9 +928,9 @@ void register_nn_ops(Registry& r) {
   r.add("LogSoftmax", op_log_softmax).infer(rules::same_type);
   r.add("Hardmax", op_hardmax).infer(rules::same_type);
   r.add("LayerNormalization", op_layernorm).infer(rules::same_type);
-  r.add("RMSNormalization", op_rmsnorm).no_rule();
+  r.add("RMSNormalization", op_rmsnorm).infer(rules::rule_rms_norm);
   r.add("InstanceNormalization", op_instancenorm).infer(rules::same_type);
-  r.add("GroupNormalization", op_groupnorm).no_rule();
+  r.add("GroupNormalization", op_groupnorm).infer(rules::same_type);
   r.add("LRN", op_lrn).infer(rules::same_type);
   r.add("LpNormalization", op_lpnorm).infer(rules::same_type);
   r.add("Dropout", op_dropout, 1, 1 << 30, false).infer(rules::rule_dropout).traits(kRandomInTraining);
