@@ -20,9 +20,12 @@
   conformer_block a Conformer block: macaron FFNs, self-attention, GLU + depthwise 1-D conv k=15, seq 100
   diffusion_unet_block  a diffusion UNet piece: GroupNorm (as exported), SiLU, time embedding, spatial
                   self-attention, nearest upsampling, 32x32x64
+  qwen2_style, mha_interleaved, llama_1024  decoders with a KV cache as PyTorch exports them
+                  (decoders.py: GQA with q/k/v bias, interleaved rotary MHA, LLaMA hidden 1024 x 8 layers),
+                  with test_data_set_0 (prefill) and _1 (decode) and expected outputs from a numpy reference
   and MEASURE_ONLY (see the list below): other sizes and channels of these, to be measured, never tuned on.
 
-Expected outputs are not written here: bench/ort_bench.py records ONNX Runtime's outputs beside
+Expected outputs are not written here (except for the decoders): bench/ort_bench.py records ONNX Runtime's outputs beside
 the inputs (output_K.pb) so `onnxforge run DIR` can check onnxforge against them.
 
     /usr/bin/python3 bench/models/make_models.py OUT_DIR [--seg-size N] [--only a,b]
@@ -33,6 +36,8 @@ import sys
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+import decoders
 
 OPSET = [helper.make_opsetid("", 17)]
 
@@ -628,17 +633,25 @@ TUNED = ["unet_128", "hifigan_gen", "yolo_small", "conformer_block", "diffusion_
 # a kernel while looking at these, so they show whether a speed-up carries beyond the shapes it was
 # made on. Keep them out of any tuning loop.
 MEASURE_ONLY = ["unet_96_c24", "hifigan_gen_c64", "yolo_small_320", "conformer_block_s250",
-                "diffusion_unet_block_16_c128"]
+                "diffusion_unet_block_16_c128", "llama_1024"]
 
 
 def write(out_dir, name, model, feeds):
+    """feeds: the inputs of test_data_set_0 (a dict), or a list of (inputs dict, expected outputs list)
+    per test set (the decoders, whose expected outputs come from their numpy reference)."""
     d = os.path.join(out_dir, name)
-    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    os.makedirs(d, exist_ok=True)
     onnx.save(model, os.path.join(d, "model.onnx"))
-    for k, inp in enumerate(model.graph.input):
-        t = numpy_helper.from_array(feeds[inp.name], inp.name)
-        with open(os.path.join(d, "test_data_set_0", "input_%d.pb" % k), "wb") as f:
-            f.write(t.SerializeToString())
+    sets = feeds if isinstance(feeds, list) else [(feeds, [])]
+    for s, (inputs, outputs) in enumerate(sets):
+        ts = os.path.join(d, "test_data_set_%d" % s)
+        os.makedirs(ts, exist_ok=True)
+        named = [(inp.name, inputs[inp.name]) for inp in model.graph.input]
+        named += [(out.name, outputs[k]) for k, out in enumerate(model.graph.output) if k < len(outputs)]
+        for k, (n, a) in enumerate(named):
+            kind, idx = ("input", k) if k < len(model.graph.input) else ("output", k - len(model.graph.input))
+            with open(os.path.join(ts, "%s_%d.pb" % (kind, idx)), "wb") as f:
+                f.write(numpy_helper.from_array(a, n).SerializeToString())
 
 
 def main(argv):
@@ -659,6 +672,11 @@ def main(argv):
                 "densenet121": densenet121, "convnext_atto": convnext_atto, "unet_128": unet,
                 "hifigan_gen": hifigan_gen, "yolo_small": yolo_small, "conformer_block": conformer_block,
                 "diffusion_unet_block": diffusion_unet_block,
+                # Decoders with a KV cache in other exporter styles (issue 23); llama_1024 is the big
+                # one for the speed benchmark, a measure-only model like the ones below.
+                "qwen2_style": lambda: decoders.decoder("qwen2_style", Graph),
+                "mha_interleaved": lambda: decoders.decoder("mha_interleaved", Graph),
+                "llama_1024": lambda: decoders.decoder("llama_1024", Graph),
                 # MEASURE_ONLY: other sizes and channels of the models above, measured, never tuned on.
                 "unet_96_c24": lambda: unet(96, 24), "hifigan_gen_c64": lambda: hifigan_gen(64),
                 "yolo_small_320": lambda: yolo_small(320), "conformer_block_s250": lambda: conformer_block(250),
