@@ -53,8 +53,10 @@ def make_weights(cfg):
     d, f, dh = cfg["hidden"], cfg["inter"], cfg["hidden"] // cfg["heads"]
     kv = cfg["kv_heads"] * dh
 
-    def w(n_in, n_out, gain=1.0):
-        return (rng.standard_normal([n_in, n_out]) * gain / np.sqrt(n_in)).astype(np.float32)
+    def w(n_in, n_out, gain=1.0):  # drawn in float32 directly: half the time of float64 for llama_1024
+        a = rng.standard_normal([n_in, n_out], dtype=np.float32)
+        a *= np.float32(gain / np.sqrt(n_in))
+        return a
 
     def vec(n, mean, std):
         return (mean + rng.standard_normal(n) * std).astype(np.float32)
