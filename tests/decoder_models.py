@@ -10,7 +10,9 @@ forward) into a temporary folder, then for each model:
   - `optimize --verify` at the model's own opset and with `--target-opset 23` both verify (against the
     test sets beside the model), and each result matches the references under `onnxforge run` and in
     ONNX Runtime;
-  - prints the node counts (and the counts of the ops the fusions aim at) per opset.
+  - every RMSNorm (2 per layer and the final one) is RMSNormalization with --target-opset 23, none at 17;
+  - prints the node counts (and the counts of the ops the fusions aim at) per opset, beside ONNX
+    Runtime's own offline optimizers (levels basic and extended) on the original.
 ONNX Runtime is found as tests/opset_models.py finds it (ORT_NODE, else BUILD/ort-node); without it,
 or without node, those checks are skipped with a message and the rest still runs.
 
@@ -33,7 +35,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "bench", "models"))
 MODELS = ["qwen2_style", "mha_interleaved"]
 ORT_VS_NUMPY = 1e-4  # the largest absolute difference accepted between ONNX Runtime and numpy
 # Ops the issue-23 fusions produce or remove; printed per opset so a change in them shows.
-WATCH = ["If", "Cast", "Shape", "RMSNormalization", "RotaryEmbedding", "Attention", "Swish", "Gelu", "Softmax"]
+WATCH = ["If", "Cast", "Shape", "RMSNormalization", "RotaryEmbedding", "Attention", "Swish", "Gelu", "Softmax",
+         "SimplifiedLayerNormalization", "SkipSimplifiedLayerNormalization"]
 
 
 def inspect(cli, path):
@@ -42,6 +45,25 @@ def inspect(cli, path):
         return json.loads(p.stdout)
     except ValueError:
         return {}
+
+
+def ort_levels(module, ort_run, path, work):
+    """Node counts of ONNX Runtime's own offline optimizers (levels basic and extended) on path, for
+    comparison: {level: {"nodes": N, "ops": {op: count}}}; a level that fails is left out."""
+    import onnx
+    found = {}
+    for level in ("basic", "extended"):
+        out, job = os.path.join(work, "ort_%s.onnx" % level), os.path.join(work, "ort_%s.json" % level)
+        with open(job, "w") as f:
+            json.dump({"model": path, "threads": 1, "level": level, "optimized": out}, f)
+        p = subprocess.run(["node", ort_run, job], capture_output=True, text=True, env=dict(os.environ, ORT_NODE=module))
+        if p.returncode == 0 and os.path.exists(out):
+            nodes = onnx.load(out, load_external_data=False).graph.node
+            ops = {}
+            for n in nodes:
+                ops[n.op_type] = ops.get(n.op_type, 0) + 1
+            found[level] = {"nodes": len(nodes), "ops": ops}
+    return found
 
 
 def test_sets(model_dir):
@@ -120,6 +142,9 @@ def main():
             ort_orig = ort_all(path, src, name, True)
             info = inspect(a.cli, path)
             rows.append((name, "original", info, ort_orig))
+            if ort:
+                for level, counts in ort_levels(ort, ort_run, path, work).items():
+                    rows.append((name, "ORT " + level, counts, "-"))
             opset = info.get("opsets", {}).get("ai.onnx", 17)
             for label, extra in (("opt %d" % opset, []), ("opt 23", ["--target-opset", "23"])):
                 out = os.path.join(work, "%s_%s.onnx" % (name, label.replace(" ", "")))
@@ -131,16 +156,22 @@ def main():
                     continue
                 ok, err, text = run_dir(a.cli, out, src, work, "%s_%s_run" % (name, label.replace(" ", "")))
                 check(ok, "%s %s: onnxforge run of the optimized model matches numpy (max abs %s)" % (name, label, err))
-                rows.append((name, label, inspect(a.cli, out), ort_all(out, src, "%s %s" % (name, label), False)))
+                info = inspect(a.cli, out)
+                # Every RMSNorm of these styles becomes RMSNormalization once the opset allows it
+                # (23), and none below: a guard for the fusion on exporter styles other than llama's.
+                want = 2 * decoders.CONFIGS[name]["layers"] + 1 if extra else 0
+                got = info.get("ops", {}).get("RMSNormalization", 0)
+                check(got == want, "%s %s: %d RMSNormalization (expected %d)" % (name, label, got, want))
+                rows.append((name, label, info, ort_all(out, src, "%s %s" % (name, label), False)))
     finally:
         if not a.keep:
             shutil.rmtree(work, ignore_errors=True)
 
-    print("\n%-16s %-9s %6s  %-40s %s" % ("model", "graph", "nodes", "watched ops", "ORT max abs vs numpy per set"))
+    print("\n%-16s %-12s %6s  %-64s %s" % ("model", "graph", "nodes", "watched ops", "ORT max abs vs numpy per set"))
     for name, label, info, o in rows:
         ops = info.get("ops", {})
         watched = " ".join("%s %d" % (k, ops[k]) for k in WATCH if ops.get(k))
-        print("%-16s %-9s %6s  %-40s %s" % (name, label, info.get("nodes", "-"), watched, o))
+        print("%-16s %-12s %6s  %-64s %s" % (name, label, info.get("nodes", "-"), watched, o))
     if failures:
         print("FAILED: %d check(s):\n  %s" % (len(failures), "\n  ".join(failures)))
         return 1
