@@ -56,7 +56,8 @@ def ort_levels(module, ort_run, path, work):
         out, job = os.path.join(work, "ort_%s.onnx" % level), os.path.join(work, "ort_%s.json" % level)
         with open(job, "w") as f:
             json.dump({"model": path, "threads": 1, "level": level, "optimized": out}, f)
-        p = subprocess.run(["node", ort_run, job], capture_output=True, text=True, env=dict(os.environ, ORT_NODE=module))
+        p = subprocess.run(["node", ort_run, job], capture_output=True, text=True,
+                           env=dict(os.environ, ORT_NODE=module))
         if p.returncode == 0 and os.path.exists(out):
             nodes = onnx.load(out, load_external_data=False).graph.node
             ops = {}

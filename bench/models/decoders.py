@@ -286,7 +286,7 @@ def build_graph(g, cfg, W):
     emb = e.param("embed_tokens.weight", W["embed"])
     cos_c, sin_c = e.param("rotary.cos_cached", W["cos"]), e.param("rotary.sin_cached", W["sin"])
     x = g.op("Gather", [emb, "input_ids"])
-    batch, seq = e.dim("input_ids", 0), e.dim("input_ids", 1)
+    seq = e.dim("input_ids", 1)
     past_len = e.dim("past_key_values.0.key", 2)
     if cfg["mask"] == "additive":
         mask = _additive_mask(e, "attention_mask", seq, past_len)

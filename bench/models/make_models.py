@@ -25,8 +25,9 @@
                   with test_data_set_0 (prefill) and _1 (decode) and expected outputs from a numpy reference
   and MEASURE_ONLY (see the list below): other sizes and channels of these, to be measured, never tuned on.
 
-Expected outputs are not written here (except for the decoders): bench/ort_bench.py records ONNX Runtime's outputs beside
-the inputs (output_K.pb) so `onnxforge run DIR` can check onnxforge against them.
+Expected outputs are not written here, except for the decoders (their numpy reference):
+bench/ort_bench.py records ONNX Runtime's outputs beside the inputs (output_K.pb) so
+`onnxforge run DIR` can check onnxforge against them.
 
     /usr/bin/python3 bench/models/make_models.py OUT_DIR [--seg-size N] [--only a,b]
 """
