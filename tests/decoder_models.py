@@ -17,6 +17,7 @@ ONNX Runtime is found as tests/opset_models.py finds it (ORT_NODE, else BUILD/or
 or without node, those checks are skipped with a message and the rest still runs.
 
     decoder_models.py ONNXFORGE_CLI [DATA_DIR] [--models a,b] [--no-ort] [--keep DIR]
+(--models llama_1024 runs the same checks on the benchmark decoder: a few minutes, not in ctest.)
 Exit 0 when every check passed, 1 otherwise, 77 (skip) when numpy or onnx is missing.
 """
 import argparse
