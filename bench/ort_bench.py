@@ -3,8 +3,11 @@
 shared data that has a test_data_set_0 (DATA/models and DATA/realworld/models) and on the models
 bench/models/make_models.py builds into BUILD/bench-models for what the shared data lacks (LSTM,
 GRU, encoder-decoder with KV cache, dynamically and statically quantized CNNs, DenseNet-121,
-ConvNeXt-atto, and the architectures of issue 25: U-Net, HiFi-GAN generator, YOLO-style detector,
-Conformer block, diffusion UNet block, with measure-only variations listed in MEASURE_ONLY there).
+ConvNeXt-atto, the architectures of issue 25: U-Net, HiFi-GAN generator, YOLO-style detector,
+Conformer block, diffusion UNet block, and issue 23's decoders: llama_1024, a LLaMA-style decoder of
+hidden 1024 x 8 layers on a 32-token prefill, plus the small qwen2_style and mha_interleaved; with
+measure-only variations listed in MEASURE_ONLY there). The decoders bring their own expected
+outputs (a numpy forward of the same network), so "match" compares onnxforge with numpy there.
 
 onnxforge: bench/bench_run (a C++ program over the public C ABI: load once, ofg_run timed per call,
 median of N after warm-up), with run.threads 1 and the machine's cores.

@@ -20,10 +20,14 @@
   conformer_block a Conformer block: macaron FFNs, self-attention, GLU + depthwise 1-D conv k=15, seq 100
   diffusion_unet_block  a diffusion UNet piece: GroupNorm (as exported), SiLU, time embedding, spatial
                   self-attention, nearest upsampling, 32x32x64
+  qwen2_style, mha_interleaved, llama_1024  decoders with a KV cache as PyTorch exports them
+                  (decoders.py: GQA with q/k/v bias, interleaved rotary MHA, LLaMA hidden 1024 x 8 layers),
+                  with test_data_set_0 (prefill) and _1 (decode) and expected outputs from a numpy reference
   and MEASURE_ONLY (see the list below): other sizes and channels of these, to be measured, never tuned on.
 
-Expected outputs are not written here: bench/ort_bench.py records ONNX Runtime's outputs beside
-the inputs (output_K.pb) so `onnxforge run DIR` can check onnxforge against them.
+Expected outputs are not written here, except for the decoders (their numpy reference):
+bench/ort_bench.py records ONNX Runtime's outputs beside the inputs (output_K.pb) so
+`onnxforge run DIR` can check onnxforge against them.
 
     /usr/bin/python3 bench/models/make_models.py OUT_DIR [--seg-size N] [--only a,b]
 """
@@ -33,6 +37,8 @@ import sys
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+import decoders
 
 OPSET = [helper.make_opsetid("", 17)]
 
@@ -622,23 +628,32 @@ def diffusion_unet_block(size=32, c=64, t_dim=256):
         "temb": g.rng.standard_normal([1, t_dim]).astype(np.float32)}
 
 
-# The models issue 25 asks to tune on.
-TUNED = ["unet_128", "hifigan_gen", "yolo_small", "conformer_block", "diffusion_unet_block"]
+# The models issue 25 asks to tune on, and issue 23's decoder for the Attention/RMSNormalization/
+# RotaryEmbedding kernels (llama_1024: prefill of 32 tokens, batch 1).
+TUNED = ["unet_128", "hifigan_gen", "yolo_small", "conformer_block", "diffusion_unet_block", "llama_1024"]
 # Variations of them (other sizes, other channel counts) that exist to be measured only: nobody tunes
 # a kernel while looking at these, so they show whether a speed-up carries beyond the shapes it was
 # made on. Keep them out of any tuning loop.
 MEASURE_ONLY = ["unet_96_c24", "hifigan_gen_c64", "yolo_small_320", "conformer_block_s250",
-                "diffusion_unet_block_16_c128"]
+                "diffusion_unet_block_16_c128", "qwen2_style", "mha_interleaved"]
 
 
 def write(out_dir, name, model, feeds):
+    """feeds: the inputs of test_data_set_0 (a dict), or a list of (inputs dict, expected outputs list)
+    per test set (the decoders, whose expected outputs come from their numpy reference)."""
     d = os.path.join(out_dir, name)
-    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    os.makedirs(d, exist_ok=True)
     onnx.save(model, os.path.join(d, "model.onnx"))
-    for k, inp in enumerate(model.graph.input):
-        t = numpy_helper.from_array(feeds[inp.name], inp.name)
-        with open(os.path.join(d, "test_data_set_0", "input_%d.pb" % k), "wb") as f:
-            f.write(t.SerializeToString())
+    sets = feeds if isinstance(feeds, list) else [(feeds, [])]
+    for s, (inputs, outputs) in enumerate(sets):
+        ts = os.path.join(d, "test_data_set_%d" % s)
+        os.makedirs(ts, exist_ok=True)
+        named = [(inp.name, inputs[inp.name]) for inp in model.graph.input]
+        named += [(out.name, outputs[k]) for k, out in enumerate(model.graph.output) if k < len(outputs)]
+        for k, (n, a) in enumerate(named):
+            kind, idx = ("input", k) if k < len(model.graph.input) else ("output", k - len(model.graph.input))
+            with open(os.path.join(ts, "%s_%d.pb" % (kind, idx)), "wb") as f:
+                f.write(numpy_helper.from_array(a, n).SerializeToString())
 
 
 def main(argv):
@@ -659,6 +674,11 @@ def main(argv):
                 "densenet121": densenet121, "convnext_atto": convnext_atto, "unet_128": unet,
                 "hifigan_gen": hifigan_gen, "yolo_small": yolo_small, "conformer_block": conformer_block,
                 "diffusion_unet_block": diffusion_unet_block,
+                # Decoders with a KV cache (issue 23): llama_1024 for the speed work (TUNED); the two
+                # small ones in other exporter styles are correctness models, measured only.
+                "qwen2_style": lambda: decoders.decoder("qwen2_style", Graph),
+                "mha_interleaved": lambda: decoders.decoder("mha_interleaved", Graph),
+                "llama_1024": lambda: decoders.decoder("llama_1024", Graph),
                 # MEASURE_ONLY: other sizes and channels of the models above, measured, never tuned on.
                 "unet_96_c24": lambda: unet(96, 24), "hifigan_gen_c64": lambda: hifigan_gen(64),
                 "yolo_small_320": lambda: yolo_small(320), "conformer_block_s250": lambda: conformer_block(250),
