@@ -97,14 +97,14 @@ def ort_module(cli):
     return None
 
 
-def ort_check(module, ort_run, path, src_dir, work):
-    """ONNX Runtime's outputs of the converted model against the reference outputs: max abs error or FAIL."""
+def ort_check(module, ort_run, path, src_dir, work, test_set="test_data_set_0"):
+    """ONNX Runtime's outputs of the converted model against the reference outputs of `test_set`: max abs error or FAIL."""
     try:
         import numpy as np
         import onnx
     except ImportError:
         return "-"
-    ts = os.path.join(src_dir, "test_data_set_0")
+    ts = os.path.join(src_dir, test_set)
     if not os.path.isdir(ts) or not shutil.which("node"):
         return "-"
     m = onnx.load(path, load_external_data=False)
