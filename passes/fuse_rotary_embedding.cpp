@@ -15,6 +15,8 @@
 // prefix of its rows: the rows the op indexes are the same). Shapes must be proven by inference:
 // position_ids [B, S] with x's B and S (the op does not broadcast them), x's last dim static.
 
+#include <algorithm>
+
 #include "exec/infer_types.h"
 #include "passes/rule.h"
 #include "passes/util.h"
@@ -204,6 +206,20 @@ const char* match_rotate(const RuleCtx& rc, Graph* g, Node* neg, Rotate& r) {
   return "Neg is not in a rotate_half or rotate_every_two";
 }
 
+// The rotated part x = x0[..., :R] of a partial rotary is read by the pattern alone (or by a
+// Shape feeding its Reshape, which then joins the pattern).
+bool rotated_part_internal(const Model& m, const Value* x, std::vector<Node*>& pattern) {
+  auto in_pattern = [&](const Node* n) { return std::find(pattern.begin(), pattern.end(), n) != pattern.end(); };
+  std::vector<Node*> shapes;
+  for (const Use& u : x->uses) {
+    if (in_pattern(u.node)) continue;
+    if (is_op(m, u.node, "Shape") && in_pattern(only_user(u.node->outputs[0]))) shapes.push_back(u.node);
+    else return false;
+  }
+  pattern.insert(pattern.end(), shapes.begin(), shapes.end());
+  return true;
+}
+
 RuleMatch match_rotary(const RuleCtx& rc, Graph* g, Node* neg) {
   const Model& m = rc.m;
   Rotate r;
@@ -251,7 +267,7 @@ RuleMatch match_rotary(const RuleCtx& rc, Graph* g, Node* neg) {
   const IType* x0t = xs ? rc.types().type_of(xs->inputs[0]) : nullptr;
   if (xs && is_op(m, tail, "Concat") && tail->inputs.size == 2 && tail->inputs[0] == add->outputs[0] && x0t &&
       x0t->rank() == 4 && x0t->dims[3].is_static() && last_axis_slice(rc, xs, xs->inputs[0], x0t->dims[3].value, 0, 2 * r.half, 1) &&
-      x->uses.size == 3 && !x->is_graph_output()) {
+      rotated_part_internal(m, x, pattern) && !x->is_graph_output()) {
     int64_t d0 = x0t->dims[3].value;
     Node* rest = producer_if(m, tail->inputs[1], "Slice", g);
     int64_t ax = attr_int(m, tail, "axis", 0);
