@@ -29,6 +29,7 @@ struct Rope {
   int64_t rot = 0;          // rotated channels (0: all; < d: partial rotary)
   bool interleaved = false; // rotate_every_two with pair-repeated tables
   bool table_chain = true;  // Slice/Squeeze/Squeeze of a [1, 1, P, R] constant (else a [P, R] one)
+  bool table_slice_2d = false;  // with table_chain off: a Slice of rows from 0 of the [P, R] constant
   bool swapped = false;     // operands of the Muls and the Add in the other order
   bool halves_differ = false;   // one table value differs from its partner
   bool neg_wrong_half = false;  // Concat(Neg(x[:h]), x[h:])
@@ -61,6 +62,7 @@ Value* table(GraphBuilder& b, const Rope& o, bool sine, Value* ids) {
     t = b.op("Squeeze", {b.op("Squeeze", {t, ci(b, 1)}), ci(b, 0)});
   } else {
     t = b.initializer(name, {kP, r}, v);
+    if (o.table_slice_2d) t = b.op("Slice", {t, ci(b, 0), ci(b, kP - 2), ci(b, 0)});
   }
   return b.op("Unsqueeze", {b.op("Gather", {t, ids}), ci(b, 1)});
 }
@@ -168,6 +170,8 @@ TEST(PassRotary, OperandOrdersAndAFoldedTable) {
   expect_fused(o);
   o.swapped = false;
   o.table_chain = false;  // the shape-chain passes may leave a Gather straight from a [P, R] constant
+  expect_fused(o);
+  o.table_slice_2d = true;  // or a Slice of its first rows
   expect_fused(o);
 }
 
