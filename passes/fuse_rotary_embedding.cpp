@@ -85,15 +85,16 @@ const char* find_table(const RuleCtx& rc, Value* v, Table& out) {
   const Model& m = rc.m;
   const Graph* g = v->graph;
   // [B, S, W] -> [B, 1, S, W] by Unsqueeze (and possibly Squeeze steps around it)
-  while (v->producer && v->producer->graph == g && (is_op(m, v->producer, "Unsqueeze") || is_op(m, v->producer, "Squeeze")))
-    v = v->producer->inputs[0];
+  while (v && v->producer && v->producer->graph == g && (is_op(m, v->producer, "Unsqueeze") || is_op(m, v->producer, "Squeeze")))
+    v = v->producer->inputs.size ? v->producer->inputs[0] : nullptr;
+  if (!v) return "cos/sin is not gathered on axis 0";
   Node* gather = producer_if(m, v, "Gather", g);
   if (!gather || gather->inputs.size != 2 || attr_int(m, gather, "axis", 0) != 0) return "cos/sin is not gathered on axis 0";
   Value* data = gather->inputs[0];
   // The table: a constant, through Squeeze and prefix Slices that never touch its last axis.
   while (!const_tensor(m, data)) {
-    Node* p = data->producer;
-    if (!p || p->graph != g || p->inputs.size < 1) return "the gathered table is not a constant";
+    Node* p = data ? data->producer : nullptr;
+    if (!p || p->graph != g || p->inputs.size < 1 || !p->inputs[0]) return "the gathered table is not a constant";
     if (is_op(m, p, "Squeeze")) {
       data = p->inputs[0];
       continue;
@@ -152,6 +153,7 @@ struct Rotate {
 // rot(x) from its Neg, in either form.
 const char* match_rotate(const RuleCtx& rc, Graph* g, Node* neg, Rotate& r) {
   const Model& m = rc.m;
+  if (neg->outputs.size != 1 || !neg->outputs[0]) return "Neg without its output";
   Value* nin = neg->inputs.size == 1 ? neg->inputs[0] : nullptr;
   Node* s2 = producer_if(m, nin, "Slice", g);
   if (!s2 || !internal(nin, neg) || !s2->inputs[0]) return "Neg does not read a Slice of its own";
@@ -264,8 +266,8 @@ RuleMatch match_rotary(const RuleCtx& rc, Graph* g, Node* neg) {
   int64_t rot_dim = 0;
   Node* xs = producer_if(m, x, "Slice", g);
   Node* tail = only_user(add->outputs[0]);
-  const IType* x0t = xs ? rc.types().type_of(xs->inputs[0]) : nullptr;
-  if (xs && is_op(m, tail, "Concat") && tail->inputs.size == 2 && tail->inputs[0] == add->outputs[0] && x0t &&
+  const IType* x0t = xs && xs->inputs[0] ? rc.types().type_of(xs->inputs[0]) : nullptr;
+  if (xs && xs->inputs[0] && is_op(m, tail, "Concat") && tail->inputs.size == 2 && tail->inputs[0] == add->outputs[0] && x0t &&
       x0t->rank() == 4 && x0t->dims[3].is_static() && last_axis_slice(rc, xs, xs->inputs[0], x0t->dims[3].value, 0, 2 * r.half, 1) &&
       rotated_part_internal(m, x, pattern) && !x->is_graph_output()) {
     int64_t d0 = x0t->dims[3].value;

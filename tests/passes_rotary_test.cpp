@@ -272,6 +272,7 @@ struct Op {
   bool interleaved = false;
   int64_t d = 8, rot = 0;
   bool three_d = false, cache_inputs = false, no_ids = false;
+  bool heads_attr = true;  // num_heads given (with three_d)
 };
 
 std::unique_ptr<Model> op_model(const Op& o) {
@@ -296,7 +297,7 @@ std::unique_ptr<Model> op_model(const Op& o) {
   if (!o.no_ids) in.push_back(b.input("position_ids", kInt64, {"batch", "seq"}));
   std::vector<Attribute> attrs = {b.i("interleaved", o.interleaved ? 1 : 0)};
   if (o.rot) attrs.push_back(b.i("rotary_embedding_dim", o.rot));
-  if (o.three_d) attrs.push_back(b.i("num_heads", 2));
+  if (o.three_d && o.heads_attr) attrs.push_back(b.i("num_heads", 2));
   b.output(b.op("RotaryEmbedding", in, attrs));
   return m;
 }
@@ -352,6 +353,27 @@ TEST(ConvertRotary, RefusedBelowOpset10) {
     EXPECT_NE(std::string(e.what()).find("opset 10"), std::string::npos) << e.what();
   }
   EXPECT_EQ(ops_of(*m, "RotaryEmbedding").size(), 1u);  // nothing changed
+}
+
+// A node the decomposition cannot express is refused with why, and nothing changes.
+TEST(ConvertRotary, RefusedWithWhyForAnOddRotaryDimOrA3dInputWithoutHeads) {
+  Op odd;
+  odd.d = 12, odd.rot = 7;
+  Op three;
+  three.three_d = true;
+  three.heads_attr = false;
+  for (auto& [o, why] : {std::pair<Op, const char*>{odd, "must be even"}, {three, "needs num_heads"}}) {
+    auto m = op_model(o);
+    try {
+      convert::convert_opset(*m, 17);
+      ADD_FAILURE() << "converted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.status(), Status::kUnsupported);
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(ops_of(*m, "RotaryEmbedding").size(), 1u);
+    EXPECT_EQ(m->opset_version(""), 23);
+  }
 }
 
 }  // namespace
