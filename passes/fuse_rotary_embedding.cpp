@@ -136,9 +136,6 @@ bool rotary_cache(const Table& tb, int64_t half, bool interleaved, std::vector<d
   return true;
 }
 
-// Both operands of Mul `mul` other than `v` (the value the pattern brings in).
-Value* other_of(Node* mul, Value* v) { return other_input(mul, v); }
-
 // Every value of the pattern but x, cos and sin is read only inside it.
 bool internal(const Value* v, const Node* reader) { return only_user(v) == reader; }
 
@@ -230,14 +227,14 @@ RuleMatch match_rotary(const RuleCtx& rc, Graph* g, Node* neg) {
   // y = x * cos + rot(x) * sin
   Node* msin = only_user(r.out);
   if (!is_op(m, msin, "Mul") || msin->inputs.size != 2) return RuleMatch::decline("rot(x) is not multiplied by sin");
-  Value* sin = other_of(msin, r.out);
+  Value* sin = other_input(msin, r.out);
   Node* add = only_user(msin->outputs[0]);
   if (!is_op(m, add, "Add") || add->inputs.size != 2) return RuleMatch::decline("rot(x) * sin is not added");
   Value* xc = other_input(add, msin->outputs[0]);
   Node* mcos = producer_if(m, xc, "Mul", g);
   if (!mcos || !internal(xc, add) || mcos->inputs.size != 2 || (mcos->inputs[0] != x && mcos->inputs[1] != x))
     return RuleMatch::decline("no x * cos added");
-  Value* cos = other_of(mcos, x);
+  Value* cos = other_input(mcos, x);
   Table tc, ts;
   if (const char* why = find_table(rc, cos, tc)) return RuleMatch::decline(why);
   if (const char* why = find_table(rc, sin, ts)) return RuleMatch::decline(why);
