@@ -219,6 +219,52 @@ bool rotated_part_internal(const Model& m, const Value* x, std::vector<Node*>& p
   return true;
 }
 
+// Partial rotary: x is x0[..., :R] (a Slice, or output 0 of a Split of x0 into [R, D0 - R] on the
+// last axis), read by the pattern alone, and Concat(y, x0[..., R:]) follows the Add. Returns x0 and
+// adds the split and the Concat (last) to the pattern; else null and the pattern is unchanged.
+Value* partial_source(const RuleCtx& rc, Graph* g, Value* x, Node* add, int64_t rot, std::vector<Node*>& pattern) {
+  const Model& m = rc.m;
+  Node* tail = only_user(add->outputs[0]);
+  if (!is_op(m, tail, "Concat") || tail->inputs.size != 2 || tail->inputs[0] != add->outputs[0] || !tail->inputs[1] ||
+      x->is_graph_output())
+    return nullptr;
+  int64_t ax = attr_int(m, tail, "axis", 0);
+  if (ax != -1 && ax != 3) return nullptr;
+  Node* split = x->producer && x->producer->graph == g ? x->producer : nullptr;
+  Value* x0 = split && split->inputs.size ? split->inputs[0] : nullptr;
+  const IType* x0t = x0 ? rc.types().type_of(x0) : nullptr;
+  if (!x0t || x0t->rank() != 4 || !x0t->dims[3].is_static()) return nullptr;
+  int64_t d0 = x0t->dims[3].value;
+  std::vector<Node*> extra;
+  if (is_op(m, split, "Slice")) {
+    Node* rest = producer_if(m, tail->inputs[1], "Slice", g);
+    if (!last_axis_slice(rc, split, x0, d0, 0, rot, 1) || !rest || !internal(tail->inputs[1], tail) ||
+        !last_axis_slice(rc, rest, x0, d0, rot, d0, 1))
+      return nullptr;
+    extra = {split, rest, tail};
+  } else if (is_op(m, split, "Split")) {
+    std::vector<int64_t> sizes;
+    int64_t sax = attr_int(m, split, "axis", 0);
+    if (split->outputs.size != 2 || split->outputs[0] != x || tail->inputs[1] != split->outputs[1] ||
+        !internal(split->outputs[1], tail) || (sax != -1 && sax != 3))
+      return nullptr;
+    if (split->inputs.size > 1 && split->inputs[1]) {
+      if (!read_ints(const_tensor(m, split->inputs[1]), sizes)) return nullptr;
+    } else if (d0 % 2 == 0) {
+      sizes = {d0 / 2, d0 / 2};  // num_outputs = 2: equal parts
+    }
+    if (sizes.size() != 2 || sizes[0] != rot || sizes[1] != d0 - rot) return nullptr;
+    extra = {split, tail};
+  } else {
+    return nullptr;
+  }
+  std::vector<Node*> with = pattern;
+  if (!rotated_part_internal(m, x, with)) return nullptr;
+  with.insert(with.end(), extra.begin(), extra.end());
+  pattern = with;
+  return x0;
+}
+
 RuleMatch match_rotary(const RuleCtx& rc, Graph* g, Node* neg) {
   const Model& m = rc.m;
   Rotate r;
@@ -261,22 +307,10 @@ RuleMatch match_rotary(const RuleCtx& rc, Graph* g, Node* neg) {
   Node* last = add;
   Value* in = x;
   int64_t rot_dim = 0;
-  Node* xs = producer_if(m, x, "Slice", g);
-  Node* tail = only_user(add->outputs[0]);
-  const IType* x0t = xs && xs->inputs[0] ? rc.types().type_of(xs->inputs[0]) : nullptr;
-  if (xs && xs->inputs[0] && is_op(m, tail, "Concat") && tail->inputs.size == 2 && tail->inputs[0] == add->outputs[0] && x0t &&
-      x0t->rank() == 4 && x0t->dims[3].is_static() && last_axis_slice(rc, xs, xs->inputs[0], x0t->dims[3].value, 0, 2 * r.half, 1) &&
-      rotated_part_internal(m, x, pattern) && !x->is_graph_output()) {
-    int64_t d0 = x0t->dims[3].value;
-    Node* rest = producer_if(m, tail->inputs[1], "Slice", g);
-    int64_t ax = attr_int(m, tail, "axis", 0);
-    if (rest && internal(tail->inputs[1], tail) && (ax == -1 || ax == 3) &&
-        last_axis_slice(rc, rest, xs->inputs[0], d0, 2 * r.half, d0, 1)) {
-      pattern.insert(pattern.end(), {xs, rest, tail});
-      last = tail;
-      in = xs->inputs[0];
-      rot_dim = 2 * r.half;
-    }
+  if (Value* x0 = partial_source(rc, g, x, add, 2 * r.half, pattern)) {
+    last = pattern.back();
+    in = x0;
+    rot_dim = 2 * r.half;
   }
   int32_t elem = xt->elem;
   int64_t rows = tc.rows, half = r.half;

@@ -38,6 +38,7 @@ struct Rope {
   bool batch_one_ids = false;   // position ids [1, S] (broadcast over the batch)
   bool extra_reader = false;    // rot(x) is also a graph output
   bool two = false;             // a second rotary (k) sharing cos/sin
+  bool split = false;           // partial rotary by Split(x, [R, D - R]) instead of two Slices
 };
 
 // Table value for (position p, column j) of an R-wide table: each frequency twice.
@@ -105,10 +106,19 @@ std::unique_ptr<Model> rope_model(const Rope& o) {
   Value* ids = b.input("position_ids", kInt64, {o.batch_one_ids ? DimSpec(1) : DimSpec("batch"), "seq"});
   Value* cos = o.cos_input ? b.input("cos", kFloat, {"batch", 1, "seq", o.rot ? o.rot : o.d}) : table(b, o, false, ids);
   Value* sin = table(b, o, true, o.sin_other_ids ? b.input("other_ids", kInt64, {"batch", "seq"}) : ids);
-  Value* xr = o.rot ? last_slice(b, x, 0, o.rot) : x;
+  Value* xr = x;
+  Value* pass = nullptr;
+  if (o.rot && o.split) {
+    Node* sp = b.node("Split", {x, b.initializer_i64("split_sizes", {2}, {o.rot, o.d - o.rot})}, 2, {b.i("axis", -1)});
+    xr = sp->outputs[0];
+    pass = sp->outputs[1];
+  } else if (o.rot) {
+    xr = last_slice(b, x, 0, o.rot);
+    pass = last_slice(b, x, o.rot, kMax);
+  }
   Value* rot = nullptr;
   Value* y = rope(b, o, xr, cos, sin, &rot);
-  if (o.rot) y = b.op("Concat", {y, last_slice(b, x, o.rot, kMax)}, {b.i("axis", -1)});
+  if (o.rot) y = b.op("Concat", {y, pass}, {b.i("axis", -1)});
   b.output(y);
   if (o.extra_reader) b.output(rot);
   if (o.two) {
@@ -190,6 +200,10 @@ TEST(PassRotary, PartialRotaryBecomesRotaryEmbeddingDim) {
   o.rot = 8;
   expect_fused(o);
   o.interleaved = true;
+  expect_fused(o);
+  o.split = true;  // torch.split on the channels
+  expect_fused(o);
+  o.interleaved = false;
   expect_fused(o);
 }
 
