@@ -13,7 +13,8 @@
 // The cos/sin operand is found by walking back through Unsqueeze/Squeeze to Gather(table,
 // position_ids, axis 0) whose table is a constant reached through Squeeze and Slices from 0 (a
 // prefix of its rows: the rows the op indexes are the same). Shapes must be proven by inference:
-// position_ids [B, S] with x's B and S (the op does not broadcast them), x's last dim static.
+// position_ids [B, S] with x's B and S (or [1, S], then expanded: the op does not broadcast them),
+// x's last dim static.
 
 #include <algorithm>
 
@@ -265,6 +266,32 @@ Value* partial_source(const RuleCtx& rc, Graph* g, Value* x, Node* add, int64_t 
   return x0;
 }
 
+// A node of `op` reading `inputs` put before `before` (counted as added), with a fresh output.
+Node* add_before(PassContext& ctx, Graph* g, Node* before, const char* op, std::initializer_list<Value*> inputs, const char* suffix) {
+  Model& m = ctx.m;
+  Node* n = new_node(g, m.intern(op), kNoStr, static_cast<uint32_t>(inputs.size()), 1);
+  uint32_t i = 0;
+  for (Value* v : inputs) set_input(n, i++, v);
+  n->name = node_name(m, before, suffix);
+  set_output(n, 0, new_value(g, unique_name(m, std::string(m.str(n->name)) + "_output")));
+  insert_before(before, n);
+  ++ctx.added;
+  return n;
+}
+
+// ids [1, S] expanded to [B, S] with B read from x: Expand(ids, Concat(Shape(x)[0:1], Shape(ids)[1:])).
+Value* expanded_ids(PassContext& ctx, Graph* g, Node* before, Value* x, Value* ids) {
+  Model& m = ctx.m;
+  Node* b = add_before(ctx, g, before, "Shape", {x}, "/rotary_batch");
+  set_attr_int(m, b, "start", 0);
+  set_attr_int(m, b, "end", 1);
+  Node* s = add_before(ctx, g, before, "Shape", {ids}, "/rotary_seq");
+  set_attr_int(m, s, "start", 1);
+  Node* shape = add_before(ctx, g, before, "Concat", {b->outputs[0], s->outputs[0]}, "/rotary_ids_shape");
+  set_attr_int(m, shape, "axis", 0);
+  return add_before(ctx, g, before, "Expand", {ids, shape->outputs[0]}, "/rotary_ids")->outputs[0];
+}
+
 RuleMatch match_rotary(const RuleCtx& rc, Graph* g, Node* neg) {
   const Model& m = rc.m;
   Rotate r;
@@ -288,13 +315,18 @@ RuleMatch match_rotary(const RuleCtx& rc, Graph* g, Node* neg) {
   if (tc.rows != ts.rows || tc.cols != ts.cols) return RuleMatch::decline("cos and sin tables differ in shape");
   const IType* xt = rc.types().type_of(x);
   if (tc.t->data_type != xt->elem || ts.t->data_type != xt->elem) return RuleMatch::decline("the tables are not of x's type");
-  // position_ids [B, S] matching x's B and S, cos/sin [B, 1, S, W]
+  // position_ids [B, S] matching x's B and S, cos/sin [B, 1, S, W]. Ids [1, S] (made inside the
+  // graph by Range, the same for every batch row) are expanded to [B, S]: the op does not
+  // broadcast them.
   const IType* pt = rc.types().type_of(tc.pos);
-  if (!pt || pt->elem != kInt64 || pt->rank() != 2 || !same_dim(pt->dims[0], xt->dims[0]) || !same_dim(pt->dims[1], xt->dims[2]))
-    return RuleMatch::decline("position_ids are not int64 [B, S] with x's B and S");
+  if (!pt || pt->elem != kInt64 || pt->rank() != 2 || !same_dim(pt->dims[1], xt->dims[2]))
+    return RuleMatch::decline("position_ids are not int64 [B, S] with x's S");
+  bool expand_ids = !same_dim(pt->dims[0], xt->dims[0]);
+  if (expand_ids && !(pt->dims[0].is_static() && pt->dims[0].value == 1))
+    return RuleMatch::decline("position_ids are neither [B, S] with x's B nor [1, S]");
   for (Value* c : {cos, sin}) {
     const IType* ct = rc.types().type_of(c);
-    if (!ct || ct->rank() != 4 || !same_dim(ct->dims[0], xt->dims[0]) || !ct->dims[1].is_static() || ct->dims[1].value != 1 ||
+    if (!ct || ct->rank() != 4 || !same_dim(ct->dims[0], pt->dims[0]) || !ct->dims[1].is_static() || ct->dims[1].value != 1 ||
         !same_dim(ct->dims[2], xt->dims[2]) || !same_dim(ct->dims[3], xt->dims[3]))
       return RuleMatch::decline("cos/sin are not [B, 1, S, D]");
   }
@@ -315,7 +347,7 @@ RuleMatch match_rotary(const RuleCtx& rc, Graph* g, Node* neg) {
   int32_t elem = xt->elem;
   int64_t rows = tc.rows, half = r.half;
   bool inter = r.interleaved;
-  Value* pos = tc.pos;
+  Value* ids = tc.pos;
   return RuleMatch::rewrite(inter ? "rotate_every_two rotary -> RotaryEmbedding(interleaved)" : "rotate_half rotary -> RotaryEmbedding",
                             [=](PassContext& ctx) -> int64_t {
     Model& m = ctx.m;
@@ -323,6 +355,7 @@ RuleMatch match_rotary(const RuleCtx& rc, Graph* g, Node* neg) {
     // eliminate_duplicate_constants merges.
     Value* cv = add_initializer(g, "rotary_cos_cache", tensor_from_doubles(m, elem, {rows, half}, cc));
     Value* sv = add_initializer(g, "rotary_sin_cache", tensor_from_doubles(m, elem, {rows, half}, sc));
+    Value* pos = expand_ids ? expanded_ids(ctx, g, last, in, ids) : ids;
     Node* re = fuse_pattern(ctx, pattern, last, "RotaryEmbedding", add, "/RotaryEmbedding", {in, cv, sv, pos});
     set_attr_int(m, re, "interleaved", inter ? 1 : 0);
     if (rot_dim) set_attr_int(m, re, "rotary_embedding_dim", rot_dim);

@@ -35,7 +35,7 @@ struct Rope {
   bool neg_wrong_half = false;  // Concat(Neg(x[:h]), x[h:])
   bool cos_input = false;       // cos is a graph input, not gathered from a constant
   bool sin_other_ids = false;   // sin gathered by other position ids
-  bool batch_one_ids = false;   // position ids [1, S] (broadcast over the batch)
+  bool batch_one_ids = false;   // position ids [1, S] (the same for every batch row)
   bool extra_reader = false;    // rot(x) is also a graph output
   bool two = false;             // a second rotary (k) sharing cos/sin
   bool split = false;           // partial rotary by Split(x, [R, D - R]) instead of two Slices
@@ -244,13 +244,27 @@ TEST(PassRotary, NotBelowOpset23) {
   expect_not_fused(o);
 }
 
-TEST(PassRotary, NotWhenIdsBroadcastOverTheBatchOrAnIntermediateHasAnotherReader) {
-  Rope o;
-  o.batch_one_ids = true;  // RotaryEmbedding takes position_ids [B, S] only
-  expect_not_fused(o);
+TEST(PassRotary, NotWhenAnIntermediateHasAnotherReader) {
   Rope r;
   r.extra_reader = true;
   expect_not_fused(r);
+}
+
+// Ids [1, S] shared by every batch row (an export that makes them with Range): RotaryEmbedding
+// takes [B, S] only, so they are expanded to x's batch.
+TEST(PassRotary, IdsOfOneRowAreExpandedToTheBatch) {
+  Rope o;
+  o.batch_one_ids = true;
+  auto m = rope_model(o);
+  auto ref = rope_model(o);
+  EXPECT_EQ(run_checked(*m, "fuse_rotary_embedding").changes, 1);
+  std::vector<Node*> re = ops_of(*m, "RotaryEmbedding");
+  ASSERT_EQ(re.size(), 1u);
+  Node* ex = re[0]->inputs[3]->producer;
+  ASSERT_NE(ex, nullptr);
+  EXPECT_EQ(m->str(ex->op_type), "Expand");
+  EXPECT_EQ(ex->inputs[0], m->graph->inputs[1].value);
+  expect_same_outputs(*ref, *m, kDims);
 }
 
 // q and k share cos/sin: both fuse, and the whole pipeline leaves one cos and one sin cache.
