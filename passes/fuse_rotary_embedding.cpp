@@ -10,6 +10,8 @@
 // y0 = Concat(y, Slice(x0, R:, -1), -1)), which becomes rotary_embedding_dim=R on x0.
 // The op reads one value per rotated pair, so the table's two copies of it must be equal (columns
 // k and k+h in the half form, 2k and 2k+1 interleaved); the new caches [P, R/2] hold those values.
+// x may also be [B, S, H, D] with cos/sin [B, S, 1, W] (the rotary before the heads are
+// transposed): the op then reads Reshape(x, [B, S, H*D]) with num_heads = H, reshaped back after.
 // The cos/sin operand is found by walking back through Unsqueeze/Squeeze to Gather(table,
 // position_ids, axis 0) whose table is a constant reached through Squeeze and Slices from 0 (a
 // prefix of its rows: the rows the op indexes are the same). Shapes must be proven by inference:
@@ -266,15 +268,19 @@ Value* partial_source(const RuleCtx& rc, Graph* g, Value* x, Node* add, int64_t 
   return x0;
 }
 
-// A node of `op` reading `inputs` put before `before` (counted as added), with a fresh output.
-Node* add_before(PassContext& ctx, Graph* g, Node* before, const char* op, std::initializer_list<Value*> inputs, const char* suffix) {
+// A node of `op` reading `inputs`, with a fresh output, put before `before` or (after set) right
+// after it; counted as added.
+Node* add_node(PassContext& ctx, Graph* g, Node* before, const char* op, std::initializer_list<Value*> inputs, const char* suffix,
+               bool after = false) {
   Model& m = ctx.m;
   Node* n = new_node(g, m.intern(op), kNoStr, static_cast<uint32_t>(inputs.size()), 1);
   uint32_t i = 0;
   for (Value* v : inputs) set_input(n, i++, v);
   n->name = node_name(m, before, suffix);
   set_output(n, 0, new_value(g, unique_name(m, std::string(m.str(n->name)) + "_output")));
-  insert_before(before, n);
+  if (!after) insert_before(before, n);
+  else if (before->next) insert_before(before->next, n);
+  else append_node(g, n);
   ++ctx.added;
   return n;
 }
@@ -282,14 +288,29 @@ Node* add_before(PassContext& ctx, Graph* g, Node* before, const char* op, std::
 // ids [1, S] expanded to [B, S] with B read from x: Expand(ids, Concat(Shape(x)[0:1], Shape(ids)[1:])).
 Value* expanded_ids(PassContext& ctx, Graph* g, Node* before, Value* x, Value* ids) {
   Model& m = ctx.m;
-  Node* b = add_before(ctx, g, before, "Shape", {x}, "/rotary_batch");
+  Node* b = add_node(ctx, g, before, "Shape", {x}, "/rotary_batch");
   set_attr_int(m, b, "start", 0);
   set_attr_int(m, b, "end", 1);
-  Node* s = add_before(ctx, g, before, "Shape", {ids}, "/rotary_seq");
+  Node* s = add_node(ctx, g, before, "Shape", {ids}, "/rotary_seq");
   set_attr_int(m, s, "start", 1);
-  Node* shape = add_before(ctx, g, before, "Concat", {b->outputs[0], s->outputs[0]}, "/rotary_ids_shape");
+  Node* shape = add_node(ctx, g, before, "Concat", {b->outputs[0], s->outputs[0]}, "/rotary_ids_shape");
   set_attr_int(m, shape, "axis", 0);
-  return add_before(ctx, g, before, "Expand", {ids, shape->outputs[0]}, "/rotary_ids")->outputs[0];
+  return add_node(ctx, g, before, "Expand", {ids, shape->outputs[0]}, "/rotary_ids")->outputs[0];
+}
+
+// x [B, S, H, D] given to RotaryEmbedding as [B, S, H*D] with num_heads = H, and the result
+// reshaped back: Reshape(x, [0, 0, -1]) before `re`, Reshape(y, [0, 0, H, -1]) after it.
+void heads_last(PassContext& ctx, Graph* g, Node* re, int64_t heads) {
+  Model& m = ctx.m;
+  set_attr_int(m, re, "num_heads", heads);
+  Value* flat = add_initializer(g, "rotary_flat_shape", tensor_from_ints(m, {3}, {0, 0, -1}));
+  Node* in = add_node(ctx, g, re, "Reshape", {re->inputs[0], flat}, "/rotary_flat");
+  set_input(re, 0, in->outputs[0]);
+  Value* y = re->outputs[0];
+  set_output(re, 0, new_value(g, unique_name(m, std::string(m.str(re->name)) + "_flat")));
+  Value* split = add_initializer(g, "rotary_heads_shape", tensor_from_ints(m, {4}, {0, 0, heads, -1}));
+  Node* out = add_node(ctx, g, re, "Reshape", {re->outputs[0], split}, "/rotary_heads", true);
+  set_output(out, 0, y);
 }
 
 RuleMatch match_rotary(const RuleCtx& rc, Graph* g, Node* neg) {
@@ -315,21 +336,32 @@ RuleMatch match_rotary(const RuleCtx& rc, Graph* g, Node* neg) {
   if (tc.rows != ts.rows || tc.cols != ts.cols) return RuleMatch::decline("cos and sin tables differ in shape");
   const IType* xt = rc.types().type_of(x);
   if (tc.t->data_type != xt->elem || ts.t->data_type != xt->elem) return RuleMatch::decline("the tables are not of x's type");
-  // position_ids [B, S] matching x's B and S, cos/sin [B, 1, S, W]. Ids [1, S] (made inside the
-  // graph by Range, the same for every batch row) are expanded to [B, S]: the op does not
-  // broadcast them.
+  // position_ids [B, S] matching x's B and S, cos/sin [B, 1, S, W] for x [B, H, S, D] or
+  // [B, S, 1, W] for x [B, S, H, D] (the layout before the heads are transposed; the op reads it
+  // as [B, S, H*D] with num_heads). Ids [1, S] (made inside the graph by Range, the same for every
+  // batch row) are expanded to [B, S]: the op does not broadcast them.
   const IType* pt = rc.types().type_of(tc.pos);
-  if (!pt || pt->elem != kInt64 || pt->rank() != 2 || !same_dim(pt->dims[1], xt->dims[2]))
-    return RuleMatch::decline("position_ids are not int64 [B, S] with x's S");
+  if (!pt || pt->elem != kInt64 || pt->rank() != 2) return RuleMatch::decline("position_ids are not int64 [B, S]");
   bool expand_ids = !same_dim(pt->dims[0], xt->dims[0]);
   if (expand_ids && !(pt->dims[0].is_static() && pt->dims[0].value == 1))
     return RuleMatch::decline("position_ids are neither [B, S] with x's B nor [1, S]");
-  for (Value* c : {cos, sin}) {
-    const IType* ct = rc.types().type_of(c);
-    if (!ct || ct->rank() != 4 || !same_dim(ct->dims[0], pt->dims[0]) || !ct->dims[1].is_static() || ct->dims[1].value != 1 ||
-        !same_dim(ct->dims[2], xt->dims[2]) || !same_dim(ct->dims[3], xt->dims[3]))
-      return RuleMatch::decline("cos/sin are not [B, 1, S, D]");
+  auto cos_sin_fit = [&](size_t seq_axis, size_t heads_axis) {
+    if (!same_dim(pt->dims[1], xt->dims[seq_axis])) return false;
+    for (Value* c : {cos, sin}) {
+      const IType* ct = rc.types().type_of(c);
+      if (!ct || ct->rank() != 4 || !same_dim(ct->dims[0], pt->dims[0]) || !ct->dims[heads_axis].is_static() ||
+          ct->dims[heads_axis].value != 1 || !same_dim(ct->dims[seq_axis], xt->dims[seq_axis]) || !same_dim(ct->dims[3], xt->dims[3]))
+        return false;
+    }
+    return true;
+  };
+  bool seq_first = false;  // x is [B, S, H, D]
+  if (!cos_sin_fit(2, 1)) {
+    if (!cos_sin_fit(1, 2)) return RuleMatch::decline("cos/sin are not [B, 1, S, D] (or [B, S, 1, D]) with position ids [B, S]");
+    if (!xt->dims[2].is_static()) return RuleMatch::decline("x is [B, S, H, D] with a dynamic H");
+    seq_first = true;
   }
+  int64_t heads = seq_first ? xt->dims[2].value : 0;
   std::vector<double> cc, sc;
   if (!rotary_cache(tc, r.half, r.interleaved, cc) || !rotary_cache(ts, r.half, r.interleaved, sc))
     return RuleMatch::decline("the tables do not repeat each value for both members of a pair");
@@ -359,6 +391,7 @@ RuleMatch match_rotary(const RuleCtx& rc, Graph* g, Node* neg) {
     Node* re = fuse_pattern(ctx, pattern, last, "RotaryEmbedding", add, "/RotaryEmbedding", {in, cv, sv, pos});
     set_attr_int(m, re, "interleaved", inter ? 1 : 0);
     if (rot_dim) set_attr_int(m, re, "rotary_embedding_dim", rot_dim);
+    if (seq_first) heads_last(ctx, g, re, heads);
     return 1;
   });
 }

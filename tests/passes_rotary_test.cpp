@@ -39,6 +39,7 @@ struct Rope {
   bool extra_reader = false;    // rot(x) is also a graph output
   bool two = false;             // a second rotary (k) sharing cos/sin
   bool split = false;           // partial rotary by Split(x, [R, D - R]) instead of two Slices
+  bool seq_first = false;       // x [B, S, H, D], cos/sin [B, S, 1, D] (before the heads are transposed)
 };
 
 // Table value for (position p, column j) of an R-wide table: each frequency twice.
@@ -65,7 +66,7 @@ Value* table(GraphBuilder& b, const Rope& o, bool sine, Value* ids) {
     t = b.initializer(name, {kP, r}, v);
     if (o.table_slice_2d) t = b.op("Slice", {t, ci(b, 0), ci(b, kP - 2), ci(b, 0)});
   }
-  return b.op("Unsqueeze", {b.op("Gather", {t, ids}), ci(b, 1)});
+  return b.op("Unsqueeze", {b.op("Gather", {t, ids}), ci(b, o.seq_first ? 2 : 1)});
 }
 
 Value* last_slice(GraphBuilder& b, Value* x, int64_t start, int64_t end, int64_t step = 1) {
@@ -102,7 +103,7 @@ Value* rope(GraphBuilder& b, const Rope& o, Value* x, Value* cos, Value* sin, Va
 std::unique_ptr<Model> rope_model(const Rope& o) {
   auto m = new_model(o.opset);
   GraphBuilder b(*m);
-  Value* x = b.input("x", kFloat, {"batch", 2, "seq", o.d});
+  Value* x = o.seq_first ? b.input("x", kFloat, {"batch", "seq", 2, o.d}) : b.input("x", kFloat, {"batch", 2, "seq", o.d});
   Value* ids = b.input("position_ids", kInt64, {o.batch_one_ids ? DimSpec(1) : DimSpec("batch"), "seq"});
   Value* cos = o.cos_input ? b.input("cos", kFloat, {"batch", 1, "seq", o.rot ? o.rot : o.d}) : table(b, o, false, ids);
   Value* sin = table(b, o, true, o.sin_other_ids ? b.input("other_ids", kInt64, {"batch", "seq"}) : ids);
@@ -205,6 +206,28 @@ TEST(PassRotary, PartialRotaryBecomesRotaryEmbeddingDim) {
   expect_fused(o);
   o.interleaved = false;
   expect_fused(o);
+}
+
+// x [B, S, H, D] (GPT-J applies the rotary before transposing the heads): RotaryEmbedding on
+// [B, S, H*D] with num_heads, between two Reshapes.
+TEST(PassRotary, SequenceBeforeHeadsBecomesThe3dFormWithNumHeads) {
+  for (bool inter : {false, true}) {
+    SCOPED_TRACE(inter);
+    Rope o;
+    o.seq_first = true;
+    o.interleaved = inter;
+    auto m = rope_model(o);
+    auto ref = rope_model(o);
+    EXPECT_EQ(run_checked(*m, "fuse_rotary_embedding").changes, 1);
+    run_checked(*m, "eliminate_dead_nodes");
+    std::vector<Node*> re = ops_of(*m, "RotaryEmbedding");
+    ASSERT_EQ(re.size(), 1u);
+    EXPECT_EQ(attr_int(*m, re[0], "num_heads", 0), 2);
+    EXPECT_EQ(attr_int(*m, re[0], "interleaved", -1), inter ? 1 : 0);
+    EXPECT_EQ(ops_of(*m, "Reshape").size(), 2u);
+    EXPECT_EQ(m->graph->node_count, 3u);
+    expect_same_outputs(*ref, *m, kDims);
+  }
 }
 
 void expect_not_fused(const Rope& o) {

@@ -11,7 +11,7 @@ reference outputs in test_data_set_0 (prefill) and test_data_set_1 (decode step)
 4. `convert --target-opset 17` lowers every RotaryEmbedding (none left, verified by execution)
    and the result verifies and runs against PyTorch's outputs on both sets;
 5. (with ONNX Runtime, onnx and numpy) ONNX Runtime's RotaryEmbedding on small models (half and
-   interleaved, full and partial rotary) gives what our interpreter gives for the op and for its
+   interleaved, full and partial rotary, 4-D and 3-D with num_heads) gives what our interpreter gives for the op and for its
    lowering to opset 17: the op's meaning, including interleaved, is ONNX Runtime's.
 
     rotary_models.py ONNXFORGE_CLI DATA_DIR
@@ -47,51 +47,53 @@ def op_vs_ort(cli, module, ort_run, work, check):
         return False
     rng = np.random.default_rng(0)
     positions, b, heads, s, d = 16, 2, 3, 5, 8
-    for interleaved in (0, 1):
-        for rot in (0, 6):
-            half = (rot or d) // 2
-            tag = "op_i%d_r%d" % (interleaved, rot)
-            folder = os.path.join(work, tag)
-            os.makedirs(os.path.join(folder, "test_data_set_0"))
-            caches = [numpy_helper.from_array(rng.standard_normal((positions, half)).astype(np.float32), n) for n in ("cos", "sin")]
-            attrs = {"interleaved": interleaved}
-            if rot:
-                attrs["rotary_embedding_dim"] = rot
-            node = helper.make_node("RotaryEmbedding", ["x", "cos", "sin", "pos"], ["y"], **attrs)
-            graph = helper.make_graph([node], tag, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [b, heads, s, d]),
-                                                    helper.make_tensor_value_info("pos", TensorProto.INT64, [b, s])],
-                                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [b, heads, s, d])], caches)
-            m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
-            m.ir_version = 10
-            path = os.path.join(folder, "model.onnx")
-            onnx.save(m, path)
-            x = rng.standard_normal((b, heads, s, d)).astype(np.float32)
-            pos = rng.integers(0, positions, (b, s)).astype(np.int64)
-            inputs = []
-            for k, (name, a) in enumerate((("x", x), ("pos", pos))):
-                with open(os.path.join(folder, "test_data_set_0", "input_%d.pb" % k), "wb") as f:
-                    f.write(numpy_helper.from_array(a, name).SerializeToString())
-                raw = os.path.join(folder, name + ".bin")
-                a.tofile(raw)
-                inputs.append({"name": name, "dtype": "float32" if a.dtype == np.float32 else "int64", "dims": list(a.shape), "file": raw})
-            job = os.path.join(folder, "job.json")
-            with open(job, "w") as f:
-                json.dump({"model": path, "threads": 1, "level": "disabled", "inputs": inputs, "outdir": os.path.join(folder, "ort")}, f)
-            p = subprocess.run(["node", ort_run, job], capture_output=True, text=True, env=dict(os.environ, ORT_NODE=module))
-            check(p.returncode == 0, "%s: ONNX Runtime runs RotaryEmbedding %s" % (tag, p.stderr.strip()[-200:]))
-            if p.returncode:
-                continue
-            y = np.fromfile(os.path.join(folder, "ort", "out_0.bin"), dtype=np.float32).reshape(b, heads, s, d)
-            with open(os.path.join(folder, "test_data_set_0", "output_0.pb"), "wb") as f:
-                f.write(numpy_helper.from_array(y, "y").SerializeToString())
-            ok, err, text = run_dir(cli, path, folder, work, tag + "_op")
-            check(ok, "%s: our RotaryEmbedding vs ONNX Runtime (max abs %s) %s" % (tag, err, "" if ok else text))
-            low = os.path.join(folder, "lowered17.onnx")
-            c = subprocess.run([cli, "convert", path, low, "--target-opset", "17"], capture_output=True, text=True)
-            check(c.returncode == 0, "%s: lowered to 17" % tag)
-            if c.returncode == 0:
-                ok, err, text = run_dir(cli, low, folder, work, tag + "_lowered")
-                check(ok, "%s: lowering run by onnxforge vs ONNX Runtime's op (max abs %s) %s" % (tag, err, "" if ok else text))
+    for interleaved, rot, three_d in ((0, 0, False), (0, 6, False), (1, 0, False), (1, 6, False), (0, 0, True), (1, 6, True)):
+        half = (rot or d) // 2
+        tag = "op_i%d_r%d%s" % (interleaved, rot, "_3d" if three_d else "")
+        shape = [b, s, heads * d] if three_d else [b, heads, s, d]
+        folder = os.path.join(work, tag)
+        os.makedirs(os.path.join(folder, "test_data_set_0"))
+        caches = [numpy_helper.from_array(rng.standard_normal((positions, half)).astype(np.float32), n) for n in ("cos", "sin")]
+        attrs = {"interleaved": interleaved}
+        if rot:
+            attrs["rotary_embedding_dim"] = rot
+        if three_d:
+            attrs["num_heads"] = heads
+        node = helper.make_node("RotaryEmbedding", ["x", "cos", "sin", "pos"], ["y"], **attrs)
+        graph = helper.make_graph([node], tag, [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape),
+                                                helper.make_tensor_value_info("pos", TensorProto.INT64, [b, s])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)], caches)
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
+        m.ir_version = 10
+        path = os.path.join(folder, "model.onnx")
+        onnx.save(m, path)
+        x = rng.standard_normal(shape).astype(np.float32)
+        pos = rng.integers(0, positions, (b, s)).astype(np.int64)
+        inputs = []
+        for k, (name, a) in enumerate((("x", x), ("pos", pos))):
+            with open(os.path.join(folder, "test_data_set_0", "input_%d.pb" % k), "wb") as f:
+                f.write(numpy_helper.from_array(a, name).SerializeToString())
+            raw = os.path.join(folder, name + ".bin")
+            a.tofile(raw)
+            inputs.append({"name": name, "dtype": "float32" if a.dtype == np.float32 else "int64", "dims": list(a.shape), "file": raw})
+        job = os.path.join(folder, "job.json")
+        with open(job, "w") as f:
+            json.dump({"model": path, "threads": 1, "level": "disabled", "inputs": inputs, "outdir": os.path.join(folder, "ort")}, f)
+        p = subprocess.run(["node", ort_run, job], capture_output=True, text=True, env=dict(os.environ, ORT_NODE=module))
+        check(p.returncode == 0, "%s: ONNX Runtime runs RotaryEmbedding %s" % (tag, p.stderr.strip()[-200:]))
+        if p.returncode:
+            continue
+        y = np.fromfile(os.path.join(folder, "ort", "out_0.bin"), dtype=np.float32).reshape(shape)
+        with open(os.path.join(folder, "test_data_set_0", "output_0.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(y, "y").SerializeToString())
+        ok, err, text = run_dir(cli, path, folder, work, tag + "_op")
+        check(ok, "%s: our RotaryEmbedding vs ONNX Runtime (max abs %s) %s" % (tag, err, "" if ok else text))
+        low = os.path.join(folder, "lowered17.onnx")
+        c = subprocess.run([cli, "convert", path, low, "--target-opset", "17"], capture_output=True, text=True)
+        check(c.returncode == 0, "%s: lowered to 17" % tag)
+        if c.returncode == 0:
+            ok, err, text = run_dir(cli, low, folder, work, tag + "_lowered")
+            check(ok, "%s: lowering run by onnxforge vs ONNX Runtime's op (max abs %s) %s" % (tag, err, "" if ok else text))
     return True
 
 
