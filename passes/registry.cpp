@@ -25,6 +25,7 @@ extern const RuleGroup fuse_pad_into_conv_rules;
 extern const RuleGroup fuse_conv_batchnorm_rules;
 extern const RuleGroup fuse_conv_add_mul_rules;
 extern const RuleGroup fuse_matmul_add_rules;
+extern const RuleGroup fuse_rotary_embedding_rules;
 extern const RuleGroup fuse_layer_norm_rules;
 extern const RuleGroup fuse_gelu_rules;
 extern const RuleGroup fuse_swish_rules;
@@ -62,6 +63,8 @@ const std::vector<PassInfo>& registry() {
      kFloatBounded, true, nullptr, &fuse_conv_add_mul_rules},
     {"fuse_matmul_add", "turns MatMul with a 2-D input plus a broadcastable constant bias into Gemm", kFloatBounded,
      true, nullptr, &fuse_matmul_add_rules},
+    {"fuse_rotary_embedding", "turns rotary embeddings (rotate_half or rotate_every_two, cos/sin gathered by position ids) into RotaryEmbedding (opset >= 23)",
+     kVerified, true, nullptr, &fuse_rotary_embedding_rules},
     {"fuse_layer_norm", "turns the decomposed layer norm into LayerNormalization (opset >= 17), the RMS norm into RMSNormalization (>= 23)",
      kVerified, true, nullptr, &fuse_layer_norm_rules},
     {"fuse_gelu", "turns the erf form of GELU into Gelu (opset >= 20)", kVerified, true, nullptr, &fuse_gelu_rules},

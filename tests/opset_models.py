@@ -98,7 +98,7 @@ def ort_module(cli):
 
 
 def ort_check(module, ort_run, path, src_dir, work, test_set="test_data_set_0"):
-    """ONNX Runtime's outputs of the converted model against the reference outputs: max abs error or FAIL."""
+    """ONNX Runtime's outputs of the converted model against the reference outputs of `test_set`: max abs error or FAIL."""
     try:
         import numpy as np
         import onnx
