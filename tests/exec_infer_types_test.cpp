@@ -113,3 +113,34 @@ TEST(InferTypesResize, SizesScalesAndWhatStaysUnknown) {
 
 }  // namespace
 }  // namespace ofg
+
+namespace ofg {
+namespace {
+
+// Where(shape == -1, 1, shape) over [Shape(x)[0], 1, a + b] (PyTorch's expand argument with one
+// summed dim): the dims are never -1, so elements 0 and 1 are known; element 2's condition is
+// not (a sum is unknown to inference), and that must not hide the other two.
+TEST_F(InferTypes, WhereKeepsTheElementsWhoseConditionIsKnown) {
+  Value* x = b.input("x", kFloat, {"batch", "seq"});
+  Value* sh = b.op("Shape", {x});
+  Value* d0 = b.op("Slice", {sh, b.initializer_i64("s0", {1}, {0}), b.initializer_i64("e0", {1}, {1})});
+  Value* d1 = b.op("Slice", {sh, b.initializer_i64("s1", {1}, {1}), b.initializer_i64("e1", {1}, {2})});
+  Value* sum = b.op("Add", {d1, d1});
+  Value* shape = b.op("Concat", {d0, b.initializer_i64("one", {1}, {1}), sum}, {b.i("axis", 0)});
+  Value* eq = b.op("Equal", {shape, b.initializer_i64("m1", {3}, {-1, -1, -1})});
+  Value* w = b.op("Where", {eq, b.initializer_i64("ones", {3}, {1, 1, 1}), shape});
+  b.output(w);
+  exec::TypeInference ti(*m);
+  ti.run(false);
+  const auto* c = ti.contents(w);
+  ASSERT_NE(c, nullptr);
+  ASSERT_EQ(c->size(), 3u);
+  EXPECT_EQ((*c)[0].kind, exec::SymVal::kDim);
+  EXPECT_EQ(m->str((*c)[0].sym), "batch");
+  EXPECT_EQ((*c)[1].kind, exec::SymVal::kConst);
+  EXPECT_EQ((*c)[1].value, 1);
+  EXPECT_EQ((*c)[2].kind, exec::SymVal::kUnknown);
+}
+
+}  // namespace
+}  // namespace ofg
