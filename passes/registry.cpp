@@ -50,7 +50,7 @@ const std::vector<PassInfo>& registry() {
      kExact, true, run_eliminate_common_subexpressions},
     {"eliminate_redundant_transposes", "cancels inverse Transpose pairs, merges chains, pre-transposes constants",
      kExact, true, nullptr, &eliminate_redundant_transposes_rules},
-    {"collapse_reshape_chains", "turns Reshape/Flatten/Squeeze/Unsqueeze chains ending in a Reshape into one Reshape",
+    {"collapse_reshape_chains", "turns Reshape/Flatten/Squeeze/Unsqueeze chains ending in a Reshape into one Reshape, merges Squeeze and Unsqueeze chains, moves a Squeeze of a sliced constant onto the constant",
      kExact, true, nullptr, &collapse_reshape_chains_rules},
     {"fold_weight_transposes", "moves a Transpose feeding Gemm into transA/transB", kExact, true,
      nullptr, &fold_weight_transposes_rules},
