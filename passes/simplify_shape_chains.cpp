@@ -13,6 +13,7 @@
 //    on them (one rotary cos/sin chain instead of one per layer). This rebuild may cost as many
 //    nodes as it replaces; it still runs because it moves the read to the canonical source, and
 //    it runs once (the rebuilt chain reads the canonical source already).
+//  - A Where on shape vectors whose condition inference knows is replaced by the branch it takes.
 //  - An element of an Expand's shape that equals the input's dim at the same (right-aligned)
 //    position is written 1: broadcasting 1 against that dim gives the dim (repeat_kv's
 //    Expand(Unsqueeze(kv), [batch, 2, 4, total, 32]) becomes a constant [1, 2, 4, 1, 32]).
@@ -284,6 +285,25 @@ void run_simplify_shape_chains(PassContext& ctx) {
           Value* k = add_initializer(g, std::string(m.str(n->inputs[1]->name)) + "_const", tensor_from_ints(m, {static_cast<int64_t>(shape.size())}, shape));
           set_input(n, 1, k);
           ++ctx.changes;
+        }
+      }
+      // A Where on shape vectors whose condition inference knows is the branch it takes
+      // (PyTorch's Where(shape == -1, 1, shape): dims are never negative).
+      if (is_op(m, n, "Where") && n->inputs.size == 3 && n->inputs[0] && n->inputs[1] && n->inputs[2] && n->outputs[0] &&
+          !n->outputs[0]->is_graph_output() && !read_by_custom(m, n->outputs[0])) {
+        const std::vector<SymVal>* k = ti.contents(n->inputs[0]);
+        const exec::IType* ot = ti.type_of(n->outputs[0]);
+        if (k && !k->empty() && all_const(*k) && int_type(ot)) {
+          bool any_true = false, any_false = false;
+          for (const SymVal& e : *k) (e.value ? any_true : any_false) = true;
+          Value* pick = any_true == any_false ? nullptr : (any_true ? n->inputs[1] : n->inputs[2]);
+          const exec::IType* pt = pick ? ti.type_of(pick) : nullptr;
+          if (pt && pt->elem == ot->elem && pt->ranked && pt->dims.size() == ot->dims.size() &&
+              (ot->dims.empty() || (pt->dims[0].is_static() && pt->dims[0].value == ot->dims[0].value))) {
+            rewire(n->outputs[0], pick);
+            ++ctx.changes;
+            return;
+          }
         }
       }
       // Expand shapes: elements equal to the input's dim become 1 (see the file comment).

@@ -144,3 +144,36 @@ TEST_F(InferTypes, WhereKeepsTheElementsWhoseConditionIsKnown) {
 
 }  // namespace
 }  // namespace ofg
+
+namespace ofg {
+namespace {
+
+// seq + past (two dims) is unknown but never negative: Equal with -1 is known false; Equal with
+// 3 stays unknown, and a difference of dims (which may be negative) stays unknown too.
+TEST_F(InferTypes, SumsOfDimsAreNeverNegative) {
+  Value* x = b.input("x", kFloat, {"seq", "past"});
+  Value* sh = b.op("Shape", {x});
+  Value* d0 = b.op("Slice", {sh, b.initializer_i64("s0", {1}, {0}), b.initializer_i64("e0", {1}, {1})});
+  Value* d1 = b.op("Slice", {sh, b.initializer_i64("s1", {1}, {1}), b.initializer_i64("e1", {1}, {2})});
+  Value* sum = b.op("Add", {d0, d1});
+  Value* diff = b.op("Sub", {d0, d1});
+  Value* m1 = b.initializer_i64("m1", {1}, {-1});
+  Value* e_sum = b.op("Equal", {sum, m1});
+  Value* e_three = b.op("Equal", {sum, b.initializer_i64("three", {1}, {3})});
+  Value* e_diff = b.op("Equal", {diff, m1});
+  b.output(e_sum);
+  b.output(e_three);
+  b.output(e_diff);
+  exec::TypeInference ti(*m);
+  ti.run(false);
+  ASSERT_NE(ti.contents(e_sum), nullptr);
+  EXPECT_EQ((*ti.contents(e_sum))[0].kind, exec::SymVal::kConst);
+  EXPECT_EQ((*ti.contents(e_sum))[0].value, 0);
+  ASSERT_NE(ti.contents(e_three), nullptr);
+  EXPECT_EQ((*ti.contents(e_three))[0].kind, exec::SymVal::kUnknown);
+  ASSERT_NE(ti.contents(e_diff), nullptr);
+  EXPECT_EQ((*ti.contents(e_diff))[0].kind, exec::SymVal::kUnknown);
+}
+
+}  // namespace
+}  // namespace ofg

@@ -134,3 +134,48 @@ TEST(PassShapeSources, ExpandToAnotherTensorsDimStays) {
 
 }  // namespace
 }  // namespace ofg::test
+
+namespace ofg::test {
+namespace {
+
+// Expand(x, Where(s == -1, 1, s)) with s = [Shape(x)[0], Shape(x)[1] + Shape(y)[0]]: PyTorch's
+// expand. Dims are never negative, so the Where is s itself (Equal and Where go); with `+ -5`
+// instead of a dim the sum may be -1 and nothing changes.
+std::unique_ptr<Model> expand_where(bool may_be_negative) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  // With `may_be_negative` x's second dim is symbolic, so w - 5 is unknown (only checked, not run).
+  Value* x = may_be_negative ? b.input("x", kFloat, {"a", "w"}) : b.input("x", kFloat, {"a", 1});
+  Value* y = b.input("y", kFloat, {"n"});
+  auto slice = [&](Value* v, int64_t i, const char* tag) {
+    return b.op("Slice", {b.op("Shape", {v}), b.initializer_i64(std::string("s") + tag, {1}, {i}),
+                          b.initializer_i64(std::string("e") + tag, {1}, {i + 1})});
+  };
+  Value* other = may_be_negative ? b.initializer_i64("minus5", {1}, {-5}) : slice(y, 0, "y");
+  Value* width = b.op("Add", {slice(x, 1, "x1"), other});
+  Value* s = b.op("Concat", {slice(x, 0, "x0"), width}, {b.i("axis", 0)});
+  Value* eq = b.op("Equal", {s, b.initializer_i64("m1", {2}, {-1, -1})});
+  Value* w = b.op("Where", {eq, b.initializer_i64("ones", {2}, {1, 1}), s});
+  b.output(b.op("Expand", {x, w}));
+  return m;
+}
+
+TEST(PassShapeSources, WhereOnAShapeWithAKnownConditionIsItsBranch) {
+  auto m = expand_where(false);
+  auto ref = expand_where(false);
+  EXPECT_GE(run_checked(*m, "simplify_shape_chains").changes, 1);
+  run_checked(*m, "eliminate_dead_nodes");
+  EXPECT_EQ(count_op(m->graph, "Where"), 0);
+  EXPECT_EQ(count_op(m->graph, "Equal"), 0);
+  expect_same_outputs(*ref, *m, {{"a", 2}, {"n", 3}});
+}
+
+TEST(PassShapeSources, WhereWhoseConditionMayHoldStays) {
+  auto m = expand_where(true);
+  run_checked(*m, "simplify_shape_chains");
+  run_checked(*m, "eliminate_dead_nodes");
+  EXPECT_EQ(count_op(m->graph, "Where"), 1);
+}
+
+}  // namespace
+}  // namespace ofg::test
