@@ -20,6 +20,7 @@ void run_eliminate_duplicate_constants(PassContext&);
 void run_eliminate_common_subexpressions(PassContext&);
 extern const RuleGroup eliminate_redundant_transposes_rules;
 extern const RuleGroup collapse_reshape_chains_rules;
+extern const RuleGroup fold_reciprocal_mul_rules;
 extern const RuleGroup fold_weight_transposes_rules;
 extern const RuleGroup fuse_pad_into_conv_rules;
 extern const RuleGroup fuse_conv_batchnorm_rules;
@@ -51,8 +52,10 @@ const std::vector<PassInfo>& registry() {
      kExact, true, run_eliminate_common_subexpressions},
     {"eliminate_redundant_transposes", "cancels inverse Transpose pairs, merges chains, pre-transposes constants",
      kExact, true, nullptr, &eliminate_redundant_transposes_rules},
-    {"collapse_reshape_chains", "turns Reshape/Flatten/Squeeze/Unsqueeze chains ending in a Reshape into one Reshape",
+    {"collapse_reshape_chains", "turns Reshape/Flatten/Squeeze/Unsqueeze chains ending in a Reshape into one Reshape, merges Squeeze and Unsqueeze chains, moves a Squeeze of a sliced constant onto the constant",
      kExact, true, nullptr, &collapse_reshape_chains_rules},
+    {"fold_reciprocal_mul", "turns x * (1 / y) into x / y (float tensors)", kFloatBounded, true, nullptr,
+     &fold_reciprocal_mul_rules},
     {"fold_weight_transposes", "moves a Transpose feeding Gemm into transA/transB", kExact, true,
      nullptr, &fold_weight_transposes_rules},
     {"fuse_pad_into_conv", "folds a zero constant Pad into the pads of the Conv it feeds", kExact, true,

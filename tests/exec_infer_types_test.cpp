@@ -148,3 +148,67 @@ TEST(InferTypesTransformerOps, AttentionRmsNormAndRotary) {
 
 }  // namespace
 }  // namespace ofg
+
+namespace ofg {
+namespace {
+
+// Where(shape == -1, 1, shape) over [Shape(x)[0], 1, a + b] (PyTorch's expand argument with one
+// summed dim): the dims are never -1, so elements 0 and 1 are known; element 2's condition is
+// not (a sum is unknown to inference), and that must not hide the other two.
+TEST_F(InferTypes, WhereKeepsTheElementsWhoseConditionIsKnown) {
+  Value* x = b.input("x", kFloat, {"batch", "seq"});
+  Value* sh = b.op("Shape", {x});
+  Value* d0 = b.op("Slice", {sh, b.initializer_i64("s0", {1}, {0}), b.initializer_i64("e0", {1}, {1})});
+  Value* d1 = b.op("Slice", {sh, b.initializer_i64("s1", {1}, {1}), b.initializer_i64("e1", {1}, {2})});
+  Value* sum = b.op("Add", {d1, d1});
+  Value* shape = b.op("Concat", {d0, b.initializer_i64("one", {1}, {1}), sum}, {b.i("axis", 0)});
+  Value* eq = b.op("Equal", {shape, b.initializer_i64("m1", {3}, {-1, -1, -1})});
+  Value* w = b.op("Where", {eq, b.initializer_i64("ones", {3}, {1, 1, 1}), shape});
+  b.output(w);
+  exec::TypeInference ti(*m);
+  ti.run(false);
+  const auto* c = ti.contents(w);
+  ASSERT_NE(c, nullptr);
+  ASSERT_EQ(c->size(), 3u);
+  EXPECT_EQ((*c)[0].kind, exec::SymVal::kDim);
+  EXPECT_EQ(m->str((*c)[0].sym), "batch");
+  EXPECT_EQ((*c)[1].kind, exec::SymVal::kConst);
+  EXPECT_EQ((*c)[1].value, 1);
+  EXPECT_EQ((*c)[2].kind, exec::SymVal::kUnknown);
+}
+
+}  // namespace
+}  // namespace ofg
+
+namespace ofg {
+namespace {
+
+// seq + past (two dims) is unknown but never negative: Equal with -1 is known false; Equal with
+// 3 stays unknown, and a difference of dims (which may be negative) stays unknown too.
+TEST_F(InferTypes, SumsOfDimsAreNeverNegative) {
+  Value* x = b.input("x", kFloat, {"seq", "past"});
+  Value* sh = b.op("Shape", {x});
+  Value* d0 = b.op("Slice", {sh, b.initializer_i64("s0", {1}, {0}), b.initializer_i64("e0", {1}, {1})});
+  Value* d1 = b.op("Slice", {sh, b.initializer_i64("s1", {1}, {1}), b.initializer_i64("e1", {1}, {2})});
+  Value* sum = b.op("Add", {d0, d1});
+  Value* diff = b.op("Sub", {d0, d1});
+  Value* m1 = b.initializer_i64("m1", {1}, {-1});
+  Value* e_sum = b.op("Equal", {sum, m1});
+  Value* e_three = b.op("Equal", {sum, b.initializer_i64("three", {1}, {3})});
+  Value* e_diff = b.op("Equal", {diff, m1});
+  b.output(e_sum);
+  b.output(e_three);
+  b.output(e_diff);
+  exec::TypeInference ti(*m);
+  ti.run(false);
+  ASSERT_NE(ti.contents(e_sum), nullptr);
+  EXPECT_EQ((*ti.contents(e_sum))[0].kind, exec::SymVal::kConst);
+  EXPECT_EQ((*ti.contents(e_sum))[0].value, 0);
+  ASSERT_NE(ti.contents(e_three), nullptr);
+  EXPECT_EQ((*ti.contents(e_three))[0].kind, exec::SymVal::kUnknown);
+  ASSERT_NE(ti.contents(e_diff), nullptr);
+  EXPECT_EQ((*ti.contents(e_diff))[0].kind, exec::SymVal::kUnknown);
+}
+
+}  // namespace
+}  // namespace ofg

@@ -127,10 +127,15 @@ bool binary_contents(InferCtx& c, std::string_view op) {
     const SymVal* d = x.kind == SymVal::kDim ? &x : (y.kind == SymVal::kDim ? &y : nullptr);
     const SymVal* k = x.kind == SymVal::kConst ? &x : (y.kind == SymVal::kConst ? &y : nullptr);
     if (op == "Equal" && x.same_dim(y)) out[i] = cval(1);
-    else if (op == "Equal" && d && k && k->value < 0) out[i] = cval(0);
+    else if (op == "Equal" && ((x.never_negative() && y.kind == SymVal::kConst && y.value < 0) ||
+                               (y.never_negative() && x.kind == SymVal::kConst && x.value < 0)))
+      out[i] = cval(0);
     else if (d && k && ((op == "Mul" && k->value == 1) || (op == "Add" && k->value == 0) ||
                         (op == "Sub" && k == &y && k->value == 0) || (op == "Div" && k == &y && k->value == 1)))
       out[i] = *d;
+    // Sums and products of dims (seq + past_len) stay unknown but never negative.
+    else if ((op == "Add" || op == "Mul") && x.never_negative() && y.never_negative())
+      out[i].nonneg = true;
   }
   c.out_contents[0] = std::move(out);
   return true;

@@ -37,6 +37,10 @@ struct SymVal {
   const Value* src = nullptr;  // kDim
   int index = 0;               // kDim
   StrId sym = kNoStr;          // kDim: the dim's symbolic name when it has one
+  // kUnknown: the value is still known to be >= 0 (a sum or product of dims and non-negative
+  // constants), so comparing it with a negative constant has a known answer.
+  bool nonneg = false;
+  bool never_negative() const { return kind == kDim || (kind == kConst && value >= 0) || (kind == kUnknown && nonneg); }
   bool same_dim(const SymVal& o) const {
     if (kind != kDim || o.kind != kDim) return false;
     return (src == o.src && index == o.index) || (sym != kNoStr && sym == o.sym);

@@ -584,10 +584,12 @@ bool rule_where(InferCtx& c) {
   if (k && x && y && dims.size() <= 1) {
     size_t n = std::max({k->size(), x->size(), y->size()});
     std::vector<SymVal> vals(n);
+    if ((k->size() != 1 && k->size() != n) || (x->size() != 1 && x->size() != n) || (y->size() != 1 && y->size() != n)) return true;
+    // Element by element: an unknown condition leaves that element unknown, not the others
+    // (Where(shape == -1, 1, shape) with one summed dim keeps the dims it copies).
     for (size_t i = 0; i < n; ++i) {
       const SymVal& ki = (*k)[k->size() == 1 ? 0 : i];
-      if (ki.kind != SymVal::kConst || (x->size() != 1 && x->size() != n) || (y->size() != 1 && y->size() != n)) return true;
-      vals[i] = ki.value ? (*x)[x->size() == 1 ? 0 : i] : (*y)[y->size() == 1 ? 0 : i];
+      if (ki.kind == SymVal::kConst) vals[i] = ki.value ? (*x)[x->size() == 1 ? 0 : i] : (*y)[y->size() == 1 ? 0 : i];
     }
     c.out_contents[0] = std::move(vals);
   }
