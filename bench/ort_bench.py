@@ -26,6 +26,13 @@ Prints one row per model: milliseconds and the ratios onnxforge / ORT (lower is 
 (onnxforge / ORT all, / ORT none) and on the machine's threads (onnxforge* / ORT all*).
     /usr/bin/python3 bench/ort_bench.py BUILD_DIR [DATA_DIR] [--runs N] [--rounds R] [--models a,b] [--json]
                                         [--seg-size N]   (image size of the segmentation model, default 256)
+                                        [--optimize]
+
+ONNX Runtime optimizes each model when it opens it (column "ORT all"), while bench_run runs the model
+as given: a model exported with unfolded BatchNormalization (the *_dirty models) is then measured
+against ORT's folded one. --optimize times onnxforge on what `onnxforge optimize` makes of the model
+(what an application would ship), ORT still on the model as given; the outputs are checked on the
+model as given either way.
 
 Each model is measured in R rounds (default 3), each round timing every column once, one after
 the other: a shared machine that slows down for a while slows both engines of a round. Times are
@@ -53,8 +60,23 @@ def parse_args(argv):
     p.add_argument("--runs", type=int, default=20)
     p.add_argument("--models", type=lambda v: v.split(","))
     p.add_argument("--json", action="store_true")
+    p.add_argument("--optimize", action="store_true")
     a = p.parse_args(argv)
+    global OPTIMIZE
+    OPTIMIZE = a.optimize
     return os.path.abspath(a.pos[0]), data_dir(a.pos), a.runs, a.models, a.json, a.seg_size, max(1, a.rounds)
+
+
+OPTIMIZE = False
+
+
+def onnxforge_model(build, model, work):
+    """The model bench_run times: as given, or with --optimize what `onnxforge optimize` makes of it."""
+    if not OPTIMIZE:
+        return model
+    out = os.path.join(work, "optimized.onnx")
+    p = subprocess.run([os.path.join(build, "onnxforge"), "optimize", model, out], capture_output=True, text=True)
+    return out if p.returncode == 0 and os.path.exists(out) else model
 
 
 def data_dir(pos):
@@ -187,9 +209,10 @@ def main():
             model = os.path.join(d, "model.onnx")
             record_ort_outputs(module, ort_run, d, inputs, work)
             row = {"model": name, "match": check_onnxforge(build, d), "rounds": []}
+            mine = onnxforge_model(build, model, work)
             for _ in range(rounds):
-                r = {"onnxforge_ms": time_onnxforge(build, model, pbs, runs, 1),
-                     "onnxforge_t%d_ms" % cores: time_onnxforge(build, model, pbs, runs, cores)}
+                r = {"onnxforge_ms": time_onnxforge(build, mine, pbs, runs, 1),
+                     "onnxforge_t%d_ms" % cores: time_onnxforge(build, mine, pbs, runs, cores)}
                 for threads in (1, cores):
                     for level in ("all", "disabled"):
                         r["ort_%s_t%d_ms" % (level, threads)] = time_ort(module, ort_run, model, inputs, threads,
@@ -215,6 +238,8 @@ def main():
 
     print("CPU: %s, %d cores; ORT %s, CPU provider; medians of %d runs (ms), median of %d rounds" % (
         cpu_name(), cores, ORT_VERSION, runs, rounds))
+    if OPTIMIZE:
+        print("onnxforge columns: the model after `onnxforge optimize` (--optimize); ORT: the model as given")
     print("%-26s %10s %10s %10s %10s %10s | %8s %8s %8s | %s" % (
         "model", "onnxforge", "ORT all", "ORT none", "onnxforge*", "ORT all*", "/all", "/none", "*/all*",
         "match (max abs)"))

@@ -3,6 +3,7 @@
 // conv kernel path; where a chain must not form; errors naming the right node.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -13,6 +14,7 @@
 #include "exec/interp.h"
 #include "ir/builder.h"
 #include "ir/error.h"
+#include "kernels/parallel.h"
 #include "onnx/serialize.h"
 #include "support/branch_support.h"
 #include "support/exec_support.h"
@@ -170,6 +172,49 @@ TEST(ExecFusion, BatchNormAndGateChains) {
   Runs r = run_both(*m, {{"x", test::tensor_f({3, 1000}, ramp(3000, 8, -20.f, 20.f))}});
   EXPECT_EQ(r.fused_stats.fused_chains, 1u);
   expect_same_bytes(r);
+}
+
+// BatchNormalization + Relu alone (DenseNet's pre-activation over each Concat) and a lone
+// BatchNormalization on planes large enough to be split between threads: fused and node by node,
+// on 1, 2 and 3 threads, the same bytes; and each plane is x * a + b per channel as the scalar
+// formula rounds it.
+TEST(ExecFusion, BatchNormPlanesSplitBetweenThreads) {
+  const exec::Shape s{2, 7, 61, 67};  // odd plane (4087 floats): vector tails in every plane
+  const std::vector<float> xv = ramp(exec::shape_numel(s), 5, -4.f, 4.f);
+  for (bool relu : {true, false}) {
+    auto m = new_model(14);
+    GraphBuilder b(*m);
+    Value* y = add_bn(b, b.input("x", kFloat, {2, 7, 61, 67}), 7, 9);
+    b.output(relu ? b.op("Relu", {y}) : y);
+    kernels::ParallelFloorsScope floors(size_t{1} << 12, size_t{1} << 18);  // several planes per part at most
+    Runs one;
+    {
+      kernels::ThreadsScope threads(1);
+      one = run_both(*m, {{"x", test::tensor_f(s, xv)}});
+    }
+    EXPECT_EQ(one.fused_stats.fused_chains, relu ? 1u : 0u);
+    expect_same_bytes(one);
+    // The per-element formula of the reference: (x - mean) / sqrt(var + eps) * scale + bias as
+    // x * a + b with a, b per channel; within 1e-5 relative of it (the factors round once each).
+    const std::vector<float> sc = ramp(7, 10, -2.f, 2.f), bi = ramp(7, 11, -1.f, 1.f), mu = ramp(7, 12, -1.f, 1.f),
+                             var = ramp(7, 13, 0.1f, 2.f);
+    const float* got = one.fused[0].t.data<float>();
+    const size_t plane = 61 * 67;
+    for (size_t i = 0; i < xv.size(); i += 97) {
+      const size_t c = i / plane % 7;
+      double want = (xv[i] - mu[c]) / std::sqrt(double{var[c]} + 1e-3) * sc[c] + bi[c];
+      if (relu) want = std::max(want, 0.0);
+      ASSERT_NEAR(got[i], want, 1e-5 * (1 + std::fabs(want))) << i;
+    }
+    for (unsigned n : {2u, 3u}) {
+      kernels::ThreadsScope threads(n);
+      Runs many = run_both(*m, {{"x", test::tensor_f(s, xv)}});
+      expect_same_bytes(many);
+      Runs cross = one;
+      cross.plain = many.fused;  // one thread fused against n threads fused
+      expect_same_bytes(cross);
+    }
+  }
 }
 
 // Where a chain must stop or not form at all; the results still match.

@@ -191,6 +191,10 @@ TEST(KernelsParallel, ConvolutionsBitIdentical) {
   };
   const Case cases[] = {
       {1, 64, 28, 28, 48, 3, 1, 1, 1, Activation::Relu},       // Winograd
+      // Winograd with at least two tile-row blocks per thread: each thread runs whole blocks
+      // (ResNet's 3x3 64-channel conv on 56x56: 7 blocks; batch 3 with a ragged last block)
+      {1, 64, 56, 56, 64, 3, 1, 1, 1, Activation::Relu},
+      {3, 64, 45, 27, 24, 3, 1, 1, 1, Activation::Sigmoid},
       {2, 20, 15, 17, 24, 3, 2, 1, 1, Activation::None},       // implicit GEMM, strided
       {2, 16, 15, 17, 24, 3, 2, 1, 1, Activation::None},       // direct (at most 16 input channels), strided
       {2, 3, 120, 100, 32, 3, 2, 1, 1, Activation::Relu},      // direct: a stem, bands of rows split

@@ -106,3 +106,22 @@ TEST(KernelsPool, AvgPoolWindowsOnlyInThePadding) {
 TEST(KernelsPool, AvgPoolGlobalWindow) {
   check_pool(pool(2, 5, 7, 7, 7, 7, 1, 0, 0, 1), 96, false, Kind::Avg);  // ResNet's last pool
 }
+
+// Strided average pooling's vector path (the outputs whose window lies inside the row, from the
+// column sums split into stride phases): rows wide enough for whole vectors plus a last vector
+// that overlaps the one before, strides 2, 3 and 4, windows narrower than, equal to and wider
+// than the stride, padding, ceil-mode ends, both count_include_pad settings, NaN.
+TEST(KernelsPool, StridedAveragePoolRows) {
+  unsigned seed = 300;
+  for (size_t W : {34, 56, 75, 131})
+    for (size_t s : {2, 3, 4})
+      for (size_t kw : {1, 2, 3, 5})
+        for (bool inc : {false, true}) {
+          k::Pool2DParams p = pool(1, 3, 7, W, 2, kw, s, kw / 2, 1, 1);
+          p.count_include_pad = inc;
+          check_pool(p, seed++, false, Kind::Avg);
+          check_pool(pool(2, 2, 6, W, kw, kw, s, 0, 0, 1), seed++, seed % 3 == 0, Kind::Avg);
+        }
+  // DenseNet-121's transitions: 2x2 stride 2 on 56, 28 and 14 columns.
+  for (size_t W : {56, 28, 14}) check_pool(pool(1, 4, W, W, 2, 2, 2, 0, 0, 1), seed++, false, Kind::Avg);
+}

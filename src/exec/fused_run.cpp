@@ -130,9 +130,16 @@ void Interpreter::run_chain(const FusedChain& c, Frame& f) {
       RTensor y = RTensor::alloc_uninit(kFloat, x.shape);  // every element is written below
       const int64_t plane = (N != 0 && C != 0) ? x.numel() / (N * C) : 0;
       const kernels::KernelTable& kt = kernels::active_table();
-      for (int64_t i = 0; i < N * C && plane > 0; ++i)
-        kernels::apply_conv_post(kt, post, static_cast<size_t>(i % C), x.data<float>() + i * plane,
-                                 y.data<float>() + i * plane, static_cast<size_t>(plane));
+      // Planes are split between threads (DenseNet's pre-activation BatchNormalization + Relu
+      // over each Concat); each plane is computed as on one thread.
+      if (plane > 0)
+        kernels::parallel_ranges(static_cast<size_t>(N * C), 1, kernels::plane_grain(static_cast<size_t>(plane)),
+                                 [&](size_t lo, size_t hi) {
+                                   for (size_t i = lo; i < hi; ++i)
+                                     kernels::apply_conv_post(kt, post, i % static_cast<size_t>(C),
+                                                              x.data<float>() + i * plane, y.data<float>() + i * plane,
+                                                              static_cast<size_t>(plane));
+                                 });
       out = RValue::tensor(std::move(y));
     }
   } catch (const Error& err) {

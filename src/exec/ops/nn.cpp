@@ -524,9 +524,14 @@ void op_batchnorm(OpCtx& c) {
   // multiply-add), in one vector pass over each plane.
   const kernels::KernelTable& kt = kernels::active_table();
   const size_t plane = static_cast<size_t>(HW);
-  for (int64_t ch = 0; ch < C && plane > 0; ++ch)
-    for (int64_t n = 0; n < N; ++n)
-      kt.affine_vs(x.data<float>() + (n * C + ch) * HW, a[ch], b[ch], y.data<float>() + (n * C + ch) * HW, plane);
+  // Planes are split between threads; each is computed as on one thread.
+  if (plane > 0)
+    kernels::parallel_ranges(static_cast<size_t>(N * C), 1, kernels::plane_grain(plane), [&](size_t lo, size_t hi) {
+      for (size_t i = lo; i < hi; ++i) {
+        const size_t ch = i % static_cast<size_t>(C);
+        kt.affine_vs(x.data<float>() + i * plane, a[ch], b[ch], y.data<float>() + i * plane, plane);
+      }
+    });
   c.set(0, y);
 }
 

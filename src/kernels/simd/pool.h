@@ -153,8 +153,14 @@ void avg_pool2d(const Pool2DParams& p, const float* x, float* y) {
   const ptrdiff_t pb = static_cast<ptrdiff_t>(p.pad_bottom), pr = static_cast<ptrdiff_t>(p.pad_right);
   const size_t plane_work = p.H * p.W * p.kH + p.H_out * p.W_out * p.kW;
   parallel_ranges(p.N * p.C, 1, plane_grain(plane_work), [&](size_t nc_lo, size_t nc_hi) {
-    // One row of column sums; slot 0 is free here (pooling calls no other kernel).
+    // One row of column sums; slots 0 and 1 are free here (pooling calls no other kernel).
     float* colsum = detail::scratch(0, p.W + Isa::W);
+    // Strided: the column sums split into stride phases as max pooling splits its column maxima,
+    // so the outputs whose window lies inside the row go W at a time as with stride 1 (DenseNet's
+    // 2x2 stride-2 transitions went one output at a time).
+    const size_t sw = p.stride_w;
+    const size_t Q = (p.W_out + Isa::W - 1) / Isa::W * Isa::W + (p.kW - 1) / sw + 1;
+    float* phases = sw > 1 ? detail::scratch(1, sw * Q) : nullptr;
     for (size_t nc = nc_lo; nc < nc_hi; ++nc) {
       const float* plane = x + nc * p.H * p.W;
       float* out = y + nc * p.H_out * p.W_out;
@@ -194,6 +200,31 @@ void avg_pool2d(const Pool2DParams& p, const float* x, float* y) {
             Isa::store(orow + ow, Isa::div(s, count));
           }
           ow_hi = ow;  // the tail goes through the per-output loop
+        } else if (sw > 1 && W + pl >= kW) {
+          // Outputs [ow_lo, ow_hi) read columns ow * sw - pl .. + kW - 1, all inside the row; tap k
+          // of W consecutive outputs is one run of phase k % sw (the row padded by pl on the left).
+          ow_lo = std::min((static_cast<size_t>(pl) + sw - 1) / sw, p.W_out);
+          ow_hi = std::max(ow_lo, std::min(static_cast<size_t>(W + pl - kW) / sw + 1, p.W_out));
+          if (ow_hi - ow_lo >= Isa::W) {
+            const ptrdiff_t q = static_cast<ptrdiff_t>(Q);
+            if (sw == 2) copy_phases2<Isa>(colsum, W, pl, phases, phases + Q, q, 0.f);
+            else
+              for (size_t ph = 0; ph < sw; ++ph)
+                copy_phase(colsum, W, pl, static_cast<ptrdiff_t>(sw), static_cast<ptrdiff_t>(ph), phases + ph * Q, q, 0.f);
+            const V count = Isa::set1(static_cast<float>(rows_counted * kW));
+            auto outputs = [&](size_t ow) {
+              V s = Isa::load(phases + ow);
+              for (ptrdiff_t k = 1; k < kW; ++k)
+                s = Isa::add(s, Isa::load(phases + static_cast<size_t>(k) % sw * Q + static_cast<size_t>(k) / sw + ow));
+              Isa::store(orow + ow, Isa::div(s, count));
+            };
+            size_t ow = ow_lo;
+            for (; ow + Isa::W <= ow_hi; ow += Isa::W) outputs(ow);
+            // The rest as one vector ending at ow_hi, over outputs already written (the same values).
+            if (ow < ow_hi) outputs(ow_hi - Isa::W);
+          } else {
+            ow_lo = ow_hi = p.W_out;
+          }
         }
         for (size_t ow = 0; ow < p.W_out; ++ow) {
           if (ow == ow_lo && ow_hi > ow_lo) {
