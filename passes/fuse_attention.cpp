@@ -1,0 +1,323 @@
+// fuse_attention: scaled dot-product attention as exports write it,
+//   S = MatMul(Q, KT) [* c | / c]; [S = S + mask | S = Where(cond, S, neg)]; [S = Max(S, lowest)];
+//   P = Softmax(S, axis=-1); Y = MatMul(P, V)
+// with Q [B,H,S,D], KT a Transpose of K ([B,Hk,T,D] after the Transpose's last two axes are
+// swapped back) and V [B,Hk,T,Dv], becomes Attention(Q, K, V, mask, scale=...) (opset 23), whose
+// output 0 is Y. Grouped-query forms read K and V through repeat_kv (Unsqueeze(2) -> Expand ->
+// Reshape merging the kv heads with their copies): the fused node reads the kv heads before the
+// repetition (Attention shares kv head h / (H/Hk) among the query heads, the same order the
+// Expand + Reshape gives). A KV cache written as present = Concat(past, new, axis=2) for both K
+// and V becomes Attention's past_key/past_value inputs, and its present_key/present_value outputs
+// take over the Concat outputs (same values, same names: they are often graph outputs).
+// Only at opset >= 23; a lower model gets it with --target-opset 23 and lowering undoes it.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "exec/infer_types.h"
+#include "passes/rule.h"
+#include "passes/util.h"
+
+namespace ofg::passes {
+
+namespace {
+
+bool scalar_const(const Model& m, const Value* v, double& out) {
+  std::vector<double> d;
+  if (!read_doubles(const_tensor(m, v), d) || d.size() != 1) return false;
+  out = d[0];
+  return true;
+}
+
+// The live producer of v in g when it is `op` and v has no reader but `user` (v not a graph
+// output): the pattern's intermediate values must be private to it.
+Node* private_producer(const Model& m, Graph* g, const Value* v, const char* op, const Node* user) {
+  Node* p = producer_if(m, v, op, g);
+  return p && only_user(v) == user ? p : nullptr;
+}
+
+bool same_dim(const exec::IDim& a, const exec::IDim& b) {
+  return (a.is_static() && b.is_static() && a.value == b.value) ||
+         (a.is_symbolic() && b.is_symbolic() && a.sym == b.sym);
+}
+
+// The mask must not enlarge the scores (Add/Where would broadcast them; Attention's mask only
+// broadcasts to them): every mask dim, aligned from the right, is 1 or the scores' dim. A dim that
+// inference leaves open on either side is accepted: Attention rejects at run time a mask that does
+// not broadcast to (B, H, Sq, T), so a wrong guess fails loudly (and verification reports it)
+// instead of computing something else.
+bool mask_fits(const exec::IType* mt, const exec::IType* st) {
+  if (!mt || !mt->ranked || mt->dims.size() > 4) return false;
+  if (!st || !st->ranked || st->dims.size() != 4) return true;
+  size_t off = 4 - mt->dims.size();
+  for (size_t i = 0; i < mt->dims.size(); ++i) {
+    const exec::IDim& a = mt->dims[i];
+    const exec::IDim& b = st->dims[off + i];
+    if (a.is_static() && a.value == 1) continue;
+    if (same_dim(a, b)) continue;
+    if (a.is_static() && b.is_static()) return false;  // two different sizes, the mask's not 1
+    if (b.is_static() && b.value == 1) return false;   // the scores would be broadcast
+  }
+  return true;
+}
+
+const exec::IType* rank4(const RuleCtx& rc, const Value* v) {
+  const exec::IType* t = rc.types().type_of(v);
+  return t && t->ranked && t->dims.size() == 4 && is_float_type(t->elem) ? t : nullptr;
+}
+
+// repeat_kv: Reshape(Expand(Unsqueeze(kv, axes=[2]), _), _) where inference shows the Expand
+// only broadcasts the new axis ([B,Hk,1,T,D] -> [B,Hk,r,T,D]) and the Reshape merges Hk and r
+// ([B,Hk*r,T,D]). Matched on structure and inferred shapes, not on how the shape inputs are
+// computed (constants or Shape arithmetic). Returns kv and r, or null.
+Value* repeat_source(const RuleCtx& rc, Graph* g, Value* rep, int64_t& r) {
+  const Model& m = rc.m;
+  Node* reshape = producer_if(m, rep, "Reshape", g);
+  Node* expand = reshape ? producer_if(m, reshape->inputs[0], "Expand", g) : nullptr;
+  Node* unsq = expand ? producer_if(m, expand->inputs[0], "Unsqueeze", g) : nullptr;
+  if (!unsq || !unsq->inputs[0]) return nullptr;
+  std::vector<int64_t> axes;
+  if (!attr_ints(m, unsq, "axes", axes) && !(unsq->inputs.size > 1 && read_ints(const_tensor(m, unsq->inputs[1]), axes)))
+    return nullptr;
+  if (axes.size() != 1 || (axes[0] != 2 && axes[0] != -3)) return nullptr;
+  Value* kv = unsq->inputs[0];
+  const exec::IType* src = rank4(rc, kv);
+  const exec::IType* ex = rc.types().type_of(expand->outputs[0]);
+  const exec::IType* out = rank4(rc, rep);
+  if (!src || !ex || !out || !ex->ranked || ex->dims.size() != 5) return nullptr;
+  const auto& s = src->dims;
+  const auto& e = ex->dims;
+  const auto& o = out->dims;
+  if (!same_dim(e[0], s[0]) || !same_dim(e[1], s[1]) || !same_dim(e[3], s[2]) || !same_dim(e[4], s[3])) return nullptr;
+  if (!e[2].is_static() || !s[1].is_static() || e[2].value < 1) return nullptr;
+  if (!same_dim(o[0], s[0]) || !same_dim(o[2], s[2]) || !same_dim(o[3], s[3])) return nullptr;
+  if (!o[1].is_static() || o[1].value != s[1].value * e[2].value) return nullptr;
+  r = e[2].value;
+  return kv;
+}
+
+// K in [B,Hk,T,D] from KT = Transpose(X, p): the permutation with its last two entries swapped
+// (identity: K is X itself).
+bool key_perm(const Model& m, const Node* tr, std::vector<int64_t>& kp) {
+  std::vector<int64_t> p;
+  if (!attr_ints(m, tr, "perm", p) || !valid_perm(p, 4)) return false;
+  kp = {p[0], p[1], p[3], p[2]};
+  return true;
+}
+
+bool identity_perm(const std::vector<int64_t>& p) {
+  for (size_t i = 0; i < p.size(); ++i)
+    if (p[i] != static_cast<int64_t>(i)) return false;
+  return true;
+}
+
+// present = Concat(past, cur, axis=2) of two rank-4 tensors: returns the Concat, else null.
+Node* cache_concat(const RuleCtx& rc, Graph* g, Value* v) {
+  Node* c = producer_if(rc.m, v, "Concat", g);
+  if (!c || c->inputs.size != 2 || !c->inputs[0] || !c->inputs[1]) return nullptr;
+  int64_t axis = attr_int(rc.m, c, "axis", 0);
+  if (axis != 2 && axis != -2) return nullptr;
+  if (!rank4(rc, c->inputs[0]) || !rank4(rc, c->inputs[1])) return nullptr;
+  return c;
+}
+
+Node* add_node(PassContext& ctx, Node* before, const char* op, std::vector<Value*> inputs, const std::string& base) {
+  Model& m = ctx.m;
+  Graph* g = before->graph;
+  Node* k = new_node(g, m.intern(op), kNoStr, static_cast<uint32_t>(inputs.size()), 1);
+  for (uint32_t i = 0; i < inputs.size(); ++i) set_input(k, i, inputs[i]);
+  set_output(k, 0, new_value(g, unique_name(m, base)));
+  k->name = unique_name(m, base);
+  insert_before(before, k);
+  ++ctx.added;
+  return k;
+}
+
+RuleMatch match_sdpa(const RuleCtx& rc, Graph* g, Node* softmax) {
+  const Model& m = rc.m;
+  if (softmax->inputs.size != 1 || !softmax->inputs[0] || !softmax->outputs[0]) return RuleMatch::decline("Softmax without its input or output");
+  Value* s = softmax->inputs[0];
+  const exec::IType* st = rank4(rc, s);
+  if (!st) return RuleMatch::decline("the scores are not a rank-4 float tensor");
+  int64_t axis = attr_int(m, softmax, "axis", -1);
+  if (axis != -1 && axis != 3) return RuleMatch::decline("Softmax is not over the last axis");
+  Node* mm2 = only_user(softmax->outputs[0]);
+  if (!is_op(m, mm2, "MatMul") || mm2->inputs[0] != softmax->outputs[0] || !mm2->inputs[1])
+    return RuleMatch::decline("the probabilities do not multiply V");
+  std::vector<Node*> pattern{softmax, mm2};
+  // Backwards from the Softmax: optional clamp, mask, scale, then Q K^T.
+  Node* user = softmax;
+  Node* clamp = private_producer(m, g, s, "Max", user);
+  double lowest = 0;
+  if (clamp) {
+    if (clamp->inputs.size != 2 || !scalar_const(m, clamp->inputs[1], lowest) ||
+        lowest != -static_cast<double>(std::numeric_limits<float>::max()) || st->elem != kFloat)
+      return RuleMatch::decline("a Max before the Softmax that is not the float32 lowest-value clamp");
+    pattern.push_back(clamp);
+    user = clamp;
+    s = clamp->inputs[0];
+  }
+  Value* mask = nullptr;      // additive mask
+  Value* cond = nullptr;      // Where(cond, scores, neg): cond true keeps the score
+  double neg = 0;
+  Node* add = private_producer(m, g, s, "Add", user);
+  Node* where = add ? nullptr : private_producer(m, g, s, "Where", user);
+  Value* scores = s;
+  if (add) {
+    // The scores are the operand that comes from Q K^T (through the optional scale).
+    Value* a = add->inputs[0];
+    Value* b = add->inputs[1];
+    auto from_qk = [&](Value* v) {
+      Node* p = v && v->producer && v->producer->alive ? v->producer : nullptr;
+      return p && (is_op(m, p, "MatMul") || is_op(m, p, "Div") || is_op(m, p, "Mul")) && only_user(v) == add;
+    };
+    if (from_qk(a)) { scores = a; mask = b; } else if (from_qk(b)) { scores = b; mask = a; }
+    else return RuleMatch::decline("no Q K^T operand in the mask Add");
+    if (mask == scores) return RuleMatch::decline("the scores added to themselves");
+    pattern.push_back(add);
+    user = add;
+  } else if (where) {
+    if (where->inputs.size != 3 || !where->inputs[0] || !scalar_const(m, where->inputs[2], neg) || neg > -1e4)
+      return RuleMatch::decline("a Where before the Softmax that does not mask with a large negative constant");
+    cond = where->inputs[0];
+    scores = where->inputs[1];
+    if (only_user(scores) != where) return RuleMatch::decline("the scores have other readers");
+    pattern.push_back(where);
+    user = where;
+  }
+  if (clamp && !mask && !cond) return RuleMatch::decline("a clamp without a mask");
+  if (mask || cond) {
+    const exec::IType* mt = rc.types().type_of(mask ? mask : cond);
+    if (!mt || !mt->ranked || mt->dims.size() > 4) return RuleMatch::decline("the mask's rank is unknown or above 4");
+    if (mask && mt->elem != st->elem) return RuleMatch::decline("the additive mask has another element type");
+    if (cond && mt->elem != kBool) return RuleMatch::decline("the Where condition is not boolean");
+  }
+  // scale after Q K^T
+  double scale = 1.0;
+  bool scaled = false;
+  Node* sc = private_producer(m, g, scores, "Div", user);
+  if (!sc) sc = private_producer(m, g, scores, "Mul", user);
+  if (sc) {
+    double c = 0;
+    bool div = is_op(m, sc, "Div");
+    Value* x = nullptr;
+    if (scalar_const(m, sc->inputs[1], c)) x = sc->inputs[0];
+    else if (!div && scalar_const(m, sc->inputs[0], c)) x = sc->inputs[1];
+    if (!x || c == 0 || !std::isfinite(c)) return RuleMatch::decline("the scores are scaled by a non-constant");
+    scale = div ? 1.0 / c : c;
+    scaled = true;
+    pattern.push_back(sc);
+    user = sc;
+    scores = x;
+  }
+  Node* mm1 = private_producer(m, g, scores, "MatMul", user);
+  if (!mm1 || !mm1->inputs[0] || !mm1->inputs[1]) return RuleMatch::decline("the scores are not Q K^T");
+  pattern.push_back(mm1);
+  Value* q = mm1->inputs[0];
+  // ViT-style exports scale Q before the product instead.
+  if (!scaled) {
+    Node* qs = private_producer(m, g, q, "Div", mm1);
+    if (!qs) qs = private_producer(m, g, q, "Mul", mm1);
+    double c = 0;
+    if (qs && scalar_const(m, qs->inputs[1], c) && c != 0 && std::isfinite(c)) {
+      scale = is_op(m, qs, "Div") ? 1.0 / c : c;
+      q = qs->inputs[0];
+      pattern.push_back(qs);
+    }
+  }
+  Node* kt = producer_if(m, mm1->inputs[1], "Transpose", g);
+  std::vector<int64_t> kp;
+  if (!kt || !kt->inputs[0] || !key_perm(m, kt, kp)) return RuleMatch::decline("K^T is not a rank-4 Transpose");
+  bool k_as_is = identity_perm(kp);
+  Value* k = kt->inputs[0];
+  Value* v = mm2->inputs[1];
+  const exec::IType* qt = rank4(rc, q);
+  const exec::IType* vt = rank4(rc, v);
+  if (!qt || !vt || !rank4(rc, k)) return RuleMatch::decline("Q, K or V is not a rank-4 float tensor");
+  if ((mask || cond) && !mask_fits(rc.types().type_of(mask ? mask : cond), rc.types().type_of(mm1->outputs[0])))
+    return RuleMatch::decline("the mask would broadcast the scores to a larger shape");
+  // Grouped-query: read K and V before repeat_kv when both are repeated the same way.
+  int64_t rk = 0, rv = 0;
+  Value* k0 = k_as_is ? repeat_source(rc, g, k, rk) : nullptr;
+  Value* v0 = repeat_source(rc, g, v, rv);
+  if (k0 && v0 && rk == rv) {
+    k = k0;
+    v = v0;
+  }
+  const exec::IType* kvt = rank4(rc, v);
+  int64_t hq = qt->dims[1].value, hk = kvt->dims[1].value;
+  if (!qt->dims[1].is_static() || !kvt->dims[1].is_static() || hk < 1 || hq % hk != 0)
+    return RuleMatch::decline("the kv heads are unknown or do not divide the query heads");
+  if (qt->elem != kvt->elem || rank4(rc, k)->elem != qt->elem) return RuleMatch::decline("Q, K and V differ in element type");
+  const exec::IDim& kh = rank4(rc, k)->dims[static_cast<size_t>(kp[1])];  // K's heads after the swap back
+  if (!kh.is_static() || kh.value != hk) return RuleMatch::decline("K and V have different head counts");
+  // KV cache: both K and V written as Concat(past, new) along the sequence.
+  Node* ck = k_as_is ? cache_concat(rc, g, k) : nullptr;
+  Node* cv = cache_concat(rc, g, v);
+  if (!ck || !cv) ck = cv = nullptr;
+  if (!is_float_type(qt->elem)) return RuleMatch::decline("not a float type");
+
+  // Max(S + mask, lowest) equals S + Max(mask, lowest) in float32 whenever |S| < 2^103 (half an
+  // ulp of FLT_MAX): a finite mask entry m >= lowest gives S + m on both sides (S + m cannot round
+  // below lowest), and an entry of -inf (two lowest-valued masks added, as the causal and padding
+  // masks of HF exports are) gives lowest on both sides (S + lowest rounds to lowest). So the
+  // clamp moves onto the mask (one node per mask, merged across layers by CSE), keeping a fully
+  // masked row's uniform softmax.
+  int32_t elem = qt->elem;
+  return RuleMatch::rewrite("scaled dot-product attention -> Attention", [=](PassContext& ctx) -> int64_t {
+    Model& m = ctx.m;
+    Value* attn_mask = mask;
+    if (cond) {
+      // Where(cond, S, neg) as the additive mask Where(cond, 0, neg): S + 0 keeps S exactly and
+      // S + neg rounds to neg for neg = lowest (and is as negligible after the softmax otherwise).
+      Value* zero = add_initializer(g, "attn_mask_zero", tensor_from_doubles(m, elem, {}, {0.0}));
+      Value* nv = add_initializer(g, "attn_mask_neg", tensor_from_doubles(m, elem, {}, {neg}));
+      attn_mask = add_node(ctx, mm2, "Where", {cond, zero, nv}, "attn_mask_additive")->outputs[0];
+    }
+    if (clamp) attn_mask = add_node(ctx, mm2, "Max", {attn_mask, clamp->inputs[1]}, "attn_mask_clamped")->outputs[0];
+    Value* key = k;
+    Value* val = v;
+    Value *past_k = nullptr, *past_v = nullptr;
+    if (ck) {
+      past_k = ck->inputs[0];
+      key = ck->inputs[1];
+      past_v = cv->inputs[0];
+      val = cv->inputs[1];
+    }
+    if (!k_as_is) {
+      Node* t = add_node(ctx, mm2, "Transpose", {k}, "attn_key");
+      set_attr_ints(m, t, "perm", kp);
+      key = t->outputs[0];
+    }
+    Value* ins[6] = {q, key, val, attn_mask, past_k, past_v};
+    uint32_t n_in = 6;
+    while (n_in > 3 && !ins[n_in - 1]) --n_in;
+    uint32_t n_out = ck ? 3 : 1;
+    Node* att = new_node(g, m.intern("Attention"), kNoStr, n_in, n_out);
+    att->name = node_name(m, softmax, "/Attention");
+    for (uint32_t i = 0; i < n_in; ++i) set_input(att, i, ins[i]);
+    set_attr_float(m, att, "scale", static_cast<float>(scale));
+    replace_pattern(ctx, pattern, mm2, att);
+    if (ck) {
+      // present_key/present_value take over the Concat outputs.
+      Node* cats[2] = {ck, cv};
+      for (uint32_t i = 0; i < 2; ++i) {
+        Value* present = cats[i]->outputs[0];
+        cats[i]->outputs[0] = nullptr;
+        drop(ctx, cats[i]);
+        set_output(att, i + 1, present);
+      }
+    }
+    // The Concat outputs may be read by nodes placed before the fused node (shape arithmetic):
+    // restore the order.
+    topological_sort(g);
+    return 1;
+  });
+}
+
+}  // namespace
+
+OFG_RULE_GROUP(fuse_attention_rules, {"scaled_dot_product", {"Softmax"}, "", 23, kNoOpsetLimit, match_sdpa});
+
+}  // namespace ofg::passes
