@@ -47,6 +47,7 @@ const std::vector<Adapter>& adapters();
 void add_axes_adapters(std::vector<Adapter>& out);     // attributes that became inputs
 void add_resize_adapters(std::vector<Adapter>& out);   // Upsample / Resize
 void add_lowering_adapters(std::vector<Adapter>& out); // new ops <-> their decompositions
+void add_attention_lowering_adapters(std::vector<Adapter>& out);  // Attention -> its decomposition
 void add_semantic_adapters(std::vector<Adapter>& out); // axis meaning, removed attributes, renames
 void add_added_attribute_adapters(std::vector<Adapter>& out);  // attributes added later, *OrEqual
 
