@@ -23,6 +23,8 @@ namespace ofg::passes {
 
 namespace {
 
+constexpr double kMaskFloor = -1e30;  // see the clamp in match_sdpa
+
 bool scalar_const(const Model& m, const Value* v, double& out) {
   std::vector<double> d;
   if (!read_doubles(const_tensor(m, v), d) || d.size() != 1) return false;
@@ -237,6 +239,16 @@ RuleMatch match_sdpa(const RuleCtx& rc, Graph* g, Node* softmax) {
   if (!qt || !vt || !rank4(rc, k)) return RuleMatch::decline("Q, K or V is not a rank-4 float tensor");
   if ((mask || cond) && !mask_fits(rc.types().type_of(mask ? mask : cond), rc.types().type_of(mm1->outputs[0])))
     return RuleMatch::decline("the mask would broadcast the scores to a larger shape");
+  // ONNX Runtime (1.30) requires the mask's query axis to be Q's sequence length, not a broadcast
+  // 1 (the spec allows broadcasting): such a mask is expanded along that axis unless Q's length
+  // is 1 for sure.
+  bool expand_rows = false;
+  if (mask || cond) {
+    const exec::IType* mt = rc.types().type_of(mask ? mask : cond);
+    const exec::IDim& qs = qt->dims[2];
+    bool row_one = mt->dims.size() < 2 || (mt->dims[mt->dims.size() - 2].is_static() && mt->dims[mt->dims.size() - 2].value == 1);
+    expand_rows = row_one && !(qs.is_static() && qs.value == 1);
+  }
   // Grouped-query: read K and V before repeat_kv when both are repeated the same way.
   int64_t rk = 0, rv = 0;
   Value* k0 = k_as_is ? repeat_source(rc, g, k, rk) : nullptr;
@@ -258,12 +270,19 @@ RuleMatch match_sdpa(const RuleCtx& rc, Graph* g, Node* softmax) {
   if (!ck || !cv) ck = cv = nullptr;
   if (!is_float_type(qt->elem)) return RuleMatch::decline("not a float type");
 
-  // Max(S + mask, lowest) equals S + Max(mask, lowest) in float32 whenever |S| < 2^103 (half an
-  // ulp of FLT_MAX): a finite mask entry m >= lowest gives S + m on both sides (S + m cannot round
-  // below lowest), and an entry of -inf (two lowest-valued masks added, as the causal and padding
-  // masks of HF exports are) gives lowest on both sides (S + lowest rounds to lowest). So the
-  // clamp moves onto the mask (one node per mask, merged across layers by CSE), keeping a fully
-  // masked row's uniform softmax.
+  // The clamp Max(S + mask, lowest) is not a no-op: HF exports add a causal and a padding mask
+  // that both hold lowest, giving -inf where both mask, and the clamp turns that back into lowest,
+  // so a query row whose every key is masked (a left-padded position) gets a uniform softmax
+  // instead of NaN. Attention has no clamp; the fused form moves it onto the mask as
+  // Max(mask, kMaskFloor) with kMaskFloor = -1e30, for two reasons:
+  // - in float32, S + m rounds to m for |S| < ~1e22 when m <= -1e30, so every masked entry of a
+  //   row is exactly kMaskFloor (uniform over a fully masked row, as the clamp gives) and weighs
+  //   exp(-1e30 - max) = 0 next to any unmasked entry (as lowest does);
+  // - runtimes treat a mask value of lowest (or -inf) as "masked" and give a fully masked row
+  //   zeros (ONNX Runtime 1.30 does), which is not what the exported model computes.
+  // Outputs are the same whenever the mask's entries are >= -1e29 or <= lowest (causal, padding
+  // and -inf masks); only a mask holding other values below -1e30 would be changed.
+  // The Max sits on the mask (shared by the layers: CSE merges the copies).
   int32_t elem = qt->elem;
   return RuleMatch::rewrite("scaled dot-product attention -> Attention", [=](PassContext& ctx) -> int64_t {
     Model& m = ctx.m;
@@ -275,7 +294,19 @@ RuleMatch match_sdpa(const RuleCtx& rc, Graph* g, Node* softmax) {
       Value* nv = add_initializer(g, "attn_mask_neg", tensor_from_doubles(m, elem, {}, {neg}));
       attn_mask = add_node(ctx, mm2, "Where", {cond, zero, nv}, "attn_mask_additive")->outputs[0];
     }
-    if (clamp) attn_mask = add_node(ctx, mm2, "Max", {attn_mask, clamp->inputs[1]}, "attn_mask_clamped")->outputs[0];
+    if (clamp) {
+      Value* floor = add_initializer(g, "attn_mask_floor", tensor_from_doubles(m, elem, {}, {kMaskFloor}));
+      attn_mask = add_node(ctx, mm2, "Max", {attn_mask, floor}, "attn_mask_clamped")->outputs[0];
+    }
+    if (attn_mask && expand_rows) {
+      // The mask's query axis as Q's sequence length: [Sq, 1] broadcast onto the mask.
+      Node* sq = add_node(ctx, mm2, "Shape", {q}, "attn_q_seq");
+      set_attr_int(m, sq, "start", 2);
+      set_attr_int(m, sq, "end", 3);
+      Node* rows = add_node(ctx, mm2, "Concat", {sq->outputs[0], add_initializer(g, "attn_one", tensor_from_ints(m, {1}, {1}))}, "attn_mask_rows");
+      set_attr_int(m, rows, "axis", 0);
+      attn_mask = add_node(ctx, mm2, "Expand", {attn_mask, rows->outputs[0]}, "attn_mask_per_query")->outputs[0];
+    }
     Value* key = k;
     Value* val = v;
     Value *past_k = nullptr, *past_v = nullptr;
