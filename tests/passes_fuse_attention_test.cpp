@@ -7,6 +7,10 @@
 
 #include "convert/opset_convert.h"
 #include "ir/snapshot.h"
+#include "onnx/serialize.h"
+#include "passes/pipeline.h"
+#include "support/test_support.h"
+#include "verify/given_inputs.h"
 #include "passes_test_util.h"
 #include "passes_verify_util.h"
 #include "verify/verify.h"
@@ -124,6 +128,29 @@ TEST(PassFuseAttention, WhereMaskAndKeyTransposeFromSequenceLayout) {
   expect_same_outputs(*ref, *m);
 }
 
+// A padding mask [B,1,1,T] (BERT) broadcasts along the query axis: the fused form expands it to
+// Q's length ([B,1,S,T]), which ONNX Runtime requires of Attention's mask.
+TEST(PassFuseAttention, PaddingMaskExpandedAlongQueries) {
+  auto build = [] {
+    auto m = new_model(23);
+    GraphBuilder b(*m);
+    Value* q = b.input("q", kFloat, {2, 2, 3, 4});
+    Value* k = b.input("k", kFloat, {2, 2, 3, 4});
+    Value* v = b.input("v", kFloat, {2, 2, 3, 4});
+    Value* kt = b.op("Transpose", {k}, {b.ints("perm", {0, 1, 3, 2})});
+    Value* s = b.op("Div", {b.op("MatMul", {q, kt}), b.initializer("c", {}, {2.0f})});
+    Value* mask = b.initializer("pad", {2, 1, 1, 3}, {0, 0, 0, 0, 0, -10000.0f});
+    b.output(b.op("MatMul", {b.op("Softmax", {b.op("Add", {s, mask})}, {b.i("axis", -1)}), v}));
+    return m;
+  };
+  auto m = build();
+  auto ref = build();
+  EXPECT_EQ(run_checked(*m, "fuse_attention").changes, 1);
+  EXPECT_EQ(count_op(m->graph, "Attention"), 1);
+  EXPECT_EQ(count_op(m->graph, "Expand"), 1);
+  expect_same_outputs(*ref, *m);
+}
+
 // Attention (23) with grouped-query heads, a KV cache and a boolean mask, lowered to 17: same
 // outputs (verified by execution), no Attention left, present_* keep their names.
 TEST(PassFuseAttention, LoweredTo17ComputesTheSame) {
@@ -154,6 +181,43 @@ TEST(PassFuseAttention, LoweredTo17ComputesTheSame) {
   convert::convert_opset(*up, 23);
   EXPECT_EQ(run_checked(*up, "eliminate_identity_ops").changes >= 0, true);
   EXPECT_EQ(run_checked(*up, "fuse_attention").changes, 1);
+}
+
+}  // namespace
+}  // namespace ofg::test
+
+namespace ofg::test {
+namespace {
+
+// The shared LLaMA-style decoder (opset 17, GQA 8 over 2 heads, KV cache, causal + padding mask
+// with the -FLT_MAX clamp): raised to 23 and optimized it has 4 Attention and matches the
+// original on both test sets (prefill with a left-padded row, decode); lowered back to 17 it
+// still matches and has no Attention.
+TEST(PassFuseAttention, LlamaTinyAt23AndBack) {
+  const std::string dir = data_dir() + "/models/llama_tiny_dirty";
+  if (!file_exists(dir + "/model.onnx")) GTEST_SKIP() << "no " << dir;
+  auto ref = load_model_file(dir + "/model.onnx", {});
+  auto m = load_model_file(dir + "/model.onnx", {});
+  convert::convert_opset(*m, 23);
+  passes::optimize(m, passes::PipelineOptions{});
+  EXPECT_EQ(check_consistency(*m), "");
+  EXPECT_EQ(count_op(m->graph, "Attention"), 4);
+  EXPECT_EQ(count_op(m->graph, "Softmax"), 0);
+  verify::Options o;
+  o.given = verify::read_given_inputs(*ref, dir, {}, "test");
+  ASSERT_EQ(o.given.size(), 2u);
+  verify::Report r = verify::verify_models(*ref, *m, o);
+  EXPECT_TRUE(r.passed) << r.to_json();
+  auto down = copy_model(*m);
+  convert::convert_opset(*down, 17);
+  EXPECT_EQ(check_consistency(*down), "");
+  EXPECT_EQ(count_op(down->graph, "Attention"), 0);
+  verify::Report rd = verify::verify_models(*ref, *down, o);
+  EXPECT_TRUE(rd.passed) << rd.to_json();
+  // the present outputs keep their names through both conversions
+  int presents = 0;
+  for (const ValueInfo& vi : down->graph->outputs) presents += std::string(down->str(vi.value->name)).rfind("present.", 0) == 0;
+  EXPECT_EQ(presents, 8);
 }
 
 }  // namespace
