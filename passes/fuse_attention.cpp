@@ -91,9 +91,30 @@ Value* repeat_source(const RuleCtx& rc, Graph* g, Value* rep, int64_t& r) {
   const auto& s = src->dims;
   const auto& e = ex->dims;
   const auto& o = out->dims;
-  if (!same_dim(e[0], s[0]) || !same_dim(e[1], s[1]) || !same_dim(e[3], s[2]) || !same_dim(e[4], s[3])) return nullptr;
+  // Each Expand dim but the new one keeps kv's: inference says so, or the shape input's tracked
+  // contents hold 1 or kv's own dim there (Shape(kv)[j], the usual exported form, whose sum
+  // past + new inference cannot name).
+  const std::vector<exec::SymVal>* sh = expand->inputs.size > 1 && expand->inputs[1] ? rc.types().contents(expand->inputs[1]) : nullptr;
+  const size_t from[4] = {0, 1, 3, 4};
+  for (size_t j = 0; j < 4; ++j) {
+    size_t i = from[j];
+    if (same_dim(e[i], s[j])) continue;
+    if (!sh || sh->size() != 5) return nullptr;
+    const exec::SymVal& d = (*sh)[i];
+    bool keeps = (d.kind == exec::SymVal::kConst && d.value == 1) ||
+                 (d.kind == exec::SymVal::kDim && ((d.src == kv && d.index == static_cast<int>(j)) ||
+                                                   (d.sym != kNoStr && s[j].is_symbolic() && d.sym == s[j].sym)));
+    if (!keeps) return nullptr;
+  }
   if (!e[2].is_static() || !s[1].is_static() || e[2].value < 1) return nullptr;
-  if (!same_dim(o[0], s[0]) || !same_dim(o[2], s[2]) || !same_dim(o[3], s[3])) return nullptr;
+  // The Reshape merges the kv heads with their copies: its output keeps batch and head size and
+  // has Hk * r heads, so (the element count being the same) its sequence dim is kv's.
+  if (!same_dim(o[0], s[0]) || !same_dim(o[3], s[3])) return nullptr;
+  if (!o[2].is_static() && !o[2].is_symbolic()) {
+    // unknown: follows from the element count
+  } else if (!same_dim(o[2], s[2])) {
+    return nullptr;
+  }
   if (!o[1].is_static() || o[1].value != s[1].value * e[2].value) return nullptr;
   r = e[2].value;
   return kv;

@@ -203,6 +203,16 @@ TEST(PassFuseAttention, LlamaTinyAt23AndBack) {
   EXPECT_EQ(check_consistency(*m), "");
   EXPECT_EQ(count_op(m->graph, "Attention"), 4);
   EXPECT_EQ(count_op(m->graph, "Softmax"), 0);
+  // grouped-query with the cache: K/V read before repeat_kv (2 heads), past in, present out
+  // (repeat_kv's Expand is read through although its shape comes from Shape(present))
+  for (Node* n = m->graph->first; n; n = n->next) {
+    if (m->str(n->op_type) != "Attention") continue;
+    ASSERT_EQ(n->inputs.size, 6u);
+    EXPECT_EQ(std::string(m->str(n->inputs[4]->name)).rfind("past_key_values.", 0), 0u);
+    ASSERT_EQ(n->outputs.size, 3u);
+    EXPECT_EQ(std::string(m->str(n->outputs[1]->name)).rfind("present.", 0), 0u);
+  }
+  EXPECT_EQ(count_op(m->graph, "Expand"), 2);  // the two of the mask; the 8 of repeat_kv are gone
   verify::Options o;
   o.given = verify::read_given_inputs(*ref, dir, {}, "test");
   ASSERT_EQ(o.given.size(), 2u);
