@@ -128,6 +128,21 @@ TEST(PassFuseAttention, WhereMaskAndKeyTransposeFromSequenceLayout) {
   expect_same_outputs(*ref, *m);
 }
 
+// Head counts inference cannot prove (symbolic) leave the pattern alone: Attention needs the q
+// heads to be a multiple of the kv heads, which nothing here guarantees.
+TEST(PassFuseAttention, NotWithUnknownHeadCounts) {
+  auto m = new_model(23);
+  GraphBuilder b(*m);
+  Value* q = b.input("q", kFloat, {2, "heads", 3, 4});
+  Value* k = b.input("k", kFloat, {2, "kv_heads", 3, 4});
+  Value* v = b.input("v", kFloat, {2, "kv_heads", 3, 4});
+  Value* kt = b.op("Transpose", {k}, {b.ints("perm", {0, 1, 3, 2})});
+  Value* s = b.op("Mul", {b.op("MatMul", {q, kt}), b.initializer("c", {}, {0.5f})});
+  b.output(b.op("MatMul", {b.op("Softmax", {s}, {b.i("axis", -1)}), v}));
+  EXPECT_EQ(run_checked(*m, "fuse_attention").changes, 0);
+  EXPECT_EQ(count_op(m->graph, "Attention"), 0);
+}
+
 // A padding mask [B,1,1,T] (BERT) broadcasts along the query axis: the fused form expands it to
 // Q's length ([B,1,S,T]), which ONNX Runtime requires of Attention's mask.
 TEST(PassFuseAttention, PaddingMaskExpandedAlongQueries) {
