@@ -157,17 +157,96 @@ Node* add_node(PassContext& ctx, Node* before, const char* op, std::vector<Value
   return k;
 }
 
+// The batch-of-heads form of nn.MultiheadAttention exports (ViT): Q [B*H,S,D] (optionally scaled
+// by a constant before the product), KT = Transpose(K') of rank 3, V [B*H,T,Dv], no mask:
+// Attention runs it as one batch of B*H heads (Unsqueeze(0) of Q, K, V; Squeeze(0) of Y). With a
+// head count inference leaves open on either side, Attention computes what MatMul's broadcasting
+// does (K and V with 1 head shared by every query head) or fails loudly (more kv heads than query
+// heads), never something else.
+RuleMatch match_sdpa3(const RuleCtx& rc, Graph* g, Node* softmax, Node* mm2) {
+  const Model& m = rc.m;
+  std::vector<Node*> pattern{softmax, mm2};
+  double scale = 1.0;
+  bool scaled = false;
+  Value* scores = softmax->inputs[0];
+  Node* user = softmax;
+  Node* sc = private_producer(m, g, scores, "Div", user);
+  if (!sc) sc = private_producer(m, g, scores, "Mul", user);
+  if (sc) {
+    double c = 0;
+    if (!scalar_const(m, sc->inputs[1], c) || c == 0 || !std::isfinite(c)) return RuleMatch::decline("the scores are scaled by a non-constant");
+    scale = is_op(m, sc, "Div") ? 1.0 / c : c;
+    scaled = true;
+    pattern.push_back(sc);
+    user = sc;
+    scores = sc->inputs[0];
+  }
+  Node* mm1 = private_producer(m, g, scores, "MatMul", user);
+  if (!mm1 || !mm1->inputs[0] || !mm1->inputs[1]) return RuleMatch::decline("the scores are not Q K^T (or are masked: not taken in rank 3)");
+  pattern.push_back(mm1);
+  Value* q = mm1->inputs[0];
+  if (!scaled) {
+    Node* qs = private_producer(m, g, q, "Div", mm1);
+    if (!qs) qs = private_producer(m, g, q, "Mul", mm1);
+    double c = 0;
+    if (qs && scalar_const(m, qs->inputs[1], c) && c != 0 && std::isfinite(c)) {
+      scale = is_op(m, qs, "Div") ? 1.0 / c : c;
+      q = qs->inputs[0];
+      pattern.push_back(qs);
+    }
+  }
+  Node* kt = producer_if(m, mm1->inputs[1], "Transpose", g);
+  std::vector<int64_t> p;
+  if (!kt || !kt->inputs[0] || !attr_ints(m, kt, "perm", p) || !valid_perm(p, 3)) return RuleMatch::decline("K^T is not a rank-3 Transpose");
+  std::vector<int64_t> kp{p[0], p[2], p[1]};
+  Value* k = kt->inputs[0];
+  Value* v = mm2->inputs[1];
+  auto rank3 = [&](const Value* x) {
+    const exec::IType* t = rc.types().type_of(x);
+    return t && t->ranked && t->dims.size() == 3 && is_float_type(t->elem) ? t : nullptr;
+  };
+  const exec::IType* qt = rank3(q);
+  const exec::IType* kt3 = rank3(k);
+  const exec::IType* vt = rank3(v);
+  if (!qt || !kt3 || !vt || kt3->elem != qt->elem || vt->elem != qt->elem) return RuleMatch::decline("Q, K or V is not a rank-3 float tensor of one type");
+  return RuleMatch::rewrite("batch-of-heads attention -> Attention", [=](PassContext& ctx) -> int64_t {
+    Model& m = ctx.m;
+    Value* axis0 = add_initializer(g, "attn_axis0", tensor_from_ints(m, {1}, {0}));
+    Value* key = k;
+    if (!identity_perm(kp)) {
+      Node* t = add_node(ctx, mm2, "Transpose", {k}, "attn_key");
+      set_attr_ints(m, t, "perm", kp);
+      key = t->outputs[0];
+    }
+    Value* q4 = add_node(ctx, mm2, "Unsqueeze", {q, axis0}, "attn_q4")->outputs[0];
+    Value* k4 = add_node(ctx, mm2, "Unsqueeze", {key, axis0}, "attn_k4")->outputs[0];
+    Value* v4 = add_node(ctx, mm2, "Unsqueeze", {v, axis0}, "attn_v4")->outputs[0];
+    Node* att = add_node(ctx, mm2, "Attention", {q4, k4, v4}, "attn_y4");
+    att->name = node_name(m, softmax, "/Attention");
+    set_attr_float(m, att, "scale", static_cast<float>(scale));
+    Node* sq = new_node(g, m.intern("Squeeze"), kNoStr, 2, 1);
+    sq->name = node_name(m, softmax, "/AttentionSqueeze");
+    set_input(sq, 0, att->outputs[0]);
+    set_input(sq, 1, axis0);
+    replace_pattern(ctx, pattern, mm2, sq);
+    return 1;
+  });
+}
+
 RuleMatch match_sdpa(const RuleCtx& rc, Graph* g, Node* softmax) {
   const Model& m = rc.m;
   if (softmax->inputs.size != 1 || !softmax->inputs[0] || !softmax->outputs[0]) return RuleMatch::decline("Softmax without its input or output");
   Value* s = softmax->inputs[0];
   const exec::IType* st = rank4(rc, s);
-  if (!st) return RuleMatch::decline("the scores are not a rank-4 float tensor");
+  const exec::IType* st3 = rc.types().type_of(s);
+  bool three = !st && st3 && st3->ranked && st3->dims.size() == 3 && is_float_type(st3->elem);
+  if (!st && !three) return RuleMatch::decline("the scores are not a rank-4 (or rank-3) float tensor");
   int64_t axis = attr_int(m, softmax, "axis", -1);
-  if (axis != -1 && axis != 3) return RuleMatch::decline("Softmax is not over the last axis");
+  if (axis != -1 && axis != (three ? 2 : 3)) return RuleMatch::decline("Softmax is not over the last axis");
   Node* mm2 = only_user(softmax->outputs[0]);
   if (!is_op(m, mm2, "MatMul") || mm2->inputs[0] != softmax->outputs[0] || !mm2->inputs[1])
     return RuleMatch::decline("the probabilities do not multiply V");
+  if (three) return match_sdpa3(rc, g, softmax, mm2);
   std::vector<Node*> pattern{softmax, mm2};
   // Backwards from the Softmax: optional clamp, mask, scale, then Q K^T.
   Node* user = softmax;

@@ -143,6 +143,33 @@ TEST(PassFuseAttention, NotWithUnknownHeadCounts) {
   EXPECT_EQ(count_op(m->graph, "Attention"), 0);
 }
 
+// nn.MultiheadAttention's batch-of-heads form (ViT): Q [B*H,S,D] scaled before the product, K^T
+// = Transpose(K [S,B*H,D], [1,2,0]), no mask: one Attention over Unsqueeze(0) of Q/K/V, Squeeze(0)
+// of Y; the same outputs, and lowered to 17 the same again.
+TEST(PassFuseAttention, BatchOfHeadsRank3) {
+  auto build = [] {
+    auto m = new_model(23);
+    GraphBuilder b(*m);
+    Value* q = b.input("q", kFloat, {"bh", 3, 4});
+    Value* k = b.input("k", kFloat, {3, "bh", 4});
+    Value* v = b.input("v", kFloat, {"bh", 3, 4});
+    Value* qs = b.op("Div", {q, b.initializer("c", {}, {2.0f})});
+    Value* kt = b.op("Transpose", {k}, {b.ints("perm", {1, 2, 0})});
+    b.output(b.op("MatMul", {b.op("Softmax", {b.op("MatMul", {qs, kt})}, {b.i("axis", -1)}), v}));
+    return m;
+  };
+  auto m = build();
+  auto ref = build();
+  EXPECT_EQ(run_checked(*m, "fuse_attention").changes, 1);
+  EXPECT_EQ(count_op(m->graph, "Attention"), 1);
+  EXPECT_EQ(count_op(m->graph, "Softmax"), 0);
+  expect_same_outputs(*ref, *m, {{"bh", 6}});
+  auto down = copy_model(*m);
+  convert::convert_opset(*down, 17);
+  EXPECT_EQ(count_op(down->graph, "Attention"), 0);
+  expect_same_outputs(*ref, *down, {{"bh", 6}});
+}
+
 // A padding mask [B,1,1,T] (BERT) broadcasts along the query axis: the fused form expands it to
 // Q's length ([B,1,S,T]), which ONNX Runtime requires of Attention's mask.
 TEST(PassFuseAttention, PaddingMaskExpandedAlongQueries) {

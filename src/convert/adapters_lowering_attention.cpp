@@ -49,9 +49,12 @@ const char* attention_down(AdaptCtx& c) {
   Value* k = n->inputs[1];
   Value* v = n->inputs[2];
   int64_t hq = static_dim(c, q, 1), hk = static_dim(c, k, 1), d = static_dim(c, q, 3), dv = static_dim(c, v, 3);
-  bool grouped = !(hq > 0 && hq == hk);
-  if (grouped && (hq < 1 || hk < 1 || hq % hk != 0 || d < 1 || dv < 1 || static_dim(c, v, 1) != hk))
-    return "grouped-query Attention needs static head counts (q heads a multiple of kv heads) and head sizes";
+  // repeat_kv is written when both head counts are known and differ (kv heads > 1). With a count
+  // left open, the plain MatMuls compute the same when the counts are equal or K/V have one head
+  // (broadcast) and fail loudly otherwise, as Attention fails on counts that do not divide.
+  bool grouped = hq > 0 && hk > 1 && hq != hk;
+  if (grouped && (hq % hk != 0 || d < 1 || dv < 1 || static_dim(c, v, 1) != hk))
+    return "grouped-query Attention needs q heads a multiple of kv heads and static head sizes";
   bool has_scale = attr(c.m, n, "scale") != nullptr;
   if (!has_scale && d < 1) return "the default scale 1/sqrt(head size) needs a static head size";
   double scale = has_scale ? attr_float(c.m, n, "scale", 1.f) : 1.0 / std::sqrt(static_cast<double>(d));
@@ -77,7 +80,7 @@ const char* attention_down(AdaptCtx& c) {
     }
   }
   // repeat_kv
-  if (grouped && hq != hk) {
+  if (grouped) {
     int64_t rep = hq / hk;
     for (uint32_t i = 0; i < 2; ++i) {
       Value* u = unsqueeze(c, kv[i], 2, "attn_kv_unsqueezed")->outputs[0];
