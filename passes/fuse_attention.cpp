@@ -270,9 +270,15 @@ RuleMatch match_sdpa(const RuleCtx& rc, Graph* g, Node* softmax) {
     // The scores are the operand that comes from Q K^T (through the optional scale).
     Value* a = add->inputs[0];
     Value* b = add->inputs[1];
+    // (MatMul, or a Div/Mul of one: a mask computed by a Mul of its own is not mistaken for it)
     auto from_qk = [&](Value* v) {
       Node* p = v && v->producer && v->producer->alive ? v->producer : nullptr;
-      return p && (is_op(m, p, "MatMul") || is_op(m, p, "Div") || is_op(m, p, "Mul")) && only_user(v) == add;
+      if (!p || only_user(v) != add) return false;
+      if (is_op(m, p, "MatMul")) return true;
+      if (!is_op(m, p, "Div") && !is_op(m, p, "Mul")) return false;
+      for (uint32_t i = 0; i < p->inputs.size; ++i)
+        if (p->inputs[i] && producer_if(m, p->inputs[i], "MatMul", g)) return true;
+      return false;
     };
     if (from_qk(a)) { scores = a; mask = b; } else if (from_qk(b)) { scores = b; mask = a; }
     else return RuleMatch::decline("no Q K^T operand in the mask Add");
@@ -388,10 +394,13 @@ RuleMatch match_sdpa(const RuleCtx& rc, Graph* g, Node* softmax) {
     Model& m = ctx.m;
     Value* attn_mask = mask;
     if (cond) {
-      // Where(cond, S, neg) as the additive mask Where(cond, 0, neg): S + 0 keeps S exactly and
-      // S + neg rounds to neg for neg = lowest (and is as negligible after the softmax otherwise).
+      // Where(cond, S, neg) as the additive mask Where(cond, 0, kMaskFloor): S + 0 keeps S
+      // exactly; a masked entry weighs exp(neg - max) = 0 in the original (neg <= -1e4 below
+      // unmasked scores above neg + 104) and exp(-1e30 - max) = 0 fused; a fully masked row is
+      // uniform in both (every entry exactly neg, resp. S + -1e30 rounding to -1e30), where a
+      // runtime's lowest-as-masked rule would give zeros (see the clamp below).
       Value* zero = add_initializer(g, "attn_mask_zero", tensor_from_doubles(m, elem, {}, {0.0}));
-      Value* nv = add_initializer(g, "attn_mask_neg", tensor_from_doubles(m, elem, {}, {neg}));
+      Value* nv = add_initializer(g, "attn_mask_neg", tensor_from_doubles(m, elem, {}, {elem == kFloat ? kMaskFloor : neg}));
       attn_mask = add_node(ctx, mm2, "Where", {cond, zero, nv}, "attn_mask_additive")->outputs[0];
     }
     if (clamp) {

@@ -115,7 +115,7 @@ TEST(PassFuseAttention, WhereMaskAndKeyTransposeFromSequenceLayout) {
     Value* v = b.input("v", kFloat, {2, 2, 3, 4});
     Value* kt = b.op("Transpose", {kr}, {b.ints("perm", {0, 2, 3, 1})});
     Value* s = b.op("Mul", {b.op("MatMul", {q, kt}), b.initializer("c", {}, {0.5f})});
-    uint8_t causal[9] = {1, 0, 0, 1, 1, 0, 1, 1, 1};
+    uint8_t causal[9] = {0, 0, 0, 1, 1, 0, 1, 1, 1};  // query 0 sees nothing: a uniform row in both
     Value* cond = b.initializer("causal", kBool, {1, 1, 3, 3}, causal, 9);
     Value* w = b.op("Where", {cond, s, b.initializer("neg", {}, {-std::numeric_limits<float>::max()})});
     b.output(b.op("MatMul", {b.op("Softmax", {w}, {b.i("axis", -1)}), v}));
@@ -168,6 +168,30 @@ TEST(PassFuseAttention, BatchOfHeadsRank3) {
   convert::convert_opset(*down, 17);
   EXPECT_EQ(count_op(down->graph, "Attention"), 0);
   expect_same_outputs(*ref, *down, {{"bh", 6}});
+}
+
+// The mask computed by a Mul read only by the mask Add, and written first (Add(mask, scores)):
+// the scores are still told apart (the Div of the MatMul).
+TEST(PassFuseAttention, MaskFromItsOwnMulWrittenFirst) {
+  auto build = [] {
+    auto m = new_model(23);
+    GraphBuilder b(*m);
+    Value* q = b.input("q", kFloat, {2, 2, 3, 4});
+    Value* k = b.input("k", kFloat, {2, 2, 3, 4});
+    Value* v = b.input("v", kFloat, {2, 2, 3, 4});
+    Value* keep = b.input("keep", kFloat, {2, 1, 3, 3});
+    Value* kt = b.op("Transpose", {k}, {b.ints("perm", {0, 1, 3, 2})});
+    Value* s = b.op("Div", {b.op("MatMul", {q, kt}), b.initializer("c", {}, {2.0f})});
+    Value* mask = b.op("Mul", {keep, b.initializer("big", {}, {-10000.0f})});
+    b.output(b.op("MatMul", {b.op("Softmax", {b.op("Add", {mask, s})}, {b.i("axis", -1)}), v}));
+    return m;
+  };
+  auto m = build();
+  auto ref = build();
+  EXPECT_EQ(run_checked(*m, "fuse_attention").changes, 1);
+  EXPECT_EQ(count_op(m->graph, "Attention"), 1);
+  EXPECT_EQ(count_op(m->graph, "Mul"), 1);  // the mask's own Mul stays
+  expect_same_outputs(*ref, *m);
 }
 
 // A padding mask [B,1,1,T] (BERT) broadcasts along the query axis: the fused form expands it to
