@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "convert/opset_convert.h"
+#include "ir/error.h"
 #include "ir/snapshot.h"
 #include "onnx/serialize.h"
 #include "passes/pipeline.h"
@@ -247,6 +248,24 @@ TEST(PassFuseAttention, LoweredTo17ComputesTheSame) {
   convert::convert_opset(*up, 23);
   EXPECT_EQ(run_checked(*up, "eliminate_identity_ops").changes >= 0, true);
   EXPECT_EQ(run_checked(*up, "fuse_attention").changes, 1);
+}
+
+// What the lowering does not cover is refused with the reason, naming the node.
+TEST(PassFuseAttention, LoweringRefusesIsCausalWithAReason) {
+  auto m = new_model(23);
+  GraphBuilder b(*m);
+  Value* q = b.input("q", kFloat, {1, 2, 3, 4});
+  Value* k = b.input("k", kFloat, {1, 2, 3, 4});
+  Value* v = b.input("v", kFloat, {1, 2, 3, 4});
+  b.output(b.node("Attention", {q, k, v}, 1, {b.i("is_causal", 1)}, {"y"}, "")->outputs[0]);
+  b.graph()->first->name = m->intern("att");
+  try {
+    convert::convert_opset(*m, 17);
+    ADD_FAILURE() << "converted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is_causal is not lowered"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("att"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
