@@ -145,6 +145,32 @@ Node* cache_concat(const RuleCtx& rc, Graph* g, Value* v) {
   return c;
 }
 
+// x [B,S,E] split into heads by Reshape(x, [0, 0 or -1, H, D]) with E = H * D: returns x, sets H.
+Value* heads_of(const RuleCtx& rc, Graph* g, Value* split, int64_t& h) {
+  const Model& m = rc.m;
+  Node* r = producer_if(m, split, "Reshape", g);
+  if (!r || r->inputs.size < 2 || !r->inputs[0] || attr_int(m, r, "allowzero", 0) != 0) return nullptr;
+  std::vector<int64_t> c;
+  if (!read_ints(const_tensor(m, r->inputs[1]), c) || c.size() != 4) return nullptr;
+  if (c[0] != 0 || (c[1] != 0 && c[1] != -1) || c[2] < 1 || c[3] < 1) return nullptr;
+  const exec::IType* xt = rc.types().type_of(r->inputs[0]);
+  if (!xt || !xt->ranked || xt->dims.size() != 3 || !xt->dims[2].is_static() || xt->dims[2].value != c[2] * c[3]) return nullptr;
+  h = c[2];
+  return r->inputs[0];
+}
+
+bool perm_is(const Model& m, const Node* t, std::initializer_list<int64_t> want) {
+  std::vector<int64_t> p;
+  return attr_ints(m, t, "perm", p) && p == std::vector<int64_t>(want);
+}
+
+// Transpose(Reshape(x, [0, 0|-1, H, D]), [0,2,1,3]): the head layout [B,H,S,D] of x [B,S,H*D].
+Value* heads_bhsd(const RuleCtx& rc, Graph* g, Value* v, int64_t& h) {
+  Node* t = producer_if(rc.m, v, "Transpose", g);
+  if (!t || !t->inputs[0] || !perm_is(rc.m, t, {0, 2, 1, 3})) return nullptr;
+  return heads_of(rc, g, t->inputs[0], h);
+}
+
 Node* add_node(PassContext& ctx, Node* before, const char* op, std::vector<Value*> inputs, const std::string& base) {
   Model& m = ctx.m;
   Graph* g = before->graph;
@@ -456,8 +482,64 @@ RuleMatch match_sdpa(const RuleCtx& rc, Graph* g, Node* softmax) {
   });
 }
 
+// A 4-D Attention (no cache) whose Q, K and V are head splits Transpose(Reshape(x [B,S,H*D],
+// [0, 0|-1, H, D]), [0,2,1,3]) and whose Y is merged back by Transpose(0,2,1,3) + Reshape([0,
+// 0|-1, H*Dv]) (BERT, GPT-2 after the fusion above, once shape chains made those shapes constant)
+// reads the [B,S,E] tensors itself (q_num_heads/kv_num_heads) and writes the merged [B,S,H*Dv]:
+// the Reshape/Transpose pairs around it go. The mask's query length read by Shape(Q)[2] (the
+// expansion above) is read as Shape(x)[1], the same number.
+RuleMatch match_attention_3d(const RuleCtx& rc, Graph* g, Node* att) {
+  const Model& m = rc.m;
+  if (att->inputs.size < 3 || att->inputs.size > 4 || att->outputs.size != 1 || !att->outputs[0] ||
+      attr(m, att, "q_num_heads") || attr(m, att, "is_causal") || attr(m, att, "softcap"))
+    return RuleMatch::decline("not a plain 4-D Attention without cache");
+  int64_t hq = 0, hk = 0, hv = 0;
+  Value* q3 = heads_bhsd(rc, g, att->inputs[0], hq);
+  Value* k3 = att->inputs[1] ? heads_bhsd(rc, g, att->inputs[1], hk) : nullptr;
+  Value* v3 = att->inputs[2] ? heads_bhsd(rc, g, att->inputs[2], hv) : nullptr;
+  if (!q3 || !k3 || !v3 || hk != hv || hq % hk != 0) return RuleMatch::decline("Q, K or V is not a head split of a [B,S,E] tensor");
+  const exec::IType* vt = rc.types().type_of(v3);
+  int64_t dv = vt->dims[2].value / hv;
+  Node* ty = only_user(att->outputs[0]);
+  if (!is_op(m, ty, "Transpose") || !perm_is(m, ty, {0, 2, 1, 3})) return RuleMatch::decline("Y is not transposed back to [B,S,H,Dv]");
+  Node* ry = only_user(ty->outputs[0]);
+  std::vector<int64_t> c;
+  if (!is_op(m, ry, "Reshape") || ry->inputs.size < 2 || attr_int(m, ry, "allowzero", 0) != 0 ||
+      !read_ints(const_tensor(m, ry->inputs[1]), c) || c.size() != 3 || c[0] != 0 || (c[1] != 0 && c[1] != -1) || c[2] != hq * dv)
+    return RuleMatch::decline("Y is not merged back to [B,S,H*Dv]");
+  Value* q4 = att->inputs[0];
+  return RuleMatch::rewrite("4-D Attention between head splits -> 3-D Attention", [=](PassContext& ctx) -> int64_t {
+    Model& m = ctx.m;
+    // Shape(Q4)[2:3] readers (the mask expansion) read Shape(x)[1:2].
+    std::vector<Node*> shapes;
+    for (const Use& u : q4->uses)
+      if (is_op(m, u.node, "Shape") && attr_int(m, u.node, "start", 0) == 2 && attr_int(m, u.node, "end", 4) == 3) shapes.push_back(u.node);
+    for (Node* sh : shapes) {
+      set_input(sh, 0, q3);
+      set_attr_int(m, sh, "start", 1);
+      set_attr_int(m, sh, "end", 2);
+    }
+    set_input(att, 0, q3);
+    set_input(att, 1, k3);
+    set_input(att, 2, v3);
+    set_attr_int(m, att, "q_num_heads", hq);
+    set_attr_int(m, att, "kv_num_heads", hk);
+    // Attention writes what the Reshape wrote; the Transpose and Reshape go.
+    Value* y = ry->outputs[0];
+    Value* old = att->outputs[0];
+    drop(ctx, ry);
+    drop(ctx, ty);
+    ry->outputs[0] = nullptr;
+    old->producer = nullptr;
+    set_output(att, 0, y);
+    topological_sort(g);
+    return 1;
+  });
+}
+
 }  // namespace
 
-OFG_RULE_GROUP(fuse_attention_rules, {"scaled_dot_product", {"Softmax"}, "", 23, kNoOpsetLimit, match_sdpa});
+OFG_RULE_GROUP(fuse_attention_rules, {"scaled_dot_product", {"Softmax"}, "", 23, kNoOpsetLimit, match_sdpa},
+               {"attention_3d", {"Attention"}, "", 23, kNoOpsetLimit, match_attention_3d});
 
 }  // namespace ofg::passes

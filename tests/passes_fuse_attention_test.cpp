@@ -195,6 +195,50 @@ TEST(PassFuseAttention, MaskFromItsOwnMulWrittenFirst) {
   expect_same_outputs(*ref, *m);
 }
 
+// BERT/GPT-2 layout: Q, K, V split into heads from [B,S,E] (Reshape [0,0,H,D] + Transpose) and Y
+// merged back (Transpose + Reshape [0,0,E]), with a [B,1,1,T] padding mask: fused, then the
+// 3-D form (q_num_heads/kv_num_heads) takes the splits and the merge; same outputs, and lowered
+// to 17 the same again.
+TEST(PassFuseAttention, HeadSplitsBecomeThe3DForm) {
+  auto build = [] {
+    auto m = new_model(23);
+    GraphBuilder b(*m);
+    Value* x = b.input("x", kFloat, {2, 3, 8});
+    Value* split = b.initializer_i64("split", {4}, {0, 0, 2, 4});
+    auto heads = [&](const char* w, std::vector<int64_t> perm) {
+      Value* p = b.op("MatMul", {x, b.initializer(w, {8, 8}, std::vector<float>(64, 0.1f))});
+      return b.op("Transpose", {b.op("Reshape", {p, split})}, {b.ints("perm", perm)});
+    };
+    Value* q = heads("wq", {0, 2, 1, 3});
+    Value* kt = heads("wk", {0, 2, 3, 1});
+    Value* v = heads("wv", {0, 2, 1, 3});
+    Value* s = b.op("Div", {b.op("MatMul", {q, kt}), b.initializer("c", {}, {2.0f})});
+    Value* mask = b.initializer("pad", {2, 1, 1, 3}, {0, 0, 0, 0, 0, -10000.0f});
+    Value* y = b.op("MatMul", {b.op("Softmax", {b.op("Add", {s, mask})}, {b.i("axis", -1)}), v});
+    Value* t = b.op("Transpose", {y}, {b.ints("perm", {0, 2, 1, 3})});
+    b.output(b.op("Reshape", {t, b.initializer_i64("merge", {3}, {0, 0, 8})}));
+    return m;
+  };
+  auto m = build();
+  auto ref = build();
+  EXPECT_EQ(run_checked(*m, "fuse_attention").changes, 1);
+  EXPECT_EQ(run_checked(*m, "fuse_attention").changes, 1);  // the new Attention node, 4-D -> 3-D
+  run_checked(*m, "eliminate_dead_nodes");
+  ASSERT_EQ(count_op(m->graph, "Attention"), 1);
+  EXPECT_EQ(count_op(m->graph, "Transpose"), 0);
+  EXPECT_EQ(count_op(m->graph, "Reshape"), 0);
+  for (Node* n = m->graph->first; n; n = n->next)
+    if (m->str(n->op_type) == "Attention") {
+      EXPECT_EQ(attr_int(*m, n, "q_num_heads", 0), 2);
+      EXPECT_EQ(attr_int(*m, n, "kv_num_heads", 0), 2);
+    }
+  expect_same_outputs(*ref, *m);
+  auto down = copy_model(*m);
+  convert::convert_opset(*down, 17);
+  EXPECT_EQ(count_op(down->graph, "Attention"), 0);
+  expect_same_outputs(*ref, *down);
+}
+
 // A padding mask [B,1,1,T] (BERT) broadcasts along the query axis: the fused form expands it to
 // Q's length ([B,1,S,T]), which ONNX Runtime requires of Attention's mask.
 TEST(PassFuseAttention, PaddingMaskExpandedAlongQueries) {

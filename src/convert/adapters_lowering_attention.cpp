@@ -4,8 +4,8 @@
 //   Y = MatMul(Softmax(MatMul(Q, Transpose(K, [0,1,3,2])) * scale + mask, -1), V)
 // which is also the form passes/fuse_attention.cpp recognises, so a model raised again gets
 // Attention back. A boolean mask becomes the additive Where(mask, 0, -inf).
-// Covered: 4-D Q/K/V, optional mask and past; not lowered (the step says so and nothing changes):
-// 3-D inputs, is_causal, softcap, nonpad_kv_seqlen and the qk_matmul output. One difference stays:
+// Covered: 4-D Q/K/V with optional mask and past, 3-D ones (split into heads) without past; not
+// lowered (the step says so and nothing changes): is_causal, softcap, nonpad_kv_seqlen and the qk_matmul output. One difference stays:
 // a query row whose every key is masked gets zeros from Attention (our interpreter) and the
 // softmax of equal values (uniform, or NaN for -inf) from the decomposition.
 #include <cmath>
@@ -38,8 +38,16 @@ Node* unsqueeze(AdaptCtx& c, Value* x, int64_t axis, const char* base) {
 
 const char* attention_down(AdaptCtx& c) {
   Node* n = c.n;
+  // 3-D inputs ([B,S,heads*D], with q_num_heads/kv_num_heads) are split into heads first and Y
+  // merged back (Reshape + Transpose each way), without a cache.
+  const int rank = has_input(n, 0) ? c.rank(n->inputs[0]) : -1;
   for (uint32_t i = 0; i < 3; ++i)
-    if (!has_input(n, i) || c.rank(n->inputs[i]) != 4) return "only Attention with 4-D Q, K and V is lowered (3-D inputs or unknown ranks are not)";
+    if (!has_input(n, i) || (rank != 3 && rank != 4) || c.rank(n->inputs[i]) != rank)
+      return "only Attention with Q, K and V all 4-D or all 3-D is lowered (unknown ranks are not)";
+  const bool three = rank == 3;
+  const int64_t qh_attr = attr_int(c.m, n, "q_num_heads", 0), kvh_attr = attr_int(c.m, n, "kv_num_heads", 0);
+  if (three && (qh_attr < 1 || kvh_attr < 1)) return "3-D Attention needs q_num_heads and kv_num_heads";
+  if (three && (has_input(n, 4) || (n->outputs.size > 1 && used(n->outputs[1])))) return "3-D Attention with a KV cache is not lowered";
   if (attr_int(c.m, n, "is_causal", 0) != 0) return "is_causal is not lowered (give the mask explicitly)";
   if (attr_float(c.m, n, "softcap", 0.f) != 0.f) return "softcap is not lowered";
   if (has_input(n, 6)) return "nonpad_kv_seqlen is not lowered";
@@ -49,17 +57,35 @@ const char* attention_down(AdaptCtx& c) {
   Value* k = n->inputs[1];
   Value* v = n->inputs[2];
   int64_t hq = static_dim(c, q, 1), hk = static_dim(c, k, 1), d = static_dim(c, q, 3), dv = static_dim(c, v, 3);
+  if (three) {
+    auto per_head = [&](const Value* x, int64_t h) { int64_t e = static_dim(c, x, 2); return e > 0 && e % h == 0 ? e / h : -1; };
+    hq = qh_attr;
+    hk = kvh_attr;
+    d = per_head(q, hq);
+    dv = per_head(v, hk);
+  }
   // repeat_kv is written when both head counts are known and differ (kv heads > 1). With a count
   // left open, the plain MatMuls compute the same when the counts are equal or K/V have one head
   // (broadcast) and fail loudly otherwise, as Attention fails on counts that do not divide.
   bool grouped = hq > 0 && hk > 1 && hq != hk;
-  if (grouped && (hq % hk != 0 || d < 1 || dv < 1 || static_dim(c, v, 1) != hk))
+  if (grouped && (hq % hk != 0 || d < 1 || dv < 1 || (!three && static_dim(c, v, 1) != hk)))
     return "grouped-query Attention needs q heads a multiple of kv heads and static head sizes";
   bool has_scale = attr(c.m, n, "scale") != nullptr;
   if (!has_scale && d < 1) return "the default scale 1/sqrt(head size) needs a static head size";
   double scale = has_scale ? attr_float(c.m, n, "scale", 1.f) : 1.0 / std::sqrt(static_cast<double>(d));
   int32_t ft = c.elem(q) ? c.elem(q) : kFloat;
 
+  if (three) {
+    auto split = [&](Value* x, int64_t h, const char* base) {
+      Value* r = insert_op(c.m, n, "Reshape", {x, int_const(c.m, n, "attn_split_shape", {0, 0, h, -1})}, base)->outputs[0];
+      Node* t = insert_op(c.m, n, "Transpose", {r}, base);
+      set_attr_ints(c.m, t, "perm", {0, 2, 1, 3});
+      return t->outputs[0];
+    };
+    q = split(q, hq, "attn_q_heads");
+    k = split(k, hk, "attn_k_heads");
+    v = split(v, hk, "attn_v_heads");
+  }
   // KV cache
   Value* kv[2] = {k, v};
   for (uint32_t i = 0; i < 2; ++i) {
@@ -105,6 +131,11 @@ const char* attention_down(AdaptCtx& c) {
   Node* p = insert_op(c.m, n, "Softmax", {s}, "attn_probs");
   set_attr_int(c.m, p, "axis", -1);
   Node* y = insert_op(c.m, n, "MatMul", {p->outputs[0], kv[1]}, "attn_out");
+  if (three) {
+    Node* t = insert_op(c.m, n, "Transpose", {y->outputs[0]}, "attn_out_merge");
+    set_attr_ints(c.m, t, "perm", {0, 2, 1, 3});
+    y = insert_op(c.m, n, "Reshape", {t->outputs[0], int_const(c.m, n, "attn_merge_shape", {0, 0, -1})}, "attn_out_merged");
+  }
   for (uint32_t i = 1; i < n->outputs.size; ++i) set_output(n, i, nullptr);
   return replace_by(c, y, "Attention -> [Concat]/[repeat_kv]/Transpose/MatMul/Mul/[Add]/Softmax/MatMul");
 }
