@@ -31,6 +31,7 @@ extern const RuleGroup fuse_layer_norm_rules;
 extern const RuleGroup fuse_gelu_rules;
 extern const RuleGroup fuse_swish_rules;
 extern const RuleGroup cleanup_attention_rules;
+extern const RuleGroup fuse_attention_rules;
 extern const RuleGroup fuse_conv_relu_rules;
 
 const std::vector<PassInfo>& registry() {
@@ -74,6 +75,8 @@ const std::vector<PassInfo>& registry() {
     {"fuse_swish", "turns x * Sigmoid(x) (SiLU) into Swish (opset >= 24)", kVerified, true, nullptr, &fuse_swish_rules},
     {"cleanup_attention", "removes Reshape/Expand steps that inference proves keep the shape (attention head plumbing)",
      kVerified, true, nullptr, &cleanup_attention_rules},
+    {"fuse_attention", "turns MatMul/scale/mask/Softmax/MatMul attention (grouped-query, KV cache) into Attention (opset >= 23)",
+     kVerified, true, nullptr, &fuse_attention_rules},
     {"eliminate_unused_initializers", "removes initializers nobody reads", kExact, true,
      run_eliminate_unused_initializers},
     {"fuse_conv_relu", "opt-in: Conv -> Relu becomes ai.onnxforge.FusedConv(activation=Relu), run by our interpreter",

@@ -48,6 +48,7 @@ void add_axes_adapters(std::vector<Adapter>& out);     // attributes that became
 void add_resize_adapters(std::vector<Adapter>& out);   // Upsample / Resize
 void add_lowering_adapters(std::vector<Adapter>& out); // new ops <-> their decompositions
 void add_rotary_lowering_adapters(std::vector<Adapter>& out);  // RotaryEmbedding -> its decomposition
+void add_attention_lowering_adapters(std::vector<Adapter>& out);  // Attention -> its decomposition
 void add_semantic_adapters(std::vector<Adapter>& out); // axis meaning, removed attributes, renames
 void add_added_attribute_adapters(std::vector<Adapter>& out);  // attributes added later, *OrEqual
 

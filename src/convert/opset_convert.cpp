@@ -25,6 +25,7 @@ const std::vector<Adapter>& adapters() {
     add_resize_adapters(t);
     add_lowering_adapters(t);
     add_rotary_lowering_adapters(t);
+    add_attention_lowering_adapters(t);
     add_semantic_adapters(t);
     add_added_attribute_adapters(t);
     return t;

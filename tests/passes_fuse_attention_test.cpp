@@ -1,0 +1,363 @@
+// fuse_attention and the Attention lowering: the grouped-query decoder form with a KV cache and
+// the -FLT_MAX clamp (must fire, same outputs, present outputs keep their names), what stops it
+// (opset, Softmax axis, a non-constant scale, scores read elsewhere), and Attention at 23 lowered
+// to 17 computing the same.
+#include <cmath>
+#include <limits>
+
+#include "convert/opset_convert.h"
+#include "ir/error.h"
+#include "ir/snapshot.h"
+#include "onnx/serialize.h"
+#include "passes/pipeline.h"
+#include "support/test_support.h"
+#include "verify/given_inputs.h"
+#include "passes_test_util.h"
+#include "passes_verify_util.h"
+#include "verify/verify.h"
+
+namespace ofg::test {
+namespace {
+
+struct Form {
+  int64_t opset = 23;
+  int64_t softmax_axis = -1;
+  bool scale_input = false;    // the scale is a graph input, not a constant
+  bool scores_output = false;  // the masked scores are also a graph output
+};
+
+// B=2, Hq=4 query heads over Hk=2 kv heads, S=3 new and P=2 cached positions (T=5), D=4; the
+// cache is Concat(past, new) and repeat_kv is Unsqueeze(2)/Expand/Reshape. The mask has a row
+// of -inf (causal + padding added) for every key of query 0: the Max clamp makes that row
+// uniform, which the fused form must keep.
+std::unique_ptr<Model> gqa(const Form& f) {
+  auto m = new_model(f.opset);
+  GraphBuilder b(*m);
+  Value* q = b.input("q", kFloat, {2, 4, 3, 4});
+  Value* k = b.input("k", kFloat, {2, 2, 3, 4});
+  Value* v = b.input("v", kFloat, {2, 2, 3, 4});
+  Value* pk = b.input("past_key", kFloat, {2, 2, 2, 4});
+  Value* pv = b.input("past_value", kFloat, {2, 2, 2, 4});
+  Value* present_k = b.op("Concat", {pk, k}, {b.i("axis", 2)}, "present_key");
+  Value* present_v = b.op("Concat", {pv, v}, {b.i("axis", 2)}, "present_value");
+  Value* axes = b.initializer_i64("axis2", {1}, {2});
+  Value* to = b.initializer_i64("to", {5}, {2, 2, 2, 5, 4});
+  Value* heads = b.initializer_i64("heads", {4}, {0, 4, -1, 4});
+  auto repeat = [&](Value* x) { return b.op("Reshape", {b.op("Expand", {b.op("Unsqueeze", {x, axes}), to}), heads}); };
+  Value* kt = b.op("Transpose", {repeat(present_k)}, {b.ints("perm", {0, 1, 3, 2})});
+  Value* s = b.op("MatMul", {q, kt});
+  Value* scale = f.scale_input ? b.input("scale", kFloat, {}) : b.initializer("sqrt_d", {}, {2.0f});
+  s = b.op("Div", {s, scale});
+  const float lo = -std::numeric_limits<float>::max();
+  std::vector<float> mask(2 * 3 * 5, 0.0f);
+  for (int bb = 0; bb < 2; ++bb)
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 5; ++j) {
+        float& e = mask[static_cast<size_t>((bb * 3 + i) * 5 + j)];
+        if (i == 0) e = -std::numeric_limits<float>::infinity();
+        else if (j > i + 2) e = lo;
+      }
+  Value* masked = b.op("Add", {s, b.initializer("mask", {2, 1, 3, 5}, mask)});
+  Value* clamped = b.op("Max", {masked, b.initializer("lowest", {}, {lo})});
+  Value* p = b.op("Softmax", {clamped}, {b.i("axis", f.softmax_axis)});
+  b.output(b.op("MatMul", {p, repeat(present_v)}, {}, "y"));
+  b.output(present_k);
+  b.output(present_v);
+  if (f.scores_output) b.output(masked);
+  return m;
+}
+
+TEST(PassFuseAttention, GroupedQueryWithCacheAndClampFuses) {
+  auto m = gqa({});
+  auto ref = gqa({});
+  EXPECT_EQ(run_checked(*m, "fuse_attention").changes, 1);
+  ASSERT_EQ(count_op(m->graph, "Attention"), 1);
+  EXPECT_EQ(count_op(m->graph, "Softmax"), 0);
+  EXPECT_EQ(count_op(m->graph, "Concat"), 0);  // the cache is Attention's past/present now
+  Node* att = nullptr;
+  for (Node* n = m->graph->first; n; n = n->next)
+    if (m->str(n->op_type) == "Attention") att = n;
+  ASSERT_EQ(att->outputs.size, 3u);
+  EXPECT_EQ(m->str(att->outputs[0]->name), "y");
+  EXPECT_EQ(m->str(att->outputs[1]->name), "present_key");
+  EXPECT_EQ(m->str(att->outputs[2]->name), "present_value");
+  EXPECT_EQ(m->str(att->inputs[1]->name), "k");  // read before repeat_kv and before the Concat
+  EXPECT_EQ(m->str(att->inputs[4]->name), "past_key");
+  EXPECT_FLOAT_EQ(attr_float(*m, att, "scale", 0), 0.5f);
+  EXPECT_EQ(count_op(m->graph, "Max"), 1);  // the clamp moved onto the mask
+  expect_same_outputs(*ref, *m);
+}
+
+TEST(PassFuseAttention, NotWhereTheFormDiffers) {
+  Form below;
+  below.opset = 17;  // no Attention before 23 (the user raises it with --target-opset)
+  Form axis;
+  axis.softmax_axis = 2;
+  Form scale;
+  scale.scale_input = true;
+  Form read;
+  read.scores_output = true;
+  for (const Form& f : {below, axis, scale, read}) {
+    auto m = gqa(f);
+    EXPECT_EQ(run_checked(*m, "fuse_attention").changes, 0);
+    EXPECT_EQ(count_op(m->graph, "Attention"), 0);
+    EXPECT_EQ(count_op(m->graph, "Softmax"), 1);
+  }
+}
+
+// Multi-query by MatMul broadcasting is not matched as GQA (K has 1 head, no repeat_kv) but the
+// plain form with K from a [B,S,H,D] tensor (BERT/GPT's Transpose(0,2,3,1)) and a Where mask is.
+TEST(PassFuseAttention, WhereMaskAndKeyTransposeFromSequenceLayout) {
+  auto build = [] {
+    auto m = new_model(23);
+    GraphBuilder b(*m);
+    Value* q = b.input("q", kFloat, {2, 2, 3, 4});
+    Value* kr = b.input("k", kFloat, {2, 3, 2, 4});
+    Value* v = b.input("v", kFloat, {2, 2, 3, 4});
+    Value* kt = b.op("Transpose", {kr}, {b.ints("perm", {0, 2, 3, 1})});
+    Value* s = b.op("Mul", {b.op("MatMul", {q, kt}), b.initializer("c", {}, {0.5f})});
+    uint8_t causal[9] = {0, 0, 0, 1, 1, 0, 1, 1, 1};  // query 0 sees nothing: a uniform row in both
+    Value* cond = b.initializer("causal", kBool, {1, 1, 3, 3}, causal, 9);
+    Value* w = b.op("Where", {cond, s, b.initializer("neg", {}, {-std::numeric_limits<float>::max()})});
+    b.output(b.op("MatMul", {b.op("Softmax", {w}, {b.i("axis", -1)}), v}));
+    return m;
+  };
+  auto m = build();
+  auto ref = build();
+  EXPECT_EQ(run_checked(*m, "fuse_attention").changes, 1);
+  EXPECT_EQ(count_op(m->graph, "Attention"), 1);
+  expect_same_outputs(*ref, *m);
+}
+
+// Head counts inference cannot prove (symbolic) leave the pattern alone: Attention needs the q
+// heads to be a multiple of the kv heads, which nothing here guarantees.
+TEST(PassFuseAttention, NotWithUnknownHeadCounts) {
+  auto m = new_model(23);
+  GraphBuilder b(*m);
+  Value* q = b.input("q", kFloat, {2, "heads", 3, 4});
+  Value* k = b.input("k", kFloat, {2, "kv_heads", 3, 4});
+  Value* v = b.input("v", kFloat, {2, "kv_heads", 3, 4});
+  Value* kt = b.op("Transpose", {k}, {b.ints("perm", {0, 1, 3, 2})});
+  Value* s = b.op("Mul", {b.op("MatMul", {q, kt}), b.initializer("c", {}, {0.5f})});
+  b.output(b.op("MatMul", {b.op("Softmax", {s}, {b.i("axis", -1)}), v}));
+  EXPECT_EQ(run_checked(*m, "fuse_attention").changes, 0);
+  EXPECT_EQ(count_op(m->graph, "Attention"), 0);
+}
+
+// nn.MultiheadAttention's batch-of-heads form (ViT): Q [B*H,S,D] scaled before the product, K^T
+// = Transpose(K [S,B*H,D], [1,2,0]), no mask: one Attention over Unsqueeze(0) of Q/K/V, Squeeze(0)
+// of Y; the same outputs, and lowered to 17 the same again.
+TEST(PassFuseAttention, BatchOfHeadsRank3) {
+  auto build = [] {
+    auto m = new_model(23);
+    GraphBuilder b(*m);
+    Value* q = b.input("q", kFloat, {"bh", 3, 4});
+    Value* k = b.input("k", kFloat, {3, "bh", 4});
+    Value* v = b.input("v", kFloat, {"bh", 3, 4});
+    Value* qs = b.op("Div", {q, b.initializer("c", {}, {2.0f})});
+    Value* kt = b.op("Transpose", {k}, {b.ints("perm", {1, 2, 0})});
+    b.output(b.op("MatMul", {b.op("Softmax", {b.op("MatMul", {qs, kt})}, {b.i("axis", -1)}), v}));
+    return m;
+  };
+  auto m = build();
+  auto ref = build();
+  EXPECT_EQ(run_checked(*m, "fuse_attention").changes, 1);
+  EXPECT_EQ(count_op(m->graph, "Attention"), 1);
+  EXPECT_EQ(count_op(m->graph, "Softmax"), 0);
+  expect_same_outputs(*ref, *m, {{"bh", 6}});
+  auto down = copy_model(*m);
+  convert::convert_opset(*down, 17);
+  EXPECT_EQ(count_op(down->graph, "Attention"), 0);
+  expect_same_outputs(*ref, *down, {{"bh", 6}});
+}
+
+// The mask computed by a Mul read only by the mask Add, and written first (Add(mask, scores)):
+// the scores are still told apart (the Div of the MatMul).
+TEST(PassFuseAttention, MaskFromItsOwnMulWrittenFirst) {
+  auto build = [] {
+    auto m = new_model(23);
+    GraphBuilder b(*m);
+    Value* q = b.input("q", kFloat, {2, 2, 3, 4});
+    Value* k = b.input("k", kFloat, {2, 2, 3, 4});
+    Value* v = b.input("v", kFloat, {2, 2, 3, 4});
+    Value* keep = b.input("keep", kFloat, {2, 1, 3, 3});
+    Value* kt = b.op("Transpose", {k}, {b.ints("perm", {0, 1, 3, 2})});
+    Value* s = b.op("Div", {b.op("MatMul", {q, kt}), b.initializer("c", {}, {2.0f})});
+    Value* mask = b.op("Mul", {keep, b.initializer("big", {}, {-10000.0f})});
+    b.output(b.op("MatMul", {b.op("Softmax", {b.op("Add", {mask, s})}, {b.i("axis", -1)}), v}));
+    return m;
+  };
+  auto m = build();
+  auto ref = build();
+  EXPECT_EQ(run_checked(*m, "fuse_attention").changes, 1);
+  EXPECT_EQ(count_op(m->graph, "Attention"), 1);
+  EXPECT_EQ(count_op(m->graph, "Mul"), 1);  // the mask's own Mul stays
+  expect_same_outputs(*ref, *m);
+}
+
+// BERT/GPT-2 layout: Q, K, V split into heads from [B,S,E] (Reshape [0,0,H,D] + Transpose) and Y
+// merged back (Transpose + Reshape [0,0,E]), with a [B,1,1,T] padding mask: fused, then the
+// 3-D form (q_num_heads/kv_num_heads) takes the splits and the merge; same outputs, and lowered
+// to 17 the same again.
+TEST(PassFuseAttention, HeadSplitsBecomeThe3DForm) {
+  auto build = [] {
+    auto m = new_model(23);
+    GraphBuilder b(*m);
+    Value* x = b.input("x", kFloat, {2, 3, 8});
+    Value* split = b.initializer_i64("split", {4}, {0, 0, 2, 4});
+    auto heads = [&](const char* w, std::vector<int64_t> perm) {
+      Value* p = b.op("MatMul", {x, b.initializer(w, {8, 8}, std::vector<float>(64, 0.1f))});
+      return b.op("Transpose", {b.op("Reshape", {p, split})}, {b.ints("perm", perm)});
+    };
+    Value* q = heads("wq", {0, 2, 1, 3});
+    Value* kt = heads("wk", {0, 2, 3, 1});
+    Value* v = heads("wv", {0, 2, 1, 3});
+    Value* s = b.op("Div", {b.op("MatMul", {q, kt}), b.initializer("c", {}, {2.0f})});
+    Value* mask = b.initializer("pad", {2, 1, 1, 3}, {0, 0, 0, 0, 0, -10000.0f});
+    Value* y = b.op("MatMul", {b.op("Softmax", {b.op("Add", {s, mask})}, {b.i("axis", -1)}), v});
+    Value* t = b.op("Transpose", {y}, {b.ints("perm", {0, 2, 1, 3})});
+    b.output(b.op("Reshape", {t, b.initializer_i64("merge", {3}, {0, 0, 8})}));
+    return m;
+  };
+  auto m = build();
+  auto ref = build();
+  EXPECT_EQ(run_checked(*m, "fuse_attention").changes, 1);
+  EXPECT_EQ(run_checked(*m, "fuse_attention").changes, 1);  // the new Attention node, 4-D -> 3-D
+  run_checked(*m, "eliminate_dead_nodes");
+  ASSERT_EQ(count_op(m->graph, "Attention"), 1);
+  EXPECT_EQ(count_op(m->graph, "Transpose"), 0);
+  EXPECT_EQ(count_op(m->graph, "Reshape"), 0);
+  for (Node* n = m->graph->first; n; n = n->next)
+    if (m->str(n->op_type) == "Attention") {
+      EXPECT_EQ(attr_int(*m, n, "q_num_heads", 0), 2);
+      EXPECT_EQ(attr_int(*m, n, "kv_num_heads", 0), 2);
+    }
+  expect_same_outputs(*ref, *m);
+  auto down = copy_model(*m);
+  convert::convert_opset(*down, 17);
+  EXPECT_EQ(count_op(down->graph, "Attention"), 0);
+  expect_same_outputs(*ref, *down);
+}
+
+// A padding mask [B,1,1,T] (BERT) broadcasts along the query axis: the fused form expands it to
+// Q's length ([B,1,S,T]), which ONNX Runtime requires of Attention's mask.
+TEST(PassFuseAttention, PaddingMaskExpandedAlongQueries) {
+  auto build = [] {
+    auto m = new_model(23);
+    GraphBuilder b(*m);
+    Value* q = b.input("q", kFloat, {2, 2, 3, 4});
+    Value* k = b.input("k", kFloat, {2, 2, 3, 4});
+    Value* v = b.input("v", kFloat, {2, 2, 3, 4});
+    Value* kt = b.op("Transpose", {k}, {b.ints("perm", {0, 1, 3, 2})});
+    Value* s = b.op("Div", {b.op("MatMul", {q, kt}), b.initializer("c", {}, {2.0f})});
+    Value* mask = b.initializer("pad", {2, 1, 1, 3}, {0, 0, 0, 0, 0, -10000.0f});
+    b.output(b.op("MatMul", {b.op("Softmax", {b.op("Add", {s, mask})}, {b.i("axis", -1)}), v}));
+    return m;
+  };
+  auto m = build();
+  auto ref = build();
+  EXPECT_EQ(run_checked(*m, "fuse_attention").changes, 1);
+  EXPECT_EQ(count_op(m->graph, "Attention"), 1);
+  EXPECT_EQ(count_op(m->graph, "Expand"), 1);
+  expect_same_outputs(*ref, *m);
+}
+
+// Attention (23) with grouped-query heads, a KV cache and a boolean mask, lowered to 17: same
+// outputs (verified by execution), no Attention left, present_* keep their names.
+TEST(PassFuseAttention, LoweredTo17ComputesTheSame) {
+  auto m = new_model(23);
+  GraphBuilder b(*m);
+  Value* q = b.input("q", kFloat, {2, 4, 3, 4});
+  Value* k = b.input("k", kFloat, {2, 2, 3, 4});
+  Value* v = b.input("v", kFloat, {2, 2, 3, 4});
+  Value* pk = b.input("past_key", kFloat, {2, 2, 2, 4});
+  Value* pv = b.input("past_value", kFloat, {2, 2, 2, 4});
+  uint8_t keep[15];
+  for (int i = 0; i < 15; ++i) keep[i] = (i % 5) <= (i / 5) + 2;
+  Value* mask = b.initializer("mask", kBool, {3, 5}, keep, 15);
+  Node* att = b.node("Attention", {q, k, v, mask, pk, pv}, 3, {b.f("scale", 0.3f)}, {"y", "present_key", "present_value"});
+  for (uint32_t i = 0; i < 3; ++i) b.output(att->outputs[i]);
+  auto down = copy_model(*m);
+  convert::convert_opset(*down, 17);
+  EXPECT_EQ(down->opset_version(""), 17);
+  EXPECT_EQ(check_consistency(*down), "");
+  EXPECT_EQ(count_op(down->graph, "Attention"), 0);
+  EXPECT_EQ(count_op(down->graph, "Softmax"), 1);
+  EXPECT_EQ(count_op(down->graph, "Expand"), 2);  // repeat_kv for K and V
+  verify::Options o;
+  verify::Report r = verify::verify_models(*m, *down, o);
+  EXPECT_TRUE(r.passed) << r.to_json();
+  // and raised again, the fusion finds it
+  auto up = copy_model(*down);
+  convert::convert_opset(*up, 23);
+  EXPECT_EQ(run_checked(*up, "eliminate_identity_ops").changes >= 0, true);
+  EXPECT_EQ(run_checked(*up, "fuse_attention").changes, 1);
+}
+
+// What the lowering does not cover is refused with the reason, naming the node.
+TEST(PassFuseAttention, LoweringRefusesIsCausalWithAReason) {
+  auto m = new_model(23);
+  GraphBuilder b(*m);
+  Value* q = b.input("q", kFloat, {1, 2, 3, 4});
+  Value* k = b.input("k", kFloat, {1, 2, 3, 4});
+  Value* v = b.input("v", kFloat, {1, 2, 3, 4});
+  b.output(b.node("Attention", {q, k, v}, 1, {b.i("is_causal", 1)}, {"y"}, "")->outputs[0]);
+  b.graph()->first->name = m->intern("att");
+  try {
+    convert::convert_opset(*m, 17);
+    ADD_FAILURE() << "converted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is_causal is not lowered"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("att"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace ofg::test
+
+namespace ofg::test {
+namespace {
+
+// The shared LLaMA-style decoder (opset 17, GQA 8 over 2 heads, KV cache, causal + padding mask
+// with the -FLT_MAX clamp): raised to 23 and optimized it has 4 Attention and matches the
+// original on both test sets (prefill with a left-padded row, decode); lowered back to 17 it
+// still matches and has no Attention.
+TEST(PassFuseAttention, LlamaTinyAt23AndBack) {
+  const std::string dir = data_dir() + "/models/llama_tiny_dirty";
+  if (!file_exists(dir + "/model.onnx")) GTEST_SKIP() << "no " << dir;
+  auto ref = load_model_file(dir + "/model.onnx", {});
+  auto m = load_model_file(dir + "/model.onnx", {});
+  convert::convert_opset(*m, 23);
+  passes::optimize(m, passes::PipelineOptions{});
+  EXPECT_EQ(check_consistency(*m), "");
+  EXPECT_EQ(count_op(m->graph, "Attention"), 4);
+  EXPECT_EQ(count_op(m->graph, "Softmax"), 0);
+  // grouped-query with the cache: K/V read before repeat_kv (2 heads), past in, present out
+  // (repeat_kv's Expand is read through although its shape comes from Shape(present))
+  for (Node* n = m->graph->first; n; n = n->next) {
+    if (m->str(n->op_type) != "Attention") continue;
+    ASSERT_EQ(n->inputs.size, 6u);
+    EXPECT_EQ(std::string(m->str(n->inputs[4]->name)).rfind("past_key_values.", 0), 0u);
+    ASSERT_EQ(n->outputs.size, 3u);
+    EXPECT_EQ(std::string(m->str(n->outputs[1]->name)).rfind("present.", 0), 0u);
+  }
+  EXPECT_EQ(count_op(m->graph, "Expand"), 2);  // the two of the mask; the 8 of repeat_kv are gone
+  verify::Options o;
+  o.given = verify::read_given_inputs(*ref, dir, {}, "test");
+  ASSERT_EQ(o.given.size(), 2u);
+  verify::Report r = verify::verify_models(*ref, *m, o);
+  EXPECT_TRUE(r.passed) << r.to_json();
+  auto down = copy_model(*m);
+  convert::convert_opset(*down, 17);
+  EXPECT_EQ(check_consistency(*down), "");
+  EXPECT_EQ(count_op(down->graph, "Attention"), 0);
+  verify::Report rd = verify::verify_models(*ref, *down, o);
+  EXPECT_TRUE(rd.passed) << rd.to_json();
+  // the present outputs keep their names through both conversions
+  int presents = 0;
+  for (const ValueInfo& vi : down->graph->outputs) presents += std::string(down->str(vi.value->name)).rfind("present.", 0) == 0;
+  EXPECT_EQ(presents, 8);
+}
+
+}  // namespace
+}  // namespace ofg::test
