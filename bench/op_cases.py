@@ -279,6 +279,9 @@ def cases():
           simple("RMSNormalization", "llama1024_prefill_1x32x1024", [(1, 32, 1024)], [("g", lambda r: f32(r, 1024))],
                  {"axis": -1}, opset=23),
           simple("RMSNormalization", "llama1024_decode_1x1x1024", [(1, 1, 1024)], [("g", lambda r: f32(r, 1024))],
+                 {"axis": -1}, opset=23),
+          # a long prompt (512 tokens): memory-bound, splitting its rows between 2 threads did not pay
+          simple("RMSNormalization", "llama1024_prefill_1x512x1024", [(1, 512, 1024)], [("g", lambda r: f32(r, 1024))],
                  {"axis": -1}, opset=23)]
     # --- Normalizations: BERT-base / Whisper-tiny LayerNorm, Stable-Diffusion UNet GroupNorm (32
     # groups, opset 21 per-channel scale), style-transfer InstanceNorm, LLaMA-style RMSNorm (opset 23).

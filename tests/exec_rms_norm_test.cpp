@@ -1,6 +1,8 @@
-// RMSNormalization (opset 23) splits the rows of a large input between threads: on 1, 2 and 3
-// threads the output must be the same bit for bit, and match y = x / sqrt(mean(x^2) + eps) * scale
-// evaluated in double here (odd row count and width, normalised over the last two axes).
+// RMSNormalization (opset 23), the op the RMSNorm fusion emits, on the LLaMA-1024 shapes and odd
+// ones: y = x / sqrt(mean(x^2) + eps) * scale evaluated in double here, and the same output bit for
+// bit on 1, 2 and 3 threads with the parallel floors lowered (the op does not split its rows: on a
+// 2-core machine splitting the 512K values of a 512-token prefill was 1.24x slower, so a future
+// split must keep this).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -38,7 +40,7 @@ void check(const Shape& xs, int64_t axis, uint32_t seed) {
     Value* in_g = b.input("g", kFloat, std::vector<DimSpec>(gs.begin(), gs.end()));
     b.output(b.node("RMSNormalization", {in_x, in_g}, 1, {b.i("axis", axis), b.f("epsilon", eps)})->outputs[0]);
     kernels::ThreadsScope scope(threads);
-    kernels::ParallelFloorsScope floors(64, size_t{1} << 18);  // split these small inputs too
+    kernels::ParallelFloorsScope floors(64, 64);  // what would split, splits these small inputs too
     Interpreter in(*m);
     const auto got = in.run({{"x", tensor_f(xs, x)}, {"g", tensor_f(gs, g)}});
     const RTensor& y = got[0].t;
@@ -63,6 +65,6 @@ void check(const Shape& xs, int64_t axis, uint32_t seed) {
 
 }  // namespace
 
-TEST(ExecRmsNorm, LlamaPrefillRowsSplitBetweenThreads) { check({1, 32, 1024}, -1, 1); }
+TEST(ExecRmsNorm, LlamaPrefill) { check({1, 32, 1024}, -1, 1); }
 TEST(ExecRmsNorm, DecodeOneRow) { check({1, 1, 1024}, -1, 2); }
 TEST(ExecRmsNorm, OddRowsOverTwoAxes) { check({3, 7, 5, 13}, 2, 3); }

@@ -7,7 +7,6 @@
 #include "exec/ops/fusable.h"
 #include "exec/ops/util.h"
 #include "ir/int128.h"
-#include "kernels/parallel.h"
 
 namespace ofg::exec {
 namespace {
@@ -624,8 +623,7 @@ void op_layernorm(OpCtx& c) {
 
 // y = x / sqrt(mean(x^2) + eps) * scale per row, in three vector passes of the kernel table: the
 // sum of squares (reduce), x * inv (binary_vs), then * scale (binary_vv): the products rounded in
-// the order the scalar formula writes them. Large inputs (a prefill of many tokens) split their
-// rows between threads; each row is computed as on one thread.
+// the order the scalar formula writes them.
 void op_rmsnorm(OpCtx& c) {
   NormRows n(c);
   RTensor s = n.row(c, as_float(c.t(1)), "scale");
@@ -633,19 +631,15 @@ void op_rmsnorm(OpCtx& c) {
   const kernels::KernelTable& kt = kernels::active_table();
   const float* ps = s.data<float>();
   const size_t D = static_cast<size_t>(n.D);
-  auto rows = [&](size_t begin, size_t end) {
-    for (size_t rr = begin; rr < end; ++rr) {
-      const float* px = n.x.data<float>() + rr * D;
-      float* py = y.data<float>() + rr * D;
-      float ss = 0;
-      kt.reduce(kernels::ReduceOp::SumSquare, px, &ss, 1, D, 1);
-      const float inv = static_cast<float>(1.0 / std::sqrt(static_cast<double>(ss) / n.D + n.eps));
-      kt.binary_vs(kernels::BinaryOp::Mul, px, inv, py, D);
-      kt.binary_vv(kernels::BinaryOp::Mul, py, ps, py, D);
-    }
-  };
-  // Rows per part so that a part holds at least parallel_work() values (one call below that).
-  if (D > 0) kernels::parallel_ranges(static_cast<size_t>(n.rows), 1, kernels::plane_grain(D), rows);
+  for (int64_t rr = 0; rr < n.rows && D > 0; ++rr) {
+    const float* px = n.x.data<float>() + rr * n.D;
+    float* py = y.data<float>() + rr * n.D;
+    float ss = 0;
+    kt.reduce(kernels::ReduceOp::SumSquare, px, &ss, 1, D, 1);
+    const float inv = static_cast<float>(1.0 / std::sqrt(static_cast<double>(ss) / n.D + n.eps));
+    kt.binary_vs(kernels::BinaryOp::Mul, px, inv, py, D);
+    kt.binary_vv(kernels::BinaryOp::Mul, py, ps, py, D);
+  }
   c.set(0, y);
 }
 
