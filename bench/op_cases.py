@@ -83,6 +83,44 @@ def attention_mm(label, b, h, s, d):
     return ("Attention(MatMul-Softmax-MatMul)", label, build)
 
 
+def llama_attention(label, s, past, mask):
+    """Attention-23 of a LLaMA-style decoder of hidden 1024 (16 query heads, 4 KV heads, head 64), 4-D
+    inputs: prefill (`past` 0, a float (1, 1, S, S) causal mask or is_causal) or a decode step with
+    past_key/past_value of `past` positions (the present key/value are outputs too)."""
+    def build():
+        r = _rng(label)
+        ins = [("q", f32(r, 1, 16, s, 64)), ("k", f32(r, 1, 4, s, 64)), ("v", f32(r, 1, 4, s, 64))]
+        names = ["q", "k", "v"]
+        attrs = {}
+        if mask:
+            m = np.triu(np.full((s, past + s), -np.inf, np.float32), k=past + 1).reshape(1, 1, s, past + s)
+            ins.append(("mask", m))
+            names.append("mask")
+        elif past:
+            names.append("")
+        else:
+            attrs["is_causal"] = 1
+        if past:
+            ins += [("past_k", f32(r, 1, 4, past, 64)), ("past_v", f32(r, 1, 4, past, 64))]
+            names += ["past_k", "past_v"]
+        nodes = [helper.make_node("Attention", names, ["y0", "y1", "y2"], **attrs)]
+        return model("Attention", label, ins, outputs=3, opset=23, nodes=nodes)
+    return ("Attention", label, build)
+
+
+def llama_rotary(label, h, s, pos0):
+    """RotaryEmbedding-23 on (1, h, s, 64) with position ids from pos0 and (4096, 32) cos/sin caches."""
+    def build():
+        r = _rng(label)
+        inv = 1.0 / (10000 ** (np.arange(0, 64, 2, dtype=np.float64) / 64))
+        ang = np.outer(np.arange(4096, dtype=np.float64), inv)
+        ins = [("x", f32(r, 1, h, s, 64)), ("pos", (np.arange(s, dtype=np.int64) + pos0).reshape(1, s))]
+        inits = [("cos", np.cos(ang).astype(np.float32)), ("sin", np.sin(ang).astype(np.float32))]
+        nodes = [helper.make_node("RotaryEmbedding", ["x", "cos", "sin", "pos"], ["y0"])]
+        return model("RotaryEmbedding", label, ins, inits, opset=23, nodes=nodes)
+    return ("RotaryEmbedding", label, build)
+
+
 def rnn(op, label, seq, inp, hidden, direction="forward"):
     gates = {"LSTM": 4, "GRU": 3, "RNN": 1}[op]
     dirs = 2 if direction == "bidirectional" else 1
@@ -228,6 +266,23 @@ def cases():
     # (6 heads x 64); the opset-23 Attention op on the BERT shape.
     c += [attention_mm("bert_tiny_2x128x64", 1, 2, 128, 64), attention_mm("whisper_6x300x64", 1, 6, 300, 64)]
     c.append(simple("Attention", "op23_bert_tiny_2x128x64", [(1, 2, 128, 64)] * 3, opset=23))
+    # --- LLaMA-style decoder of hidden 1024 (16 query heads, 4 KV heads, head 64; bench/models'
+    # llama_1024): Attention-23 prefill of 32 tokens (causal mask or is_causal) and decode steps over
+    # a cache of 32 and 256; RotaryEmbedding-23 on the query (prefill) and key (decode) heads;
+    # RMSNormalization over the hidden size in prefill and decode.
+    c += [llama_attention("llama1024_prefill_gqa16x4_s32_mask", 32, 0, True),
+          llama_attention("llama1024_prefill_gqa16x4_s32_causal", 32, 0, False),
+          llama_attention("llama1024_decode_gqa16x4_past32", 1, 32, False),
+          llama_attention("llama1024_decode_gqa16x4_past256", 1, 256, False),
+          llama_rotary("llama1024_q_1x16x32x64", 16, 32, 0),
+          llama_rotary("llama1024_k_decode_1x4x1x64", 4, 1, 256),
+          simple("RMSNormalization", "llama1024_prefill_1x32x1024", [(1, 32, 1024)], [("g", lambda r: f32(r, 1024))],
+                 {"axis": -1}, opset=23),
+          simple("RMSNormalization", "llama1024_decode_1x1x1024", [(1, 1, 1024)], [("g", lambda r: f32(r, 1024))],
+                 {"axis": -1}, opset=23),
+          # a long prompt (512 tokens): memory-bound, splitting its rows between 2 threads did not pay
+          simple("RMSNormalization", "llama1024_prefill_1x512x1024", [(1, 512, 1024)], [("g", lambda r: f32(r, 1024))],
+                 {"axis": -1}, opset=23)]
     # --- Normalizations: BERT-base / Whisper-tiny LayerNorm, Stable-Diffusion UNet GroupNorm (32
     # groups, opset 21 per-channel scale), style-transfer InstanceNorm, LLaMA-style RMSNorm (opset 23).
     c += [simple("LayerNormalization", "bert_base_1x128x768", [(1, 128, 768)],

@@ -12,6 +12,7 @@
 
 #include "exec/interp.h"
 #include "ir/builder.h"
+#include "kernels/parallel.h"
 #include "support/exec_support.h"
 
 using namespace ofg;
@@ -53,8 +54,12 @@ void check(const Case& k, uint32_t seed) {
   std::vector<uint8_t> bmask(static_cast<size_t>(k.B * k.Sq * T));
   for (size_t i = 0; i < fmask.size(); ++i) fmask[i] = rng() % 5 == 0 ? -std::numeric_limits<float>::infinity() : (rng() % 100) / 50.f;
   for (size_t i = 0; i < bmask.size(); ++i) bmask[i] = rng() % 4 != 0;
-  for (int64_t j = 0; j < T; ++j) bmask[static_cast<size_t>(1 * T + j)] = 0;  // batch 0, row 1: nothing attended
+  if (k.B * k.Sq > 1)
+    for (int64_t j = 0; j < T; ++j) bmask[static_cast<size_t>(1 * T + j)] = 0;  // batch 0, row 1: nothing attended
 
+  // The model with `outputs` outputs (4 asks for qk_matmul_output, which only the double walk of
+  // attention.cpp computes: the float path's oracle), run on `threads` threads.
+  auto run = [&](uint32_t outputs, unsigned threads) {
   auto m = new_model(23);
   GraphBuilder b(*m);
   auto shape = [&](int64_t H, int64_t S) {
@@ -86,10 +91,27 @@ void check(const Case& k, uint32_t seed) {
     attrs.push_back(b.i("q_num_heads", k.Hq));
     attrs.push_back(b.i("kv_num_heads", k.Hkv));
   }
-  Node* n = b.node("Attention", ins, 3, attrs);
-  for (uint32_t o = 0; o < 3; ++o) b.output(n->outputs[o]);
+  Node* n = b.node("Attention", ins, outputs, attrs);
+  for (uint32_t o = 0; o < outputs; ++o) b.output(n->outputs[o]);
+  kernels::ThreadsScope scope(threads);
+  kernels::ParallelFloorsScope floors(64, 64);  // split the heads (and GEMMs) of these small shapes too
   Interpreter in(*m);
-  const auto got = in.run(feeds);
+  return in.run(feeds);
+  };
+  const auto got = run(3, 1);
+  // 2 and 3 threads split the heads: each head computed as on one thread, bit for bit.
+  for (unsigned threads : {2u, 3u}) {
+    const auto more = run(3, threads);
+    for (size_t o = 0; o < 3; ++o)
+      for (int64_t i = 0; i < got[o].t.numel(); ++i)
+        ASSERT_EQ(get_f64(more[o].t, i), get_f64(got[o].t, i)) << "output " << o << " on " << threads << " threads";
+  }
+  // The double walk (asked for the QK output too) agrees with the float path.
+  const auto walk = run(4, 1);
+  double walk_diff = 0;
+  for (int64_t i = 0; i < got[0].t.numel(); ++i)
+    walk_diff = std::max(walk_diff, std::fabs(get_f64(walk[0].t, i) - get_f64(got[0].t, i)));
+  EXPECT_LT(walk_diff, 2e-5);
 
   // The spec's formula in double: softmax(Q K^T / sqrt(D) + bias) V over the cache and the new rows.
   auto key = [&](int64_t bb, int64_t h, int64_t j, int64_t d) {
@@ -147,3 +169,8 @@ TEST(ExecAttention, PrefillGroupedQueryCausal) { check({1, 8, 2, 37, 0, 32, true
 TEST(ExecAttention, DecodeStepWithCache) { check({2, 8, 2, 1, 45, 32, true}, 2); }
 TEST(ExecAttention, ThreeDimensionalWithFloatMaskAndCache) { check({2, 4, 4, 19, 13, 16, false, 1, true}, 3); }
 TEST(ExecAttention, BoolMaskWithAFullyMaskedRow) { check({2, 6, 3, 17, 5, 24, true, 2}, 4); }
+// The LLaMA-1024 shapes (16 query heads over 4 KV heads, head 64): prefill with a causal float mask
+// and a decode step over 256 cached positions; GQA ratio 1 (MHA) with a cache and odd sizes.
+TEST(ExecAttention, LlamaPrefillGqa4WithMask) { check({1, 16, 4, 32, 0, 64, true, 1}, 5); }
+TEST(ExecAttention, LlamaDecodeGqa4Past256) { check({1, 16, 4, 1, 256, 64, true}, 6); }
+TEST(ExecAttention, MultiHeadOddSizesWithCache) { check({3, 5, 5, 7, 11, 13, true}, 7); }

@@ -6,6 +6,7 @@
 
 #include "exec/infer_rules.h"
 #include "exec/ops/attention_f32.h"
+#include "exec/ops/rotary_f32.h"
 #include "exec/ops/util.h"
 
 namespace ofg::exec {
@@ -193,8 +194,7 @@ void op_rotary(OpCtx& c) {
   auto idx = [&](int64_t b, int64_t h, int64_t s, int64_t d) -> size_t {
     return static_cast<size_t>(four ? ((b * H + h) * S + s) * D + d : (b * S + s) * H * D + h * D + d);
   };
-  // The same walk for float32 in float (each output is two products and a sum: no accumulation
-  // for double to protect) and for the other types in double.
+  // The generic walk: every type but float32 (see below), in double.
   auto rotate = [&](auto* y, const auto* cosp, const auto* sinp) {
     for (int64_t b = 0; b < B; ++b)
       for (int64_t s = 0; s < S; ++s) {
@@ -211,11 +211,19 @@ void op_rotary(OpCtx& c) {
           }
       }
   };
+  // float32: the row-wise kernel of rotary_f32.cpp, its positions checked here first (a task must
+  // not stop halfway). The walk above runs the other types in double and is the reference the
+  // tests compare the kernel with (tests/exec_rotary_test.cpp).
   if (xt.dtype == kFloat && c.t(1).dtype == kFloat && c.t(2).dtype == kFloat) {
-    RTensor y = RTensor::alloc_uninit(kFloat, xt.shape);
-    if (xt.numel()) std::memcpy(y.ptr, xt.ptr, static_cast<size_t>(xt.numel()) * sizeof(float));
-    rotate(y.data<float>(), c.t(1).data<float>(), c.t(2).data<float>());
-    c.set(0, y);
+    std::vector<int64_t> crow(static_cast<size_t>(B * S));
+    for (int64_t i = 0; i < B * S; ++i) {
+      crow[static_cast<size_t>(i)] = has_ids ? ids[static_cast<size_t>(i)] : i;
+      if (half > 0 && (crow[static_cast<size_t>(i)] < 0 || crow[static_cast<size_t>(i)] >= cache_rows))
+        c.error("position " + std::to_string(crow[static_cast<size_t>(i)]) + " is outside the caches");
+    }
+    RotaryF32 g;
+    g.B = B, g.S = S, g.H = H, g.D = D, g.half = half, g.cache_w = cache_w, g.bhsd = four, g.interleaved = interleaved != 0;
+    c.set(0, rotary_f32(g, xt, c.t(1).data<float>(), c.t(2).data<float>(), crow));
     return;
   }
   std::vector<double> y = f64_of(xt);
