@@ -269,6 +269,21 @@ void op_not(OpCtx& c) {
   c.set(0, y);
 }
 
+struct WhereArgs {
+  const bool* cond;
+  const void* a;
+  const void* b;
+  void* y;
+};
+using WhereRun = void (*)(const WhereArgs&, int64_t n, const int64_t* o, int64_t len, const int64_t* st);
+template <class T>
+void where_run(const WhereArgs& r, int64_t n, const int64_t* o, int64_t len, const int64_t* st) {
+  const T *pa = static_cast<const T*>(r.a), *pb = static_cast<const T*>(r.b);
+  T* py = static_cast<T*>(r.y);
+  const bool* pc = r.cond;
+  for (int64_t t = 0; t < len; ++t) py[n + t] = pc[o[0] + t * st[0]] ? pa[o[1] + t * st[1]] : pb[o[2] + t * st[2]];
+}
+
 void op_where(OpCtx& c) {
   const RTensor &cond = c.t(0), &a = c.t(1), &b = c.t(2);
   if (a.dtype != b.dtype) c.error("X and Y types differ");
@@ -277,26 +292,26 @@ void op_where(OpCtx& c) {
   RTensor y = RTensor::alloc(a.dtype, out);
   const bool* pc = cond.data<bool>();
   // Elements are moved as unsigned integers of their size (every type here is 1 to 8 bytes and
-  // trivially copyable; strings are not tensors of this kind).
-  auto select = [&](auto tag) {
-    using T = decltype(tag);
-    const T *pa = reinterpret_cast<const T*>(a.ptr), *pb = reinterpret_cast<const T*>(b.ptr);
-    T* py = reinterpret_cast<T*>(y.ptr);
-    broadcast_runs(out, {cond.shape, a.shape, b.shape}, [&](int64_t n, const int64_t* o, int64_t len, const int64_t* st) {
-      for (int64_t t = 0; t < len; ++t) py[n + t] = pc[o[0] + t * st[0]] ? pa[o[1] + t * st[1]] : pb[o[2] + t * st[2]];
-    });
-  };
+  // trivially copyable; strings are not tensors of this kind). One walk for every size, each size
+  // only its loop over one run (as walk_binary).
+  WhereRun run = nullptr;
   switch (a.elem_size()) {
-    case 1: select(uint8_t{}); break;
-    case 2: select(uint16_t{}); break;
-    case 4: select(uint32_t{}); break;
-    case 8: select(uint64_t{}); break;
-    default: {
-      const size_t es = a.elem_size();
-      broadcast_each(out, {cond.shape, a.shape, b.shape}, [&](int64_t i, const int64_t* o) {
-        std::memcpy(y.ptr + i * es, pc[o[0]] ? a.ptr + o[1] * es : b.ptr + o[2] * es, es);
-      });
-    }
+    case 1: run = &where_run<uint8_t>; break;
+    case 2: run = &where_run<uint16_t>; break;
+    case 4: run = &where_run<uint32_t>; break;
+    case 8: run = &where_run<uint64_t>; break;
+    default: break;
+  }
+  if (run) {
+    const WhereArgs args{pc, a.ptr, b.ptr, y.ptr};
+    broadcast_runs(out, {cond.shape, a.shape, b.shape}, [&](int64_t n, const int64_t* o, int64_t len, const int64_t* st) {
+      run(args, n, o, len, st);
+    });
+  } else {
+    const size_t es = a.elem_size();
+    broadcast_each(out, {cond.shape, a.shape, b.shape}, [&](int64_t i, const int64_t* o) {
+      std::memcpy(y.ptr + i * es, pc[o[0]] ? a.ptr + o[1] * es : b.ptr + o[2] * es, es);
+    });
   }
   c.set(0, y);
 }
