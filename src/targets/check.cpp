@@ -1,0 +1,211 @@
+// The target checker: walks every graph and tests each node against its profile entry.
+#include "targets/check.h"
+
+#include <algorithm>
+
+#include "exec/infer_types.h"
+#include "ir/ir.h"
+#include "ir/json.h"
+
+namespace ofg::targets {
+namespace {
+
+bool is_default_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+// Note lines are one wrapped paragraph.
+std::string join_lines(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : " ") + x;
+  return s;
+}
+
+struct Checker {
+  const Model& m;
+  const Profile& p;
+  const exec::TypeInference& types;
+  int64_t opset;
+  CheckResult& out;
+
+  std::string str(StrId id) const { return m.strings.c_str(id); }
+
+  // A value known at conversion time: an initializer or the output of a Constant node.
+  static bool is_constant(const Value* v) {
+    if (!v) return true;  // an omitted optional input is no dynamic tensor
+    if (v->is_constant()) return true;
+    const Node* n = v->producer;
+    return n && n->graph && n->graph->model &&
+           std::string(n->graph->model->strings.c_str(n->op_type)) == "Constant" &&
+           is_default_domain(n->graph->model->strings.c_str(n->domain));
+  }
+
+  // The constant's tensor (initializer or Constant's value attribute), or null.
+  const Tensor* constant_tensor(const Value* v) const {
+    if (v->initializer) return v->initializer;
+    if (const Node* n = v->producer)
+      if (const Attribute* a = n->attribute(m, "value")) return a->t;
+    return nullptr;
+  }
+
+  bool all_zero(const Tensor* t) const {
+    Bytes b = t->bytes();
+    for (size_t i = 0; i < b.size; ++i)
+      if (b.data[i]) return false;
+    return true;
+  }
+
+  std::string attr_text(const Attribute& a) const {
+    if (a.has_string()) return std::string(a.s.view());
+    if (a.type == Attribute::kInt || (a.present & Attribute::kI)) return std::to_string(a.i);
+    if (a.type == Attribute::kFloat || (a.present & Attribute::kF)) {
+      std::string s = std::to_string(a.f);
+      return s;
+    }
+    return "";  // lists, tensors, graphs: no rule compares them
+  }
+
+  void add(const Node* n, const std::string& graph, const std::string& rule, const std::string& msg) {
+    std::string d = str(n->domain);
+    out.findings.push_back({str(n->name), is_default_domain(d) ? str(n->op_type) : d + ":" + str(n->op_type), graph,
+                            rule, msg});
+  }
+
+  void check_node(const Node* n, const std::string& graph) {
+    std::string domain = str(n->domain), op = str(n->op_type);
+    if (is_default_domain(domain)) domain.clear();
+    std::string shown = domain.empty() ? op : domain + ":" + op;
+    size_t before = out.findings.size();
+    const OpEntry* e = p.find(domain, op);
+    if (!e) {
+      add(n, graph, "op", shown + " is not supported by " + p.name);
+    } else {
+      if (domain.empty() && opset && ((e->since && opset < e->since) || (e->until && opset > e->until)))
+        add(n, graph, "opset",
+            shown + " at opset " + std::to_string(opset) + ": " + p.name + " takes it at opsets " +
+                (e->since ? std::to_string(e->since) : std::string("1")) + " to " +
+                (e->until ? std::to_string(e->until) : std::string("newest")));
+      for (const OpRule& r : e->rules) check_rule(n, *e, r, shown, graph);
+    }
+    if (out.findings.size() > before) ++out.illegal_nodes;
+  }
+
+  void check_rule(const Node* n, const OpEntry& e, const OpRule& r, const std::string& shown, const std::string& graph) {
+    auto input = [&](int i) -> const Value* { return i < static_cast<int>(n->inputs.size) ? n->inputs[i] : nullptr; };
+    switch (r.kind) {
+      case OpRule::kAttr: {
+        const Attribute* a = n->attribute(m, r.attr);
+        if (!a) return;  // absent: the ONNX default (profiles list values, defaults included)
+        std::string v = attr_text(*a);
+        if (std::find(r.values.begin(), r.values.end(), v) == r.values.end())
+          add(n, graph, "attribute", shown + " " + r.attr + "=" + v + ": " + p.name + " allows " + join(r.values));
+        return;
+      }
+      case OpRule::kConst: {
+        const Value* v = input(r.input);
+        if (v && !is_constant(v))
+          add(n, graph, "constant", shown + " input " + std::to_string(r.input) + " ('" + str(v->name) + "') must be constant for " + p.name);
+        return;
+      }
+      case OpRule::kZero: {
+        const Value* v = input(r.input);
+        if (!v) return;
+        const Tensor* t = is_constant(v) ? constant_tensor(v) : nullptr;
+        if (!t || !all_zero(t))
+          add(n, graph, "zero_point", shown + " input " + std::to_string(r.input) + " ('" + str(v->name) + "') must be " +
+                                          (t ? "all zeros" : "a constant of zeros") + " for " + p.name);
+        return;
+      }
+      case OpRule::kTypes: {
+        const Value* v = input(r.input);
+        if (!v) return;
+        int32_t et = 0;
+        if (const exec::IType* t = types.type_of(v)) et = t->elem;
+        if (!et && v->type && v->type->is_tensor()) et = v->type->elem_type;
+        if (!et || std::find(r.types.begin(), r.types.end(), et) != r.types.end()) return;
+        std::vector<std::string> names;
+        for (int32_t t : r.types) names.push_back(dtype_name(t));
+        add(n, graph, "dtype", shown + " input " + std::to_string(r.input) + " is " + dtype_name(et) + ": " + p.name +
+                                   " takes " + join(names));
+        return;
+      }
+      case OpRule::kRank: {
+        const Value* v = input(0);
+        if (!v) return;
+        int rank = -1;
+        if (const exec::IType* t = types.type_of(v)) rank = t->rank();
+        if (rank < 0 && v->type && v->type->is_tensor()) rank = v->type->rank();
+        if (rank < 0 || (rank >= r.rank_lo && rank <= r.rank_hi)) return;
+        add(n, graph, "rank", shown + " input 0 has rank " + std::to_string(rank) + ": " + p.name + " takes rank " +
+                                  std::to_string(r.rank_lo) + (r.rank_hi != r.rank_lo ? " to " + std::to_string(r.rank_hi) : ""));
+        return;
+      }
+    }
+    (void)e;
+  }
+
+  void walk(const Graph* g, const std::string& path) {
+    for (const Node* n = g->first; n; n = n->next) {
+      ++out.nodes;
+      check_node(n, path);
+      for (const Attribute& a : n->attributes) {
+        std::string sub = (path.empty() ? "" : path + "/") + str(n->name) + "/" + str(a.name);
+        if (a.g) walk(a.g, sub);
+        for (const Graph* s : a.graphs) walk(s, sub);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+CheckResult check_model(const Model& m, const Profile& p) {
+  CheckResult out;
+  out.target = p.name;
+  for (const OpsetId& o : m.opsets)
+    if (is_default_domain(m.strings.c_str(o.domain))) out.model_opset = o.version;
+  if (out.model_opset && p.opset_lo &&
+      (out.model_opset < p.opset_lo || (p.opset_hi && out.model_opset > p.opset_hi)))
+    out.findings.push_back({"", "", "", "model_opset",
+                            "the model's opset " + std::to_string(out.model_opset) + " is outside " + p.name + "'s " +
+                                std::to_string(p.opset_lo) + " to " + (p.opset_hi ? std::to_string(p.opset_hi) : std::string("newest"))});
+  // Inference only reads the model here (write = false); it takes a non-const model because it
+  // interns the names of symbolic dims it makes up, which changes no value the model computes.
+  exec::TypeInference types(const_cast<Model&>(m));
+  types.run(false);
+  Checker c{m, p, types, out.model_opset, out};
+  c.walk(m.graph, "");
+  return out;
+}
+
+std::string check_json(const CheckResult& r) {
+  std::string s = "{\"target\":" + json::string(r.target) + ",\"model_opset\":" + std::to_string(r.model_opset) +
+                  ",\"nodes\":" + std::to_string(r.nodes) + ",\"illegal_nodes\":" + std::to_string(r.illegal_nodes) +
+                  ",\"legal\":" + (r.findings.empty() ? "true" : "false") + ",\"findings\":[";
+  for (size_t i = 0; i < r.findings.size(); ++i) {
+    const Finding& f = r.findings[i];
+    s += std::string(i ? "," : "") + "{\"node\":" + json::string(f.node) + ",\"op\":" + json::string(f.op) +
+         ",\"graph\":" + json::string(f.graph) + ",\"rule\":" + json::string(f.rule) + ",\"message\":" + json::string(f.message) + "}";
+  }
+  return s + "]}";
+}
+
+std::string targets_json() {
+  std::string s = "{\"targets\":[";
+  bool first = true;
+  for (const Profile& p : builtin_profiles()) {
+    s += std::string(first ? "" : ",") + "{\"name\":" + json::string(p.name) + ",\"title\":" + json::string(p.title) +
+         ",\"source\":" + json::string(p.source) + ",\"url\":" + json::string(p.url) + ",\"version\":" + json::string(p.version) +
+         ",\"opset_min\":" + std::to_string(p.opset_lo) + ",\"opset_max\":" + std::to_string(p.opset_hi) +
+         ",\"ops\":" + std::to_string(p.ops.size()) + ",\"notes\":" + json::string(join_lines(p.notes)) + "}";
+    first = false;
+  }
+  return s + "],\"generic\":\"opset:N\",\"generic_min\":" + std::to_string(kGenericOpsetLo) +
+         ",\"generic_max\":" + std::to_string(kGenericOpsetHi) + "}";
+}
+
+}  // namespace ofg::targets
