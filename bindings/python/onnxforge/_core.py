@@ -479,13 +479,13 @@ class TargetCheck:
 
 
 def _take_json(status_call: Callable[[Any], int]) -> Any:
-    """Calls a function that hands out a JSON string (char**), frees it, returns it parsed."""
-    out = c_void_p()
+    """Calls a function that hands out a JSON string (char**), frees it and returns the text."""
+    out = c_char_p()
     _raise_for(status_call(byref(out)))
     try:
-        text = ctypes.string_at(out).decode("utf-8")
+        text = (out.value or b"").decode("utf-8")
     finally:
-        lib.ofg_buffer_free(out)
+        lib.ofg_buffer_free(ctypes.cast(out, c_void_p))
     return text
 
 
