@@ -267,15 +267,23 @@ TEST(TargetCheck, ConstantInputsAndZeroPoints) {
   Value* zo = b.initializer("zo", kUint8, {}, &zp_ok, 1);
   Value* d1 = b.op("DequantizeLinear", {xq, scale, zb});
   Value* d2 = b.op("DequantizeLinear", {xq, scale, zo});
-  b.output(b.op("Add", {b.op("Add", {fixed, d1}), d2}));
+  Value* zin = b.input("zin", kUint8, {});
+  Value* d3 = b.op("DequantizeLinear", {xq, scale, zin});  // a zero point only known at run time
+  Value* zc = b.constant_i64("zc", {}, {0});
+  Value* d4 = b.op("DequantizeLinear", {xq, scale, zc});  // zero from a Constant node
+  b.output(b.op("Add", {b.op("Add", {b.op("Add", {b.op("Add", {fixed, d1}), d2}), d3}), d4}));
   CheckResult r = check(*m, "tensorrt");
   EXPECT_EQ(rules_for(r, "CumSum"), std::vector<std::string>{"constant"});
-  // Both DequantizeLinear read uint8, which TensorRT's table does not list; only the first has a
-  // non-zero zero point.
+  // Every DequantizeLinear reads uint8, which TensorRT's table does not list; the first (3) and
+  // the third (a graph input) break the zero-point rule.
   std::vector<std::string> dq = rules_for(r, "DequantizeLinear");
-  EXPECT_EQ(std::count(dq.begin(), dq.end(), "zero_point"), 1);
-  EXPECT_EQ(std::count(dq.begin(), dq.end(), "dtype"), 2);
-  EXPECT_EQ(r.illegal_nodes, 3u) << check_json(r);
+  EXPECT_EQ(std::count(dq.begin(), dq.end(), "zero_point"), 2);
+  EXPECT_EQ(std::count(dq.begin(), dq.end(), "dtype"), 4);
+  EXPECT_EQ(r.illegal_nodes, 5u) << check_json(r);
+  bool named = false;
+  for (const Finding& f : r.findings)
+    if (f.rule == "zero_point" && f.message.find("('zin') must be a constant of zeros") != std::string::npos) named = true;
+  EXPECT_TRUE(named) << check_json(r);
 }
 
 TEST(TargetCheck, RankAndElementTypes) {

@@ -52,6 +52,23 @@ struct Checker {
     return nullptr;
   }
 
+  // A Constant given by value_int / value_ints / value_float / value_floats: true when every
+  // element is zero (a value tensor is handled by constant_tensor).
+  bool constant_attr_is_zero(const Value* v) const {
+    const Node* n = v->producer;
+    if (!n) return false;
+    for (const char* name : {"value_int", "value_ints", "value_float", "value_floats"}) {
+      const Attribute* a = n->attribute(m, name);
+      if (!a) continue;
+      for (size_t i = 0; i < a->ints.size; ++i)
+        if (a->ints[i]) return false;
+      for (size_t i = 0; i < a->floats.size; ++i)
+        if (a->floats[i] != 0.0f) return false;
+      return a->int_or(0) == 0 && a->float_or(0.0f) == 0.0f;
+    }
+    return false;
+  }
+
   bool all_zero(const Tensor* t) const {
     Bytes b = t->bytes();
     for (size_t i = 0; i < b.size; ++i)
@@ -114,10 +131,14 @@ struct Checker {
       case OpRule::kZero: {
         const Value* v = input(r.input);
         if (!v) return;
-        const Tensor* t = is_constant(v) ? constant_tensor(v) : nullptr;
-        if (!t || !all_zero(t))
+        bool constant = is_constant(v), zero = false;
+        if (constant) {
+          const Tensor* t = constant_tensor(v);
+          zero = t ? all_zero(t) : constant_attr_is_zero(v);
+        }
+        if (!zero)
           add(n, graph, "zero_point", shown + " input " + std::to_string(r.input) + " ('" + str(v->name) + "') must be " +
-                                          (t ? "all zeros" : "a constant of zeros") + " for " + p.name);
+                                          (constant ? "all zeros" : "a constant of zeros") + " for " + p.name);
         return;
       }
       case OpRule::kTypes: {
