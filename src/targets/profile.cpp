@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <set>
-#include <sstream>
 
 #include "convert/op_versions.h"
 #include "ir/error.h"
@@ -32,6 +31,34 @@ std::vector<std::string> split(const std::string& s, char sep) {
   }
   out.push_back(cur);
   return out;
+}
+
+// The words of a line (separated by spaces and tabs; a trailing '\r' is dropped).
+std::vector<std::string> words(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == ' ' || c == '\t' || c == '\r') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+// The line after its first word, trimmed.
+std::string rest_after_key(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  size_t k = s.find_first_of(" \t", b);
+  if (k == std::string::npos) return "";
+  size_t r = s.find_first_not_of(" \t", k);
+  if (r == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r");
+  return s.substr(r, e + 1 - r);
 }
 
 // A whole decimal number, else false.
@@ -117,19 +144,13 @@ const OpEntry* Profile::find(const std::string& domain, const std::string& op) c
 
 Profile parse_profile(const std::string& text, const std::string& file) {
   Profile p;
-  std::istringstream in(text);
-  std::string raw;
   int line = 0;
-  while (std::getline(in, raw)) {
+  for (const std::string& raw : split(text, '\n')) {
     ++line;
-    std::string s = raw.substr(0, raw.find('#'));
-    std::istringstream words(s);
-    std::string key;
-    if (!(words >> key)) continue;
-    std::string rest;
-    std::getline(words, rest);
-    rest.erase(0, rest.find_first_not_of(" \t"));
-    rest.erase(rest.find_last_not_of(" \t\r") + 1);
+    std::vector<std::string> w = words(raw.substr(0, raw.find('#')));
+    if (w.empty()) continue;
+    const std::string& key = w[0];
+    std::string rest = rest_after_key(raw.substr(0, raw.find('#')));
     if (key == "target" || key == "title" || key == "source" || key == "url" || key == "version") {
       if (rest.empty()) bad(file, line, "'" + key + "' needs a value");
       std::string& field = key == "target" ? p.name : key == "title" ? p.title : key == "source" ? p.source
@@ -139,19 +160,15 @@ Profile parse_profile(const std::string& text, const std::string& file) {
     } else if (key == "note") {
       p.notes.push_back(rest);
     } else if (key == "opset") {
-      std::istringstream r(rest);
-      std::string lo, hi, extra;
       int64_t l, h = 0;
-      if (!(r >> lo >> hi) || (r >> extra) || !parse_int(lo, l) || l < 1 || (hi != "*" && (!parse_int(hi, h) || h < l)))
+      if (w.size() != 3 || !parse_int(w[1], l) || l < 1 || (w[2] != "*" && (!parse_int(w[2], h) || h < l)))
         bad(file, line, "'opset LO HI' (HI a number >= LO, or '*')");
       if (p.opset_lo) bad(file, line, "'opset' given twice");
       p.opset_lo = l;
       p.opset_hi = h;
     } else if (key == "op") {
-      std::istringstream r(rest);
-      std::string name, tok;
-      r >> name;
-      if (name.empty()) bad(file, line, "'op' needs a name");
+      if (w.size() < 2) bad(file, line, "'op' needs a name");
+      const std::string& name = w[1];
       OpEntry e;
       size_t colon = name.rfind(':');
       if (colon != std::string::npos) {
@@ -161,7 +178,7 @@ Profile parse_profile(const std::string& text, const std::string& file) {
       } else {
         e.op = name;
       }
-      while (r >> tok) parse_rule(e, tok, file, line);
+      for (size_t i = 2; i < w.size(); ++i) parse_rule(e, w[i], file, line);
       if (e.since && e.until && e.since > e.until) bad(file, line, name + ": since is after until");
       auto key2 = std::make_pair(e.domain, e.op);
       if (p.ops.count(key2)) bad(file, line, "op " + name + " listed twice");
