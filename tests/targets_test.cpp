@@ -149,14 +149,14 @@ TEST(TargetProfiles, CoreMlMatchesMlProgramOpsMd) {
 
 // opset:N from the op-version table: LayerNormalization from 17, Gelu from 20, Upsample until 9.
 TEST(TargetProfiles, GenericOpsetProfilesFollowTheOpVersionTable) {
-  Profile p17 = find_profile("opset:17");
+  const Profile& p17 = find_profile("opset:17");
   EXPECT_EQ(p17.opset_lo, 17);
   EXPECT_EQ(p17.opset_hi, 17);
   EXPECT_NE(p17.find("", "LayerNormalization"), nullptr);
   EXPECT_NE(p17.find("", "Conv"), nullptr);
   EXPECT_EQ(p17.find("", "Gelu"), nullptr);
   EXPECT_EQ(p17.find("", "Upsample"), nullptr);
-  Profile p9 = find_profile("opset:9");
+  const Profile& p9 = find_profile("opset:9");
   EXPECT_NE(p9.find("", "Upsample"), nullptr);
   EXPECT_EQ(p9.find("", "Resize"), nullptr);
   EXPECT_NE(find_profile("opset:20").find("", "Gelu"), nullptr);

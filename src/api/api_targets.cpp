@@ -35,8 +35,7 @@ ofg_status ofg_check_target(const ofg_model* model, const char* target, char** o
     require(model, "ofg_check_target", "model");
     require(target, "ofg_check_target", "target");
     require(out_json, "ofg_check_target", "out_json");
-    targets::Profile p = targets::find_profile(target);
-    hand_out_string(targets::check_json(targets::check_model(*model->model, p)), out_json);
+    hand_out_string(targets::check_json(targets::check_model(*model->model, targets::find_profile(target))), out_json);
   });
 }
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
+#include <mutex>
 #include <set>
 
 #include "convert/op_versions.h"
@@ -247,12 +249,20 @@ std::string known_names() {
   return s + ", opset:N (N " + std::to_string(kGenericOpsetLo) + " to " + std::to_string(kGenericOpsetHi) + ")";
 }
 
-Profile find_profile(const std::string& name) {
+const Profile& find_profile(const std::string& name) {
   for (const Profile& p : builtin_profiles())
     if (p.name == name) return p;
   if (name.rfind("opset:", 0) == 0) {
     int64_t n;
-    if (parse_int(name.substr(6), n) && n >= kGenericOpsetLo && n <= kGenericOpsetHi) return generic_profile(n);
+    if (parse_int(name.substr(6), n) && n >= kGenericOpsetLo && n <= kGenericOpsetHi) {
+      // Made on first request and kept (the C ABI may be called from several threads).
+      static std::mutex mu;
+      static std::unique_ptr<Profile> made[kGenericOpsetHi - kGenericOpsetLo + 1];
+      std::lock_guard<std::mutex> lock(mu);
+      std::unique_ptr<Profile>& slot = made[n - kGenericOpsetLo];
+      if (!slot) slot.reset(new Profile(generic_profile(n)));
+      return *slot;
+    }
   }
   fail(Status::kInvalidArgument, "unknown target '" + name + "'; known targets: " + known_names());
 }

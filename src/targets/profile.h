@@ -47,9 +47,9 @@ const std::vector<Profile>& builtin_profiles();
 // The lowest and highest N of the generic "opset:N" profiles.
 constexpr int64_t kGenericOpsetLo = 7, kGenericOpsetHi = 28;
 
-// The profile called `name` ("tensorrt", "opset:17"); throws kInvalidArgument listing the known
-// names when there is none.
-Profile find_profile(const std::string& name);
+// The profile called `name` ("tensorrt", "opset:17"), kept for the life of the process; throws
+// kInvalidArgument listing the known names when there is none.
+const Profile& find_profile(const std::string& name);
 
 // Every profile's name in listing order (the built-in files, then "opset:N").
 std::string known_names();
