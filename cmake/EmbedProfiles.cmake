@@ -8,9 +8,9 @@ file(GLOB PROFILES "${DIR}/*.profile")
 list(SORT PROFILES)
 foreach(p IN LISTS PROFILES)
   file(READ "${p}" text)
-  # Comment lines are for readers of the file (the format's summary): emptied, so line numbers
-  # in the parser's messages still match the file.
-  string(REGEX REPLACE "(^|\n)#[^\n]*" "\\1" text "${text}")
+  # Comment and note lines are for readers of the file (the format's summary, what could not be
+  # confirmed): emptied, so line numbers in the parser's messages still match the file.
+  string(REGEX REPLACE "(^|\n)(#|note[ \t])[^\n]*" "\\1" text "${text}")
   get_filename_component(name "${p}" NAME)
   string(FIND "${text}" ")ofgprofile\"" bad)
   if(NOT bad EQUAL -1)

@@ -438,8 +438,8 @@ OFG_API ofg_status ofg_convert_opset(ofg_model* model, int64_t target_opset, con
  * on failure *out is untouched. Always safe to call from any thread (the model is only read). */
 
 /* Every target: {"targets": [{"name", "title", "source", "url", "version", "opset_min",
- * "opset_max" (0: no bound), "ops" (how many), "notes"}], "generic": "opset:N", "generic_min",
- * "generic_max"}. */
+ * "opset_max" (0: no bound), "ops" (how many)}], "generic": "opset:N", "generic_min",
+ * "generic_max"}. What could not be confirmed from each document is in its file's notes. */
 OFG_API ofg_status ofg_targets_json(char** out);
 /* Checks every node of `model` (subgraphs included) against the profile `target`. The JSON:
  * {"target", "model_opset", "nodes", "illegal_nodes", "legal" (true when nothing was found),

@@ -1,6 +1,7 @@
 # onnxforge target profile (format: docs/targets.md). One directive per line, '#' starts a comment.
-#   target NAME | title TEXT | source TEXT | url URL | version TEXT | note TEXT (repeatable)
+#   target NAME | title TEXT | source TEXT | url URL | version TEXT | note TEXT (repeatable; not compiled in)
 #   opset LO HI          default-domain opset range the target accepts (HI '*' = no upper limit)
+#   typeset NAME=T,..    a named set of element types, usable in types= lists below
 #   op [DOMAIN:]NAME RULE...   an op the target accepts (ops not listed are not supported); rules:
 #     since=N until=N    opset range of this op        types=T,..  types@I=T,..  element types of input 0 / input I
 #     rank=LO-HI         rank of input 0               const=I,..  inputs that must be constant (initializer or Constant)

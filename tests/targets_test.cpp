@@ -187,6 +187,8 @@ TEST(TargetProfiles, MalformedProfilesAreRefusedWithTheLine) {
       {head + "opset 12 9\nop Abs\n", "t.profile:5: 'opset LO HI'"},
       {head + "op Abs rank=5-4\n", "t.profile:5: 'rank=5-4'"},
       {head + "widget 3\n", "t.profile:5: unknown directive 'widget'"},
+      {head + "typeset fp\n", "t.profile:5: 'typeset NAME=T,...'"},
+      {head + "typeset fp=float32,half\n", "t.profile:5: typeset: unknown element type 'half'"},
       {"target t\nurl https://x\nversion 1\nop Abs\n", "no 'source' line"},
       {head, "no 'op' line"},
   };
@@ -199,7 +201,11 @@ TEST(TargetProfiles, MalformedProfilesAreRefusedWithTheLine) {
       EXPECT_NE(std::string(e.what()).find(c.expect), std::string::npos) << e.what();
     }
   }
-  Profile ok = parse_profile(head + "opset 9 *\nop com.x:Foo const=1,2 attr:mode=a,b since=3\n", "t.profile");
+  Profile ok = parse_profile(head + "opset 9 *\ntypeset fp=float32,float16\nop com.x:Foo const=1,2 attr:mode=a,b since=3\n"
+                             "op Bar types=fp,int8\n", "t.profile");
+  const OpRule* bar = rule_of(ok, "Bar", OpRule::kTypes);
+  ASSERT_TRUE(bar);
+  EXPECT_EQ(bar->types, (std::vector<int32_t>{1, 10, 3}));
   EXPECT_EQ(ok.opset_lo, 9);
   EXPECT_EQ(ok.opset_hi, 0);
   ASSERT_NE(ok.find("com.x", "Foo"), nullptr);

@@ -18,13 +18,6 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
-// Note lines are one wrapped paragraph.
-std::string join_lines(const std::vector<std::string>& v) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : " ") + x;
-  return s;
-}
-
 struct Checker {
   const Model& m;
   const Profile& p;
@@ -203,14 +196,41 @@ CheckResult check_model(const Model& m, const Profile& p) {
   return out;
 }
 
+namespace {
+
+// `,"key":"value"` (or without the comma first) appended to s.
+void field(std::string& s, const char* key, const std::string& v, bool first = false) {
+  s += first ? "\"" : ",\"";
+  s += key;
+  s += "\":";
+  s += json::string(v);
+}
+
+void number(std::string& s, const char* key, int64_t v) {
+  s += ",\"";
+  s += key;
+  s += "\":";
+  s += std::to_string(v);
+}
+
+}  // namespace
+
 std::string check_json(const CheckResult& r) {
-  std::string s = "{\"target\":" + json::string(r.target) + ",\"model_opset\":" + std::to_string(r.model_opset) +
-                  ",\"nodes\":" + std::to_string(r.nodes) + ",\"illegal_nodes\":" + std::to_string(r.illegal_nodes) +
-                  ",\"legal\":" + (r.findings.empty() ? "true" : "false") + ",\"findings\":[";
+  std::string s = "{";
+  field(s, "target", r.target, true);
+  number(s, "model_opset", r.model_opset);
+  number(s, "nodes", static_cast<int64_t>(r.nodes));
+  number(s, "illegal_nodes", static_cast<int64_t>(r.illegal_nodes));
+  s += r.findings.empty() ? ",\"legal\":true,\"findings\":[" : ",\"legal\":false,\"findings\":[";
   for (size_t i = 0; i < r.findings.size(); ++i) {
     const Finding& f = r.findings[i];
-    s += std::string(i ? "," : "") + "{\"node\":" + json::string(f.node) + ",\"op\":" + json::string(f.op) +
-         ",\"graph\":" + json::string(f.graph) + ",\"rule\":" + json::string(f.rule) + ",\"message\":" + json::string(f.message) + "}";
+    s += i ? ",{" : "{";
+    field(s, "node", f.node, true);
+    field(s, "op", f.op);
+    field(s, "graph", f.graph);
+    field(s, "rule", f.rule);
+    field(s, "message", f.message);
+    s += "}";
   }
   return s + "]}";
 }
@@ -219,14 +239,22 @@ std::string targets_json() {
   std::string s = "{\"targets\":[";
   bool first = true;
   for (const Profile& p : builtin_profiles()) {
-    s += std::string(first ? "" : ",") + "{\"name\":" + json::string(p.name) + ",\"title\":" + json::string(p.title) +
-         ",\"source\":" + json::string(p.source) + ",\"url\":" + json::string(p.url) + ",\"version\":" + json::string(p.version) +
-         ",\"opset_min\":" + std::to_string(p.opset_lo) + ",\"opset_max\":" + std::to_string(p.opset_hi) +
-         ",\"ops\":" + std::to_string(p.ops.size()) + ",\"notes\":" + json::string(join_lines(p.notes)) + "}";
+    s += first ? "{" : ",{";
     first = false;
+    field(s, "name", p.name, true);
+    field(s, "title", p.title);
+    field(s, "source", p.source);
+    field(s, "url", p.url);
+    field(s, "version", p.version);
+    number(s, "opset_min", p.opset_lo);
+    number(s, "opset_max", p.opset_hi);
+    number(s, "ops", static_cast<int64_t>(p.ops.size()));
+    s += "}";
   }
-  return s + "],\"generic\":\"opset:N\",\"generic_min\":" + std::to_string(kGenericOpsetLo) +
-         ",\"generic_max\":" + std::to_string(kGenericOpsetHi) + "}";
+  s += "],\"generic\":\"opset:N\"";
+  number(s, "generic_min", kGenericOpsetLo);
+  number(s, "generic_max", kGenericOpsetHi);
+  return s + "}";
 }
 
 }  // namespace ofg::targets

@@ -38,7 +38,7 @@ CheckResult check_model(const Model& m, const Profile& p);
 std::string check_json(const CheckResult& r);
 
 // Every known profile as JSON: {"targets": [{"name", "title", "source", "url", "version",
-// "opset_min", "opset_max", "ops", "notes"}], "generic": "opset:N", "generic_min", "generic_max"}.
+// "opset_min", "opset_max", "ops"}], "generic": "opset:N", "generic_min", "generic_max"}.
 std::string targets_json();
 
 }  // namespace ofg::targets

@@ -90,7 +90,9 @@ std::vector<int> parse_indices(const std::string& list, const std::string& file,
   return out;
 }
 
-void parse_rule(OpEntry& e, const std::string& tok, const std::string& file, int line) {
+using TypeSets = std::map<std::string, std::vector<int32_t>>;
+
+void parse_rule(OpEntry& e, const std::string& tok, const std::string& file, int line, const TypeSets& typesets) {
   size_t eq = tok.find('=');
   if (eq == std::string::npos || eq + 1 == tok.size()) bad(file, line, "rule '" + tok + "' has no value");
   std::string key = tok.substr(0, eq), val = tok.substr(eq + 1);
@@ -105,6 +107,11 @@ void parse_rule(OpEntry& e, const std::string& tok, const std::string& file, int
     r.kind = OpRule::kTypes;
     if (key != "types") r.input = parse_indices(key.substr(6), file, line, tok).at(0);
     for (const std::string& t : split(val, ',')) {
+      auto set = typesets.find(t);
+      if (set != typesets.end()) {
+        r.types.insert(r.types.end(), set->second.begin(), set->second.end());
+        continue;
+      }
       int32_t dt = dtype_by_name(t);
       if (!dt) bad(file, line, "'" + tok + "': unknown element type '" + t + "' (float32, int64, bool, ...)");
       r.types.push_back(dt);
@@ -146,6 +153,7 @@ const OpEntry* Profile::find(const std::string& domain, const std::string& op) c
 
 Profile parse_profile(const std::string& text, const std::string& file) {
   Profile p;
+  TypeSets typesets;  // named element type sets of this file
   int line = 0;
   for (const std::string& raw : split(text, '\n')) {
     ++line;
@@ -160,7 +168,16 @@ Profile parse_profile(const std::string& text, const std::string& file) {
       if (!field.empty()) bad(file, line, "'" + key + "' given twice");
       field = rest;
     } else if (key == "note") {
-      p.notes.push_back(rest);
+      // Notes are for readers of the file; the library keeps none.
+    } else if (key == "typeset") {
+      size_t eq = w.size() == 2 ? w[1].find('=') : std::string::npos;
+      if (eq == std::string::npos || eq == 0) bad(file, line, "'typeset NAME=T,...'");
+      std::vector<int32_t>& set = typesets[w[1].substr(0, eq)];
+      for (const std::string& t : split(w[1].substr(eq + 1), ',')) {
+        int32_t dt = dtype_by_name(t);
+        if (!dt) bad(file, line, "typeset: unknown element type '" + t + "'");
+        set.push_back(dt);
+      }
     } else if (key == "opset") {
       int64_t l, h = 0;
       if (w.size() != 3 || !parse_int(w[1], l) || l < 1 || (w[2] != "*" && (!parse_int(w[2], h) || h < l)))
@@ -180,13 +197,13 @@ Profile parse_profile(const std::string& text, const std::string& file) {
       } else {
         e.op = name;
       }
-      for (size_t i = 2; i < w.size(); ++i) parse_rule(e, w[i], file, line);
+      for (size_t i = 2; i < w.size(); ++i) parse_rule(e, w[i], file, line, typesets);
       if (e.since && e.until && e.since > e.until) bad(file, line, name + ": since is after until");
       auto key2 = std::make_pair(e.domain, e.op);
       if (p.ops.count(key2)) bad(file, line, "op " + name + " listed twice");
       p.ops.emplace(key2, std::move(e));
     } else {
-      bad(file, line, "unknown directive '" + key + "' (target, title, source, url, version, note, opset, op)");
+      bad(file, line, "unknown directive '" + key + "' (target, title, source, url, version, note, typeset, opset, op)");
     }
   }
   for (const char* need : {"target", "source", "url", "version"}) {
@@ -226,7 +243,6 @@ Profile generic_profile(int64_t n) {
   p.source = "onnxforge's op-version table (src/convert/op_versions.cpp, from the ONNX operator changelog)";
   p.url = "https://github.com/onnx/onnx/blob/main/docs/Changelog.md";
   p.version = "this build of onnxforge";
-  p.notes.push_back("the model's default-domain opset must be " + std::to_string(n) + " (convert with --target-opset)");
   p.opset_lo = p.opset_hi = n;
   std::set<std::string> names;
   for (const ops::OpEntry* e : ops::Registry::instance().all_entries())

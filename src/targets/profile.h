@@ -30,7 +30,6 @@ struct OpEntry {
 
 struct Profile {
   std::string name, title, source, url, version;
-  std::vector<std::string> notes;
   int64_t opset_lo = 0, opset_hi = 0;  // default-domain opset range; 0 = unbounded
   std::map<std::pair<std::string, std::string>, OpEntry> ops;  // (domain, op)
   const OpEntry* find(const std::string& domain, const std::string& op) const;

@@ -450,7 +450,6 @@ class TargetInfo:
     opset_min: int  # 0: the document states no range
     opset_max: int  # 0: no upper bound
     ops: int
-    notes: str
 
 
 @dataclass(frozen=True)
@@ -493,7 +492,7 @@ def targets() -> List[TargetInfo]:
     """The target profiles built into the library; ``"opset:N"`` (N from 7 to 28) is accepted too."""
     data = json.loads(_take_json(lambda out: lib.ofg_targets_json(out)))
     return [TargetInfo(t["name"], t["title"], t["source"], t["url"], t["version"], t["opset_min"], t["opset_max"],
-                       t["ops"], t["notes"]) for t in data["targets"]]
+                       t["ops"]) for t in data["targets"]]
 
 
 # ------------------------------------------------------------------ models
