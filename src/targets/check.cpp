@@ -72,10 +72,7 @@ struct Checker {
   std::string attr_text(const Attribute& a) const {
     if (a.has_string()) return std::string(a.s.view());
     if (a.type == Attribute::kInt || (a.present & Attribute::kI)) return std::to_string(a.i);
-    if (a.type == Attribute::kFloat || (a.present & Attribute::kF)) {
-      std::string s = std::to_string(a.f);
-      return s;
-    }
+    if (a.type == Attribute::kFloat || (a.present & Attribute::kF)) return std::to_string(a.f);
     return "";  // lists, tensors, graphs: no rule compares them
   }
 
@@ -99,12 +96,12 @@ struct Checker {
             shown + " at opset " + std::to_string(opset) + ": " + p.name + " takes it at opsets " +
                 (e->since ? std::to_string(e->since) : std::string("1")) + " to " +
                 (e->until ? std::to_string(e->until) : std::string("newest")));
-      for (const OpRule& r : e->rules) check_rule(n, *e, r, shown, graph);
+      for (const OpRule& r : e->rules) check_rule(n, r, shown, graph);
     }
     if (out.findings.size() > before) ++out.illegal_nodes;
   }
 
-  void check_rule(const Node* n, const OpEntry& e, const OpRule& r, const std::string& shown, const std::string& graph) {
+  void check_rule(const Node* n, const OpRule& r, const std::string& shown, const std::string& graph) {
     auto input = [&](int i) -> const Value* { return i < static_cast<int>(n->inputs.size) ? n->inputs[i] : nullptr; };
     switch (r.kind) {
       case OpRule::kAttr: {
@@ -159,7 +156,6 @@ struct Checker {
         return;
       }
     }
-    (void)e;
   }
 
   void walk(const Graph* g, const std::string& path) {
