@@ -426,6 +426,33 @@ OFG_API ofg_status ofg_convert_float(ofg_model* model, const ofg_options* option
 OFG_API ofg_status ofg_convert_opset(ofg_model* model, int64_t target_opset, const ofg_options* options,
                                      ofg_pass_report** report);
 /* ---- end opset conversion */
+/* ---- target profiles (issue 24, part 1) */
+/* What a converter or runtime accepts, as data: one profile per target, compiled into the library
+ * from the repository's targets/NAME.profile files (format and sources: docs/targets.md). Built in:
+ * "tensorrt", "openvino", "rknn", "qnn", "coreml-ort", and the generic "opset:N" (N from 7 to 28:
+ * every default-domain op that exists at opset N, from the library's op-version table). Each
+ * profile lists the ops it accepts (ops not listed are not supported), an opset range, and per-op
+ * rules: opset range of the op, element types of an input, rank of input 0, inputs that must be
+ * constant, zero-point inputs that must be constant zeros, allowed attribute values.
+ * Both functions hand out a NUL-terminated JSON string in *out, released with ofg_buffer_free;
+ * on failure *out is untouched. Always safe to call from any thread (the model is only read). */
+
+/* Every target: {"targets": [{"name", "title", "source", "url", "version", "opset_min",
+ * "opset_max" (0: no bound), "ops" (how many)}], "generic": "opset:N", "generic_min",
+ * "generic_max"}. What could not be confirmed from each document is in its file's notes. */
+OFG_API ofg_status ofg_targets_json(char** out);
+/* Checks every node of `model` (subgraphs included) against the profile `target`. The JSON:
+ * {"target", "model_opset", "nodes", "illegal_nodes", "legal" (true when nothing was found),
+ * "findings": [{"node", "op" ("Conv", or "domain:Op"), "graph" ("" = main graph, else the owner
+ * path "If_3/then_branch"), "rule", "message"}]}. Rules: "model_opset" (once, node ""): the
+ * model's default-domain opset is outside the profile's range; "op": not supported; "opset": the
+ * op is not accepted at the model's opset; "attribute": a value not allowed; "constant": an input
+ * that must be constant is not; "zero_point": an input that must be constant zeros is not; "rank",
+ * "dtype": input rank or element type not accepted (checked where type inference knows them).
+ * The model is not changed. An unknown target is OFG_ERR_INVALID_ARGUMENT, its message listing
+ * the known names. */
+OFG_API ofg_status ofg_check_target(const ofg_model* model, const char* target, char** out_json);
+/* ---- end target profiles ---- */
 
 
 /* ------------------------------------------------------------------ tensors, execution, verification */

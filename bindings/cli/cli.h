@@ -18,6 +18,7 @@ enum Exit {
   kUsage = 2,
   kNoValidInputs = 3,
   kNotConvertible = 4,  // --target-opset: some node has no adapter to the target (nothing written)
+  kIllegalForTarget = 5,  // check --target: some node breaks the target profile's rules (listed)
 };
 
 using Args = std::vector<std::string>;
@@ -91,5 +92,7 @@ int cmd_optimize(const Args& args);
 int cmd_passes(const Args& args);
 int cmd_run(const Args& args);
 int cmd_verify(const Args& args);
+int cmd_targets(const Args& args);
+int cmd_check(const Args& args);
 
 }  // namespace cli

@@ -47,6 +47,9 @@ void usage(FILE* out) {
                "           [--threads N]\n"
                "                                run both models on the same inputs (real data first, else\n"
                "                                seeded inputs A accepts) and compare\n"
+               "  targets [--json]              list the target profiles and their sources\n"
+               "  check MODEL --target NAME [--json]\n"
+               "                                which nodes the target does not accept, with the rule\n"
                "  help [COMMAND]                this text, or a command's own help\n"
                "  --version                     the library's version\n\n"
                "Options take their value as --opt VALUE or --opt=VALUE. --threads N: threads for the model's\n"
@@ -56,7 +59,7 @@ void usage(FILE* out) {
                "saved; only optimize's --report is written to record it. A given input must fit the model's\n"
                "declared input (element type, rank, fixed sizes).\n"
                "exit codes: 0 ok, 1 a check failed, 2 usage or input error, 3 no input the model accepts\n"
-               "could be built for verification\n",
+               "could be built for verification, 5 check --target found nodes the target does not accept\n",
                ofg_version_string());
 }
 
@@ -89,7 +92,9 @@ int main(int argc, char** argv) {
   if (verb == "passes") return cli::cmd_passes(args);
   if (verb == "run") return cli::cmd_run(args);
   if (verb == "verify") return cli::cmd_verify(args);
-  std::string hint = cli::nearest(verb, {"inspect", "convert", "optimize", "passes", "run", "verify", "help", "--version"});
+  if (verb == "targets") return cli::cmd_targets(args);
+  if (verb == "check") return cli::cmd_check(args);
+  std::string hint = cli::nearest(verb, {"inspect", "convert", "optimize", "passes", "run", "verify", "targets", "check", "help", "--version"});
   std::fprintf(stderr, "onnxforge: unknown command '%s' (%sonnxforge help lists the commands)\n", verb.c_str(),
                hint.empty() ? "" : ("did you mean '" + hint + "'?; ").c_str());
   return cli::kUsage;

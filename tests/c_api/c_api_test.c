@@ -671,6 +671,25 @@ int main(int argc, char** argv) {
     ofg_model_free(conv);
   }
 
+  /* ---- target profiles (issue 24, part 1): the list, a check of the demo model, a bad name */
+  {
+    ofg_model* tm = NULL;
+    char* tj = NULL;
+    CHECK(ofg_model_create_demo(&tm) == OFG_OK);
+    CHECK_NULL_ARG(ofg_targets_json(NULL), "out");
+    CHECK(ofg_targets_json(&tj) == OFG_OK && tj != NULL && strstr(tj, "\"name\":\"tensorrt\"") != NULL);
+    ofg_buffer_free(tj);
+    tj = NULL;
+    CHECK_NULL_ARG(ofg_check_target(NULL, "tensorrt", &tj), "model");
+    CHECK_NULL_ARG(ofg_check_target(tm, NULL, &tj), "target");
+    CHECK_NULL_ARG(ofg_check_target(tm, "tensorrt", NULL), "out_json");
+    CHECK(ofg_check_target(tm, "no-such-target", &tj) == OFG_ERR_INVALID_ARGUMENT && tj == NULL);
+    CHECK(strstr(ofg_last_error(), "known targets: ") != NULL);
+    CHECK(ofg_check_target(tm, "opset:13", &tj) == OFG_OK && tj != NULL && strstr(tj, "\"legal\":true") != NULL);
+    ofg_buffer_free(tj);
+    ofg_model_free(tm);
+  }
+
   ofg_model_free(ext);
   ofg_model_free(from_file);
   ofg_model_free(again);

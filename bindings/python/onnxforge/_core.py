@@ -436,6 +436,65 @@ def passes() -> List[PassInfo]:
                      bool(lib.ofg_pass_in_default_pipeline(i))) for i in range(lib.ofg_pass_count())]
 
 
+# ------------------------------------------------------------------ target profiles
+
+@dataclass(frozen=True)
+class TargetInfo:
+    """A target profile built into the library (``onnxforge targets``): what a converter accepts,
+    transcribed from the vendor document named by ``source``, ``url`` and ``version``."""
+    name: str
+    title: str
+    source: str
+    url: str
+    version: str
+    opset_min: int  # 0: the document states no range
+    opset_max: int  # 0: no upper bound
+    ops: int
+
+
+@dataclass(frozen=True)
+class TargetFinding:
+    """One rule a node breaks: ``rule`` is "op", "opset", "attribute", "constant", "zero_point",
+    "rank", "dtype", or "model_opset" (node "": the model's opset is outside the target's range)."""
+    node: str
+    op: str
+    graph: str
+    rule: str
+    message: str
+
+
+@dataclass(frozen=True)
+class TargetCheck:
+    """The answer of :meth:`Model.check_target`; true when the target accepts every node."""
+    target: str
+    model_opset: int
+    nodes: int
+    illegal_nodes: int
+    findings: List[TargetFinding]
+    json: str
+
+    def __bool__(self) -> bool:
+        return not self.findings
+
+
+def _take_json(status_call: Callable[[Any], int]) -> Any:
+    """Calls a function that hands out a JSON string (char**), frees it and returns the text."""
+    out = c_char_p()
+    _raise_for(status_call(byref(out)))
+    try:
+        text = (out.value or b"").decode("utf-8")
+    finally:
+        lib.ofg_buffer_free(ctypes.cast(out, c_void_p))
+    return text
+
+
+def targets() -> List[TargetInfo]:
+    """The target profiles built into the library; ``"opset:N"`` (N from 7 to 28) is accepted too."""
+    data = json.loads(_take_json(lambda out: lib.ofg_targets_json(out)))
+    return [TargetInfo(t["name"], t["title"], t["source"], t["url"], t["version"], t["opset_min"], t["opset_max"],
+                       t["ops"]) for t in data["targets"]]
+
+
 # ------------------------------------------------------------------ models
 
 @dataclass(frozen=True)
@@ -691,6 +750,18 @@ class Model:
     # --- end precision conversion
 
     # ---- opset conversion (issue 22, part 2)
+    def check_target(self, target: str) -> TargetCheck:
+        """Every node the target profile ``target`` (see :func:`targets`, or ``"opset:N"``) does not
+        accept, with the rule it breaks. The model is not changed. An unknown name raises
+        :class:`InvalidArgumentError` listing the known ones."""
+        if not isinstance(target, str):
+            raise TypeError(f"Model.check_target: target must be a str, got {type(target).__name__}")
+        text = _take_json(lambda out: lib.ofg_check_target(self._handle, target.encode("utf-8"), out))
+        d = json.loads(text)
+        return TargetCheck(d["target"], d["model_opset"], d["nodes"], d["illegal_nodes"],
+                           [TargetFinding(f["node"], f["op"], f["graph"], f["rule"], f["message"]) for f in d["findings"]],
+                           text)
+
     def convert_opset(self, target: int, verify: bool = True, samples: Optional[int] = None,
                       seed: Optional[int] = None, atol: Optional[float] = None, rtol: Optional[float] = None,
                       dims: Optional[Mapping[str, int]] = None, test_data: Optional[PathLike] = None,
