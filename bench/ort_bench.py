@@ -26,13 +26,14 @@ Prints one row per model: milliseconds and the ratios onnxforge / ORT (lower is 
 (onnxforge / ORT all, / ORT none) and on the machine's threads (onnxforge* / ORT all*).
     /usr/bin/python3 bench/ort_bench.py BUILD_DIR [DATA_DIR] [--runs N] [--rounds R] [--models a,b] [--json]
                                         [--seg-size N]   (image size of the segmentation model, default 256)
-                                        [--optimize]
+                                        [--optimize] [--target-opset N]
 
 ONNX Runtime optimizes each model when it opens it (column "ORT all"), while bench_run runs the model
 as given: a model exported with unfolded BatchNormalization (the *_dirty models) is then measured
 against ORT's folded one. --optimize times onnxforge on what `onnxforge optimize` makes of the model
 (what an application would ship), ORT still on the model as given; the outputs are checked on the
-model as given either way.
+model as given either way. --target-opset N optimizes with the opset raised to N (implies --optimize), so
+the newer ops' fusions (Attention, RotaryEmbedding, RMSNormalization at 23) are what bench_run times.
 
 Each model is measured in R rounds (default 3), each round timing every column once, one after
 the other: a shared machine that slows down for a while slows both engines of a round. Times are
@@ -61,13 +62,16 @@ def parse_args(argv):
     p.add_argument("--models", type=lambda v: v.split(","))
     p.add_argument("--json", action="store_true")
     p.add_argument("--optimize", action="store_true")
+    p.add_argument("--target-opset", type=int, help="with --optimize: optimize raised to this opset (its fusions)")
     a = p.parse_args(argv)
-    global OPTIMIZE
-    OPTIMIZE = a.optimize
+    global OPTIMIZE, TARGET_OPSET
+    OPTIMIZE = a.optimize or a.target_opset is not None
+    TARGET_OPSET = a.target_opset
     return os.path.abspath(a.pos[0]), data_dir(a.pos), a.runs, a.models, a.json, a.seg_size, max(1, a.rounds)
 
 
 OPTIMIZE = False
+TARGET_OPSET = None
 
 
 def onnxforge_model(build, model, work):
@@ -75,7 +79,10 @@ def onnxforge_model(build, model, work):
     if not OPTIMIZE:
         return model
     out = os.path.join(work, "optimized.onnx")
-    p = subprocess.run([os.path.join(build, "onnxforge"), "optimize", model, out], capture_output=True, text=True)
+    cmd = [os.path.join(build, "onnxforge"), "optimize", model, out]
+    if TARGET_OPSET is not None:
+        cmd += ["--target-opset", str(TARGET_OPSET)]
+    p = subprocess.run(cmd, capture_output=True, text=True)
     return out if p.returncode == 0 and os.path.exists(out) else model
 
 
