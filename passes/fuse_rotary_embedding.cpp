@@ -197,8 +197,14 @@ const char* match_rotate(const RuleCtx& rc, Graph* g, Node* neg, Rotate& r) {
     Node* rs = only_user(cat->outputs[0]);
     const IType* rt = rs ? rc.types().type_of(rs->outputs[0]) : nullptr;
     if (!is_op(m, rs, "Reshape") || !rt || rt->rank() != 4) return "the stack is not flattened back";
-    for (int i = 0; i < 4; ++i)
-      if (!same_dim(rt->dims[static_cast<size_t>(i)], xt->dims[static_cast<size_t>(i)])) return "the flattened stack does not have x's shape";
+    // The first three dims must be proven x's; the last may be left unknown by inference (a
+    // Reshape to [B, S, H, -1] with symbolic B, S): the stack holds exactly x's element count
+    // ([.., D/2, 2]), so that dim is D whenever the tensor is not empty.
+    for (int i = 0; i < 4; ++i) {
+      const IDim& rd = rt->dims[static_cast<size_t>(i)];
+      if (i == 3 && !rd.is_static() && !rd.is_symbolic()) continue;
+      if (!same_dim(rd, xt->dims[static_cast<size_t>(i)])) return "the flattened stack does not have x's shape";
+    }
     r.half = d / 2;
     r.interleaved = true;
     r.out = rs->outputs[0];

@@ -40,6 +40,10 @@ struct Rope {
   bool two = false;             // a second rotary (k) sharing cos/sin
   bool split = false;           // partial rotary by Split(x, [R, D - R]) instead of two Slices
   bool seq_first = false;       // x [B, S, H, D], cos/sin [B, S, 1, D] (before the heads are transposed)
+  // interleaved: the stack is flattened by Reshape(stack, [x.size(0), (1), (2), -1]) as the
+  // exporter writes view(b, s, h, -1) (1), or with sizes 1 and 2 swapped (2, a neighbour whose
+  // leading dims are not x's); 0: Reshape(stack, Shape(x))
+  int flat_minus_one = 0;
 };
 
 // Table value for (position p, column j) of an R-wide table: each frequency twice.
@@ -92,7 +96,22 @@ Value* rope(GraphBuilder& b, const Rope& o, Value* x, Value* cos, Value* sin, Va
     Value* odd = last_slice(b, x, 1, kMax, 2);
     Value* last = ci(b, -1);
     Value* stack = b.op("Concat", {b.op("Unsqueeze", {b.op("Neg", {odd}), last}), b.op("Unsqueeze", {even, last})}, {b.i("axis", -1)});
-    rot = b.op("Reshape", {stack, b.op("Shape", {x})});
+    if (!o.flat_minus_one) {
+      rot = b.op("Reshape", {stack, b.op("Shape", {x})});
+    } else {
+      // (sizes read from x: the exporter reads them from the stack, a reader the shape passes
+      // replace by x's dims before the fusion runs)
+      Value* shape = b.op("Shape", {x});
+      std::vector<int64_t> order = o.flat_minus_one == 1 ? std::vector<int64_t>{0, 1, 2} : std::vector<int64_t>{0, 2, 1};
+      std::vector<Value*> parts;
+      for (int64_t i : order) {
+        static int n = 0;
+        Value* idx = b.initializer_i64("dim_index" + std::to_string(n++), {}, {i});
+        parts.push_back(b.op("Unsqueeze", {b.op("Gather", {shape, idx}, {b.i("axis", 0)}), ci(b, 0)}));
+      }
+      parts.push_back(ci(b, -1));
+      rot = b.op("Reshape", {stack, b.op("Concat", parts, {b.i("axis", 0)})});
+    }
   }
   *rot_out = rot;
   Value* a = mul(b, x, cos, o.swapped);
@@ -228,6 +247,40 @@ TEST(PassRotary, SequenceBeforeHeadsBecomesThe3dFormWithNumHeads) {
     EXPECT_EQ(m->graph->node_count, 3u);
     expect_same_outputs(*ref, *m, kDims);
   }
+}
+
+// The exporter's view(b, s, h, -1) leaves the flattened stack's last dim unknown to inference
+// (symbolic b and s): it still holds x's element count, so the rule fires (the decoder
+// mha_interleaved writes it so).
+TEST(PassRotary, InterleavedStackFlattenedWithMinusOneFuses) {
+  for (bool seq_first : {false, true}) {
+    SCOPED_TRACE(seq_first);
+    Rope o;
+    o.interleaved = true;
+    o.seq_first = seq_first;
+    o.flat_minus_one = 1;
+    auto m = rope_model(o);
+    auto ref = rope_model(o);
+    EXPECT_EQ(run_checked(*m, "fuse_rotary_embedding").changes, 1);
+    run_checked(*m, "eliminate_dead_nodes");
+    std::vector<Node*> re = ops_of(*m, "RotaryEmbedding");
+    ASSERT_EQ(re.size(), 1u);
+    EXPECT_EQ(attr_int(*m, re[0], "interleaved", -1), 1);
+    EXPECT_EQ(ops_of(*m, "Neg").size(), 0u);
+    expect_same_outputs(*ref, *m, kDims);
+  }
+}
+
+void expect_not_fused(const Rope& o);
+
+// Neighbour: flattened with its sequence and head sizes swapped ([B, H, S, -1] of an [B, S, H, D]
+// x): the leading dims are not x's, no fusion.
+TEST(PassRotary, NotWhenTheMinusOneFlattenSwapsLeadingDims) {
+  Rope o;
+  o.interleaved = true;
+  o.seq_first = true;
+  o.flat_minus_one = 2;
+  expect_not_fused(o);
 }
 
 void expect_not_fused(const Rope& o) {
