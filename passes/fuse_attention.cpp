@@ -297,20 +297,40 @@ RuleMatch match_sdpa(const RuleCtx& rc, Graph* g, Node* softmax) {
     Value* a = add->inputs[0];
     Value* b = add->inputs[1];
     // (MatMul, or a Div/Mul of one: a mask computed by a Mul of its own is not mistaken for it)
-    auto from_qk = [&](Value* v) {
+    auto from_qk = [&](Value* v, const Node* reader) {
       Node* p = v && v->producer && v->producer->alive ? v->producer : nullptr;
-      if (!p || only_user(v) != add) return false;
+      if (!p || only_user(v) != reader) return false;
       if (is_op(m, p, "MatMul")) return true;
       if (!is_op(m, p, "Div") && !is_op(m, p, "Mul")) return false;
       for (uint32_t i = 0; i < p->inputs.size; ++i)
         if (p->inputs[i] && producer_if(m, p->inputs[i], "MatMul", g)) return true;
       return false;
     };
-    if (from_qk(a)) { scores = a; mask = b; } else if (from_qk(b)) { scores = b; mask = a; }
+    // Or Add(Where(cond, Q K^T, lowest), mask): a boolean (causal) mask and an additive
+    // (padding) one together (GPT-J-style exports), float32 with neg the float lowest only (it
+    // absorbs the scores exactly, see the rewrite).
+    auto masked_qk = [&](Value* v) -> Node* {
+      Node* w = private_producer(m, g, v, "Where", add);
+      double c = 0;
+      if (!w || w->inputs.size != 3 || !w->inputs[0] || !scalar_const(m, w->inputs[2], c) || st->elem != kFloat ||
+          c != -static_cast<double>(std::numeric_limits<float>::max()) || !from_qk(w->inputs[1], w))
+        return nullptr;
+      neg = c;
+      return w;
+    };
+    if (from_qk(a, add)) { scores = a; mask = b; } else if (from_qk(b, add)) { scores = b; mask = a; }
+    else if (Node* w = masked_qk(a)) { where = w; mask = b; }
+    else if (Node* w = masked_qk(b)) { where = w; mask = a; }
     else return RuleMatch::decline("no Q K^T operand in the mask Add");
-    if (mask == scores) return RuleMatch::decline("the scores added to themselves");
     pattern.push_back(add);
     user = add;
+    if (where) {
+      cond = where->inputs[0];
+      scores = where->inputs[1];
+      pattern.push_back(where);
+      user = where;
+    }
+    if (mask == scores) return RuleMatch::decline("the scores added to themselves");
   } else if (where) {
     if (where->inputs.size != 3 || !where->inputs[0] || !scalar_const(m, where->inputs[2], neg) || neg > -1e4)
       return RuleMatch::decline("a Where before the Softmax that does not mask with a large negative constant");
@@ -321,11 +341,12 @@ RuleMatch match_sdpa(const RuleCtx& rc, Graph* g, Node* softmax) {
     user = where;
   }
   if (clamp && !mask && !cond) return RuleMatch::decline("a clamp without a mask");
-  if (mask || cond) {
-    const exec::IType* mt = rc.types().type_of(mask ? mask : cond);
+  for (Value* mk : {mask, cond}) {
+    if (!mk) continue;
+    const exec::IType* mt = rc.types().type_of(mk);
     if (!mt || !mt->ranked || mt->dims.size() > 4) return RuleMatch::decline("the mask's rank is unknown or above 4");
-    if (mask && mt->elem != st->elem) return RuleMatch::decline("the additive mask has another element type");
-    if (cond && mt->elem != kBool) return RuleMatch::decline("the Where condition is not boolean");
+    if (mk == mask && mt->elem != st->elem) return RuleMatch::decline("the additive mask has another element type");
+    if (mk == cond && mt->elem != kBool) return RuleMatch::decline("the Where condition is not boolean");
   }
   // scale after Q K^T
   double scale = 1.0;
@@ -369,16 +390,22 @@ RuleMatch match_sdpa(const RuleCtx& rc, Graph* g, Node* softmax) {
   const exec::IType* qt = rank4(rc, q);
   const exec::IType* vt = rank4(rc, v);
   if (!qt || !vt || !rank4(rc, k)) return RuleMatch::decline("Q, K or V is not a rank-4 float tensor");
-  if ((mask || cond) && !mask_fits(rc.types().type_of(mask ? mask : cond), rc.types().type_of(mm1->outputs[0])))
-    return RuleMatch::decline("the mask would broadcast the scores to a larger shape");
+  for (Value* mk : {mask, cond})
+    if (mk && !mask_fits(rc.types().type_of(mk), rc.types().type_of(mm1->outputs[0])))
+      return RuleMatch::decline("the mask would broadcast the scores to a larger shape");
   // ONNX Runtime (1.30) requires the mask's query axis to be Q's sequence length, not a broadcast
   // 1 (the spec allows broadcasting): such a mask is expanded along that axis unless Q's length
   // is 1 for sure.
+  // (With both masks, their sum has a query axis of 1 only when both do.)
   bool expand_rows = false;
   if (mask || cond) {
-    const exec::IType* mt = rc.types().type_of(mask ? mask : cond);
+    bool row_one = true;
+    for (Value* mk : {mask, cond}) {
+      if (!mk) continue;
+      const exec::IType* mt = rc.types().type_of(mk);
+      row_one = row_one && (mt->dims.size() < 2 || (mt->dims[mt->dims.size() - 2].is_static() && mt->dims[mt->dims.size() - 2].value == 1));
+    }
     const exec::IDim& qs = qt->dims[2];
-    bool row_one = mt->dims.size() < 2 || (mt->dims[mt->dims.size() - 2].is_static() && mt->dims[mt->dims.size() - 2].value == 1);
     expand_rows = row_one && !(qs.is_static() && qs.value == 1);
   }
   // Grouped-query: read K and V before repeat_kv when both are repeated the same way.
@@ -419,7 +446,18 @@ RuleMatch match_sdpa(const RuleCtx& rc, Graph* g, Node* softmax) {
   return RuleMatch::rewrite("scaled dot-product attention -> Attention", [=](PassContext& ctx) -> int64_t {
     Model& m = ctx.m;
     Value* attn_mask = mask;
-    if (cond) {
+    if (cond && mask) {
+      // Add(Where(cond, S, neg), mask) as the additive mask Add(Where(cond, 0, neg), mask): an
+      // entry is S + (0 + mask) = S + mask where cond holds, else S + (neg + mask), which is
+      // exactly neg + mask as the original computes it (neg = float lowest absorbs any |S| below
+      // ~1e31, and neg + mask is the same sum; -inf stays -inf). neg is kept, not moved to
+      // kMaskFloor: a row whose kept keys are all padded holds lowest there and the original
+      // spreads it over those and the causally masked unpadded keys alike.
+      Value* zero = add_initializer(g, "attn_mask_zero", tensor_from_doubles(m, elem, {}, {0.0}));
+      Value* nv = add_initializer(g, "attn_mask_neg", tensor_from_doubles(m, elem, {}, {neg}));
+      Value* w = add_node(ctx, mm2, "Where", {cond, zero, nv}, "attn_mask_causal")->outputs[0];
+      attn_mask = add_node(ctx, mm2, "Add", {w, mask}, "attn_mask_additive")->outputs[0];
+    } else if (cond) {
       // Where(cond, S, neg) as the additive mask Where(cond, 0, kMaskFloor): S + 0 keeps S
       // exactly; a masked entry weighs exp(neg - max) = 0 in the original (neg <= -1e4 below
       // unmasked scores above neg + 104) and exp(-1e30 - max) = 0 fused; a fully masked row is

@@ -129,6 +129,61 @@ TEST(PassFuseAttention, WhereMaskAndKeyTransposeFromSequenceLayout) {
   expect_same_outputs(*ref, *m);
 }
 
+// GPT-J style: Q pre-scaled, a KV cache, Where(causal, S, lowest) plus a padding mask
+// (1 - m) * lowest. Batch row 1 pads keys 0..2, so query 0 (which keeps keys 0..2) has all its
+// kept keys padded: the original spreads that row over its kept keys (S + lowest = lowest) and its
+// causally masked unpadded keys (lowest + 0), -inf elsewhere; the fused mask must give the same.
+std::unique_ptr<Model> causal_and_padding(float neg) {
+  auto m = new_model(23);
+  GraphBuilder b(*m);
+  Value* q = b.input("q", kFloat, {2, 2, 3, 4});
+  Value* k = b.input("k", kFloat, {2, 2, 3, 4});
+  Value* v = b.input("v", kFloat, {2, 2, 3, 4});
+  Value* pk = b.input("past_key", kFloat, {2, 2, 2, 4});
+  Value* pv = b.input("past_value", kFloat, {2, 2, 2, 4});
+  Value* present_k = b.op("Concat", {pk, k}, {b.i("axis", 2)}, "present_key");
+  Value* present_v = b.op("Concat", {pv, v}, {b.i("axis", 2)}, "present_value");
+  Value* kt = b.op("Transpose", {present_k}, {b.ints("perm", {0, 1, 3, 2})});
+  Value* s = b.op("MatMul", {b.op("Mul", {q, b.initializer("c", {}, {0.5f})}), kt});
+  uint8_t causal[15];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 5; ++j) causal[i * 5 + j] = j <= i + 2 ? 1 : 0;
+  Value* cond = b.initializer("causal", kBool, {1, 1, 3, 5}, causal, 15);
+  const float lo = -std::numeric_limits<float>::max();
+  std::vector<float> pad(10, 0.0f);
+  for (int j = 0; j < 3; ++j) pad[static_cast<size_t>(5 + j)] = lo;
+  Value* w = b.op("Where", {cond, s, b.initializer("neg", {}, {neg})});
+  Value* sc = b.op("Add", {w, b.initializer("pad", {2, 1, 1, 5}, pad)});
+  b.output(b.op("MatMul", {b.op("Softmax", {sc}, {b.i("axis", -1)}), present_v}, {}, "y"));
+  b.output(present_k);
+  b.output(present_v);
+  return m;
+}
+
+TEST(PassFuseAttention, CausalWhereAndPaddingAddTogether) {
+  const float lo = -std::numeric_limits<float>::max();
+  auto m = causal_and_padding(lo);
+  auto ref = causal_and_padding(lo);
+  EXPECT_EQ(run_checked(*m, "fuse_attention").changes, 1);
+  ASSERT_EQ(count_op(m->graph, "Attention"), 1);
+  EXPECT_EQ(count_op(m->graph, "Softmax"), 0);
+  EXPECT_EQ(count_op(m->graph, "Concat"), 0);  // the cache is Attention's past/present now
+  Node* att = nullptr;
+  for (Node* n = m->graph->first; n; n = n->next)
+    if (m->str(n->op_type) == "Attention") att = n;
+  ASSERT_EQ(att->inputs.size, 6u);
+  EXPECT_FLOAT_EQ(attr_float(*m, att, "scale", 0), 0.5f);
+  expect_same_outputs(*ref, *m);
+}
+
+// Neighbour: the Where's negative is -1e4, not the float lowest: S + (neg + pad) would not be
+// neg + pad (S is not absorbed), so the combined form stays.
+TEST(PassFuseAttention, NotCausalWhereAndPaddingWithASmallNegative) {
+  auto m = causal_and_padding(-1e4f);
+  EXPECT_EQ(run_checked(*m, "fuse_attention").changes, 0);
+  EXPECT_EQ(count_op(m->graph, "Attention"), 0);
+}
+
 // Head counts inference cannot prove (symbolic) leave the pattern alone: Attention needs the q
 // heads to be a multiple of the kv heads, which nothing here guarantees.
 TEST(PassFuseAttention, NotWithUnknownHeadCounts) {
