@@ -11,6 +11,7 @@ forward) into a temporary folder, then for each model:
     test sets beside the model), and each result matches the references under `onnxforge run` and in
     ONNX Runtime;
   - every RMSNorm (2 per layer and the final one) is RMSNormalization with --target-opset 23, none at 17;
+    likewise 2 RotaryEmbedding (q and k) and 1 Attention per layer;
   - prints the node counts (and the counts of the ops the fusions aim at) per opset, beside ONNX
     Runtime's own offline optimizers (levels basic and extended) on the original.
 ONNX Runtime is found as tests/opset_models.py finds it (ORT_NODE, else BUILD/ort-node); without it,
@@ -164,6 +165,12 @@ def main():
                 want = 2 * decoders.CONFIGS[name]["layers"] + 1 if extra else 0
                 got = info.get("ops", {}).get("RMSNormalization", 0)
                 check(got == want, "%s %s: %d RMSNormalization (expected %d)" % (name, label, got, want))
+                # Likewise the rotary (q and k) and the attention of every layer.
+                layers = decoders.CONFIGS[name]["layers"]
+                for op, per_layer in (("RotaryEmbedding", 2), ("Attention", 1)):
+                    want = per_layer * layers if extra else 0
+                    got = info.get("ops", {}).get(op, 0)
+                    check(got == want, "%s %s: %d %s (expected %d)" % (name, label, got, op, want))
                 rows.append((name, label, info, ort_all(out, src, "%s %s" % (name, label), False)))
     finally:
         if not a.keep:
