@@ -35,6 +35,12 @@ const OpRule* rule_of(const Profile& p, const std::string& op, OpRule::Kind kind
   return nullptr;
 }
 
+// The input a rule of `kind` on `op` names, -1 when `op` has no such rule.
+int rule_input(const Profile& p, const std::string& op, OpRule::Kind kind) {
+  const OpRule* r = rule_of(p, op, kind);
+  return r ? r->input : -1;
+}
+
 std::vector<std::string> attr_values(const Profile& p, const std::string& op, const std::string& attr) {
   const OpEntry* e = p.find("", op);
   if (e)
@@ -92,12 +98,8 @@ TEST(TargetProfiles, TensorRtMatchesOnnxTensorRtOperatorsMd) {
   expect_listed(p, {"NonZero", "LayerNormalization"}, {"Unique", "Compress", "ConvInteger"});
   EXPECT_EQ(attr_values(p, "Resize", "mode"), (std::vector<std::string>{"nearest", "linear"}));
   EXPECT_EQ(attr_values(p, "TopK", "sorted"), (std::vector<std::string>{"1"}));
-  const OpRule* c = rule_of(p, "CumSum", OpRule::kConst);
-  ASSERT_TRUE(c);
-  EXPECT_EQ(c->input, 1);
-  const OpRule* z = rule_of(p, "DequantizeLinear", OpRule::kZero);
-  ASSERT_TRUE(z);
-  EXPECT_EQ(z->input, 2);
+  EXPECT_EQ(rule_input(p, "CumSum", OpRule::kConst), 1);
+  EXPECT_EQ(rule_input(p, "DequantizeLinear", OpRule::kZero), 2);
   const OpRule* t = rule_of(p, "MatMul", OpRule::kTypes);
   ASSERT_TRUE(t);
   EXPECT_EQ(t->types, (std::vector<int32_t>{1, 10, 16}));  // FP32, FP16, BF16
@@ -126,9 +128,7 @@ TEST(TargetProfiles, RknnMatchesOpSupportV210) {
   EXPECT_EQ(p.find("", "GatherND"), nullptr);
   EXPECT_NE(p.find("", "LayerNormalization"), nullptr);
   EXPECT_EQ(attr_values(p, "Resize", "mode"), (std::vector<std::string>{"nearest", "linear"}));
-  const OpRule* c = rule_of(p, "EyeLike", OpRule::kConst);
-  ASSERT_TRUE(c);
-  EXPECT_EQ(c->input, 0);
+  EXPECT_EQ(rule_input(p, "EyeLike", OpRule::kConst), 0);
 }
 
 // onnxruntime-qnn QNN-ExecutionProvider.md: no Loop or If; LpNormalization only p == 2;
@@ -146,9 +146,7 @@ TEST(TargetProfiles, QnnMatchesQnnExecutionProviderMd) {
 // ConvTranspose without SAME_* padding.
 TEST(TargetProfiles, CoreMlMatchesMlProgramOpsMd) {
   const Profile& p = builtin("coreml-ort");
-  const OpRule* c = rule_of(p, "Gemm", OpRule::kConst);
-  ASSERT_TRUE(c);
-  EXPECT_EQ(c->input, 1);
+  EXPECT_EQ(rule_input(p, "Gemm", OpRule::kConst), 1);
   const OpRule* r = rule_of(p, "MaxPool", OpRule::kRank);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->rank_lo, 4);
