@@ -99,6 +99,29 @@ Node* single_use_producer(const Model& m, Graph* g, const Node* n, const char* o
   return p;
 }
 
+// Two chained Squeezes (or Unsqueezes) as one: `direct` are sorted positions in [0, rank) of the
+// wider side, `nested` index the positions of [0, rank) that `direct` leaves, in order. The union
+// of both as positions of the wider side, sorted.
+std::vector<int64_t> merged_axes(int64_t rank, const std::vector<int64_t>& direct, const std::vector<int64_t>& nested) {
+  std::vector<int64_t> kept;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!std::binary_search(direct.begin(), direct.end(), i)) kept.push_back(i);
+  std::vector<int64_t> all = direct;
+  for (int64_t i : nested) all.push_back(kept[static_cast<size_t>(i)]);
+  std::sort(all.begin(), all.end());
+  return all;
+}
+
+// The outer node n takes the inner p's data and the merged axes; p goes.
+RuleMatch merge_into_outer(const char* what, Graph* g, Node* n, Node* p, std::vector<int64_t> all) {
+  return RuleMatch::rewrite(what, [g, n, p, all](PassContext& ctx) -> int64_t {
+    set_input(n, 0, p->inputs[0]);
+    set_axes(ctx, g, n, all);
+    drop(ctx, p);
+    return 1;
+  });
+}
+
 // Unsqueeze(Unsqueeze(x, a), b): b names positions of the final output; the other final positions,
 // in order, are the inner output's, so a's positions map to the a-th of them.
 RuleMatch match_unsqueeze_chain(const RuleCtx& rc, Graph* g, Node* n) {
@@ -112,18 +135,8 @@ RuleMatch match_unsqueeze_chain(const RuleCtx& rc, Graph* g, Node* n) {
   std::vector<int64_t> a, b;
   if (!node_axes(rc, p, r_mid, a)) return RuleMatch::decline("inner axes invalid");
   if (!node_axes(rc, n, r_out, b)) return RuleMatch::decline("outer axes not constant or invalid");
-  std::vector<int64_t> kept;  // final positions not inserted by the outer Unsqueeze
-  for (int64_t i = 0; i < r_out; ++i)
-    if (!std::binary_search(b.begin(), b.end(), i)) kept.push_back(i);
-  std::vector<int64_t> all = b;
-  for (int64_t i : a) all.push_back(kept[static_cast<size_t>(i)]);
-  std::sort(all.begin(), all.end());
-  return RuleMatch::rewrite("Unsqueeze chain -> one Unsqueeze", [g, n, p, all](PassContext& ctx) -> int64_t {
-    set_input(n, 0, p->inputs[0]);
-    set_axes(ctx, g, n, all);
-    drop(ctx, p);
-    return 1;
-  });
+  // The outer axes b are final positions; the inner a index the final positions b leaves.
+  return merge_into_outer("Unsqueeze chain -> one Unsqueeze", g, n, p, merged_axes(r_out, b, a));
 }
 
 // Squeeze(Squeeze(x, a), b): b names positions of the inner output, which are x's positions not in
@@ -136,18 +149,8 @@ RuleMatch match_squeeze_chain(const RuleCtx& rc, Graph* g, Node* n) {
   if (r_in < 0 || !node_axes(rc, p, r_in, a)) return RuleMatch::decline("inner axes unknown (absent, or rank unknown)");
   int r_mid = r_in - static_cast<int>(a.size());
   if (!node_axes(rc, n, r_mid, b)) return RuleMatch::decline("outer axes unknown");
-  std::vector<int64_t> kept;
-  for (int64_t i = 0; i < r_in; ++i)
-    if (!std::binary_search(a.begin(), a.end(), i)) kept.push_back(i);
-  std::vector<int64_t> all = a;
-  for (int64_t i : b) all.push_back(kept[static_cast<size_t>(i)]);
-  std::sort(all.begin(), all.end());
-  return RuleMatch::rewrite("Squeeze chain -> one Squeeze", [g, n, p, all](PassContext& ctx) -> int64_t {
-    set_input(n, 0, p->inputs[0]);
-    set_axes(ctx, g, n, all);
-    drop(ctx, p);
-    return 1;
-  });
+  // The inner axes a are x's positions; the outer b index the positions of x that a leaves.
+  return merge_into_outer("Squeeze chain -> one Squeeze", g, n, p, merged_axes(r_in, a, b));
 }
 
 // Squeeze(Slice(C, starts, ends, axes[, steps]), a) with C constant, its dims at a equal to 1 and

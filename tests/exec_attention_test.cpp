@@ -19,6 +19,7 @@ using namespace ofg;
 using namespace ofg::exec;
 using ofg::test::tensor_f;
 using ofg::test::tensor_value;
+using ofg::test::uniform_values;
 
 namespace {
 
@@ -29,13 +30,6 @@ struct Case {
   bool three_d = false;
 };
 
-std::vector<float> random_values(size_t n, std::mt19937& rng) {
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (float& x : v) x = u(rng);
-  return v;
-}
-
 // (B, H, S, D) element of a tensor given as (B, H, S, D) or (B, S, H*D).
 double at(const std::vector<float>& v, bool three_d, int64_t H, int64_t S, int64_t D, int64_t b, int64_t h, int64_t s,
           int64_t d) {
@@ -45,11 +39,11 @@ double at(const std::vector<float>& v, bool three_d, int64_t H, int64_t S, int64
 void check(const Case& k, uint32_t seed) {
   const int64_t T = k.P + k.Sq;
   std::mt19937 rng(seed);
-  auto q = random_values(static_cast<size_t>(k.B * k.Hq * k.Sq * k.D), rng);
-  auto kk = random_values(static_cast<size_t>(k.B * k.Hkv * k.Sq * k.D), rng);
-  auto v = random_values(static_cast<size_t>(k.B * k.Hkv * k.Sq * k.D), rng);
-  auto pk = random_values(static_cast<size_t>(k.B * k.Hkv * k.P * k.D), rng);
-  auto pv = random_values(static_cast<size_t>(k.B * k.Hkv * k.P * k.D), rng);
+  auto q = uniform_values(static_cast<size_t>(k.B * k.Hq * k.Sq * k.D), rng);
+  auto kk = uniform_values(static_cast<size_t>(k.B * k.Hkv * k.Sq * k.D), rng);
+  auto v = uniform_values(static_cast<size_t>(k.B * k.Hkv * k.Sq * k.D), rng);
+  auto pk = uniform_values(static_cast<size_t>(k.B * k.Hkv * k.P * k.D), rng);
+  auto pv = uniform_values(static_cast<size_t>(k.B * k.Hkv * k.P * k.D), rng);
   std::vector<float> fmask(static_cast<size_t>(k.Sq * T));
   std::vector<uint8_t> bmask(static_cast<size_t>(k.B * k.Sq * T));
   for (size_t i = 0; i < fmask.size(); ++i) fmask[i] = rng() % 5 == 0 ? -std::numeric_limits<float>::infinity() : (rng() % 100) / 50.f;

@@ -2,6 +2,8 @@
 // tracked contents of shape arithmetic.
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "exec/infer_types.h"
 #include "ir/builder.h"
 #include "support/model_test.h"
@@ -152,14 +154,20 @@ TEST(InferTypesTransformerOps, AttentionRmsNormAndRotary) {
 namespace ofg {
 namespace {
 
+// Shape(x)[0:1] and Shape(x)[1:2]: the first two dims of x as 1-element shape tensors.
+std::pair<Value*, Value*> first_two_dims(GraphBuilder& b, Value* x) {
+  Value* sh = b.op("Shape", {x});
+  Value* d0 = b.op("Slice", {sh, b.initializer_i64("s0", {1}, {0}), b.initializer_i64("e0", {1}, {1})});
+  Value* d1 = b.op("Slice", {sh, b.initializer_i64("s1", {1}, {1}), b.initializer_i64("e1", {1}, {2})});
+  return {d0, d1};
+}
+
 // Where(shape == -1, 1, shape) over [Shape(x)[0], 1, a + b] (PyTorch's expand argument with one
 // summed dim): the dims are never -1, so elements 0 and 1 are known; element 2's condition is
 // not (a sum is unknown to inference), and that must not hide the other two.
 TEST_F(InferTypes, WhereKeepsTheElementsWhoseConditionIsKnown) {
   Value* x = b.input("x", kFloat, {"batch", "seq"});
-  Value* sh = b.op("Shape", {x});
-  Value* d0 = b.op("Slice", {sh, b.initializer_i64("s0", {1}, {0}), b.initializer_i64("e0", {1}, {1})});
-  Value* d1 = b.op("Slice", {sh, b.initializer_i64("s1", {1}, {1}), b.initializer_i64("e1", {1}, {2})});
+  auto [d0, d1] = first_two_dims(b, x);
   Value* sum = b.op("Add", {d1, d1});
   Value* shape = b.op("Concat", {d0, b.initializer_i64("one", {1}, {1}), sum}, {b.i("axis", 0)});
   Value* eq = b.op("Equal", {shape, b.initializer_i64("m1", {3}, {-1, -1, -1})});
@@ -187,9 +195,7 @@ namespace {
 // 3 stays unknown, and a difference of dims (which may be negative) stays unknown too.
 TEST_F(InferTypes, SumsOfDimsAreNeverNegative) {
   Value* x = b.input("x", kFloat, {"seq", "past"});
-  Value* sh = b.op("Shape", {x});
-  Value* d0 = b.op("Slice", {sh, b.initializer_i64("s0", {1}, {0}), b.initializer_i64("e0", {1}, {1})});
-  Value* d1 = b.op("Slice", {sh, b.initializer_i64("s1", {1}, {1}), b.initializer_i64("e1", {1}, {2})});
+  auto [d0, d1] = first_two_dims(b, x);
   Value* sum = b.op("Add", {d0, d1});
   Value* diff = b.op("Sub", {d0, d1});
   Value* m1 = b.initializer_i64("m1", {1}, {-1});

@@ -17,8 +17,6 @@
 
 using namespace ofg;
 using namespace ofg::exec;
-using ofg::test::i64_tensor;
-using ofg::test::tensor_f;
 
 namespace {
 
@@ -30,13 +28,6 @@ struct Case {
   bool ids = true;          // position ids into (positions, rot/2) caches, else (B, S, rot/2) caches
   int64_t positions = 64;   // cache rows with ids
 };
-
-std::vector<float> uniform(size_t n, std::mt19937& rng) {
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (float& x : v) x = u(rng);
-  return v;
-}
 
 struct RotaryRun {
   std::unique_ptr<Model> model;
@@ -60,12 +51,12 @@ RotaryRun make(const Case& k, const std::vector<float>& x, const std::vector<flo
   if (!k.four) attrs.push_back(b.i("num_heads", k.H));
   b.output(b.node("RotaryEmbedding", ins, 1, attrs)->outputs[0]);
   auto as = [&](const Shape& s, const std::vector<float>& v) {
-    RValue f = tensor_f(s, v);
+    RValue f = test::tensor_f(s, v);
     if (dtype == kFloat) return f;
     return RValue::tensor(cast_tensor(f.t, dtype));
   };
   r.feeds = {{"x", as(xs, x)}, {"cos", as(cache, cs)}, {"sin", as(cache, sn)}};
-  if (k.ids) r.feeds.push_back({"pos", i64_tensor({k.B, k.S}, ids)});
+  if (k.ids) r.feeds.push_back({"pos", test::i64_tensor({k.B, k.S}, ids)});
   return r;
 }
 
@@ -73,8 +64,8 @@ void check(const Case& k, uint32_t seed) {
   std::mt19937 rng(seed);
   const int64_t rot = k.rot ? k.rot : k.D, half = rot / 2;
   const int64_t rows = k.ids ? k.positions : k.B * k.S;
-  const auto x = uniform(static_cast<size_t>(k.B * k.H * k.S * k.D), rng);
-  const auto cs = uniform(static_cast<size_t>(rows * half), rng), sn = uniform(static_cast<size_t>(rows * half), rng);
+  const auto x = test::uniform_values(static_cast<size_t>(k.B * k.H * k.S * k.D), rng);
+  const auto cs = test::uniform_values(static_cast<size_t>(rows * half), rng), sn = test::uniform_values(static_cast<size_t>(rows * half), rng);
   std::vector<int64_t> ids(static_cast<size_t>(k.B * k.S));
   for (auto& p : ids) p = static_cast<int64_t>(rng() % static_cast<uint32_t>(k.positions));
 

@@ -154,17 +154,15 @@ TEST(PassGelu, FusesAtOpset20Only) {
 
 TEST(PassCleanupAttention, RemovesReshapeToTheSameShape) {
   auto build = [] {
-    auto m = new_model(13);
-    GraphBuilder b(*m);
-    Value* x = b.input("x", kFloat, {"batch", 4, 8});
-    Value* r = b.op("Reshape", {x, b.initializer_i64("s", {3}, {0, 4, 8})});
-    Value* t = b.op("Softmax", {r}, {b.i("axis", -1)});
-    b.output(b.op("Reshape", {t, b.initializer_i64("s2", {2}, {0, 32})}));  // changes the shape: stays
-    return m;
+    return model_of(13, [](GraphBuilder& b) {
+      Value* x = b.input("x", kFloat, {"batch", 4, 8});
+      Value* r = b.op("Reshape", {x, b.initializer_i64("s", {3}, {0, 4, 8})});
+      Value* t = b.op("Softmax", {r}, {b.i("axis", -1)});
+      b.output(b.op("Reshape", {t, b.initializer_i64("s2", {2}, {0, 32})}));  // changes the shape: stays
+    });
   };
-  auto m = build();
-  auto ref = build();
-  EXPECT_EQ(run_checked(*m, "cleanup_attention").changes, 1);
+  auto [m, ref, changes] = run_on_built(build, "cleanup_attention");
+  EXPECT_EQ(changes, 1);
   EXPECT_EQ(count_op(m->graph, "Reshape"), 1);
   expect_same_outputs(*ref, *m, {{"batch", 3}});
 }

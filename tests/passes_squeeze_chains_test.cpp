@@ -61,16 +61,14 @@ TEST(PassSqueezeChains, UnsqueezeReadTwiceStays) {
 
 TEST(PassSqueezeChains, SqueezeChainBecomesOneSqueeze) {
   auto build = [] {
-    auto m = new_model(13);
-    GraphBuilder b(*m);
-    Value* x = b.input("x", kFloat, {1, "n", 1, 4, 1});
-    Value* s = b.op("Squeeze", {x, b.initializer_i64("a1", {1}, {-3})});      // [1, n, 4, 1]
-    b.output(b.op("Squeeze", {s, b.initializer_i64("a2", {2}, {3, 0})}));  // [n, 4]
-    return m;
+    return model_of(13, [](GraphBuilder& b) {
+      Value* x = b.input("x", kFloat, {1, "n", 1, 4, 1});
+      Value* s = b.op("Squeeze", {x, b.initializer_i64("a1", {1}, {-3})});      // [1, n, 4, 1]
+      b.output(b.op("Squeeze", {s, b.initializer_i64("a2", {2}, {3, 0})}));  // [n, 4]
+    });
   };
-  auto m = build();
-  auto ref = build();
-  EXPECT_EQ(run_checked(*m, "collapse_reshape_chains").changes, 1);
+  auto [m, ref, changes] = run_on_built(build, "collapse_reshape_chains");
+  EXPECT_EQ(changes, 1);
   Node* n = only(*m, "Squeeze");
   ASSERT_NE(n, nullptr);
   EXPECT_EQ(count_op(m->graph, "Squeeze"), 1);
@@ -108,10 +106,8 @@ std::unique_ptr<Model> sliced_cache(bool slice_squeezed_axis) {
 }
 
 TEST(PassSqueezeChains, SqueezeOfASlicedConstantMovesOntoTheConstant) {
-  auto m = sliced_cache(false);
-  auto ref = sliced_cache(false);
-  EXPECT_EQ(run_checked(*m, "collapse_reshape_chains").changes, 1);
-  run_checked(*m, "fold_constants");
+  auto [m, ref, changes] = run_on_built([] { return sliced_cache(false); }, "collapse_reshape_chains", "fold_constants");
+  EXPECT_EQ(changes, 1);
   EXPECT_EQ(count_op(m->graph, "Squeeze"), 0);
   Node* s = only(*m, "Slice");
   ASSERT_NE(s, nullptr);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,30 @@ inline passes::PassStats run_checked(Model& m, const char* name) {
   passes::PassStats s = passes::run_pass(m, *p);
   EXPECT_EQ(check_consistency(m), "") << "after " << name;
   return s;
+}
+
+// A new model at `opset` whose main graph `body(b)` builds.
+template <class Body>
+std::unique_ptr<Model> model_of(int64_t opset, Body body) {
+  auto m = new_model(opset);
+  GraphBuilder b(*m);
+  body(b);
+  return m;
+}
+
+// What a pass test starts with: the model `build` makes, with `pass` and then `cleanup` (if any) run
+// on it, beside a second build left untouched to compare outputs with; `changes` is what `pass`
+// reported.
+struct BuiltAndRun {
+  std::unique_ptr<Model> m, ref;
+  int64_t changes;
+};
+template <class Build>
+BuiltAndRun run_on_built(Build build, const char* pass, const char* cleanup = nullptr) {
+  BuiltAndRun r{build(), build(), 0};
+  r.changes = run_checked(*r.m, pass).changes;
+  if (cleanup) run_checked(*r.m, cleanup);
+  return r;
 }
 
 inline int count_op(Graph* g, const char* op) {

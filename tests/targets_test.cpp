@@ -35,6 +35,12 @@ const OpRule* rule_of(const Profile& p, const std::string& op, OpRule::Kind kind
   return nullptr;
 }
 
+// The input a rule of `kind` on `op` names, -1 when `op` has no such rule.
+int rule_input(const Profile& p, const std::string& op, OpRule::Kind kind) {
+  const OpRule* r = rule_of(p, op, kind);
+  return r ? r->input : -1;
+}
+
 std::vector<std::string> attr_values(const Profile& p, const std::string& op, const std::string& attr) {
   const OpEntry* e = p.find("", op);
   if (e)
@@ -49,6 +55,20 @@ std::vector<std::string> rules_for(const CheckResult& r, const std::string& op) 
   for (const Finding& f : r.findings)
     if (f.op == op) out.push_back(f.rule);
   return out;
+}
+
+// Every op of `listed` has an entry in `p` (default domain), no op of `unlisted` has one.
+void expect_listed(const Profile& p, const std::vector<std::string>& listed, const std::vector<std::string>& unlisted) {
+  for (const std::string& op : listed) EXPECT_NE(p.find("", op), nullptr) << p.name << " lacks " << op;
+  for (const std::string& op : unlisted) EXPECT_EQ(p.find("", op), nullptr) << p.name << " lists " << op;
+}
+
+// A subgraph `name` of b's graph whose one output is `op` applied to the outer value x.
+Graph* branch(Model& m, GraphBuilder& b, const std::string& name, const std::string& op, Value* x) {
+  Graph* g = b.subgraph(name);
+  GraphBuilder gb(m, g);
+  gb.output(gb.op(op, {x}));
+  return g;
 }
 
 CheckResult check(const Model& m, const std::string& target) { return check_model(m, find_profile(target)); }
@@ -75,19 +95,11 @@ TEST(TargetProfiles, TensorRtMatchesOnnxTensorRtOperatorsMd) {
   const Profile& p = builtin("tensorrt");
   EXPECT_EQ(p.opset_lo, 9);
   EXPECT_EQ(p.opset_hi, 20);
-  EXPECT_EQ(p.find("", "Unique"), nullptr);
-  EXPECT_EQ(p.find("", "Compress"), nullptr);
-  EXPECT_EQ(p.find("", "ConvInteger"), nullptr);
-  EXPECT_NE(p.find("", "NonZero"), nullptr);
-  EXPECT_NE(p.find("", "LayerNormalization"), nullptr);
+  expect_listed(p, {"NonZero", "LayerNormalization"}, {"Unique", "Compress", "ConvInteger"});
   EXPECT_EQ(attr_values(p, "Resize", "mode"), (std::vector<std::string>{"nearest", "linear"}));
   EXPECT_EQ(attr_values(p, "TopK", "sorted"), (std::vector<std::string>{"1"}));
-  const OpRule* c = rule_of(p, "CumSum", OpRule::kConst);
-  ASSERT_TRUE(c);
-  EXPECT_EQ(c->input, 1);
-  const OpRule* z = rule_of(p, "DequantizeLinear", OpRule::kZero);
-  ASSERT_TRUE(z);
-  EXPECT_EQ(z->input, 2);
+  EXPECT_EQ(rule_input(p, "CumSum", OpRule::kConst), 1);
+  EXPECT_EQ(rule_input(p, "DequantizeLinear", OpRule::kZero), 2);
   const OpRule* t = rule_of(p, "MatMul", OpRule::kTypes);
   ASSERT_TRUE(t);
   EXPECT_EQ(t->types, (std::vector<int32_t>{1, 10, 16}));  // FP32, FP16, BF16
@@ -116,9 +128,7 @@ TEST(TargetProfiles, RknnMatchesOpSupportV210) {
   EXPECT_EQ(p.find("", "GatherND"), nullptr);
   EXPECT_NE(p.find("", "LayerNormalization"), nullptr);
   EXPECT_EQ(attr_values(p, "Resize", "mode"), (std::vector<std::string>{"nearest", "linear"}));
-  const OpRule* c = rule_of(p, "EyeLike", OpRule::kConst);
-  ASSERT_TRUE(c);
-  EXPECT_EQ(c->input, 0);
+  EXPECT_EQ(rule_input(p, "EyeLike", OpRule::kConst), 0);
 }
 
 // onnxruntime-qnn QNN-ExecutionProvider.md: no Loop or If; LpNormalization only p == 2;
@@ -136,9 +146,7 @@ TEST(TargetProfiles, QnnMatchesQnnExecutionProviderMd) {
 // ConvTranspose without SAME_* padding.
 TEST(TargetProfiles, CoreMlMatchesMlProgramOpsMd) {
   const Profile& p = builtin("coreml-ort");
-  const OpRule* c = rule_of(p, "Gemm", OpRule::kConst);
-  ASSERT_TRUE(c);
-  EXPECT_EQ(c->input, 1);
+  EXPECT_EQ(rule_input(p, "Gemm", OpRule::kConst), 1);
   const OpRule* r = rule_of(p, "MaxPool", OpRule::kRank);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->rank_lo, 4);
@@ -152,10 +160,7 @@ TEST(TargetProfiles, GenericOpsetProfilesFollowTheOpVersionTable) {
   const Profile& p17 = find_profile("opset:17");
   EXPECT_EQ(p17.opset_lo, 17);
   EXPECT_EQ(p17.opset_hi, 17);
-  EXPECT_NE(p17.find("", "LayerNormalization"), nullptr);
-  EXPECT_NE(p17.find("", "Conv"), nullptr);
-  EXPECT_EQ(p17.find("", "Gelu"), nullptr);
-  EXPECT_EQ(p17.find("", "Upsample"), nullptr);
+  expect_listed(p17, {"LayerNormalization", "Conv"}, {"Gelu", "Upsample"});
   const Profile& p9 = find_profile("opset:9");
   EXPECT_NE(p9.find("", "Upsample"), nullptr);
   EXPECT_EQ(p9.find("", "Resize"), nullptr);
@@ -320,12 +325,8 @@ TEST(TargetCheck, PerOpOpsetAndSubgraphs) {
   Value* x = b.input("x", kFloat, {4});
   Value* c = b.input("c", kBool, {});
   b.output(b.op("GreaterOrEqual", {x, x}));  // OpenVINO implements it from opset 12
-  Graph* then_g = b.subgraph("then");
-  GraphBuilder bt(*m, then_g);
-  bt.output(bt.op("Unique", {x}));
-  Graph* else_g = b.subgraph("else");
-  GraphBuilder be(*m, else_g);
-  be.output(be.op("Identity", {x}));
+  Graph* then_g = branch(*m, b, "then", "Unique", x);
+  Graph* else_g = branch(*m, b, "else", "Identity", x);
   Node* n_if = b.node("If", {c}, 1, {b.g("then_branch", then_g), b.g("else_branch", else_g)});
   n_if->name = m->strings.intern("if0");
   b.output(n_if->outputs[0]);

@@ -47,6 +47,20 @@ struct Reader {
     ++i;
     return true;
   }
+  // From the opening bracket at i: nothing, or `one` (one member, read) then ',' or `close`, repeated.
+  template <class One>
+  bool members(char close, One&& one) {
+    ++i;
+    ws();
+    if (i < t.size() && t[i] == close) return ++i, true;
+    for (;;) {
+      if (!one()) return false;
+      ws();
+      if (i < t.size() && t[i] == ',') { ++i; continue; }
+      if (i < t.size() && t[i] == close) return ++i, true;
+      return false;
+    }
+  }
   bool value(JsonValue& v, int depth) {
     if (depth > 64) return false;
     ws();
@@ -54,10 +68,7 @@ struct Reader {
     char c = t[i];
     if (c == '{') {
       v.kind = JsonValue::kObject;
-      ++i;
-      ws();
-      if (i < t.size() && t[i] == '}') return ++i, true;
-      for (;;) {
+      return members('}', [&] {
         ws();
         std::string k;
         if (!string(k)) return false;
@@ -66,26 +77,17 @@ struct Reader {
         JsonValue x;
         if (!value(x, depth + 1)) return false;
         v.fields.emplace_back(std::move(k), std::move(x));
-        ws();
-        if (i < t.size() && t[i] == ',') { ++i; continue; }
-        if (i < t.size() && t[i] == '}') return ++i, true;
-        return false;
-      }
+        return true;
+      });
     }
     if (c == '[') {
       v.kind = JsonValue::kArray;
-      ++i;
-      ws();
-      if (i < t.size() && t[i] == ']') return ++i, true;
-      for (;;) {
+      return members(']', [&] {
         JsonValue x;
         if (!value(x, depth + 1)) return false;
         v.items.push_back(std::move(x));
-        ws();
-        if (i < t.size() && t[i] == ',') { ++i; continue; }
-        if (i < t.size() && t[i] == ']') return ++i, true;
-        return false;
-      }
+        return true;
+      });
     }
     if (c == '"') {
       v.kind = JsonValue::kString;

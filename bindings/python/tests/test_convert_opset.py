@@ -3,23 +3,13 @@ execution, and the model left unchanged when a node has no adapter (issue 22, pa
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import onnxforge
-
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def shared_model(name: str) -> Path:
-    data = Path(os.environ.get("ONNXFORGE_DATA") or ROOT.parent / "shared")
-    p = data / "models" / name / "model.onnx"
-    if not p.exists():
-        pytest.skip(f"shared model {name} not found under {data} (set ONNXFORGE_DATA)")
-    return p
+from shared_util import shared_model
 
 
 def test_convert_opset_down_and_up_keeps_values() -> None:

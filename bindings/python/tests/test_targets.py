@@ -4,22 +4,11 @@ not, and an unknown name raising InvalidArgumentError that lists the known ones.
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 
 import onnxforge
-
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def shared_model(name: str) -> Path:
-    data = Path(os.environ.get("ONNXFORGE_DATA") or ROOT.parent / "shared")
-    p = data / "models" / name / "model.onnx"
-    if not p.exists():
-        pytest.skip(f"shared model {name} not found under {data} (set ONNXFORGE_DATA)")
-    return p
+from shared_util import shared_model
 
 
 def test_targets_name_their_sources() -> None:
