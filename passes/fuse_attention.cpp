@@ -447,16 +447,22 @@ RuleMatch match_sdpa(const RuleCtx& rc, Graph* g, Node* softmax) {
     Model& m = ctx.m;
     Value* attn_mask = mask;
     if (cond && mask) {
-      // Add(Where(cond, S, neg), mask) as the additive mask Add(Where(cond, 0, neg), mask): an
-      // entry is S + (0 + mask) = S + mask where cond holds, else S + (neg + mask), which is
-      // exactly neg + mask as the original computes it (neg = float lowest absorbs any |S| below
-      // ~1e31, and neg + mask is the same sum; -inf stays -inf). neg is kept, not moved to
-      // kMaskFloor: a row whose kept keys are all padded holds lowest there and the original
-      // spreads it over those and the causally masked unpadded keys alike.
+      // Add(Where(cond, S, neg), mask) (float32, neg the float lowest) as the additive mask
+      // Add(Where(cond, 0, kMaskFloor), Max(mask, kMaskFloor)). The original gives S + mask where
+      // cond holds; lowest where exactly one of the two masks applies (S + lowest rounds to lowest
+      // for |S| below ~1e31, lowest + 0 is lowest); -inf where both do. A row whose kept keys are
+      // all padded is therefore uniform over the entries one mask hides and zero on those both
+      // hide. Fused, those entries are exactly kMaskFloor (S + -1e30 rounds to -1e30 for |S| below
+      // ~1e22) and -2e30 (exp(-1e30) = 0 next to them): the same row. lowest itself is avoided
+      // because runtimes read it as "masked" and zero a row holding nothing else (ONNX Runtime
+      // 1.30 does). As for the clamp below, a padding mask holding values between lowest and
+      // -1e30 other than lowest would be changed.
       Value* zero = add_initializer(g, "attn_mask_zero", tensor_from_doubles(m, elem, {}, {0.0}));
-      Value* nv = add_initializer(g, "attn_mask_neg", tensor_from_doubles(m, elem, {}, {neg}));
+      Value* nv = add_initializer(g, "attn_mask_neg", tensor_from_doubles(m, elem, {}, {kMaskFloor}));
       Value* w = add_node(ctx, mm2, "Where", {cond, zero, nv}, "attn_mask_causal")->outputs[0];
-      attn_mask = add_node(ctx, mm2, "Add", {w, mask}, "attn_mask_additive")->outputs[0];
+      Value* floor = add_initializer(g, "attn_mask_floor", tensor_from_doubles(m, elem, {}, {kMaskFloor}));
+      Value* pad = add_node(ctx, mm2, "Max", {mask, floor}, "attn_mask_padding")->outputs[0];
+      attn_mask = add_node(ctx, mm2, "Add", {w, pad}, "attn_mask_additive")->outputs[0];
     } else if (cond) {
       // Where(cond, S, neg) as the additive mask Where(cond, 0, kMaskFloor): S + 0 keeps S
       // exactly; a masked entry weighs exp(neg - max) = 0 in the original (neg <= -1e4 below
