@@ -39,6 +39,18 @@ Node* private_producer(const Model& m, Graph* g, const Value* v, const char* op,
   return p && only_user(v) == user ? p : nullptr;
 }
 
+// ViT-style exports scale Q before the product instead: Q / c or Q * c (c a finite nonzero
+// constant) read by the product alone gives the scale and the unscaled Q; else Q as it is.
+Value* unscaled_q(const Model& m, Graph* g, Value* q, const Node* product, double& scale, std::vector<Node*>& pattern) {
+  Node* qs = private_producer(m, g, q, "Div", product);
+  if (!qs) qs = private_producer(m, g, q, "Mul", product);
+  double c = 0;
+  if (!qs || !scalar_const(m, qs->inputs[1], c) || c == 0 || !std::isfinite(c)) return q;
+  scale = is_op(m, qs, "Div") ? 1.0 / c : c;
+  pattern.push_back(qs);
+  return qs->inputs[0];
+}
+
 bool same_dim(const exec::IDim& a, const exec::IDim& b) {
   return (a.is_static() && b.is_static() && a.value == b.value) ||
          (a.is_symbolic() && b.is_symbolic() && a.sym == b.sym);
@@ -172,15 +184,8 @@ Value* heads_bhsd(const RuleCtx& rc, Graph* g, Value* v, int64_t& h) {
 }
 
 Node* add_node(PassContext& ctx, Node* before, const char* op, std::vector<Value*> inputs, const std::string& base) {
-  Model& m = ctx.m;
-  Graph* g = before->graph;
-  Node* k = new_node(g, m.intern(op), kNoStr, static_cast<uint32_t>(inputs.size()), 1);
-  for (uint32_t i = 0; i < inputs.size(); ++i) set_input(k, i, inputs[i]);
-  set_output(k, 0, new_value(g, unique_name(m, base)));
-  k->name = unique_name(m, base);
-  insert_before(before, k);
   ++ctx.added;
-  return k;
+  return insert_op(ctx.m, before, op, inputs, base);
 }
 
 // The batch-of-heads form of nn.MultiheadAttention exports (ViT): Q [B*H,S,D] (optionally scaled
@@ -211,16 +216,7 @@ RuleMatch match_sdpa3(const RuleCtx& rc, Graph* g, Node* softmax, Node* mm2) {
   if (!mm1 || !mm1->inputs[0] || !mm1->inputs[1]) return RuleMatch::decline("the scores are not Q K^T (or are masked: not taken in rank 3)");
   pattern.push_back(mm1);
   Value* q = mm1->inputs[0];
-  if (!scaled) {
-    Node* qs = private_producer(m, g, q, "Div", mm1);
-    if (!qs) qs = private_producer(m, g, q, "Mul", mm1);
-    double c = 0;
-    if (qs && scalar_const(m, qs->inputs[1], c) && c != 0 && std::isfinite(c)) {
-      scale = is_op(m, qs, "Div") ? 1.0 / c : c;
-      q = qs->inputs[0];
-      pattern.push_back(qs);
-    }
-  }
+  if (!scaled) q = unscaled_q(m, g, q, mm1, scale, pattern);
   Node* kt = producer_if(m, mm1->inputs[1], "Transpose", g);
   std::vector<int64_t> p;
   if (!kt || !kt->inputs[0] || !attr_ints(m, kt, "perm", p) || !valid_perm(p, 3)) return RuleMatch::decline("K^T is not a rank-3 Transpose");
@@ -370,17 +366,7 @@ RuleMatch match_sdpa(const RuleCtx& rc, Graph* g, Node* softmax) {
   if (!mm1 || !mm1->inputs[0] || !mm1->inputs[1]) return RuleMatch::decline("the scores are not Q K^T");
   pattern.push_back(mm1);
   Value* q = mm1->inputs[0];
-  // ViT-style exports scale Q before the product instead.
-  if (!scaled) {
-    Node* qs = private_producer(m, g, q, "Div", mm1);
-    if (!qs) qs = private_producer(m, g, q, "Mul", mm1);
-    double c = 0;
-    if (qs && scalar_const(m, qs->inputs[1], c) && c != 0 && std::isfinite(c)) {
-      scale = is_op(m, qs, "Div") ? 1.0 / c : c;
-      q = qs->inputs[0];
-      pattern.push_back(qs);
-    }
-  }
+  if (!scaled) q = unscaled_q(m, g, q, mm1, scale, pattern);
   Node* kt = producer_if(m, mm1->inputs[1], "Transpose", g);
   std::vector<int64_t> kp;
   if (!kt || !kt->inputs[0] || !key_perm(m, kt, kp)) return RuleMatch::decline("K^T is not a rank-4 Transpose");

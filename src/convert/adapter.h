@@ -66,9 +66,7 @@ void put_input(Node* n, uint32_t index, Value* v);
 // Drops inputs from `index` on (trailing empty slots go too).
 void truncate_inputs(Node* n, uint32_t index);
 bool has_input(const Node* n, uint32_t index);
-// A node of `op` inserted before `before` in its graph, reading `inputs`, with one fresh output
-// (named after `base`). Used by decompositions.
-Node* insert_op(Model& m, Node* before, const char* op, std::vector<Value*> inputs, const std::string& base);
+// insert_op (ir/graph_ops.h) adds a decomposition's steps.
 // A node of `op` with `inputs` input slots placed right after c.n: c.n's output 0 becomes a fresh
 // value (named after `mid`) that the new node reads at input 0, and the new node (named after
 // `base`) writes what c.n wrote. The caller fills the other inputs and the attributes.

@@ -61,15 +61,6 @@ void truncate_inputs(Node* n, uint32_t index) {
   resize_inputs(n, keep);
 }
 
-Node* insert_op(Model& m, Node* before, const char* op, std::vector<Value*> inputs, const std::string& base) {
-  Graph* g = before->graph;
-  Node* k = new_node(g, m.intern(op), kNoStr, static_cast<uint32_t>(inputs.size()), 1);
-  for (uint32_t i = 0; i < inputs.size(); ++i) set_input(k, i, inputs[i]);
-  set_output(k, 0, new_value(g, unique_name(m, base)));
-  k->name = unique_name(m, base);
-  insert_before(before, k);
-  return k;
-}
 
 Node* insert_after(AdaptCtx& c, const char* op, uint32_t inputs, const char* mid, const char* base) {
   Value* y = c.n->outputs[0];

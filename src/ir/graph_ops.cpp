@@ -63,6 +63,16 @@ void insert_before(Node* position, Node* n) {
   ++g->node_count;
 }
 
+Node* insert_op(Model& m, Node* before, const char* op, const std::vector<Value*>& inputs, const std::string& base) {
+  Graph* g = before->graph;
+  Node* k = new_node(g, m.intern(op), kNoStr, static_cast<uint32_t>(inputs.size()), 1);
+  for (uint32_t i = 0; i < inputs.size(); ++i) set_input(k, i, inputs[i]);
+  set_output(k, 0, new_value(g, unique_name(m, base)));
+  k->name = unique_name(m, base);
+  insert_before(before, k);
+  return k;
+}
+
 void remove_node(Node* n) {
   if (!n->alive) return;
   for (uint32_t i = 0; i < n->inputs.size; ++i)

@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ir/ir.h"
 
@@ -16,6 +17,10 @@ StrId unique_name(Model& m, std::string_view base);
 Node* new_node(Graph* g, StrId op_type, StrId domain, uint32_t n_inputs, uint32_t n_outputs);
 void append_node(Graph* g, Node* n);
 void insert_before(Node* position, Node* n);
+// A node of `op` inserted before `before` in its graph, reading `inputs`, with one fresh output;
+// the node and its output are named uniquely after `base` (decompositions and fusions that add
+// a step of their own).
+Node* insert_op(Model& m, Node* before, const char* op, const std::vector<Value*>& inputs, const std::string& base);
 // Unlinks a node and drops its input uses; its outputs keep pointing at it as producer only if
 // they are still used, which check_consistency reports.
 void remove_node(Node* n);
