@@ -18,7 +18,7 @@ note ImageDecoder, LpPool, MaxUnpool, MelWeightMatrix, Optional*, RegexFullMatch
 note StringConcat, StringNormalizer, StringSplit, TfIdfVectorizer) are not supported. The document
 note states no overall opset range, so none is checked. Its com.microsoft rows are not transcribed:
 note ops of other domains are reported as not supported. The Sequence* ops and ConcatFromSequence
-note are "supported only in certain patterns" there.
+note are supported in some patterns only there.
 op ATen
 op Abs
 op Acos since=7

@@ -13,8 +13,8 @@ source rknn-toolkit2 doc/RKNNToolKit2_OP_Support-v2.1.0.md, "ONNX OPs supported 
 url https://github.com/airockchip/rknn-toolkit2/blob/master/doc/RKNNToolKit2_OP_Support-v2.1.0.md
 version RKNN-Toolkit2 v2.1.0 (commit deaba85)
 note The document names opset 19 as the corresponding opset; the lower bound 12 is from the RKNN
-note SDK 1.6.0 release notes ("supports OPSET 12~19 ONNX models"). Ops marked Not Supported are
-note left out. Remarks transcribed as rules: EyeLike and If "only support constant input" (const=0),
+note SDK 1.6.0 release notes (opsets 12 to 19; read in a third-party mirror of the SDK). Ops marked Not Supported are
+note left out. Remarks transcribed as rules: EyeLike and If take constant inputs only (const=0),
 note Resize modes nearest2d/bilinear (mode nearest or linear), RoiAlign pool type average. Batch-size
 note and broadcast remarks (GRU, LogSoftmax, Slice, Softmax, Tile) are shape limits not checked here;
 note the per-chip limits live in RKNN_Compiler_Support_Operator_List (a PDF, not transcribed).
