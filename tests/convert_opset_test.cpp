@@ -14,9 +14,11 @@
 #include "ir/error.h"
 #include "ir/snapshot.h"
 #include "passes/pipeline.h"
+#include "support/convert_support.h"
 #include "verify/verify.h"
 
 using namespace ofg;
+using ofg::test::expect_refused;
 
 namespace {
 
@@ -54,17 +56,6 @@ std::vector<int64_t> ints_of(Model& m, Node* n, const char* name) {
   std::vector<int64_t> v;
   attr_ints(m, n, name, v);
   return v;
-}
-
-// Converting m to `to` is refused (kUnsupported) with a message holding each of `parts`.
-void expect_refused(Model& m, int64_t to, std::initializer_list<const char*> parts) {
-  try {
-    convert::convert_opset(m, to);
-    ADD_FAILURE() << "converted to opset " << to;
-  } catch (const Error& e) {
-    EXPECT_EQ(e.status(), Status::kUnsupported);
-    for (const char* part : parts) EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-  }
 }
 
 // x [2,3,4] float through `op` with attributes, at `opset`.
