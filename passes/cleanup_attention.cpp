@@ -2,9 +2,17 @@
 // once shape chains are simplified, often reshape a tensor to the shape it already has (the
 // head split of a single-head layer, the Expand of a mask to its own shape). Type inference
 // proves such a step is a no-op when its input and output have the same rank and every dim is
-// the same static size or the same symbolic name; the step is then removed. Class 2 because it
-// trusts inference about symbolic names.
+// the same static size or the same symbolic name; the step is then removed. Grouped-query
+// repeat_kv (Unsqueeze -> Expand -> Reshape, passes/repeat_kv.h) becomes one Gather of the kv
+// heads along axis 1 with the indices [0]*r + [1]*r + ...: the same copy in one node, at any
+// opset (fuse_attention reads K and V through it). Class 2 because it trusts inference about
+// symbolic names.
+#include <string>
+#include <vector>
+
 #include "exec/infer_types.h"
+#include "ir/attributes.h"
+#include "passes/repeat_kv.h"
 #include "passes/rule.h"
 #include "passes/util.h"
 
@@ -36,9 +44,31 @@ RuleMatch match_same_shape(const RuleCtx& rc, Graph*, Node* n) {
   });
 }
 
+RuleMatch match_repeat_kv(const RuleCtx& rc, Graph* g, Node* reshape) {
+  int64_t r = 0;
+  Value* kv = reshape->outputs.size == 1 ? expanded_repeat_source(rc, g, reshape->outputs[0], r) : nullptr;
+  if (!kv) return RuleMatch::decline("not repeat_kv (Unsqueeze(2) -> Expand -> Reshape merging the kv heads)");
+  Node* expand = reshape->inputs[0]->producer;
+  Node* unsq = expand->inputs[0]->producer;
+  if (only_user(reshape->inputs[0]) != reshape || only_user(expand->inputs[0]) != expand)
+    return RuleMatch::decline("a step of repeat_kv is read elsewhere");
+  int64_t hk = rc.types().type_of(kv)->dims[1].value;
+  return RuleMatch::rewrite("repeat_kv as one Gather", [g, kv, unsq, expand, reshape, hk, r](PassContext& ctx) -> int64_t {
+    Model& mm = ctx.m;
+    std::vector<int64_t> idx(static_cast<size_t>(hk * r));
+    for (size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<int64_t>(i) / r;
+    Value* indices = add_initializer(g, std::string(mm.str(kv->name)) + "_repeat_heads",
+                                     tensor_from_ints(mm, {hk * r}, idx));
+    Node* gather = fuse_pattern(ctx, {unsq, expand, reshape}, reshape, "Gather", reshape, "/repeat_kv", {kv, indices});
+    set_attr_int(mm, gather, "axis", 1);
+    return 1;
+  });
+}
+
 }  // namespace
 
 OFG_RULE_GROUP(cleanup_attention_rules,
-  {"remove_same_shape_step", {"Reshape", "Expand"}, "", 1, kNoOpsetLimit, match_same_shape});
+  {"remove_same_shape_step", {"Reshape", "Expand"}, "", 1, kNoOpsetLimit, match_same_shape},
+  {"repeat_kv_as_gather", {"Reshape"}, "", 1, kNoOpsetLimit, match_repeat_kv});
 
 }  // namespace ofg::passes

@@ -3,10 +3,9 @@
 //   P = Softmax(S, axis=-1); Y = MatMul(P, V)
 // with Q [B,H,S,D], KT a Transpose of K ([B,Hk,T,D] after the Transpose's last two axes are
 // swapped back) and V [B,Hk,T,Dv], becomes Attention(Q, K, V, mask, scale=...) (opset 23), whose
-// output 0 is Y. Grouped-query forms read K and V through repeat_kv (Unsqueeze(2) -> Expand ->
-// Reshape merging the kv heads with their copies): the fused node reads the kv heads before the
-// repetition (Attention shares kv head h / (H/Hk) among the query heads, the same order the
-// Expand + Reshape gives). A KV cache written as present = Concat(past, new, axis=2) for both K
+// output 0 is Y. Grouped-query forms read K and V through repeat_kv (passes/repeat_kv.h): the
+// fused node reads the kv heads before the repetition (Attention shares kv head h / (H/Hk) among
+// the query heads, the same order repeat_kv gives). A KV cache written as present = Concat(past, new, axis=2) for both K
 // and V becomes Attention's past_key/past_value inputs, and its present_key/present_value outputs
 // take over the Concat outputs (same values, same names: they are often graph outputs).
 // Only at opset >= 23; a lower model gets it with --target-opset 23 and lowering undoes it.
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "exec/infer_types.h"
+#include "passes/repeat_kv.h"
 #include "passes/rule.h"
 #include "passes/util.h"
 
@@ -51,11 +51,6 @@ Value* unscaled_q(const Model& m, Graph* g, Value* q, const Node* product, doubl
   return qs->inputs[0];
 }
 
-bool same_dim(const exec::IDim& a, const exec::IDim& b) {
-  return (a.is_static() && b.is_static() && a.value == b.value) ||
-         (a.is_symbolic() && b.is_symbolic() && a.sym == b.sym);
-}
-
 // The mask must not enlarge the scores (Add/Where would broadcast them; Attention's mask only
 // broadcasts to them): every mask dim, aligned from the right, is 1 or the scores' dim. A dim that
 // inference leaves open on either side is accepted: Attention rejects at run time a mask that does
@@ -81,56 +76,6 @@ const exec::IType* rank4(const RuleCtx& rc, const Value* v) {
   return t && t->ranked && t->dims.size() == 4 && is_float_type(t->elem) ? t : nullptr;
 }
 
-// repeat_kv: Reshape(Expand(Unsqueeze(kv, axes=[2]), _), _) where inference shows the Expand
-// only broadcasts the new axis ([B,Hk,1,T,D] -> [B,Hk,r,T,D]) and the Reshape merges Hk and r
-// ([B,Hk*r,T,D]). Matched on structure and inferred shapes, not on how the shape inputs are
-// computed (constants or Shape arithmetic). Returns kv and r, or null.
-Value* repeat_source(const RuleCtx& rc, Graph* g, Value* rep, int64_t& r) {
-  const Model& m = rc.m;
-  Node* reshape = producer_if(m, rep, "Reshape", g);
-  Node* expand = reshape ? producer_if(m, reshape->inputs[0], "Expand", g) : nullptr;
-  Node* unsq = expand ? producer_if(m, expand->inputs[0], "Unsqueeze", g) : nullptr;
-  if (!unsq || !unsq->inputs[0]) return nullptr;
-  std::vector<int64_t> axes;
-  if (!attr_ints(m, unsq, "axes", axes) && !(unsq->inputs.size > 1 && read_ints(const_tensor(m, unsq->inputs[1]), axes)))
-    return nullptr;
-  if (axes.size() != 1 || (axes[0] != 2 && axes[0] != -3)) return nullptr;
-  Value* kv = unsq->inputs[0];
-  const exec::IType* src = rank4(rc, kv);
-  const exec::IType* ex = rc.types().type_of(expand->outputs[0]);
-  const exec::IType* out = rank4(rc, rep);
-  if (!src || !ex || !out || !ex->ranked || ex->dims.size() != 5) return nullptr;
-  const auto& s = src->dims;
-  const auto& e = ex->dims;
-  const auto& o = out->dims;
-  // Each Expand dim but the new one keeps kv's: inference says so, or the shape input's tracked
-  // contents hold 1 or kv's own dim there (Shape(kv)[j], the usual exported form, whose sum
-  // past + new inference cannot name).
-  const std::vector<exec::SymVal>* sh = expand->inputs.size > 1 && expand->inputs[1] ? rc.types().contents(expand->inputs[1]) : nullptr;
-  const size_t from[4] = {0, 1, 3, 4};
-  for (size_t j = 0; j < 4; ++j) {
-    size_t i = from[j];
-    if (same_dim(e[i], s[j])) continue;
-    if (!sh || sh->size() != 5) return nullptr;
-    const exec::SymVal& d = (*sh)[i];
-    bool keeps = (d.kind == exec::SymVal::kConst && d.value == 1) ||
-                 (d.kind == exec::SymVal::kDim && ((d.src == kv && d.index == static_cast<int>(j)) ||
-                                                   (d.sym != kNoStr && s[j].is_symbolic() && d.sym == s[j].sym)));
-    if (!keeps) return nullptr;
-  }
-  if (!e[2].is_static() || !s[1].is_static() || e[2].value < 1) return nullptr;
-  // The Reshape merges the kv heads with their copies: its output keeps batch and head size and
-  // has Hk * r heads, so (the element count being the same) its sequence dim is kv's.
-  if (!same_dim(o[0], s[0]) || !same_dim(o[3], s[3])) return nullptr;
-  if (!o[2].is_static() && !o[2].is_symbolic()) {
-    // unknown: follows from the element count
-  } else if (!same_dim(o[2], s[2])) {
-    return nullptr;
-  }
-  if (!o[1].is_static() || o[1].value != s[1].value * e[2].value) return nullptr;
-  r = e[2].value;
-  return kv;
-}
 
 // K in [B,Hk,T,D] from KT = Transpose(X, p): the permutation with its last two entries swapped
 // (identity: K is X itself).
@@ -396,8 +341,8 @@ RuleMatch match_sdpa(const RuleCtx& rc, Graph* g, Node* softmax) {
   }
   // Grouped-query: read K and V before repeat_kv when both are repeated the same way.
   int64_t rk = 0, rv = 0;
-  Value* k0 = k_as_is ? repeat_source(rc, g, k, rk) : nullptr;
-  Value* v0 = repeat_source(rc, g, v, rv);
+  Value* k0 = k_as_is ? repeat_kv_source(rc, g, k, rk) : nullptr;
+  Value* v0 = repeat_kv_source(rc, g, v, rv);
   if (k0 && v0 && rk == rv) {
     k = k0;
     v = v0;

@@ -73,7 +73,7 @@ const std::vector<PassInfo>& registry() {
      kVerified, true, nullptr, &fuse_layer_norm_rules},
     {"fuse_gelu", "turns the erf form of GELU into Gelu (opset >= 20)", kVerified, true, nullptr, &fuse_gelu_rules},
     {"fuse_swish", "turns x * Sigmoid(x) (SiLU) into Swish (opset >= 24)", kVerified, true, nullptr, &fuse_swish_rules},
-    {"cleanup_attention", "removes Reshape/Expand steps that inference proves keep the shape (attention head plumbing)",
+    {"cleanup_attention", "removes Reshape/Expand steps that inference proves keep the shape (attention head plumbing), turns repeat_kv (Unsqueeze/Expand/Reshape) into one Gather",
      kVerified, true, nullptr, &cleanup_attention_rules},
     {"fuse_attention", "turns MatMul/scale/mask/Softmax/MatMul attention (grouped-query, KV cache) into Attention (opset >= 23)",
      kVerified, true, nullptr, &fuse_attention_rules},

@@ -135,6 +135,57 @@ TEST(PassFuseAttention, NotWhereTheFormDiffers) {
   }
 }
 
+// repeat_kv alone (kv [2,2,3,4] -> [2,4,3,4]) at opset 17; `reshape_to` says how the Reshape
+// merges the copies, `expand_read` makes the Expand's output a graph output too.
+std::unique_ptr<Model> repeat_kv(std::vector<int64_t> reshape_to, bool expand_read) {
+  auto m = new_model(17);
+  GraphBuilder b(*m);
+  Value* kv = b.input("kv", kFloat, {2, 2, 3, 4});
+  Value* ex = b.op("Expand", {b.op("Unsqueeze", {kv, b.initializer_i64("axes", {1}, {2})}),
+                              b.initializer_i64("to", {5}, {2, 2, 2, 3, 4})});
+  b.output(b.op("Reshape", {ex, b.initializer_i64("merged", {4}, reshape_to)}, {}, "y"));
+  if (expand_read) b.output(ex);
+  return m;
+}
+
+TEST(PassFuseAttention, RepeatKvBecomesOneGather) {
+  auto m = repeat_kv({0, 4, -1, 4}, false);
+  auto ref = repeat_kv({0, 4, -1, 4}, false);
+  EXPECT_EQ(run_checked(*m, "cleanup_attention").changes, 1);
+  run_checked(*m, "eliminate_unused_initializers");
+  ASSERT_EQ(m->graph->node_count, 1u);
+  Node* g = m->graph->first;
+  EXPECT_EQ(m->str(g->op_type), "Gather");
+  EXPECT_EQ(attr_int(*m, g, "axis", 0), 1);
+  std::vector<int64_t> idx;
+  ASSERT_TRUE(passes::read_ints(passes::const_tensor(*m, g->inputs[1]), idx));
+  EXPECT_EQ(idx, (std::vector<int64_t>{0, 0, 1, 1}));
+  EXPECT_EQ(m->str(g->outputs[0]->name), "y");
+  expect_same_outputs(*ref, *m);
+}
+
+TEST(PassFuseAttention, RepeatKvStaysWhenReadElsewhereOrMergedOtherwise) {
+  auto read = repeat_kv({0, 4, -1, 4}, true);
+  EXPECT_EQ(run_checked(*read, "cleanup_attention").changes, 0);
+  auto seq = repeat_kv({0, 2, -1, 4}, false);  // the copies merged into the sequence axis
+  EXPECT_EQ(run_checked(*seq, "cleanup_attention").changes, 0);
+  EXPECT_EQ(count_op(seq->graph, "Expand"), 1);
+}
+
+// The Gather form of repeat_kv is read through like the Expand form: one Attention on the kv
+// heads, same outputs.
+TEST(PassFuseAttention, GroupedQueryFusesThroughTheGatherForm) {
+  auto m = gqa({});
+  auto ref = gqa({});
+  EXPECT_EQ(run_checked(*m, "cleanup_attention").changes, 2);
+  EXPECT_EQ(count_op(m->graph, "Gather"), 2);
+  EXPECT_EQ(run_checked(*m, "fuse_attention").changes, 1);
+  Node* att = attention_node(*m);
+  ASSERT_NE(att, nullptr);
+  EXPECT_EQ(m->str(att->inputs[1]->name), "k");
+  expect_same_outputs(*ref, *m);
+}
+
 // Multi-query by MatMul broadcasting is not matched as GQA (K has 1 head, no repeat_kv) but the
 // plain form with K from a [B,S,H,D] tensor (BERT/GPT's Transpose(0,2,3,1)) and a Where mask is.
 TEST(PassFuseAttention, WhereMaskAndKeyTransposeFromSequenceLayout) {
