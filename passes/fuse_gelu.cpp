@@ -68,6 +68,6 @@ RuleMatch match_gelu(const RuleCtx& rc, Graph* g, Node* erf) {
 }  // namespace
 
 OFG_RULE_GROUP(fuse_gelu_rules,
-  {"erf_gelu", {"Erf"}, "", 20, kNoOpsetLimit, match_gelu});
+  {"erf_gelu", {"Erf"}, "", 20, kNoOpsetLimit, match_gelu, "Gelu"});
 
 }  // namespace ofg::passes

@@ -187,7 +187,7 @@ RuleMatch match_rms_norm(const RuleCtx& rc, Graph* g, Node* mean) {
 }  // namespace
 
 OFG_RULE_GROUP(fuse_layer_norm_rules,
-  {"decomposed_layer_norm", {"ReduceMean"}, "", 17, kNoOpsetLimit, match_layer_norm},
-  {"decomposed_rms_norm", {"ReduceMean"}, "", 23, kNoOpsetLimit, match_rms_norm});
+  {"decomposed_layer_norm", {"ReduceMean"}, "", 17, kNoOpsetLimit, match_layer_norm, "LayerNormalization"},
+  {"decomposed_rms_norm", {"ReduceMean"}, "", 23, kNoOpsetLimit, match_rms_norm, "RMSNormalization"});
 
 }  // namespace ofg::passes

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <iterator>
+#include <set>
 
 #include "declarations/declarations.h"
 #include "ir/error.h"
@@ -18,6 +20,32 @@ void check(Model& m, const char* pass) {
   std::string problem = check_consistency(m);
   if (!problem.empty()) fail(Status::kInternal, std::string("pass ") + pass + " broke the IR: " + problem);
 }
+
+// The report's not_applied: declines kept once per (pass, rule, node, reason), in the order met.
+class NotAppliedLog {
+ public:
+  void add(const std::vector<Decline>& ds) {
+    for (const Decline& d : ds) {
+      std::string key = std::string(d.pass) + '\n' + d.rule + '\n' + d.node + '\n' + d.reason;
+      if (seen_.insert(std::move(key)).second) list_.push_back({d.pass, d.rule, d.node, d.op, d.reason});
+    }
+  }
+  // The list without the nodes that their pass rewrote (in a round after the decline, or by
+  // another of its rules): what is left is why the output still has them as they are.
+  std::vector<NotApplied> finish(const std::vector<RewriteRecord>& rewrites) {
+    std::set<std::pair<std::string, std::string>> rewritten;
+    for (const RewriteRecord& w : rewrites)
+      if (!w.node.empty()) rewritten.insert({w.pass, w.node});
+    std::vector<NotApplied> out;
+    for (NotApplied& d : list_)
+      if (d.node.empty() || !rewritten.count({d.pass, d.node})) out.push_back(std::move(d));
+    return out;
+  }
+
+ private:
+  std::set<std::string> seen_;
+  std::vector<NotApplied> list_;
+};
 
 }  // namespace
 
@@ -49,6 +77,15 @@ std::string PipelineReport::to_json() const {
     }
     j += "]";
   }
+  if (!not_applied.empty()) {
+    j += ",\"not_applied\":[";
+    for (size_t i = 0; i < not_applied.size(); ++i) {
+      const NotApplied& d = not_applied[i];
+      j += (i ? "," : "") + std::string("{\"pass\":") + json::string(d.pass) + ",\"rule\":" + json::string(d.rule) +
+           ",\"node\":" + json::string(d.node) + ",\"op\":" + json::string(d.op) + ",\"reason\":" + json::string(d.reason) + "}";
+    }
+    j += "]";
+  }
   return j + "}";
 }
 
@@ -75,7 +112,17 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
   RuleIndex index;  // likewise the rule passes' node index: one walk per round when nothing changes
   RewriteBudget budget;
   budget.limit = options.max_rewrites;
-  budget.log = options.list_rewrites || options.max_rewrites >= 0;
+  const bool keep_rewrites = options.list_rewrites || options.max_rewrites >= 0;
+  // not_applied leaves out the nodes a pass rewrote in a later round: it needs the list.
+  budget.log = keep_rewrites || options.not_applied;
+  NotAppliedLog not_applied;
+  std::vector<Decline> run_declines;  // one pass's declines
+  std::vector<Decline>* declines = options.declines || options.not_applied ? &run_declines : nullptr;
+  auto take_declines = [&] {
+    if (options.not_applied) not_applied.add(run_declines);
+    if (options.declines) std::move(run_declines.begin(), run_declines.end(), std::back_inserter(*options.declines));
+    run_declines.clear();
+  };
   for (int it = 0; it < cap; ++it) {
     rep.iterations = it + 1;
     int64_t changes = 0;
@@ -92,7 +139,8 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
       if (verify) before = snapshot_model(*m);
       int64_t used_before = budget.used;
       size_t logged_before = budget.records.size();
-      r.stats = run_pass(*m, *p, &options.pass_options, &types, &index, &budget, options.declines);
+      r.stats = run_pass(*m, *p, &options.pass_options, &types, &index, &budget, declines);
+      take_declines();
       if (options.check_each_pass) check(*m, p->name);
       if (verify && r.stats.changes > 0) {
         if (!options.verify(*before, *m, r.note)) {
@@ -126,12 +174,14 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
     const PassInfo* p = find_pass(kSweep);
     r.accuracy_class = p->accuracy_class;
     r.iteration = rep.iterations - 1;
-    r.stats = run_pass(*m, *p, &options.pass_options, &types, &index, &budget, options.declines);
+    r.stats = run_pass(*m, *p, &options.pass_options, &types, &index, &budget, declines);
+    take_declines();
     if (options.check_each_pass) check(*m, p->name);
     rep.records.push_back(std::move(r));
   }
   rep.rewrites_made = budget.used;
-  rep.rewrites = std::move(budget.records);
+  if (options.not_applied) rep.not_applied = not_applied.finish(budget.records);
+  if (keep_rewrites) rep.rewrites = std::move(budget.records);
   declarations::drop_stale_value_info(*m);
   rep.nodes_after = count_nodes(*m);
   rep.bytes_after = initializer_bytes(*m);

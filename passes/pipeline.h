@@ -22,6 +22,12 @@ struct PassRecord {
   std::string note;  // why it was rolled back
 };
 
+// A match a rule declined, as the report lists it ("not_applied"): `node` is "" when the whole
+// pass declined (the model's opset is below the rule's range), then `op` is the op it starts from.
+struct NotApplied {
+  std::string pass, rule, node, op, reason;
+};
+
 struct PipelineReport {
   std::vector<PassRecord> records;
   int iterations = 0;
@@ -35,6 +41,10 @@ struct PipelineReport {
   // Graph walks the rule driver made to index nodes, per round (one per round while no pass
   // changes the graph; after a change, one at the next rule group).
   std::vector<int64_t> index_walks;
+  // The rules' declines (PipelineOptions::not_applied), each (pass, rule, node, reason) once
+  // over all rounds, in the order first met; a node the same pass rewrote in a later round is
+  // left out (its decline was about a graph that changed).
+  std::vector<NotApplied> not_applied;
   std::string to_json() const;
 };
 
@@ -48,7 +58,8 @@ struct PipelineOptions {
   // one (it runs only while some budget is left). Rolled-back rewrites are given back.
   int64_t max_rewrites = -1;
   bool list_rewrites = false;     // fill PipelineReport::rewrites (always on under a budget)
-  std::vector<Decline>* declines = nullptr;  // where rules' declines go (null: not kept)
+  std::vector<Decline>* declines = nullptr;  // where rules' declines go, every one (null: not kept)
+  bool not_applied = true;  // fill PipelineReport::not_applied (optimize.explain=0 turns it off)
   std::map<std::string, std::string> pass_options;
   // After a run of a subset of passes (`only`), remove the weights that no node reads any more
   // (eliminate_unused_initializers, exact) unless it is skipped: a subset must not leave the

@@ -86,6 +86,14 @@ int64_t target_opset(const ParsedArgs& p);
 int convert_to_target_opset(const char* command, const ParsedArgs& p, ofg_model* m, ofg_options* opts);
 // ---- end --target-opset
 
+// ---- optimize --explain NODE (explain.cpp)
+extern const OptionSpec kExplainSpec;
+// Asks the pipeline to list its rewrites when --explain is given; kOk or kUsage.
+int apply_explain_option(const char* command, const ParsedArgs& p, ofg_options* o);
+// Prints the story of input node `node` from the pipeline report's JSON.
+void print_explain(const std::string& node, const char* report_json);
+// ---- end --explain
+
 int cmd_inspect(const Args& args);
 int cmd_convert(const Args& args);
 int cmd_optimize(const Args& args);
