@@ -362,8 +362,9 @@ OFG_API ofg_status ofg_run_pass(ofg_model* model, const char* pass, const ofg_op
  *   "optimize.list_rewrites"   "0"|"1": list the rewrites in the report without a budget
  *   "optimize.explain"         "0"|"1" (default 1): the report's JSON lists why rules left nodes
  *                              alone, "not_applied": [{"pass", "rule", "node", "op", "reason"}],
- *                              each once over all rounds, without the nodes their pass rewrote
- *                              later; "node" is "" when the whole pass declined (e.g. "opset 13
+ *                              each once over all rounds, without the nodes a rule rewrote
+ *                              later ("in_output": false marks a node a later pass removed);
+ *                              "node" is "" when the whole pass declined (e.g. "opset 13
  *                              has no LayerNormalization: use --target-opset 17"), then "op" is
  *                              the op the rule starts from. "0" skips collecting them.
  *   "optimize.fold_budget"     bytes one constant fold may add to the model, net (default 4096):

@@ -30,15 +30,24 @@ class NotAppliedLog {
       if (seen_.insert(std::move(key)).second) list_.push_back({d.pass, d.rule, d.node, d.op, d.reason});
     }
   }
-  // The list without the nodes that their pass rewrote (in a round after the decline, or by
-  // another of its rules): what is left is why the output still has them as they are.
-  std::vector<NotApplied> finish(const std::vector<RewriteRecord>& rewrites) {
-    std::set<std::pair<std::string, std::string>> rewritten;
+  // The list without the nodes a rule rewrote (in a round after the decline, or another rule or
+  // pass): what is left is why the output still has them as they are, or why they were not
+  // fused before a whole-graph pass removed them (in_output false).
+  std::vector<NotApplied> finish(const std::vector<RewriteRecord>& rewrites, Model& m) {
+    std::set<std::string> rewritten;
     for (const RewriteRecord& w : rewrites)
-      if (!w.node.empty()) rewritten.insert({w.pass, w.node});
+      if (!w.node.empty() && !w.rule.empty()) rewritten.insert(w.node);
+    std::set<std::string_view> present;
+    for_each_graph(m.graph, [&](Graph* g) {
+      for (Node* n = g->first; n != nullptr; n = n->next)
+        if (n->alive && n->name != kNoStr) present.insert(m.str(n->name));
+    });
     std::vector<NotApplied> out;
-    for (NotApplied& d : list_)
-      if (d.node.empty() || !rewritten.count({d.pass, d.node})) out.push_back(std::move(d));
+    for (NotApplied& d : list_) {
+      if (!d.node.empty() && rewritten.count(d.node)) continue;
+      d.in_output = d.node.empty() || d.node[0] == '#' || present.count(d.node) != 0;
+      out.push_back(std::move(d));
+    }
     return out;
   }
 
@@ -82,7 +91,7 @@ std::string PipelineReport::to_json() const {
     for (size_t i = 0; i < not_applied.size(); ++i) {
       const NotApplied& d = not_applied[i];
       j += (i ? "," : "") + std::string("{\"pass\":") + json::string(d.pass) + ",\"rule\":" + json::string(d.rule) +
-           ",\"node\":" + json::string(d.node) + ",\"op\":" + json::string(d.op) + ",\"reason\":" + json::string(d.reason) + "}";
+           ",\"node\":" + json::string(d.node) + ",\"op\":" + json::string(d.op) + ",\"reason\":" + json::string(d.reason) + (d.in_output ? "" : ",\"in_output\":false") + "}";
     }
     j += "]";
   }
@@ -180,7 +189,7 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
     rep.records.push_back(std::move(r));
   }
   rep.rewrites_made = budget.used;
-  if (options.not_applied) rep.not_applied = not_applied.finish(budget.records);
+  if (options.not_applied) rep.not_applied = not_applied.finish(budget.records, *m);
   if (keep_rewrites) rep.rewrites = std::move(budget.records);
   declarations::drop_stale_value_info(*m);
   rep.nodes_after = count_nodes(*m);

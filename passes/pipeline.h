@@ -26,6 +26,9 @@ struct PassRecord {
 // pass declined (the model's opset is below the rule's range), then `op` is the op it starts from.
 struct NotApplied {
   std::string pass, rule, node, op, reason;
+  // False when the node is not in the output (a whole-graph pass folded, merged or removed it
+  // after the decline); unnamed nodes ("#k") count as present.
+  bool in_output = true;
 };
 
 struct PipelineReport {
@@ -42,8 +45,8 @@ struct PipelineReport {
   // changes the graph; after a change, one at the next rule group).
   std::vector<int64_t> index_walks;
   // The rules' declines (PipelineOptions::not_applied), each (pass, rule, node, reason) once
-  // over all rounds, in the order first met; a node the same pass rewrote in a later round is
-  // left out (its decline was about a graph that changed).
+  // over all rounds, in the order first met; a node that a rule rewrote (in any pass or round)
+  // is left out: its declines were about a graph that changed.
   std::vector<NotApplied> not_applied;
   std::string to_json() const;
 };

@@ -39,8 +39,9 @@ void print_explain(const std::string& node, const char* report_json) {
   for (const JsonValue& d : r["not_applied"].items) {
     if (d.str("node") != node) continue;
     ops.insert(d.str("op"));
-    std::printf("    not applied: %s/%s (%s): %s\n", d.str("pass").c_str(), d.str("rule").c_str(), d.str("op").c_str(),
-                d.str("reason").c_str());
+    bool gone = d["in_output"].kind == JsonValue::kBool && !d["in_output"].b;
+    std::printf("    not applied: %s/%s (%s): %s%s\n", d.str("pass").c_str(), d.str("rule").c_str(), d.str("op").c_str(),
+                d.str("reason").c_str(), gone ? " (a later pass removed the node)" : "");
     ++told;
   }
   // Declines of a whole pass (the model's opset): those that start from the node's op when the
