@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iterator>
 #include <set>
+#include <unordered_set>
 
 #include "declarations/declarations.h"
 #include "ir/error.h"
@@ -24,10 +25,17 @@ void check(Model& m, const char* pass) {
 // The report's not_applied: declines kept once per (pass, rule, node, reason), in the order met.
 class NotAppliedLog {
  public:
-  void add(const std::vector<Decline>& ds) {
-    for (const Decline& d : ds) {
-      std::string key = std::string(d.pass) + '\n' + d.rule + '\n' + d.node + '\n' + d.reason;
-      if (seen_.insert(std::move(key)).second) list_.push_back({d.pass, d.rule, d.node, d.op, d.reason});
+  // Takes the new ones of `ds` (moved from when `take`). The key is a hash: pass and rule are
+  // the registry's and the rule tables' static strings (their addresses name them); a collision
+  // of 64-bit hashes of node and reason would only drop one duplicate-looking entry.
+  void add(std::vector<Decline>& ds, bool take) {
+    std::hash<std::string> h;
+    for (Decline& d : ds) {
+      uint64_t key = h(d.node) * 0x9E3779B97F4A7C15ull ^ h(d.reason) ^
+                     (reinterpret_cast<uintptr_t>(d.pass) * 31 + reinterpret_cast<uintptr_t>(d.rule)) * 0xC2B2AE3D27D4EB4Full;
+      if (!seen_.insert(key).second) continue;
+      if (take) list_.push_back({d.pass, d.rule, std::move(d.node), std::move(d.op), std::move(d.reason)});
+      else list_.push_back({d.pass, d.rule, d.node, d.op, d.reason});
     }
   }
   // The list without the nodes a rule rewrote (in a round after the decline, or another rule or
@@ -52,7 +60,7 @@ class NotAppliedLog {
   }
 
  private:
-  std::set<std::string> seen_;
+  std::unordered_set<uint64_t> seen_;
   std::vector<NotApplied> list_;
 };
 
@@ -128,7 +136,7 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
   std::vector<Decline> run_declines;  // one pass's declines
   std::vector<Decline>* declines = options.declines || options.not_applied ? &run_declines : nullptr;
   auto take_declines = [&] {
-    if (options.not_applied) not_applied.add(run_declines);
+    if (options.not_applied) not_applied.add(run_declines, !options.declines);
     if (options.declines) std::move(run_declines.begin(), run_declines.end(), std::back_inserter(*options.declines));
     run_declines.clear();
   };
