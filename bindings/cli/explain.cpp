@@ -44,14 +44,7 @@ void print_explain(const std::string& node, const char* report_json) {
                 d.str("reason").c_str(), gone ? " (a later pass removed the node)" : "");
     ++told;
   }
-  // Declines of a whole pass (the model's opset): those that start from the node's op when the
-  // entries above name it, else all of them (the report does not say which op the node is).
-  for (const JsonValue& d : r["not_applied"].items)
-    if (d.str("node").empty() && (ops.empty() || ops.count(d.str("op")))) {
-      std::printf("    not applied to any %s: %s/%s: %s\n", d.str("op").c_str(), d.str("pass").c_str(),
-                  d.str("rule").c_str(), d.str("reason").c_str());
-    }
-  // Provenance: {output node: [input nodes]}.
+  // Provenance (another part of the report, when present): {output node: [input nodes]}.
   std::string into;
   for (const auto& [out, from] : r["provenance"].fields)
     for (const JsonValue& f : from.items)
@@ -59,6 +52,18 @@ void print_explain(const std::string& node, const char* report_json) {
   if (!into.empty()) std::printf("    went into: %s\n", into.c_str());
   if (told == 0 && into.empty())
     std::printf("    no rule started from it or declined it (no node of that name, or no pass looks at its op)\n");
+  // Declines of a whole pass (the model's opset): those that start from the node's op when the
+  // entries above name it, else all of them (the report does not say which op the node is).
+  bool heading = false;
+  for (const JsonValue& d : r["not_applied"].items) {
+    if (!d.str("node").empty() || (!ops.empty() && !ops.count(d.str("op")))) continue;
+    if (ops.empty() && !heading) {
+      std::printf("    rules that did not run on the whole model (one applies if the node is of its op):\n");
+      heading = true;
+    }
+    std::printf("    %snot applied to any %s: %s/%s: %s\n", heading ? "  " : "", d.str("op").c_str(),
+                d.str("pass").c_str(), d.str("rule").c_str(), d.str("reason").c_str());
+  }
 }
 
 }  // namespace cli
