@@ -170,7 +170,7 @@ RuleMatch match_squeeze_of_sliced_constant(const RuleCtx& rc, Graph* g, Node* n)
   if (n->outputs[0] && n->outputs[0]->is_graph_output()) return RuleMatch::decline("the Squeeze gives a graph output");
   int rank = static_cast<int>(c->dims.size);
   std::vector<int64_t> a;
-  if (!node_axes(rc, n, rank, a)) return RuleMatch::decline("Squeeze axes unknown");
+  if (!node_axes(rc, n, rank, a)) return RuleMatch::decline("the Squeeze axes are not constant (or absent with an unknown rank)");
   for (int64_t& x : sliced) {
     if (x < -rank || x >= rank) return RuleMatch::decline("Slice axis out of range");
     if (x < 0) x += rank;

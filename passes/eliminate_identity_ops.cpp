@@ -49,7 +49,7 @@ RuleMatch match_identity(const RuleCtx& rc, Graph*, Node* n) {
 
 RuleMatch dropout_inference(const RuleCtx& rc, Node* n) {
   if (n->outputs.size > 1 && n->outputs[1] && (n->outputs[1]->uses.size || n->outputs[1]->is_graph_output()))
-    return RuleMatch::decline("the mask is read");
+    return RuleMatch::decline("the Dropout mask output is read");
   if (n->inputs.size > 2 && n->inputs[2]) {
     std::vector<int64_t> mode;
     if (!read_ints(const_tensor(rc.m, n->inputs[2]), mode) || mode.size() != 1 || mode[0] != 0)

@@ -67,7 +67,7 @@ RuleMatch match_conv_add_mul(const RuleCtx& rc, Graph* g, Node* op) {
       b.assign(static_cast<size_t>(cout), 0.0);
     }
     if (is_mul) {
-      if (!read_doubles(wt, w)) return RuleMatch::decline("the weight cannot be read");
+      if (!read_doubles(wt, w)) return RuleMatch::decline("the Conv weight cannot be read as numbers");
       size_t inner = w.size() / static_cast<size_t>(cout);
       for (int64_t oc = 0; oc < cout; ++oc)
         for (size_t i = 0; i < inner; ++i) w[oc * inner + i] *= cv[oc];

@@ -134,7 +134,7 @@ RuleMatch match_bn(const RuleCtx& rc, Graph* g, Node* bn) {
     b[c] = (b[c] - mean[c]) * s[c] + beta[c];
   }
   if (wt->data_type != kFloat) {
-    if (!read_doubles(wt, w)) return RuleMatch::decline("the weight cannot be read");
+    if (!read_doubles(wt, w)) return RuleMatch::decline("the Conv weight cannot be read as numbers");
     scale_weight(w, wt, transpose, group, s);
   }
   return RuleMatch::rewrite(transpose ? "ConvTranspose + BN -> ConvTranspose" : "Conv + BN -> Conv",
