@@ -300,3 +300,36 @@ TEST(PassNotApplied, OncePerRoundsAndNotForRewrittenNodes) {
   EXPECT_TRUE(off.not_applied.empty());
   EXPECT_EQ(off.to_json().find("not_applied"), std::string::npos);
 }
+
+// A whole-graph pass records its declines through PassContext::decline: fold_constants names the
+// bytes a fold would add and the budget (here an Expand of a constant to 2048 floats).
+TEST(PassNotApplied, FoldConstantsNamesTheBudget) {
+  auto m = model_of(13, [](GraphBuilder& b) {
+    Value* one = b.initializer("one", {1}, {1.0f});
+    Value* shape = b.initializer_i64("shape", {1}, {2048});
+    b.output(b.op("Relu", {named(b.node("Expand", {one, shape}), "big")->outputs[0]}));
+  });
+  PipelineReport r = run_only(m, "fold_constants");
+  ASSERT_EQ(reasons(r, "big").size(), 1u) << r.to_json();
+  EXPECT_EQ(r.not_applied[0].pass, "fold_constants");
+  EXPECT_EQ(r.not_applied[0].rule, "size_budget");
+  EXPECT_EQ(r.not_applied[0].op, "Expand");
+  EXPECT_EQ(reasons(r, "big")[0],
+            "folding would add 8180 bytes to the model, above the budget of 4096 per fold (--fold-budget raises it)");
+  EXPECT_EQ(count_op(m->graph, "Expand"), 1);
+}
+
+// An unnamed node is labelled by its first output.
+TEST(PassNotApplied, DeclineHelperLabelsUnnamedNodesByOutput) {
+  auto m = unary(13, "Relu", "");
+  std::vector<Decline> ds;
+  PassContext ctx(*m);
+  ctx.declines = &ds;
+  ctx.pass_name = "some_pass";
+  Node* relu = m->graph->first;
+  ctx.decline("r", relu, "why");
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].node, "->" + std::string(m->str(relu->outputs[0]->name)));
+  EXPECT_EQ(ds[0].op, "Relu");
+  EXPECT_STREQ(ds[0].pass, "some_pass");
+}
