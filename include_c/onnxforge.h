@@ -360,6 +360,11 @@ OFG_API ofg_status ofg_run_pass(ofg_model* model, const char* pass, const ofg_op
  *                              ("rewrites": index, pass, rule, node, op, what); it always has
  *                              "rewrites_made".
  *   "optimize.list_rewrites"   "0"|"1": list the rewrites in the report without a budget
+ *   "optimize.fold_budget"     bytes one constant fold may add to the model, net (default 4096):
+ *                              a fold whose inputs stay because other nodes read them (a tied
+ *                              embedding read by Gather and, transposed, by the output MatMul)
+ *                              adds its whole result; a larger budget trades size for nodes
+ *   "optimize.check_each_pass" "0"|"1": check IR consistency after every pass (default 0)
  *   "optimize.explain"         "0"|"1" (default 1): the report's JSON lists why rules left nodes
  *                              alone, "not_applied": [{"pass", "rule", "node", "op", "reason"}],
  *                              each once over all rounds, without the nodes a rule rewrote
@@ -367,11 +372,6 @@ OFG_API ofg_status ofg_run_pass(ofg_model* model, const char* pass, const ofg_op
  *                              "node" is "" when the whole pass declined (e.g. "opset 13
  *                              has no LayerNormalization: use --target-opset 17"), then "op" is
  *                              the op the rule starts from. "0" skips collecting them.
- *   "optimize.fold_budget"     bytes one constant fold may add to the model, net (default 4096):
- *                              a fold whose inputs stay because other nodes read them (a tied
- *                              embedding read by Gather and, transposed, by the output MatMul)
- *                              adds its whole result; a larger budget trades size for nodes
- *   "optimize.check_each_pass" "0"|"1": check IR consistency after every pass (default 0)
  *   "optimize.verify_each_pass" "0"|"1": verify each class 1/2 pass by execution against the
  *                              model before it and roll it back when the outputs drift
  *                              (the "verify.*" options of ofg_verify apply; a model with an op the

@@ -84,6 +84,15 @@ std::string PipelineReport::to_json() const {
   j += "],\"index_walks_per_round\":[";
   for (size_t i = 0; i < index_walks.size(); ++i) j += (i ? "," : "") + std::to_string(index_walks[i]);
   j += "],\"rewrites_made\":" + std::to_string(rewrites_made);
+  if (!not_applied.empty()) {
+    j += ",\"not_applied\":[";
+    for (size_t i = 0; i < not_applied.size(); ++i) {
+      const NotApplied& d = not_applied[i];
+      j += (i ? "," : "") + std::string("{\"pass\":") + json::string(d.pass) + ",\"rule\":" + json::string(d.rule) +
+           ",\"node\":" + json::string(d.node) + ",\"op\":" + json::string(d.op) + ",\"reason\":" + json::string(d.reason) + (d.in_output ? "" : ",\"in_output\":false") + "}";
+    }
+    j += "]";
+  }
   if (!rewrites.empty()) {
     j += ",\"rewrites\":[";
     for (size_t i = 0; i < rewrites.size(); ++i) {
@@ -91,15 +100,6 @@ std::string PipelineReport::to_json() const {
       j += (i ? "," : "") + std::string("{\"index\":") + std::to_string(i + 1) + ",\"pass\":" + json::string(w.pass) +
            ",\"rule\":" + json::string(w.rule) + ",\"node\":" + json::string(w.node) + ",\"op\":" + json::string(w.op) +
            ",\"what\":" + json::string(w.what) + "}";
-    }
-    j += "]";
-  }
-  if (!not_applied.empty()) {
-    j += ",\"not_applied\":[";
-    for (size_t i = 0; i < not_applied.size(); ++i) {
-      const NotApplied& d = not_applied[i];
-      j += (i ? "," : "") + std::string("{\"pass\":") + json::string(d.pass) + ",\"rule\":" + json::string(d.rule) +
-           ",\"node\":" + json::string(d.node) + ",\"op\":" + json::string(d.op) + ",\"reason\":" + json::string(d.reason) + (d.in_output ? "" : ",\"in_output\":false") + "}";
     }
     j += "]";
   }

@@ -41,13 +41,13 @@ struct PipelineReport {
   // the k-th entry is the rewrite a budget of k-1 leaves out.
   std::vector<RewriteRecord> rewrites;
   int64_t rewrites_made = 0;
-  // Graph walks the rule driver made to index nodes, per round (one per round while no pass
-  // changes the graph; after a change, one at the next rule group).
-  std::vector<int64_t> index_walks;
   // The rules' declines (PipelineOptions::not_applied), each (pass, rule, node, reason) once
   // over all rounds, in the order first met; a node that a rule rewrote (in any pass or round)
   // is left out: its declines were about a graph that changed.
   std::vector<NotApplied> not_applied;
+  // Graph walks the rule driver made to index nodes, per round (one per round while no pass
+  // changes the graph; after a change, one at the next rule group).
+  std::vector<int64_t> index_walks;
   std::string to_json() const;
 };
 

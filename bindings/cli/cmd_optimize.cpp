@@ -52,6 +52,7 @@ std::vector<OptionSpec> specs() {
        "bytes one constant fold may add to the model (default 4096; more folds e.g. a tied weight's Transpose)"},
       {"--input-shape", OptionSpec::kText, "NAME=d1,d2", "fix the shape of input NAME (verification uses it too)", true},
       {"--report", OptionSpec::kText, "FILE.json", "write everything printed, plus paths and version, as JSON"},
+      kExplainSpec,  // --explain NODE (explain.cpp)
       {"--external-data", OptionSpec::kFlag, "", "save tensors of 1 KiB or more to OUT.data"},
       {"--check", OptionSpec::kFlag, "", "check IR consistency after every pass"},
       {"--verify", OptionSpec::kFlag, "", "run the original and the result on the same inputs and compare"},
@@ -66,7 +67,6 @@ std::vector<OptionSpec> specs() {
   // --- end precision conversion
   s.push_back(kTargetOpsetSpec);
   s.push_back(kNoOpsetVerifySpec);
-  s.push_back(kExplainSpec);  // --explain NODE (explain.cpp)
   return s;
 }
 
