@@ -657,7 +657,8 @@ class Model:
                  test_data: Optional[PathLike] = None, inputs: Optional[Mapping[str, Any]] = None,
                  progress: Optional[ProgressCallback] = None, log: Optional[LogCallback] = None,
                  threads: Optional[int] = None, max_rewrites: Optional[int] = None,
-                 fold_budget: Optional[int] = None) -> Report:
+                 fold_budget: Optional[int] = None, provenance: bool = False,
+                 keep_names: bool = False) -> Report:
         """Optimizes the model in place and returns what was done.
 
         Args:
@@ -681,6 +682,11 @@ class Model:
                 ``json.loads(report.json)["rewrites"]`` lists them (pass, rule, node).
             fold_budget: bytes one constant fold may add to the model (``optimize.fold_budget``;
                 default 4096).
+            provenance: ``json.loads(report.json)["provenance"]`` maps each output node's name
+                to the original nodes it came from, ``["folded"]`` each folded initializer to
+                the nodes folded into it (``optimize.provenance``; unnamed output nodes are
+                given names).
+            keep_names: every value that stays keeps its name (``optimize.keep_names``).
         """
         values: Dict[str, Any] = {
             "run.threads": threads,
@@ -692,6 +698,8 @@ class Model:
             "optimize.fold_budget": fold_budget,
             "optimize.check_each_pass": True if check_each_pass else None,
             "optimize.verify_each_pass": True if verify_each_pass else None,
+            "optimize.provenance": True if provenance else None,
+            "optimize.keep_names": True if keep_names else None,
         }
         with _InputFiles(inputs) as files:
             values.update(_verify_values(samples, seed, atol, rtol, dims, None, test_data, files.paths))
