@@ -96,6 +96,7 @@ void remove_use(Value* v, Node* n, uint32_t index) {
   for (uint32_t k = 0; k < v->uses.size; ++k) {
     if (v->uses[k].node == n && v->uses[k].index == index) {
       v->uses.erase_at(k);
+      if (v->uses.size == 0) note_unused(*n->graph->model, v);
       return;
     }
   }

@@ -1,6 +1,7 @@
 #include "ir/provenance.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "ir/graph_ops.h"
 
@@ -91,8 +92,35 @@ ProvenanceScope::ProvenanceScope(Model& model, Node* a) : m(model), anchor(a), o
   m.provenance_scope = this;
 }
 
+namespace {
+// The nodes a rewrite left dead: alive, every output unread (but by other such nodes) and no graph
+// output; found from the producers of values that lost their last reader, walking up.
+std::vector<Node*> left_dead(const std::vector<Node*>& orphaned) {
+  std::vector<Node*> dead, work(orphaned.rbegin(), orphaned.rend());
+  std::unordered_set<const Node*> is_dead;
+  while (!work.empty()) {
+    Node* d = work.back();
+    work.pop_back();
+    if (!d->alive || is_dead.count(d)) continue;
+    bool unread = true;
+    for (const Value* o : d->outputs) {
+      if (!o) continue;
+      if (o->is_graph_output()) unread = false;
+      for (const Use& u : o->uses) unread = unread && is_dead.count(u.node);
+    }
+    if (!unread) continue;
+    is_dead.insert(d);
+    dead.push_back(d);
+    for (const Value* v : d->inputs)
+      if (v && v->producer && v->producer->graph == d->graph) work.push_back(v->producer);
+  }
+  return dead;
+}
+}  // namespace
+
 ProvenanceScope::~ProvenanceScope() {
   m.provenance_scope = outer;
+  for (Node* d : left_dead(orphaned)) removed.insert(removed.end(), d->origins.begin(), d->origins.end());
   std::vector<uint32_t> all = removed;
   if (anchor) all.insert(all.end(), anchor->origins.begin(), anchor->origins.end());
   for (Node* n : created) add_origins(m, n, all.data(), all.size());
@@ -101,11 +129,17 @@ ProvenanceScope::~ProvenanceScope() {
   if (outer) {
     outer->created.insert(outer->created.end(), created.begin(), created.end());
     outer->removed.insert(outer->removed.end(), removed.begin(), removed.end());
+    outer->orphaned.insert(outer->orphaned.end(), orphaned.begin(), orphaned.end());
   }
 }
 
 void note_created(Model& m, Node* n) {
   if (m.provenance_scope) m.provenance_scope->created.push_back(n);
+}
+
+void note_unused(Model& m, const Value* v) {
+  if (ProvenanceScope* s = m.provenance_scope)
+    if (v->producer && v->producer->alive && !v->is_graph_output()) s->orphaned.push_back(v->producer);
 }
 
 void note_removed(Model& m, const Node* n) {

@@ -16,7 +16,8 @@
 //  - a ProvenanceScope (the rule driver opens one around each rule's edit, the opset conversion
 //    around each adapter): nodes created inside it get the origins of the scope's anchor (the
 //    matched node) and of every node removed inside it; a surviving anchor gets the removed
-//    nodes' origins too.
+//    nodes' origins too. Nodes the edit left dead (for eliminate_dead_nodes to remove: their
+//    outputs lost their last reader inside the scope, or feed only such nodes) count as removed.
 //  - record_folded: a pass that turns a node's output into an initializer (constant folding)
 //    records the node's origins against the initializer's name.
 #pragma once
@@ -56,10 +57,13 @@ struct ProvenanceScope {
   ProvenanceScope* outer;
   std::vector<Node*> created;
   std::vector<uint32_t> removed;  // origins of the nodes removed inside the scope
+  std::vector<Node*> orphaned;     // producers of values that lost their last reader
 };
 
 // Called by graph_ops.
 void note_created(Model& m, Node* n);
 void note_removed(Model& m, const Node* n);
+// v lost its last reader: its producer may be left dead by the rewrite.
+void note_unused(Model& m, const Value* v);
 
 }  // namespace ofg
