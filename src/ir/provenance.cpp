@@ -84,7 +84,10 @@ void hand_over_origins(Model& m, const Value* from, const Value* to) {
     ids.assign(from->producer->origins.begin(), from->producer->origins.end());
   if (const std::vector<uint32_t>* f = folded_of(m, from)) ids.insert(ids.end(), f->begin(), f->end());
   if (ids.empty()) return;
-  if (to->producer && !to->initializer) add_origins(m, to->producer, ids.data(), ids.size());
+  if (to->producer && !to->initializer) {
+    add_origins(m, to->producer, ids.data(), ids.size());
+    if (m.provenance_scope) m.provenance_scope->receivers.push_back(to->producer);
+  }
   else if (to->initializer) add_folded(m, to, ids.data(), ids.size());
 }
 
@@ -125,11 +128,14 @@ ProvenanceScope::~ProvenanceScope() {
   if (anchor) all.insert(all.end(), anchor->origins.begin(), anchor->origins.end());
   for (Node* n : created) add_origins(m, n, all.data(), all.size());
   if (anchor && anchor->alive) add_origins(m, anchor, removed.data(), removed.size());
+  for (Node* r : receivers)
+    if (r->alive) add_origins(m, r, removed.data(), removed.size());
   // What the enclosing scope's rewrite made or removed includes what this one did.
   if (outer) {
     outer->created.insert(outer->created.end(), created.begin(), created.end());
     outer->removed.insert(outer->removed.end(), removed.begin(), removed.end());
     outer->orphaned.insert(outer->orphaned.end(), orphaned.begin(), orphaned.end());
+    outer->receivers.insert(outer->receivers.end(), receivers.begin(), receivers.end());
   }
 }
 

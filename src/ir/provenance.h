@@ -16,7 +16,8 @@
 //  - a ProvenanceScope (the rule driver opens one around each rule's edit, the opset conversion
 //    around each adapter): nodes created inside it get the origins of the scope's anchor (the
 //    matched node) and of every node removed inside it; a surviving anchor gets the removed
-//    nodes' origins too. Nodes the edit left dead (for eliminate_dead_nodes to remove: their
+//    nodes' origins too, and so do the nodes that took over readers of removed ones (when an
+//    inverse Transpose pair goes, the node before it stands for both). Nodes the edit left dead (for eliminate_dead_nodes to remove: their
 //    outputs lost their last reader inside the scope, or feed only such nodes) count as removed.
 //  - record_folded: a pass that turns a node's output into an initializer (constant folding)
 //    records the node's origins against the initializer's name.
@@ -58,6 +59,7 @@ struct ProvenanceScope {
   std::vector<Node*> created;
   std::vector<uint32_t> removed;  // origins of the nodes removed inside the scope
   std::vector<Node*> orphaned;     // producers of values that lost their last reader
+  std::vector<Node*> receivers;    // nodes that took over a removed node's readers (hand_over_origins)
 };
 
 // Called by graph_ops.
