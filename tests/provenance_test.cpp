@@ -189,6 +189,47 @@ TEST(Provenance, KeepNamesKeepsTheIdentityThatWouldRenameItsInput) {
   EXPECT_EQ(kept->graph->node_count, 3u);
 }
 
+// x -> If(true) { then: Neg(x) -> "t_out" } else { Abs(x) } -> "y" -> Exp -> "z".
+std::unique_ptr<Model> constant_if() {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2});
+  uint8_t one = 1;
+  Value* c = b.initializer("cond", kBool, {}, &one, 1);
+  Graph* then_g = b.subgraph("then");
+  GraphBuilder tb(*m, then_g);
+  tb.output(tb.op("Neg", {x}, {}, "t_out"));
+  Graph* else_g = b.subgraph("else");
+  GraphBuilder eb(*m, else_g);
+  eb.output(eb.op("Abs", {x}, {}, "e_out"));
+  Node* n = b.node("If", {c}, 1, {b.g("then_branch", then_g), b.g("else_branch", else_g)}, {"y"});
+  n->name = m->intern("if0");
+  b.output(b.op("Exp", {n->outputs[0]}, {}, "z"));
+  recompute_captures(m->graph);
+  return m;
+}
+
+TEST(Provenance, KeepNamesKeepsABranchResultsName) {
+  auto names = [](Model& m) {
+    std::set<std::string> out;
+    for (Node* n = m.graph->first; n; n = n->next)
+      for (Value* v : n->outputs) out.insert(std::string(m.str(v->name)));
+    return out;
+  };
+  auto plain = constant_if();
+  optimize_with_provenance(plain, {"inline_constant_if"});
+  EXPECT_EQ(names(*plain), (std::set<std::string>{"y", "z"}));  // the Neg writes "y": "t_out" is gone
+  auto kept = constant_if();
+  passes::PipelineReport rep = optimize_with_provenance(kept, {"inline_constant_if"}, true);
+  EXPECT_EQ(names(*kept), (std::set<std::string>{"t_out", "y", "z"}));  // Neg -> "t_out", Identity -> "y"
+  // The Identity standing in for the If lists it; the moved Neg keeps its own origin.
+  const std::vector<std::string>* id = nullptr;
+  for (Node* n = kept->graph->first; n; n = n->next)
+    if (kept->str(n->op_type) == "Identity") id = entry(rep.provenance, std::string(kept->str(n->name)));
+  ASSERT_NE(id, nullptr) << rep.to_json();
+  EXPECT_NE(std::find(id->begin(), id->end(), "if0"), id->end()) << rep.to_json();
+}
+
 TEST(Provenance, OpsetConversionNodesComeFromTheConvertedNode) {
   auto m = new_model(17);
   GraphBuilder b(*m);
