@@ -49,6 +49,7 @@ class Matcher {
   Matcher(const Model& a, const Model& b, const Provenance* p, Result& out) : A(a), B(b), prov(p), r(out) {
     a_pair.assign(A.nodes.size(), kNone);
     a_listed.assign(A.nodes.size(), 0);
+    a_absorbed.assign(A.nodes.size(), false);
     b_pair.assign(B.nodes.size(), kNone);
     b_how.assign(B.nodes.size(), nullptr);
     b_done.assign(B.nodes.size(), false);
@@ -64,10 +65,11 @@ class Matcher {
     if (prov) match_provenance();
     match_output_names();
     match_structure();
+    infer_fusions();
     for (size_t i = 0; i < B.nodes.size(); ++i)
       if (!b_done[i]) r.added.push_back(B.ref(i));
     for (size_t i = 0; i < A.nodes.size(); ++i)
-      if (a_pair[i] == kNone && !a_listed[i]) r.removed.push_back(A.ref(i));
+      if (a_pair[i] == kNone && !a_listed[i] && !a_absorbed[i]) r.removed.push_back(A.ref(i));
     // Pairs are compared last, when every value correspondence is known.
     for (size_t bi = 0; bi < B.nodes.size(); ++bi)
       if (b_pair[bi] != kNone) compare_pair(b_pair[bi], bi);
@@ -79,6 +81,7 @@ class Matcher {
   Result& r;
   std::vector<size_t> a_pair, b_pair;  // one-to-one partners
   std::vector<int> a_listed;           // how many B nodes name the A node in the provenance
+  std::vector<bool> a_absorbed;        // unmatched A nodes that infer_fusions gave to a fused B node
   std::vector<const char*> b_how;
   std::vector<bool> b_done;            // matched one way or another
   std::unordered_map<const Value*, const Value*> b2a;  // B value -> the A value it stands for
@@ -149,7 +152,7 @@ class Matcher {
       } else if (o.size() == 1) {
         splits[o[0]].push_back(bi);
       } else {
-        NodeGroup g{B.ref(bi), {}};
+        NodeGroup g{B.ref(bi), {}, "provenance"};
         for (size_t ai : o) g.many.push_back(A.ref(ai));
         r.fused.push_back(std::move(g));
         const Node* b = B.nodes[bi];
@@ -158,7 +161,7 @@ class Matcher {
       }
     }
     for (const auto& [ai, bs] : splits) {
-      NodeGroup g{A.ref(ai), {}};
+      NodeGroup g{A.ref(ai), {}, "provenance"};
       for (size_t bi : bs) g.many.push_back(B.ref(bi));
       r.split.push_back(std::move(g));
     }
@@ -240,6 +243,47 @@ class Matcher {
       if (cands.empty()) free_by_key.erase(it);
       pair(ai, bi, "structure");
       ++r.by_structure;
+    }
+  }
+
+  // Without provenance, a fusion looks like a pair (the B node took the last A node's output name)
+  // plus A nodes matched to nothing. The unmatched A nodes upstream of the partner whose outputs
+  // only the group reads are taken as fused into the B node.
+  void infer_fusions() {
+    for (size_t bi = 0; bi < B.nodes.size(); ++bi) {
+      size_t partner = b_pair[bi];
+      if (partner == kNone || std::string(b_how[bi]) == "provenance") continue;
+      std::set<const Node*> group{A.nodes[partner]};
+      std::vector<size_t> members{partner};
+      for (bool grew = true; grew;) {
+        grew = false;
+        for (size_t k = 0; k < members.size(); ++k)
+          for (const Value* in : A.nodes[members[k]]->inputs) {
+            const Node* p = in ? in->producer : nullptr;
+            if (!p || group.count(p)) continue;
+            auto it = A.index.find(p);
+            if (it == A.index.end() || !a_free(it->second) || a_absorbed[it->second]) continue;
+            bool only_group = true;
+            for (const Value* v : p->outputs)
+              if (v) {
+                only_group = only_group && !v->is_graph_output();
+                for (const Use& u : v->uses) only_group = only_group && group.count(u.node);
+              }
+            if (!only_group) continue;
+            group.insert(p);
+            members.push_back(it->second);
+            grew = true;
+          }
+      }
+      if (members.size() == 1) continue;
+      std::sort(members.begin(), members.end());
+      NodeGroup g{B.ref(bi), {}, "inferred"};
+      for (size_t ai : members) {
+        g.many.push_back(A.ref(ai));
+        if (ai != partner) a_absorbed[ai] = true;
+      }
+      r.fused.push_back(std::move(g));
+      b_pair[bi] = kNone;  // reported as fused, not compared as a pair
     }
   }
 

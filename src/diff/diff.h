@@ -35,6 +35,7 @@ struct NodePair {
 struct NodeGroup {
   NodeRef one;
   std::vector<NodeRef> many;
+  std::string how;  // "provenance", or "inferred" (fused: unmatched A producers only it read)
 };
 
 // A graph input, output or initializer present in both under one name with another type, or in
@@ -86,7 +87,10 @@ struct Result {
 // Matches B's nodes to A's. With `provenance` (B node name -> A node names, from optimize's report)
 // each B node listed there is matched to its origins; B nodes it does not list, and every node
 // without it, are matched by output value names, then by structure (same op, inputs that are
-// matched values, in graph order), and what is left is added or removed. The models are only read.
+// matched values, in graph order). A B node matched so whose A partner read values of A nodes
+// left unmatched, and nothing else read (Conv before a folded BatchNormalization, a shape chain
+// folded into a constant), is reported fused from them ("inferred"). What is left is added or
+// removed. The models are only read.
 Result diff_models(const Model& a, const Model& b, const Provenance* provenance);
 
 // The result as JSON, every list complete (docs/diff.md describes the keys).

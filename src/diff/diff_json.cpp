@@ -23,7 +23,8 @@ std::string strings(const std::vector<std::string>& v) {
 }
 
 std::string group(const NodeGroup& g, const char* one, const char* many) {
-  return std::string("{\"") + one + "\":" + ref(g.one) + ",\"" + many + "\":" + list(g.many, ref) + "}";
+  return std::string("{\"") + one + "\":" + ref(g.one) + ",\"" + many + "\":" + list(g.many, ref) +
+         ",\"how\":" + string(g.how) + "}";
 }
 
 std::string section(const Section& s) {
