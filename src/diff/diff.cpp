@@ -53,6 +53,7 @@ class Matcher {
     b_pair.assign(B.nodes.size(), kNone);
     b_how.assign(B.nodes.size(), nullptr);
     b_done.assign(B.nodes.size(), false);
+    b_new.assign(B.nodes.size(), false);
   }
 
   void run() {
@@ -84,6 +85,7 @@ class Matcher {
   std::vector<bool> a_absorbed;        // unmatched A nodes that infer_fusions gave to a fused B node
   std::vector<const char*> b_how;
   std::vector<bool> b_done;            // matched one way or another
+  std::vector<bool> b_new;             // listed by the provenance with no origin: added, not matched
   std::unordered_map<const Value*, const Value*> b2a;  // B value -> the A value it stands for
 
   void pair(size_t ai, size_t bi, const char* how) {
@@ -143,7 +145,11 @@ class Matcher {
     // A nodes several B nodes name as their only origin were split (decomposed).
     std::map<size_t, std::vector<size_t>> splits;
     for (size_t bi = 0; bi < B.nodes.size(); ++bi) {
-      if (!listed[bi] || origins[bi].empty()) continue;  // not listed: the fallbacks; no origin: added
+      if (!listed[bi]) continue;  // left to the fallbacks
+      if (origins[bi].empty()) {  // made by a pass from nothing in A
+        b_new[bi] = true;
+        continue;
+      }
       b_done[bi] = true;
       ++r.by_provenance;
       const std::vector<size_t>& o = origins[bi];
@@ -172,7 +178,7 @@ class Matcher {
   // A B node that writes a value under a name an A node writes too stands for that A node.
   void match_output_names() {
     for (size_t bi = 0; bi < B.nodes.size(); ++bi) {
-      if (b_done[bi]) continue;
+      if (b_done[bi] || b_new[bi]) continue;
       for (const Value* bv : B.nodes[bi]->outputs) {
         auto it = bv ? A.values.find(B.name(bv)) : A.values.end();
         if (it == A.values.end() || !it->second->producer) continue;
@@ -211,7 +217,7 @@ class Matcher {
       free_by_key[key(A.m, n, std::vector<const Value*>(n->inputs.begin(), n->inputs.end()))].push_back(ai);
     }
     for (size_t bi = 0; bi < B.nodes.size(); ++bi) {
-      if (b_done[bi]) continue;
+      if (b_done[bi] || b_new[bi]) continue;
       const Node* b = B.nodes[bi];
       std::vector<const Value*> mapped;
       bool known = true;
@@ -248,11 +254,18 @@ class Matcher {
 
   // Without provenance, a fusion looks like a pair (the B node took the last A node's output name)
   // plus A nodes matched to nothing. The unmatched A nodes upstream of the partner whose outputs
-  // only the group reads are taken as fused into the B node.
+  // only the group reads are taken as fused into the B node, unless the B node reads an unmatched
+  // B node.
   void infer_fusions() {
     for (size_t bi = 0; bi < B.nodes.size(); ++bi) {
       size_t partner = b_pair[bi];
       if (partner == kNone || std::string(b_how[bi]) == "provenance") continue;
+      // A B node that reads an unmatched B node has work of its own upstream: the unmatched A
+      // nodes there are as likely that node's as this one's, so nothing is inferred.
+      bool reads_unmatched = false;
+      for (const Value* in : B.nodes[bi]->inputs)
+        if (in && in->producer && B.index.count(in->producer) && !b_done[B.index.at(in->producer)]) reads_unmatched = true;
+      if (reads_unmatched) continue;
       std::set<const Node*> group{A.nodes[partner]};
       std::vector<size_t> members{partner};
       for (bool grew = true; grew;) {

@@ -188,7 +188,11 @@ Provenance parse_provenance(const std::string& json) {
   const JsonNode* found = doc.field("provenance");
   for (size_t k = 0; !found && k < doc.fields.size(); ++k)
     if (doc.fields[k].second.kind == JsonNode::kObject) found = doc.fields[k].second.field("provenance");
-  if (!found && is_name_map(doc) && !doc.fields.empty()) found = &doc;
+  // The bare map: at least one node with an origin, so a report without provenance whose only
+  // fields are empty lists ({"passes": []}) is not mistaken for one.
+  bool any_origin = false;
+  for (const auto& f : doc.fields) any_origin = any_origin || (f.second.kind == JsonNode::kArray && !f.second.items.empty());
+  if (!found && is_name_map(doc) && any_origin) found = &doc;
   if (!found)
     fail(Status::kInvalidArgument,
          "provenance: no \"provenance\" object in the report (expected {\"provenance\": {node: [original nodes]}} at "
