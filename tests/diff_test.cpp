@@ -184,11 +184,46 @@ TEST(Diff, SplitAndAddedThroughProvenance) {
   EXPECT_EQ(r.unknown_a, (std::vector<std::string>{"nowhere"}));
 }
 
+TEST(Diff, ReportNamesUnnamedOriginalsByIndexAndFoldedNodes) {
+  auto a = conv_add_relu();
+  a->graph->first->next->name = kNoStr;  // the Add: the report calls it "#1"
+  auto b = conv_bias_relu("fresh");
+  Provenance p = {{"c1", {"c1", "#1"}}, {"r1", {"r1"}}};
+  Result r = diff_models(*a, *b, &p);
+  ASSERT_EQ(r.fused.size(), 1u) << diff_json(r);
+  ASSERT_EQ(r.fused[0].many.size(), 2u);
+  EXPECT_EQ(r.fused[0].many[1].name, "");
+  EXPECT_EQ(r.fused[0].many[1].op, "Add");
+  EXPECT_EQ(r.fused[0].many[1].index, 1u);
+  EXPECT_TRUE(r.unknown_a.empty());
+  Provenance bad = {{"c1", {"#0"}}, {"r1", {"#7"}}};  // #0 has a name (c1); #7 does not exist
+  Result u = diff_models(*a, *b, &bad);
+  EXPECT_EQ(u.unknown_a, (std::vector<std::string>{"#0", "#7"}));
+
+  // The Add folded into the initializer b_folded instead: folded, not removed.
+  Provenance q = {{"c1", {"c1"}}, {"r1", {"r1"}}};
+  Provenance folded = {{"b_folded", {"#1"}}};
+  Result f = diff_models(*a, *b, &q, &folded);
+  ASSERT_EQ(f.folded.size(), 1u) << diff_json(f);
+  EXPECT_EQ(f.folded[0].one.name, "b_folded");
+  EXPECT_EQ(f.folded[0].many[0].op, "Add");
+  EXPECT_TRUE(f.removed.empty()) << diff_json(f);
+  EXPECT_NE(diff_json(f).find("\"folded\":[{\"initializer\":\"b_folded\",\"a\":[{\"name\":\"\",\"op\":\"Add\",\"index\":1}]}]"),
+            std::string::npos) << diff_json(f);
+  // Without "folded" the Add is removed.
+  EXPECT_EQ(diff_models(*a, *b, &q).removed.size(), 1u);
+}
+
 TEST(Diff, ProvenanceIsFoundInAReport) {
   Provenance top = parse_provenance(R"({"passes":[{"name":"x","n":1.5e3}],"provenance":{"b":["a1","a2"]}})");
   EXPECT_EQ(top.at("b"), (std::vector<std::string>{"a1", "a2"}));
   Provenance nested = parse_provenance(R"({"ok":true,"optimize":{"provenance":{"n\u00e9":["m"]},"x":null}})");
   EXPECT_EQ(nested.at("n\xc3\xa9"), (std::vector<std::string>{"m"}));
+  // optimize --report nests the pipeline's report, with "folded" beside "provenance".
+  std::string report = R"({"version":"x","pipeline":{"passes":[],"provenance":{"n":["m"]},"folded":{"w":["#3"]}}})";
+  EXPECT_EQ(parse_provenance(report).at("n"), (std::vector<std::string>{"m"}));
+  EXPECT_EQ(parse_folded(report).at("w"), (std::vector<std::string>{"#3"}));
+  EXPECT_TRUE(parse_folded(R"({"provenance":{"n":["m"]}})").empty());
   Provenance bare = parse_provenance(R"({"b": ["a"], "c": []})");
   EXPECT_EQ(bare.size(), 2u);
   EXPECT_TRUE(bare.at("c").empty());

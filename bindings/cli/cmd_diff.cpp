@@ -68,10 +68,11 @@ void print_text(const JsonValue& v, size_t max) {
     return;
   }
   const JsonValue& by = s["matched_by"];
-  std::printf("different: %lld -> %lld nodes; %lld same, %lld changed, %lld fused, %lld split, %lld added, %lld removed; "
+  std::printf("different: %lld -> %lld nodes; %lld same, %lld changed, %lld fused, %lld split, %lld added, %lld removed%s; "
               "matched %lld of %lld B nodes (%lld by provenance, %lld by output name, %lld by structure)\n",
               s.integer("a_nodes"), s.integer("b_nodes"), s.integer("same"), s.integer("changed"), s.integer("fused"),
-              s.integer("split"), s.integer("added"), s.integer("removed"), s.integer("b_matched"), s.integer("b_nodes"),
+              s.integer("split"), s.integer("added"), s.integer("removed"),
+              s.integer("folded") ? (", " + std::to_string(s.integer("folded")) + " initializers folded").c_str() : "", s.integer("b_matched"), s.integer("b_nodes"),
               by.integer("provenance"), by.integer("output_name"), by.integer("structure"));
   if (!v["op_counts"].items.empty()) {
     std::string l = "op counts:";
@@ -96,6 +97,11 @@ void print_text(const JsonValue& v, size_t max) {
   print_list("split", n["split"], max, [](const JsonValue& x) {
     std::string l = node(x["a"]) + " ->";
     for (size_t i = 0; i < x["b"].items.size(); ++i) l += (i ? ", " : " ") + node(x["b"].items[i]);
+    return l;
+  });
+  print_list("folded into initializers", n["folded"], max, [](const JsonValue& x) {
+    std::string l = x.str("initializer") + " <-";
+    for (size_t i = 0; i < x["a"].items.size(); ++i) l += (i ? ", " : " ") + node(x["a"].items[i]);
     return l;
   });
   print_list("added", n["added"], max, node);

@@ -16,9 +16,13 @@ ofg_status ofg_diff_json(const ofg_model* a, const ofg_model* b, const char* pro
     require(a, "ofg_diff_json", "a");
     require(b, "ofg_diff_json", "b");
     require(out_json, "ofg_diff_json", "out_json");
-    diff::Provenance prov;
-    if (provenance_json) prov = diff::parse_provenance(provenance_json);
-    std::string s = diff::diff_json(diff::diff_models(*a->model, *b->model, provenance_json ? &prov : nullptr));
+    diff::Provenance prov, folded;
+    if (provenance_json) {
+      prov = diff::parse_provenance(provenance_json);
+      folded = diff::parse_folded(provenance_json);
+    }
+    const diff::Provenance* given = provenance_json ? &prov : nullptr;
+    std::string s = diff::diff_json(diff::diff_models(*a->model, *b->model, given, provenance_json ? &folded : nullptr));
     char* p = static_cast<char*>(std::malloc(s.size() + 1));
     if (!p) throw std::bad_alloc();
     std::memcpy(p, s.c_str(), s.size() + 1);

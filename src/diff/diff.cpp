@@ -41,12 +41,22 @@ struct Side {
     if (v && v->name != kNoStr) values.emplace(std::string(m.str(v->name)), v);
   }
   std::string name(const Value* v) const { return v ? std::string(m.str(v->name)) : std::string(); }
+  // The node a report names: by name, else "#k" for the k-th node when that one has no name.
+  size_t find(const std::string& name) const {
+    auto it = by_name.find(name);
+    if (it != by_name.end()) return it->second;
+    if (name.size() < 2 || name[0] != '#' || name.find_first_not_of("0123456789", 1) != std::string::npos || name.size() > 12)
+      return kNone;
+    size_t k = std::stoull(name.substr(1));
+    return k < nodes.size() && nodes[k]->name == kNoStr ? k : kNone;
+  }
   NodeRef ref(size_t i) const { return {std::string(m.str(nodes[i]->name)), op_key(m, *nodes[i]), i}; }
 };
 
 class Matcher {
  public:
-  Matcher(const Model& a, const Model& b, const Provenance* p, Result& out) : A(a), B(b), prov(p), r(out) {
+  Matcher(const Model& a, const Model& b, const Provenance* p, const Provenance* f, Result& out)
+      : A(a), B(b), prov(p), folded(f), r(out) {
     a_pair.assign(A.nodes.size(), kNone);
     a_listed.assign(A.nodes.size(), 0);
     a_absorbed.assign(A.nodes.size(), false);
@@ -79,10 +89,11 @@ class Matcher {
  private:
   Side A, B;
   const Provenance* prov;
+  const Provenance* folded;
   Result& r;
   std::vector<size_t> a_pair, b_pair;  // one-to-one partners
   std::vector<int> a_listed;           // how many B nodes name the A node in the provenance
-  std::vector<bool> a_absorbed;        // unmatched A nodes that infer_fusions gave to a fused B node
+  std::vector<bool> a_absorbed;        // A nodes in a "folded" group or given to a fused B node by infer_fusions
   std::vector<const char*> b_how;
   std::vector<bool> b_done;            // matched one way or another
   std::vector<bool> b_new;             // listed by the provenance with no origin: added, not matched
@@ -122,25 +133,38 @@ class Matcher {
     std::vector<std::vector<size_t>> origins(B.nodes.size());
     std::vector<bool> listed(B.nodes.size(), false);
     for (const auto& [bname, anames] : *prov) {
-      auto bit = B.by_name.find(bname);
-      if (bit == B.by_name.end()) {
+      size_t bi = B.by_name.count(bname) ? B.by_name.at(bname) : kNone;
+      if (bi == kNone) {
         r.unknown_b.push_back(bname);
         continue;
       }
-      size_t bi = bit->second;
       listed[bi] = true;
       for (const std::string& an : anames) {
-        auto ait = A.by_name.find(an);
-        if (ait == A.by_name.end()) {
+        size_t ai = A.find(an);
+        if (ai == kNone) {
           unknown_a.insert(an);
           continue;
         }
-        if (std::find(origins[bi].begin(), origins[bi].end(), ait->second) == origins[bi].end())
-          origins[bi].push_back(ait->second);
+        if (std::find(origins[bi].begin(), origins[bi].end(), ai) == origins[bi].end()) origins[bi].push_back(ai);
       }
       std::sort(origins[bi].begin(), origins[bi].end());
       for (size_t ai : origins[bi]) ++a_listed[ai];
     }
+    // A nodes folded into an initializer that no B node came from: folded, not removed.
+    if (folded)
+      for (const auto& [init, anames] : *folded) {
+        NodeGroup g{{init, "initializer", 0}, {}, "provenance"};
+        for (const std::string& an : anames) {
+          size_t ai = A.find(an);
+          if (ai == kNone) {
+            unknown_a.insert(an);
+          } else if (!a_listed[ai] && !a_absorbed[ai]) {
+            a_absorbed[ai] = true;
+            g.many.push_back(A.ref(ai));
+          }
+        }
+        if (!g.many.empty()) r.folded.push_back(std::move(g));
+      }
     r.unknown_a.assign(unknown_a.begin(), unknown_a.end());
     // A nodes several B nodes name as their only origin were split (decomposed).
     std::map<size_t, std::vector<size_t>> splits;
@@ -173,7 +197,7 @@ class Matcher {
     }
   }
 
-  bool a_free(size_t ai) const { return a_pair[ai] == kNone && !a_listed[ai]; }
+  bool a_free(size_t ai) const { return a_pair[ai] == kNone && !a_listed[ai] && !a_absorbed[ai]; }
 
   // A B node that writes a value under a name an A node writes too stands for that A node.
   void match_output_names() {
@@ -452,13 +476,13 @@ void diff_op_counts(const Model& am, const Model& bm, std::vector<OpCount>& out)
 }  // namespace
 
 bool Result::identical() const {
-  return changed.empty() && fused.empty() && split.empty() && added.empty() && removed.empty() && inputs.empty() &&
+  return changed.empty() && fused.empty() && split.empty() && folded.empty() && added.empty() && removed.empty() && inputs.empty() &&
          outputs.empty() && initializers.empty() && opsets.empty() && op_counts.empty();
 }
 
-Result diff_models(const Model& a, const Model& b, const Provenance* provenance) {
+Result diff_models(const Model& a, const Model& b, const Provenance* provenance, const Provenance* folded) {
   Result r;
-  Matcher m(a, b, provenance, r);
+  Matcher m(a, b, provenance, folded, r);
   m.run();
   if (a.graph && b.graph) {
     diff_io(a, b, a.graph->inputs, b.graph->inputs, nullptr, r.inputs);

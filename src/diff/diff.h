@@ -73,6 +73,9 @@ struct Result {
   std::vector<NodePair> changed;
   std::vector<NodeGroup> fused, split;
   std::vector<NodeRef> added, removed;
+  // A nodes no B node came from that constant folding turned into an initializer of B (the
+  // report's "folded"): `one` is that initializer (name only), `many` the A nodes.
+  std::vector<NodeGroup> folded;
   // Names the provenance gives that the models do not have: B nodes (keys), A nodes (origins).
   std::vector<std::string> unknown_b, unknown_a;
   Section inputs, outputs, initializers;
@@ -91,7 +94,10 @@ struct Result {
 // left unmatched, and nothing else read (Conv before a folded BatchNormalization, a shape chain
 // folded into a constant), is reported fused from them ("inferred"). What is left is added or
 // removed. The models are only read.
-Result diff_models(const Model& a, const Model& b, const Provenance* provenance);
+// `folded` (may be null): the report's initializer -> folded A nodes; those A nodes are "folded",
+// not removed. A node name "#k" that no node has names the k-th node of A's main graph when that
+// node has no name (how the report names unnamed originals).
+Result diff_models(const Model& a, const Model& b, const Provenance* provenance, const Provenance* folded = nullptr);
 
 // The result as JSON, every list complete (docs/diff.md describes the keys).
 std::string diff_json(const Result& r);

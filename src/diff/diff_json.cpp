@@ -48,7 +48,7 @@ std::string diff_json(const Result& r) {
   s += r.with_provenance ? "true" : "false";
   s += ",\"summary\":{\"a_nodes\":" + n(r.a_nodes) + ",\"b_nodes\":" + n(r.b_nodes) + ",\"b_matched\":" + n(r.b_matched()) +
        ",\"same\":" + n(r.same) + ",\"changed\":" + n(r.changed.size()) + ",\"fused\":" + n(r.fused.size()) +
-       ",\"split\":" + n(r.split.size()) + ",\"added\":" + n(r.added.size()) + ",\"removed\":" + n(r.removed.size()) +
+       ",\"split\":" + n(r.split.size()) + ",\"folded\":" + n(r.folded.size()) + ",\"added\":" + n(r.added.size()) + ",\"removed\":" + n(r.removed.size()) +
        ",\"matched_by\":{\"provenance\":" + n(r.by_provenance) + ",\"output_name\":" + n(r.by_output_name) +
        ",\"structure\":" + n(r.by_structure) + "}}";
   s += ",\"nodes\":{\"changed\":" + list(r.changed, [](const NodePair& p) {
@@ -56,6 +56,9 @@ std::string diff_json(const Result& r) {
        });
   s += ",\"fused\":" + list(r.fused, [](const NodeGroup& g) { return group(g, "b", "a"); });
   s += ",\"split\":" + list(r.split, [](const NodeGroup& g) { return group(g, "a", "b"); });
+  s += ",\"folded\":" + list(r.folded, [](const NodeGroup& g) {
+         return "{\"initializer\":" + string(g.one.name) + ",\"a\":" + list(g.many, ref) + "}";
+       });
   s += ",\"added\":" + list(r.added, ref) + ",\"removed\":" + list(r.removed, ref) + "}";
   s += ",\"unknown_provenance\":{\"b\":" + strings(r.unknown_b) + ",\"a\":" + strings(r.unknown_a) + "}";
   s += ",\"inputs\":" + section(r.inputs) + ",\"outputs\":" + section(r.outputs) + ",\"initializers\":" + section(r.initializers);

@@ -180,7 +180,28 @@ bool is_name_map(const JsonNode& v) {
   return true;
 }
 
+Provenance to_map(const JsonNode& object) {
+  Provenance p;
+  for (const auto& f : object.fields) {
+    std::vector<std::string>& origins = p[f.first];
+    for (const JsonNode& x : f.second.items) origins.push_back(x.s);
+  }
+  return p;
+}
+
 }  // namespace
+
+Provenance parse_folded(const std::string& json) {
+  JsonNode doc = Reader(json).document();
+  const JsonNode* holder = doc.field("provenance") ? &doc : nullptr;
+  for (size_t k = 0; !holder && k < doc.fields.size(); ++k)
+    if (doc.fields[k].second.kind == JsonNode::kObject && doc.fields[k].second.field("provenance")) holder = &doc.fields[k].second;
+  const JsonNode* folded = holder ? holder->field("folded") : nullptr;
+  if (!folded) return {};
+  if (!is_name_map(*folded))
+    fail(Status::kInvalidArgument, "provenance: \"folded\" must map each initializer name to an array of node names");
+  return to_map(*folded);
+}
 
 Provenance parse_provenance(const std::string& json) {
   JsonNode doc = Reader(json).document();
@@ -199,12 +220,7 @@ Provenance parse_provenance(const std::string& json) {
          "the top level or one level down; optimize --report writes it)");
   if (!is_name_map(*found))
     fail(Status::kInvalidArgument, "provenance: \"provenance\" must map each node name to an array of node names");
-  Provenance p;
-  for (const auto& f : found->fields) {
-    std::vector<std::string>& origins = p[f.first];
-    for (const JsonNode& x : f.second.items) origins.push_back(x.s);
-  }
-  return p;
+  return to_map(*found);
 }
 
 }  // namespace ofg::diff

@@ -15,4 +15,8 @@ using Provenance = std::map<std::string, std::vector<std::string>>;
 // (naming what was expected) when the text is not JSON or holds no such object.
 Provenance parse_provenance(const std::string& json);
 
+// The report's "folded" object beside its "provenance" ({initializer name: [A nodes constant
+// folding turned into it]}); empty when the report has none. Same errors as parse_provenance.
+Provenance parse_folded(const std::string& json);
+
 }  // namespace ofg::diff

@@ -56,7 +56,9 @@ def test_identical_models_exit_0():
 def test_fused_through_provenance_and_fallback():
     a = save(conv_add_relu(), "a.onnx")
     b = save(conv_bias_relu(), "b.onnx")
-    report = write("report.json", json.dumps({"optimize": {"passes": [], "provenance": {"c1": ["c1", "a1"], "r1": ["r1"]}}}))
+    # Nested as optimize --report writes it (the pipeline's report under "pipeline").
+    report = write("report.json", json.dumps({"pipeline": {"passes": [], "provenance": {"c1": ["c1", "a1"], "r1": ["r1"]},
+                                                           "folded": {}}}))
     p = run("diff", a, b, "--provenance", report, ok=(1,))
     first = p.stdout.splitlines()[0]
     assert first.startswith("different: 3 -> 2 nodes; 1 same, 0 changed, 1 fused,"), p.stdout
