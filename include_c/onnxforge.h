@@ -477,8 +477,8 @@ OFG_API ofg_status ofg_check_target(const ofg_model* model, const char* target, 
  * "removed", "matched_by": {"provenance", "output_name", "structure"}}, "nodes": {"changed": [{"a",
  * "b", "how", "changes": [text]}], "fused": [{"b", "a": [...], "how"}], "split": [{"a", "b": [...],
  * "how"}], "folded": [{"initializer", "a": [...]}], "added", "removed"} (a node is {"name", "op",
- * "index"}), "unknown_provenance": {"b", "a"} (names the provenance gives that the models do not
- * have), "inputs"/"outputs"/"initializers": {"added",
+ * "index"}), "unknown_provenance": {"b", "a"} (names the provenance gives that the main graphs do
+ * not have: subgraph nodes are not matched), "inputs"/"outputs"/"initializers": {"added",
  * "removed", "changed": [{"name", "a", "b"[, "changes"]}], "renamed": [{"a", "b"}]}, "opsets":
  * [{"domain", "a", "b"}], "op_counts": [{"op", "a", "b"}]} (only what differs).
  * Provenance that is not JSON or holds no such object is OFG_ERR_INVALID_ARGUMENT, with why.

@@ -111,7 +111,7 @@ void print_text(const JsonValue& v, size_t max) {
   print_section("initializers", v["initializers"], max);
   const JsonValue& u = v["unknown_provenance"];
   if (!u["a"].items.empty() || !u["b"].items.empty())
-    std::printf("provenance names not in the models: %zu of B, %zu of A\n", u["b"].items.size(), u["a"].items.size());
+    std::printf("provenance names not in the main graphs (subgraph nodes are not matched): %zu of B, %zu of A\n", u["b"].items.size(), u["a"].items.size());
 }
 
 }  // namespace
