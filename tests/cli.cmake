@@ -17,11 +17,6 @@ ofg_cli_test(cli_edges cli_edges_test.py 300)
 ofg_cli_test(cli_save_layout cli_save_layout_test.py 300)
 # onnxforge targets / check --target (issue 24): findings, exit codes, bad names.
 ofg_cli_test(cli_targets cli_targets_test.py 120)
-# onnxforge diff A B (issue 24, part 4): provenance and fallback matching, text/JSON, exit codes.
-ofg_cli_test(cli_diff cli_diff_test.py 120)
-add_test(NAME cli_diff_shared
-  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_diff_test.py $<TARGET_FILE:onnxforge_cli> --shared)
-set_tests_properties(cli_diff_shared PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 ENVIRONMENT "ONNXFORGE_DATA=${OFG_DATA_DIR}")
 # Slow (label `slow`: not in the sanitizer run): 240 interrupted saves of a 256 MiB model
 # (1.5 min), and two saves of a model over 2 GiB read back by onnx.load (1 min, 4.3 GB written
 # and removed; skipped without 6 GiB free).
@@ -33,3 +28,9 @@ add_test(NAME bisect_rewrites
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cli/bisect_rewrites_test.py $<TARGET_FILE:onnxforge_cli>)
 set_tests_properties(bisect_rewrites PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
   ENVIRONMENT "ONNXFORGE_DATA=${OFG_DATA_DIR}")
+
+# onnxforge diff A B (issue 24, part 4): provenance and fallback matching, text/JSON, exit codes.
+ofg_cli_test(cli_diff cli_diff_test.py 120)
+add_test(NAME cli_diff_shared
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_diff_test.py $<TARGET_FILE:onnxforge_cli> --shared)
+set_tests_properties(cli_diff_shared PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 ENVIRONMENT "ONNXFORGE_DATA=${OFG_DATA_DIR}")
