@@ -227,7 +227,10 @@ TEST(Diff, ProvenanceIsFoundInAReport) {
   Provenance bare = parse_provenance(R"({"b": ["a"], "c": []})");
   EXPECT_EQ(bare.size(), 2u);
   EXPECT_TRUE(bare.at("c").empty());
-  for (const char* bad : {"{\"passes\": []}", "[1]", "{\"provenance\": {\"b\": [1]}}", "{\"provenance\": ", "nope"}) {
+  EXPECT_EQ(parse_provenance(R"({"provenance":{"\ud83d\ude00":["a"]}})").count("\xf0\x9f\x98\x80"), 1u);
+  // A high surrogate followed by no low one; a report without provenance; not a map of names; cut short.
+  for (const char* bad : {"{\"provenance\": {\"\\ud800\\u0041\": []}}", "{\"passes\": []}",
+                          "[1]", "{\"provenance\": {\"b\": [1]}}", "{\"provenance\": ", "nope"}) {
     try {
       parse_provenance(bad);
       ADD_FAILURE() << "accepted " << bad;

@@ -114,6 +114,7 @@ class Reader {
           if (cp >= 0xD800 && cp < 0xDC00 && t_.compare(i_, 2, "\\u") == 0) {  // surrogate pair
             i_ += 2;
             unsigned lo = hex4();
+            if (lo < 0xDC00 || lo > 0xDFFF) error("bad surrogate pair");
             cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
           }
           put_utf8(out, cp);
