@@ -453,6 +453,38 @@ OFG_API ofg_status ofg_targets_json(char** out);
  * the known names. */
 OFG_API ofg_status ofg_check_target(const ofg_model* model, const char* target, char** out_json);
 /* ---- end target profiles ---- */
+/* ---- graph diff (issue 24, part 4) */
+/* Compares the main graphs of `a` and `b` (both only read) and hands out the difference as a
+ * NUL-terminated JSON string in *out_json, released with ofg_buffer_free (on failure *out_json is
+ * untouched). Nodes of B are matched to nodes of A:
+ *   - with `provenance_json` (may be NULL): an optimize report (optimize --report, ofg_report_json)
+ *     holding "provenance": {B node name: [A node names]} at its top level or one level down, or
+ *     that object alone. Each B node it lists is matched to its origins: one origin that no other
+ *     B node names = a pair; several origins = "fused"; one origin that several B nodes name =
+ *     "split"; no origin = "added". An origin "#k" (the report's name for an unnamed original) is
+ *     A's k-th main-graph node when that one has no name. A nodes in the report's "folded"
+ *     ({B initializer: [A nodes]}) are "folded"; other A nodes no B node names are "removed"
+ *     (unless matched below).
+ *   - B nodes without provenance: by output value names first, then by structure (same op on
+ *     inputs that are matched values, in graph order); unmatched A nodes only such a pair's A
+ *     node read are "fused" into its B node (how "inferred"); the rest are "added"/"removed".
+ * A pair is "changed" when op, attributes, inputs (as matched values) or output names differ.
+ * Also compared: graph inputs and outputs (by name, element type and shape; an output under a new
+ * name that is the same matched value is "renamed"), initializers (by name: element type, shape,
+ * bytes; the same tensor under another name is "renamed"), opset imports and op counts.
+ * The JSON (keys stable, docs/diff.md): {"identical", "provenance" (was one given), "summary":
+ * {"a_nodes", "b_nodes", "b_matched", "same", "changed", "fused", "split", "folded", "added",
+ * "removed", "matched_by": {"provenance", "output_name", "structure"}}, "nodes": {"changed": [{"a",
+ * "b", "how", "changes": [text]}], "fused": [{"b", "a": [...], "how"}], "split": [{"a", "b": [...],
+ * "how"}], "folded": [{"initializer", "a": [...]}], "added", "removed"} (a node is {"name", "op",
+ * "index"}), "unknown_provenance": {"b", "a"} (names the provenance gives that the main graphs do
+ * not have: subgraph nodes are not matched), "inputs"/"outputs"/"initializers": {"added",
+ * "removed", "changed": [{"name", "a", "b"[, "changes"]}], "renamed": [{"a", "b"}]}, "opsets":
+ * [{"domain", "a", "b"}], "op_counts": [{"op", "a", "b"}]} (only what differs).
+ * Provenance that is not JSON or holds no such object is OFG_ERR_INVALID_ARGUMENT, with why.
+ * Safe to call from any thread while nothing changes the two models. */
+OFG_API ofg_status ofg_diff_json(const ofg_model* a, const ofg_model* b, const char* provenance_json, char** out_json);
+/* ---- end graph diff ---- */
 
 
 /* ------------------------------------------------------------------ tensors, execution, verification */

@@ -28,3 +28,9 @@ add_test(NAME bisect_rewrites
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cli/bisect_rewrites_test.py $<TARGET_FILE:onnxforge_cli>)
 set_tests_properties(bisect_rewrites PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
   ENVIRONMENT "ONNXFORGE_DATA=${OFG_DATA_DIR}")
+
+# onnxforge diff A B (issue 24, part 4): provenance and fallback matching, text/JSON, exit codes.
+ofg_cli_test(cli_diff cli_diff_test.py 120)
+add_test(NAME cli_diff_shared
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_diff_test.py $<TARGET_FILE:onnxforge_cli> --shared)
+set_tests_properties(cli_diff_shared PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 ENVIRONMENT "ONNXFORGE_DATA=${OFG_DATA_DIR}")

@@ -94,5 +94,6 @@ int cmd_run(const Args& args);
 int cmd_verify(const Args& args);
 int cmd_targets(const Args& args);
 int cmd_check(const Args& args);
+int cmd_diff(const Args& args);
 
 }  // namespace cli

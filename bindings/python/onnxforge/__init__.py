@@ -21,11 +21,13 @@ from ._core import (LOG_INFO, LOG_WARNING, Model, OutputDiff, PassInfo, PassRun,
                     save_tensor_pb, status_string, targets, verify, version)
 from ._lib import library_path
 from ._simplify import simplify
+from ._core import diff  # the graph diff (docs/diff.md)
 
 # The library's version (include_c/onnxforge.h), the one the wheel's metadata also carries.
 __version__ = version()
 
 __all__ = [
+    "diff",
     "CancelledError", "Error", "InputOutputError", "InternalError", "InvalidArgumentError", "InvalidModelError",
     "LimitError", "NoMemoryError", "NoValidInputsError", "ParseError", "UnsupportedError", "VerifyFailedError",
     "LOG_INFO", "LOG_WARNING", "Model", "OutputDiff", "PassInfo", "PassRun", "Report", "ValueInfo", "VerifyInput",

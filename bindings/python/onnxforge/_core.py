@@ -933,6 +933,40 @@ def _as_model(m: Any) -> Tuple[Model, bool]:
     return (m, False) if isinstance(m, Model) else (load(m), True)
 
 
+def diff(a: Any, b: Any, provenance: Any = None) -> Dict[str, Any]:
+    """What differs between models ``a`` and ``b`` (each a :class:`Model` or anything :func:`load`
+    takes), node by node: the library's JSON (keys in docs/diff.md) parsed into a dict, e.g.
+    ``d["identical"]``, ``d["summary"]["fused"]``, ``d["nodes"]["removed"]``.
+
+    ``provenance``, when ``b`` came from ``a`` through optimize: the optimize report holding
+    ``"provenance": {b node: [a nodes]}`` as a :class:`Report`, a dict (the parsed report or the
+    mapping alone) or the path of a report file (``onnxforge optimize --report``). Without it nodes
+    are matched by output names, then by structure. Bad provenance raises InvalidArgumentError.
+    """
+    if provenance is None:
+        prov: Optional[bytes] = None
+    elif isinstance(provenance, Report):
+        prov = provenance.json.encode("utf-8")
+    elif isinstance(provenance, Mapping):
+        prov = json.dumps(provenance).encode("utf-8")
+    elif isinstance(provenance, (str, os.PathLike)):
+        with open(provenance, "rb") as f:
+            prov = f.read()
+    else:
+        raise TypeError(f"onnxforge.diff: provenance must be a Report, a dict or a path, got {type(provenance).__name__}")
+    ma, own_a = _as_model(a)
+    try:
+        mb, own_b = _as_model(b)
+        try:
+            return json.loads(_take_json(lambda out: lib.ofg_diff_json(ma._handle, mb._handle, prov, out)))
+        finally:
+            if own_b:
+                mb.close()
+    finally:
+        if own_a:
+            ma.close()
+
+
 class _InputFiles:
     """verify.input.NAME takes .pb files: arrays given directly are written to a temporary folder."""
 

@@ -139,6 +139,7 @@ _SIGNATURES = {
     "ofg_value_optional_element": (_status, [_P, _PP]),
     "ofg_run_values": (_status, [_P, _P, c_size_t, POINTER(c_char_p), _PP, POINTER(c_size_t),
                                  POINTER(_PP)]),
+    "ofg_diff_json": (_status, [_P, _P, c_char_p, POINTER(c_char_p)]),  # graph diff (issue 24, part 4)
 }
 
 
