@@ -365,6 +365,13 @@ OFG_API ofg_status ofg_run_pass(ofg_model* model, const char* pass, const ofg_op
  *                              embedding read by Gather and, transposed, by the output MatMul)
  *                              adds its whole result; a larger budget trades size for nodes
  *   "optimize.check_each_pass" "0"|"1": check IR consistency after every pass (default 0)
+ *   "optimize.explain"         "0"|"1" (default 1): the report's JSON lists why rules left nodes
+ *                              alone, "not_applied": [{"pass", "rule", "node", "op", "reason"}],
+ *                              each once over all rounds, without the nodes a rule rewrote
+ *                              later ("in_output": false marks a node a later pass removed);
+ *                              "node" is "" when the whole pass declined (e.g. "opset 13
+ *                              has no LayerNormalization: use --target-opset 17"), then "op" is
+ *                              the op the rule starts from. "0" skips collecting them.
  *   "optimize.verify_each_pass" "0"|"1": verify each class 1/2 pass by execution against the
  *                              model before it and roll it back when the outputs drift
  *                              (the "verify.*" options of ofg_verify apply; a model with an op the

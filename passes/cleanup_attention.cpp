@@ -32,12 +32,12 @@ bool same_shape(const exec::IType* a, const exec::IType* b) {
 }
 
 RuleMatch match_same_shape(const RuleCtx& rc, Graph*, Node* n) {
-  if (n->inputs.size < 2 || !n->inputs[0]) return RuleMatch::decline("without data and shape inputs");
+  if (n->inputs.size < 2 || !n->inputs[0]) return RuleMatch::decline("the node has no data or no shape input");
   Value* in = n->inputs[0];
   Value* out = n->outputs[0];
   if (!out || read_by_custom(rc.m, out)) return RuleMatch::decline("no output, or a custom-domain node reads it");
   const exec::TypeInference& ti = rc.types();
-  if (!same_shape(ti.type_of(in), ti.type_of(out))) return RuleMatch::decline("inference does not prove the shape unchanged");
+  if (!same_shape(ti.type_of(in), ti.type_of(out))) return RuleMatch::decline("type inference does not prove the output shape equals the input shape");
   // Reshape with allowzero=1 and a 0 entry would still mean the same shape: no special case.
   return RuleMatch::rewrite("shape-keeping step removed", [n, in, out](PassContext& ctx) -> int64_t {
     return bypass(ctx, n, in, out) ? 1 : 0;

@@ -35,7 +35,7 @@ RuleMatch match_reshape_chain(const RuleCtx& rc, Graph* g, Node* n) {
   if (!read_ints(const_tensor(m, n->inputs[1]), shape)) return RuleMatch::decline("the shape is not constant");
   // A 0 copies a dim of the input (unless allowzero), so the input's shape would matter.
   for (int64_t d : shape)
-    if (d == 0) return RuleMatch::decline("the shape has a 0 entry");
+    if (d == 0) return RuleMatch::decline("the shape has a 0 entry (copies an input dim that the chain changes)");
   if (!skippable(m, g, n)) return RuleMatch::decline("the data is not a reshape-like op read only here");
   // Skip every reshape-like producer read only by this chain (one rewrite).
   return RuleMatch::rewrite("reshape chain -> one Reshape", [g, n](PassContext& ctx) -> int64_t {
@@ -128,13 +128,13 @@ RuleMatch match_unsqueeze_chain(const RuleCtx& rc, Graph* g, Node* n) {
   Node* p = single_use_producer(rc.m, g, n, "Unsqueeze");
   if (!p) return RuleMatch::decline("the data is not an Unsqueeze read only here");
   int r_in = rc.rank(p->inputs[0]);
-  if (r_in < 0) return RuleMatch::decline("unknown rank");
+  if (r_in < 0) return RuleMatch::decline("the rank of the inner Unsqueeze input is unknown");
   int na = axes_count(rc.m, p), nb = axes_count(rc.m, n);
-  if (na <= 0 || nb <= 0) return RuleMatch::decline("axes not constant");
+  if (na <= 0 || nb <= 0) return RuleMatch::decline("the Unsqueeze axes are not constant");
   int r_mid = r_in + na, r_out = r_mid + nb;
   std::vector<int64_t> a, b;
-  if (!node_axes(rc, p, r_mid, a)) return RuleMatch::decline("inner axes invalid");
-  if (!node_axes(rc, n, r_out, b)) return RuleMatch::decline("outer axes not constant or invalid");
+  if (!node_axes(rc, p, r_mid, a)) return RuleMatch::decline("the inner Unsqueeze axes are out of range or repeated");
+  if (!node_axes(rc, n, r_out, b)) return RuleMatch::decline("the outer Unsqueeze axes are not constant, out of range or repeated");
   // The outer axes b are final positions; the inner a index the final positions b leaves.
   return merge_into_outer("Unsqueeze chain -> one Unsqueeze", g, n, p, merged_axes(r_out, b, a));
 }
@@ -148,7 +148,7 @@ RuleMatch match_squeeze_chain(const RuleCtx& rc, Graph* g, Node* n) {
   std::vector<int64_t> a, b;
   if (r_in < 0 || !node_axes(rc, p, r_in, a)) return RuleMatch::decline("inner axes unknown (absent, or rank unknown)");
   int r_mid = r_in - static_cast<int>(a.size());
-  if (!node_axes(rc, n, r_mid, b)) return RuleMatch::decline("outer axes unknown");
+  if (!node_axes(rc, n, r_mid, b)) return RuleMatch::decline("the outer Squeeze axes are not constant (or absent with an unknown rank)");
   // The inner axes a are x's positions; the outer b index the positions of x that a leaves.
   return merge_into_outer("Squeeze chain -> one Squeeze", g, n, p, merged_axes(r_in, a, b));
 }
@@ -170,7 +170,7 @@ RuleMatch match_squeeze_of_sliced_constant(const RuleCtx& rc, Graph* g, Node* n)
   if (n->outputs[0] && n->outputs[0]->is_graph_output()) return RuleMatch::decline("the Squeeze gives a graph output");
   int rank = static_cast<int>(c->dims.size);
   std::vector<int64_t> a;
-  if (!node_axes(rc, n, rank, a)) return RuleMatch::decline("Squeeze axes unknown");
+  if (!node_axes(rc, n, rank, a)) return RuleMatch::decline("the Squeeze axes are not constant (or absent with an unknown rank)");
   for (int64_t& x : sliced) {
     if (x < -rank || x >= rank) return RuleMatch::decline("Slice axis out of range");
     if (x < 0) x += rank;
@@ -214,6 +214,6 @@ OFG_RULE_GROUP(collapse_reshape_chains_rules,
   {"collapse_reshape_chain", {"Reshape"}, "", 1, kNoOpsetLimit, match_reshape_chain},
   {"merge_unsqueeze_chain", {"Unsqueeze"}, "", 1, kNoOpsetLimit, match_unsqueeze_chain},
   {"merge_squeeze_chain", {"Squeeze"}, "", 1, kNoOpsetLimit, match_squeeze_chain},
-  {"squeeze_of_sliced_constant", {"Squeeze"}, "", 10, kNoOpsetLimit, match_squeeze_of_sliced_constant});
+  {"squeeze_of_sliced_constant", {"Squeeze"}, "", 10, kNoOpsetLimit, match_squeeze_of_sliced_constant, "Slice with axes inputs"});
 
 }  // namespace ofg::passes

@@ -49,7 +49,7 @@ RuleMatch match_identity(const RuleCtx& rc, Graph*, Node* n) {
 
 RuleMatch dropout_inference(const RuleCtx& rc, Node* n) {
   if (n->outputs.size > 1 && n->outputs[1] && (n->outputs[1]->uses.size || n->outputs[1]->is_graph_output()))
-    return RuleMatch::decline("the mask is read");
+    return RuleMatch::decline("the Dropout mask output is read");
   if (n->inputs.size > 2 && n->inputs[2]) {
     std::vector<int64_t> mode;
     if (!read_ints(const_tensor(rc.m, n->inputs[2]), mode) || mode.size() != 1 || mode[0] != 0)
@@ -77,14 +77,14 @@ RuleMatch match_cast(const RuleCtx& rc, Graph*, Node* n) {
   int32_t from = x->type && x->type->has_elem_type ? x->type->elem_type : 0;
   if (from == 0)
     if (const exec::IType* t = rc.types().type_of(x)) from = t->elem;
-  if (from == 0 || from != to) return RuleMatch::decline("casts to another type or from an unknown one");
+  if (from == 0 || from != to) return RuleMatch::decline("the Cast changes the type (or the input type is unknown)");
   return remove(rc, n, 0, "same-type Cast removed");
 }
 
 RuleMatch match_transpose(const RuleCtx& rc, Graph*, Node* n) {
   if (!usable(n)) return RuleMatch::decline("no data input or output");
   std::vector<int64_t> perm;
-  if (!attr_ints(rc.m, n, "perm", perm)) return RuleMatch::decline("no perm");
+  if (!attr_ints(rc.m, n, "perm", perm)) return RuleMatch::decline("the Transpose has no perm attribute (it reverses the axes)");
   for (size_t i = 0; i < perm.size(); ++i)
     if (perm[i] != static_cast<int64_t>(i)) return RuleMatch::decline("perm is not the identity");
   return remove(rc, n, 0, "identity Transpose removed");
@@ -99,14 +99,14 @@ RuleMatch zero_pads(const RuleCtx& rc, Node* n, const std::vector<int64_t>& pads
 RuleMatch match_pad2(const RuleCtx& rc, Graph*, Node* n) {
   if (!usable(n)) return RuleMatch::decline("no data input or output");
   std::vector<int64_t> pads;
-  if (!attr_ints(rc.m, n, "pads", pads)) return RuleMatch::decline("no pads");
+  if (!attr_ints(rc.m, n, "pads", pads)) return RuleMatch::decline("the Pad has no pads attribute");
   return zero_pads(rc, n, pads);
 }
 
 RuleMatch match_pad11(const RuleCtx& rc, Graph*, Node* n) {
   if (!usable(n)) return RuleMatch::decline("no data input or output");
   std::vector<int64_t> pads;
-  if (n->inputs.size < 2 || !read_ints(const_tensor(rc.m, n->inputs[1]), pads)) return RuleMatch::decline("pads not constant");
+  if (n->inputs.size < 2 || !read_ints(const_tensor(rc.m, n->inputs[1]), pads)) return RuleMatch::decline("the pads are not constant");
   return zero_pads(rc, n, pads);
 }
 
@@ -117,15 +117,23 @@ RuleMatch match_neutral(const RuleCtx& rc, Graph*, Node* n) {
   // Only float rounding-free cases: x*1, x/1 exactly; x+0 / x-0 are exact except that
   // -0.0 + 0.0 = +0.0, which no comparison or later op distinguishes in practice.
   double neutral = (op == "Mul" || op == "Div") ? 1.0 : 0.0;
+  const char* why = neutral == 1.0 ? "no operand is a constant 1 (x * 1, x / 1)" : "no operand is a constant 0 (x + 0, x - 0)";
   for (int k = 0; k < 2; ++k) {
     if (k == 1 && (op == "Div" || op == "Sub")) break;  // 1/x and 0-x are not identities
     int data = (op == "Div" || op == "Sub") ? 0 : 1 - k;
     const Tensor* c = const_tensor(m, n->inputs[data == 0 ? 1 : 0]);
-    if (!c || !n->inputs[data]) continue;
-    if (all_equal(c, neutral) && broadcast_keeps_shape(rc, n->inputs[data], c) && same_elem_type(n->inputs[data], c))
-      return remove(rc, n, data, "neutral arithmetic removed");
+    if (!c || !n->inputs[data] || !all_equal(c, neutral)) continue;
+    if (!broadcast_keeps_shape(rc, n->inputs[data], c)) {
+      why = "the neutral constant could broadcast x to a larger shape (or x's rank is unknown)";
+      continue;
+    }
+    if (!same_elem_type(n->inputs[data], c)) {
+      why = "the neutral constant has another element type than x";
+      continue;
+    }
+    return remove(rc, n, data, "neutral arithmetic removed");
   }
-  return RuleMatch::decline("no neutral constant operand that keeps type and shape");
+  return RuleMatch::decline(why);
 }
 
 }  // namespace

@@ -300,6 +300,12 @@ void replace_by_initializers(PassContext& ctx, Node* n, const std::vector<Tensor
   }
   ++ctx.changes;
 }
+// The report's not_applied entry for a constant node left unfolded by the size budget.
+void over_budget(PassContext& ctx, const Node* n, int64_t added, int64_t budget) {
+  ctx.decline("size_budget", n,
+              "folding would add " + std::to_string(added) + " bytes to the model, above the budget of " +
+                  std::to_string(budget) + " per fold (--fold-budget raises it)");
+}
 }  // namespace
 
 void run_fold_constants(PassContext& ctx) {
@@ -316,7 +322,7 @@ void run_fold_constants(PassContext& ctx) {
       if (!n->alive || !foldable(m, n)) return;
       int64_t freed = freed_bytes(m, n);
       int64_t predicted = predicted_bytes(ti, n);
-      if (predicted - freed > budget) return;
+      if (predicted - freed > budget) return over_budget(ctx, n, predicted - freed, budget);
       // Ops whose result size is not bounded by their inputs are run only when it is known.
       if (predicted < 0 && (traits(m.str(n->op_type)) & ops::kMayGrow)) return;
       if (Tensor* r = reshaped_view(m, ti, n)) {
@@ -352,7 +358,7 @@ void run_fold_constants(PassContext& ctx) {
       int64_t actual = 0;
       for (const exec::RValue& o : outs)
         if (o.kind == exec::RValue::kTensor) actual += static_cast<int64_t>(o.t.nbytes());
-      if (actual - freed > budget) return;
+      if (actual - freed > budget) return over_budget(ctx, n, actual - freed, budget);
       std::vector<Tensor*> results(n->outputs.size, nullptr);
       for (uint32_t i = 0; i < n->outputs.size; ++i) {
         if (!n->outputs[i]) continue;

@@ -31,7 +31,7 @@ RuleMatch match_reciprocal_mul(const RuleCtx& rc, Graph*, Node* div) {
   const exec::IType* yt = rc.types().type_of(y);
   if (!yt || !is_float_type(yt->elem)) return RuleMatch::decline("not a float division (or its type is unknown)");
   if (one_rank > 0 && (!yt->ranked || static_cast<int>(yt->dims.size()) < one_rank))
-    return RuleMatch::decline("the 1 could raise the rank");
+    return RuleMatch::decline("the constant 1 may have a higher rank than y (x / y would change the output shape)");
   Node* mul = only_user(div->outputs[0]);
   if (!is_op(m, mul, "Mul") || mul->inputs.size != 2) return RuleMatch::decline("the reciprocal is not read by one Mul only");
   Value* x = other_input(mul, div->outputs[0]);

@@ -358,7 +358,7 @@ RuleMatch match_sdpa(const RuleCtx& rc, Graph* g, Node* softmax) {
   Node* ck = k_as_is ? cache_concat(rc, g, k) : nullptr;
   Node* cv = cache_concat(rc, g, v);
   if (!ck || !cv) ck = cv = nullptr;
-  if (!is_float_type(qt->elem)) return RuleMatch::decline("not a float type");
+  if (!is_float_type(qt->elem)) return RuleMatch::decline("Q is not a float tensor");
 
   // The clamp Max(S + mask, lowest) is not a no-op: HF exports add a causal and a padding mask
   // that both hold lowest, giving -inf where both mask, and the clamp turns that back into lowest,
@@ -514,7 +514,7 @@ RuleMatch match_attention_3d(const RuleCtx& rc, Graph* g, Node* att) {
 
 }  // namespace
 
-OFG_RULE_GROUP(fuse_attention_rules, {"scaled_dot_product", {"Softmax"}, "", 23, kNoOpsetLimit, match_sdpa},
+OFG_RULE_GROUP(fuse_attention_rules, {"scaled_dot_product", {"Softmax"}, "", 23, kNoOpsetLimit, match_sdpa, "Attention"},
                {"attention_3d", {"Attention"}, "", 23, kNoOpsetLimit, match_attention_3d});
 
 }  // namespace ofg::passes

@@ -38,11 +38,20 @@ RuleMatch match_conv_add_mul(const RuleCtx& rc, Graph* g, Node* op) {
   bool is_mul = m.str(op->op_type) == "Mul";
   if (op->inputs.size != 2 || !op->outputs[0]) return RuleMatch::decline("not a two-input op with an output");
   if (read_by_custom(m, op->outputs[0])) return RuleMatch::decline("a custom-domain node reads the output");
+  const char* why = "no operand is made by a Conv of this graph";
   for (int k = 0; k < 2; ++k) {
     Value* y = op->inputs[k];
     Node* conv = producer_if(m, y, "Conv", g);
+    if (!conv || conv->inputs.size < 2) continue;
     const Tensor* c = const_tensor(m, op->inputs[1 - k]);
-    if (!conv || !c || !single_use(y) || conv->inputs.size < 2) continue;
+    if (!c) {
+      why = "the operand beside the Conv is not constant";
+      continue;
+    }
+    if (!single_use(y)) {
+      why = "the Conv output has a second consumer (folding would change it for that reader)";
+      continue;
+    }
     // From here on the first Conv operand decides (as the pass did): a failed check declines.
     const Tensor* wt = const_tensor(m, conv->inputs[1]);
     if (!wt || !is_float_type(wt->data_type) || c->data_type != wt->data_type || wt->dims.size < 3)
@@ -58,7 +67,7 @@ RuleMatch match_conv_add_mul(const RuleCtx& rc, Graph* g, Node* op) {
       b.assign(static_cast<size_t>(cout), 0.0);
     }
     if (is_mul) {
-      if (!read_doubles(wt, w)) return RuleMatch::decline("the weight cannot be read");
+      if (!read_doubles(wt, w)) return RuleMatch::decline("the Conv weight cannot be read as numbers");
       size_t inner = w.size() / static_cast<size_t>(cout);
       for (int64_t oc = 0; oc < cout; ++oc)
         for (size_t i = 0; i < inner; ++i) w[oc * inner + i] *= cv[oc];
@@ -86,7 +95,7 @@ RuleMatch match_conv_add_mul(const RuleCtx& rc, Graph* g, Node* op) {
       return 1;
     });
   }
-  return RuleMatch::decline("no operand is a Conv read only here with a constant other operand");
+  return RuleMatch::decline(why);
 }
 
 }  // namespace

@@ -90,8 +90,8 @@ RuleMatch match_bn(const RuleCtx& rc, Graph* g, Node* bn) {
   // Training-mode BN (extra outputs used, or training_mode=1) computes batch statistics.
   for (uint32_t i = 1; i < bn->outputs.size; ++i)
     if (bn->outputs[i] && (bn->outputs[i]->uses.size || bn->outputs[i]->is_graph_output()))
-      return RuleMatch::decline("running statistics are read (training)");
-  if (attr_int(m, bn, "training_mode", 0) != 0) return RuleMatch::decline("training_mode");
+      return RuleMatch::decline("the running mean/variance outputs are read (training)");
+  if (attr_int(m, bn, "training_mode", 0) != 0) return RuleMatch::decline("training_mode=1: the statistics are computed from each batch");
   if (attr_int(m, bn, "spatial", 1) != 1) return RuleMatch::decline("per-activation BN (spatial=0)");  // opset < 9
   Value* y = bn->inputs[0];
   Node* conv = producer_if(m, y, "Conv", g);
@@ -100,14 +100,16 @@ RuleMatch match_bn(const RuleCtx& rc, Graph* g, Node* bn) {
     conv = producer_if(m, y, "ConvTranspose", g);
     transpose = conv != nullptr;
   }
-  if (!conv || !single_use(y) || conv->inputs.size < 2 || read_by_custom(m, bn->outputs[0]))
-    return RuleMatch::decline("the input is not a Conv/ConvTranspose read only here");
+  if (!conv || conv->inputs.size < 2) return RuleMatch::decline("the input is not made by a Conv or ConvTranspose of this graph");
+  if (!single_use(y))
+    return RuleMatch::decline("the Conv output has a second consumer besides BatchNormalization (folding would change it for that reader)");
+  if (read_by_custom(m, bn->outputs[0])) return RuleMatch::decline("a custom-domain node reads the BatchNormalization output");
   const Tensor* wt = const_tensor(m, conv->inputs[1]);
-  if (!wt || !is_float_type(wt->data_type) || wt->dims.size < 3) return RuleMatch::decline("the weight is not a float constant");
+  if (!wt || !is_float_type(wt->data_type) || wt->dims.size < 3) return RuleMatch::decline("the Conv weight is not constant (or not a float tensor of rank >= 3)");
   const Tensor* bt = conv->inputs.size > 2 && conv->inputs[2] ? const_tensor(m, conv->inputs[2]) : nullptr;
   if (conv->inputs.size > 2 && conv->inputs[2] && !bt) return RuleMatch::decline("the bias is computed at run time");
   int64_t group = attr_int(m, conv, "group", 1);
-  if (group <= 0) return RuleMatch::decline("group <= 0");
+  if (group <= 0) return RuleMatch::decline("the Conv group attribute is not positive");
   int64_t cout = transpose ? wt->dims[1] * group : wt->dims[0];
   if (transpose && wt->dims[0] % group) return RuleMatch::decline("group does not divide the weight");
   if (!dense(wt, dtype_size(wt->data_type))) return RuleMatch::decline("the weight's bytes are not all present");
@@ -132,7 +134,7 @@ RuleMatch match_bn(const RuleCtx& rc, Graph* g, Node* bn) {
     b[c] = (b[c] - mean[c]) * s[c] + beta[c];
   }
   if (wt->data_type != kFloat) {
-    if (!read_doubles(wt, w)) return RuleMatch::decline("the weight cannot be read");
+    if (!read_doubles(wt, w)) return RuleMatch::decline("the Conv weight cannot be read as numbers");
     scale_weight(w, wt, transpose, group, s);
   }
   return RuleMatch::rewrite(transpose ? "ConvTranspose + BN -> ConvTranspose" : "Conv + BN -> Conv",

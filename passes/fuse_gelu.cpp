@@ -45,7 +45,7 @@ RuleMatch match_gelu(const RuleCtx& rc, Graph* g, Node* erf) {
     // (x * (erf + 1)) * 0.5
     Node* half = only_user(mul->outputs[0]);
     if (!is_binary(m, half, "Mul") || !scalar_is(m, other_input(half, mul->outputs[0]), 0.5))
-      return RuleMatch::decline("no final * 0.5");
+      return RuleMatch::decline("the product is not multiplied by 0.5 (GELU's final half)");
     pattern.push_back(half);
     last = half;
   } else {
@@ -68,6 +68,6 @@ RuleMatch match_gelu(const RuleCtx& rc, Graph* g, Node* erf) {
 }  // namespace
 
 OFG_RULE_GROUP(fuse_gelu_rules,
-  {"erf_gelu", {"Erf"}, "", 20, kNoOpsetLimit, match_gelu});
+  {"erf_gelu", {"Erf"}, "", 20, kNoOpsetLimit, match_gelu, "Gelu"});
 
 }  // namespace ofg::passes

@@ -50,7 +50,7 @@ RuleMatch match_layer_norm(const RuleCtx& rc, Graph* g, Node* mean) {
   if (!is_op(m, sub, "Sub") || sub->inputs[0] != x || sub->inputs[1] != mean->outputs[0])
     return RuleMatch::decline("the mean is not subtracted from x");
   Value* d = sub->outputs[0];
-  if (d->is_graph_output() || d->uses.size != 2) return RuleMatch::decline("x - mean has other readers");
+  if (d->is_graph_output() || d->uses.size != 2) return RuleMatch::decline("x - mean has readers outside the layer norm");
   Node* sq = nullptr;
   Node* div = nullptr;
   for (const Use& u : d->uses) {
@@ -66,7 +66,7 @@ RuleMatch match_layer_norm(const RuleCtx& rc, Graph* g, Node* mean) {
   if (!var || !mean_last(m, var, xt->rank())) return RuleMatch::decline("the square is not averaged over the last axis");
   Node* add = only_user(var->outputs[0]);
   if (!is_op(m, add, "Add") || !scalar_const(m, other_input(add, var->outputs[0]), eps))
-    return RuleMatch::decline("no + epsilon");
+    return RuleMatch::decline("the variance is not followed by + a constant epsilon");
   Node* sqrt = only_user(add->outputs[0]);
   if (!is_op(m, sqrt, "Sqrt") || only_user(sqrt->outputs[0]) != div || div->inputs[1] != sqrt->outputs[0])
     return RuleMatch::decline("no Sqrt dividing x - mean");
@@ -135,7 +135,7 @@ RuleMatch match_rms_norm(const RuleCtx& rc, Graph* g, Node* mean) {
   if (!ht || !ht->ranked || !is_float_type(ht->elem) || !mean_last(m, mean, ht->rank()))
     return RuleMatch::decline("not a keepdims mean over the last axis of a ranked float tensor");
   Node* add = only_user(mean->outputs[0]);
-  if (!is_op(m, add, "Add") || !scalar_const(m, other_input(add, mean->outputs[0]), eps)) return RuleMatch::decline("no + epsilon");
+  if (!is_op(m, add, "Add") || !scalar_const(m, other_input(add, mean->outputs[0]), eps)) return RuleMatch::decline("the mean square is not followed by + a constant epsilon");
   Node* sqrt = only_user(add->outputs[0]);
   if (!is_op(m, sqrt, "Sqrt")) return RuleMatch::decline("no Sqrt of the mean square");
   Value* s = sqrt->outputs[0];
@@ -187,7 +187,7 @@ RuleMatch match_rms_norm(const RuleCtx& rc, Graph* g, Node* mean) {
 }  // namespace
 
 OFG_RULE_GROUP(fuse_layer_norm_rules,
-  {"decomposed_layer_norm", {"ReduceMean"}, "", 17, kNoOpsetLimit, match_layer_norm},
-  {"decomposed_rms_norm", {"ReduceMean"}, "", 23, kNoOpsetLimit, match_rms_norm});
+  {"decomposed_layer_norm", {"ReduceMean"}, "", 17, kNoOpsetLimit, match_layer_norm, "LayerNormalization"},
+  {"decomposed_rms_norm", {"ReduceMean"}, "", 23, kNoOpsetLimit, match_rms_norm, "RMSNormalization"});
 
 }  // namespace ofg::passes

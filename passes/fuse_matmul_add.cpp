@@ -16,12 +16,20 @@ RuleMatch match_matmul_add(const RuleCtx& rc, Graph* g, Node* add) {
   const Model& m = rc.m;
   if (add->inputs.size != 2 || !add->outputs[0]) return RuleMatch::decline("not a two-input Add with an output");
   if (read_by_custom(m, add->outputs[0])) return RuleMatch::decline("a custom-domain node reads the sum");
-  const char* why = "no input is a MatMul read only here";
+  const char* why = "no input is made by a MatMul of this graph";
   for (int k = 0; k < 2; ++k) {
     Value* y = add->inputs[k];
     Node* mm = producer_if(m, y, "MatMul", g);
+    if (!mm || mm->inputs.size != 2) continue;
     const Tensor* c = const_tensor(m, add->inputs[1 - k]);
-    if (!mm || !c || !single_use(y) || mm->inputs.size != 2) continue;
+    if (!c) {
+      why = "the bias (the Add's other input) is not constant";
+      continue;
+    }
+    if (!single_use(y)) {
+      why = "the MatMul output has a second consumer";
+      continue;
+    }
     if (rc.rank(mm->inputs[0]) != 2 || rc.rank(mm->inputs[1]) != 2) {
       why = "the MatMul is not 2-D by 2-D";
       continue;
@@ -63,6 +71,6 @@ RuleMatch match_matmul_add(const RuleCtx& rc, Graph* g, Node* add) {
 }  // namespace
 
 OFG_RULE_GROUP(fuse_matmul_add_rules,
-  {"matmul_add_to_gemm", {"Add"}, "", 7, kNoOpsetLimit, match_matmul_add});
+  {"matmul_add_to_gemm", {"Add"}, "", 7, kNoOpsetLimit, match_matmul_add, "Gemm with a broadcast bias"});
 
 }  // namespace ofg::passes

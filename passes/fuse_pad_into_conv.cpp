@@ -30,7 +30,7 @@ Node* pad_of(const Model& m, Graph* g, Node* conv, const char*& why) {
 
 // The common part once the Pad's pads are known.
 RuleMatch fold(const Model& m, Node* conv, Node* pad, const std::vector<int64_t>& pads) {
-  if (pads.size() < 4 || pads.size() % 2) return RuleMatch::decline("pads of rank < 2");
+  if (pads.size() < 4 || pads.size() % 2) return RuleMatch::decline("the Pad pads fewer than 2 dims");
   size_t rank = pads.size() / 2, spatial = rank - 2;
   // Batch and channel dims must not be padded; negative pads crop, which Conv cannot do.
   if (pads[0] || pads[1] || pads[rank] || pads[rank + 1]) return RuleMatch::decline("the Pad pads batch or channel");
@@ -77,7 +77,7 @@ RuleMatch match_pad11(const RuleCtx& rc, Graph* g, Node* conv) {
     if (!read_doubles(const_tensor(m, pad->inputs[2]), value) || value.size() != 1 || value[0] != 0)
       return RuleMatch::decline("the Pad value is not a constant 0");
   }
-  if (pad->inputs.size > 3 && pad->inputs[3]) return RuleMatch::decline("the Pad has axes");  // opset 18: keep it simple
+  if (pad->inputs.size > 3 && pad->inputs[3]) return RuleMatch::decline("the Pad has an axes input (the opset 18 form is not folded)");  // opset 18: keep it simple
   return fold(m, conv, pad, pads);
 }
 

@@ -404,6 +404,6 @@ RuleMatch match_rotary(const RuleCtx& rc, Graph* g, Node* neg) {
 
 }  // namespace
 
-OFG_RULE_GROUP(fuse_rotary_embedding_rules, {"rotary_embedding", {"Neg"}, "", 23, kNoOpsetLimit, match_rotary});
+OFG_RULE_GROUP(fuse_rotary_embedding_rules, {"rotary_embedding", {"Neg"}, "", 23, kNoOpsetLimit, match_rotary, "RotaryEmbedding"});
 
 }  // namespace ofg::passes

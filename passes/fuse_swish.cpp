@@ -24,6 +24,6 @@ RuleMatch match_silu(const RuleCtx& rc, Graph*, Node* sig) {
 
 }  // namespace
 
-OFG_RULE_GROUP(fuse_swish_rules, {"silu", {"Sigmoid"}, "", 24, kNoOpsetLimit, match_silu});
+OFG_RULE_GROUP(fuse_swish_rules, {"silu", {"Sigmoid"}, "", 24, kNoOpsetLimit, match_silu, "Swish"});
 
 }  // namespace ofg::passes

@@ -68,6 +68,9 @@ struct PassContext {
   std::vector<Decline>* declines = nullptr;
   const char* pass_name = "";
   explicit PassContext(Model& model) : m(model) {}
+  // Records why `rule` left `n` alone (n null: the whole pass, op names the op it starts from)
+  // when declines are kept. For rules and for whole-graph passes that give up on a node.
+  void decline(const char* rule, const Node* n, std::string reason, const char* op = nullptr);
   // Inference of the model as the pass finds it (call before rewriting anything: a result kept
   // by the cache is not updated by the pass's own edits).
   const exec::TypeInference& inferred_types();

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <iterator>
+#include <set>
+#include <unordered_set>
 
 #include "declarations/declarations.h"
 #include "ir/error.h"
@@ -18,6 +21,48 @@ void check(Model& m, const char* pass) {
   std::string problem = check_consistency(m);
   if (!problem.empty()) fail(Status::kInternal, std::string("pass ") + pass + " broke the IR: " + problem);
 }
+
+// The report's not_applied: declines kept once per (pass, rule, node, reason), in the order met.
+class NotAppliedLog {
+ public:
+  // Takes the new ones of `ds` (moved from when `take`). The key is a hash: pass and rule are
+  // the registry's and the rule tables' static strings (their addresses name them); a collision
+  // of 64-bit hashes of node and reason would only drop one duplicate-looking entry.
+  void add(std::vector<Decline>& ds, bool take) {
+    std::hash<std::string> h;
+    for (Decline& d : ds) {
+      uint64_t key = h(d.node) * 0x9E3779B97F4A7C15ull ^ h(d.reason) ^
+                     (reinterpret_cast<uintptr_t>(d.pass) * 31 + reinterpret_cast<uintptr_t>(d.rule)) * 0xC2B2AE3D27D4EB4Full;
+      if (!seen_.insert(key).second) continue;
+      if (take) list_.push_back({d.pass, d.rule, std::move(d.node), std::move(d.op), std::move(d.reason)});
+      else list_.push_back({d.pass, d.rule, d.node, d.op, d.reason});
+    }
+  }
+  // The list without the nodes a rule rewrote (in a round after the decline, or another rule or
+  // pass): what is left is why the output still has them as they are, or why they were not
+  // fused before a whole-graph pass removed them (in_output false).
+  std::vector<NotApplied> finish(const std::vector<RewriteRecord>& rewrites, Model& m) {
+    std::set<std::string> rewritten;
+    for (const RewriteRecord& w : rewrites)
+      if (!w.node.empty() && !w.rule.empty()) rewritten.insert(w.node);
+    std::set<std::string_view> present;
+    for_each_graph(m.graph, [&](Graph* g) {
+      for (Node* n = g->first; n != nullptr; n = n->next)
+        if (n->alive && n->name != kNoStr) present.insert(m.str(n->name));
+    });
+    std::vector<NotApplied> out;
+    for (NotApplied& d : list_) {
+      if (!d.node.empty() && rewritten.count(d.node)) continue;
+      d.in_output = d.node.empty() || d.node[0] == '#' || present.count(d.node) != 0;
+      out.push_back(std::move(d));
+    }
+    return out;
+  }
+
+ private:
+  std::unordered_set<uint64_t> seen_;
+  std::vector<NotApplied> list_;
+};
 
 }  // namespace
 
@@ -39,6 +84,15 @@ std::string PipelineReport::to_json() const {
   j += "],\"index_walks_per_round\":[";
   for (size_t i = 0; i < index_walks.size(); ++i) j += (i ? "," : "") + std::to_string(index_walks[i]);
   j += "],\"rewrites_made\":" + std::to_string(rewrites_made);
+  if (!not_applied.empty()) {
+    j += ",\"not_applied\":[";
+    for (size_t i = 0; i < not_applied.size(); ++i) {
+      const NotApplied& d = not_applied[i];
+      j += (i ? "," : "") + std::string("{\"pass\":") + json::string(d.pass) + ",\"rule\":" + json::string(d.rule) +
+           ",\"node\":" + json::string(d.node) + ",\"op\":" + json::string(d.op) + ",\"reason\":" + json::string(d.reason) + (d.in_output ? "" : ",\"in_output\":false") + "}";
+    }
+    j += "]";
+  }
   if (!rewrites.empty()) {
     j += ",\"rewrites\":[";
     for (size_t i = 0; i < rewrites.size(); ++i) {
@@ -75,7 +129,17 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
   RuleIndex index;  // likewise the rule passes' node index: one walk per round when nothing changes
   RewriteBudget budget;
   budget.limit = options.max_rewrites;
-  budget.log = options.list_rewrites || options.max_rewrites >= 0;
+  const bool keep_rewrites = options.list_rewrites || options.max_rewrites >= 0;
+  // not_applied leaves out the nodes a pass rewrote in a later round: it needs the list.
+  budget.log = keep_rewrites || options.not_applied;
+  NotAppliedLog not_applied;
+  std::vector<Decline> run_declines;  // one pass's declines
+  std::vector<Decline>* declines = options.declines || options.not_applied ? &run_declines : nullptr;
+  auto take_declines = [&] {
+    if (options.not_applied) not_applied.add(run_declines, !options.declines);
+    if (options.declines) std::move(run_declines.begin(), run_declines.end(), std::back_inserter(*options.declines));
+    run_declines.clear();
+  };
   for (int it = 0; it < cap; ++it) {
     rep.iterations = it + 1;
     int64_t changes = 0;
@@ -92,7 +156,8 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
       if (verify) before = snapshot_model(*m);
       int64_t used_before = budget.used;
       size_t logged_before = budget.records.size();
-      r.stats = run_pass(*m, *p, &options.pass_options, &types, &index, &budget, options.declines);
+      r.stats = run_pass(*m, *p, &options.pass_options, &types, &index, &budget, declines);
+      take_declines();
       if (options.check_each_pass) check(*m, p->name);
       if (verify && r.stats.changes > 0) {
         if (!options.verify(*before, *m, r.note)) {
@@ -126,12 +191,14 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
     const PassInfo* p = find_pass(kSweep);
     r.accuracy_class = p->accuracy_class;
     r.iteration = rep.iterations - 1;
-    r.stats = run_pass(*m, *p, &options.pass_options, &types, &index, &budget, options.declines);
+    r.stats = run_pass(*m, *p, &options.pass_options, &types, &index, &budget, declines);
+    take_declines();
     if (options.check_each_pass) check(*m, p->name);
     rep.records.push_back(std::move(r));
   }
   rep.rewrites_made = budget.used;
-  rep.rewrites = std::move(budget.records);
+  if (options.not_applied) rep.not_applied = not_applied.finish(budget.records, *m);
+  if (keep_rewrites) rep.rewrites = std::move(budget.records);
   declarations::drop_stale_value_info(*m);
   rep.nodes_after = count_nodes(*m);
   rep.bytes_after = initializer_bytes(*m);

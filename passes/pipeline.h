@@ -22,6 +22,15 @@ struct PassRecord {
   std::string note;  // why it was rolled back
 };
 
+// A match a rule declined, as the report lists it ("not_applied"): `node` is "" when the whole
+// pass declined (the model's opset is below the rule's range), then `op` is the op it starts from.
+struct NotApplied {
+  std::string pass, rule, node, op, reason;
+  // False when the node is not in the output (a whole-graph pass folded, merged or removed it
+  // after the decline); unnamed nodes ("#k") count as present.
+  bool in_output = true;
+};
+
 struct PipelineReport {
   std::vector<PassRecord> records;
   int iterations = 0;
@@ -32,6 +41,10 @@ struct PipelineReport {
   // the k-th entry is the rewrite a budget of k-1 leaves out.
   std::vector<RewriteRecord> rewrites;
   int64_t rewrites_made = 0;
+  // The rules' declines (PipelineOptions::not_applied), each (pass, rule, node, reason) once
+  // over all rounds, in the order first met; a node that a rule rewrote (in any pass or round)
+  // is left out: its declines were about a graph that changed.
+  std::vector<NotApplied> not_applied;
   // Graph walks the rule driver made to index nodes, per round (one per round while no pass
   // changes the graph; after a change, one at the next rule group).
   std::vector<int64_t> index_walks;
@@ -48,7 +61,8 @@ struct PipelineOptions {
   // one (it runs only while some budget is left). Rolled-back rewrites are given back.
   int64_t max_rewrites = -1;
   bool list_rewrites = false;     // fill PipelineReport::rewrites (always on under a budget)
-  std::vector<Decline>* declines = nullptr;  // where rules' declines go (null: not kept)
+  std::vector<Decline>* declines = nullptr;  // where rules' declines go, every one (null: not kept)
+  bool not_applied = true;  // fill PipelineReport::not_applied (optimize.explain=0 turns it off)
   std::map<std::string, std::string> pass_options;
   // After a run of a subset of passes (`only`), remove the weights that no node reads any more
   // (eliminate_unused_initializers, exact) unless it is skipped: a subset must not leave the

@@ -70,6 +70,10 @@ struct Rule {
   int64_t since;                      // the model's opset of `domain` must be in [since, until]
   int64_t until;
   MatchFn match;
+  // The op the rewrite produces when that op is what `since` waits for (LayerNormalization from
+  // 17): below the range the driver records "opset N has no X: use --target-opset M" once per
+  // pass. Null: the range only picks the rule's form (a legacy form beside a current one).
+  const char* needs_op = nullptr;
 };
 
 // A pattern pass: its rules, tried in table order on each node (the first that rewrites the node
@@ -86,11 +90,16 @@ struct RuleGroup {
   extern const RuleGroup group;                      \
   const RuleGroup group = {group##_table, std::size(group##_table)}
 
-// Why a rule left a node alone (kept for the provenance report).
+// Why a rule left a node alone (the report's "not_applied"). `node` is the node's label as
+// RewriteRecord::node spells it ("" for a decline of the whole pass, e.g. the model's opset is
+// below the rule's range); `op` the op the rule starts from.
 struct Decline {
   const char* rule;
   StrId node_name;
-  const char* reason;
+  std::string reason;
+  const char* pass = "";
+  std::string node;
+  std::string op;
 };
 
 // One rewrite made by the pipeline, in order (the budget counts these).

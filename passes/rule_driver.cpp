@@ -92,7 +92,51 @@ std::string node_label(const Model& m, const Node* n, size_t pos) {
   if (n->name != kNoStr && !m.str(n->name).empty()) return std::string(m.str(n->name));
   return "#" + std::to_string(pos);
 }
+
+// Whether any live node of the model is one of the rule's start ops (the index when it is valid,
+// else one walk that stops at the first hit).
+bool has_start_op(const Model& m, const RuleIndex& index, const Rule& r) {
+  std::vector<const char*> ops;
+  for (int i = 0; i < kMaxRuleOps && r.op_types[i]; ++i) ops.push_back(r.op_types[i]);
+  if (index.valid()) {
+    std::vector<Node*> nodes;
+    index.nodes_of(m, r.domain, ops, nodes);
+    return !nodes.empty();
+  }
+  bool found = false;
+  for_each_graph(const_cast<Model&>(m).graph, [&](Graph* g) {
+    for (Node* n = g->first; n != nullptr && !found; n = n->next) found = targets(m, r, n);
+  });
+  return found;
+}
+
+// Rules that wait for a newer opset (Rule::needs_op) and whose start op is in the model: one
+// whole-pass decline each, naming the opset that would let them run.
+void decline_opset(PassContext& ctx, const RuleGroup& group, const RuleIndex& index) {
+  const Model& m = ctx.m;
+  for (size_t i = 0; i < group.count; ++i) {
+    const Rule& r = group.rules[i];
+    int64_t v = m.opset_version(r.domain ? r.domain : "");
+    if (!r.needs_op || v >= r.since || !has_start_op(m, index, r)) continue;
+    ctx.decline(r.name, nullptr,
+                "opset " + std::to_string(v) + " has no " + r.needs_op + ": use --target-opset " + std::to_string(r.since),
+                r.op_types[0]);
+  }
+}
 }  // namespace
+
+void PassContext::decline(const char* rule, const Node* n, std::string reason, const char* op) {
+  if (!declines) return;
+  Decline d{rule, n ? n->name : kNoStr, std::move(reason), pass_name, "", op ? op : ""};
+  if (n) {
+    // Unnamed: the label names its first output (the driver's own declines say "#k" as rewrites do).
+    d.node = n->name != kNoStr && !m.str(n->name).empty() ? std::string(m.str(n->name))
+             : n->outputs.size && n->outputs[0] ? "->" + std::string(m.str(n->outputs[0]->name))
+                                                : std::string("#?");
+    d.op = std::string(m.str(n->op_type));
+  }
+  declines->push_back(std::move(d));
+}
 
 void run_rules(PassContext& ctx, const RuleGroup& group) {
   Model& m = ctx.m;
@@ -100,6 +144,7 @@ void run_rules(PassContext& ctx, const RuleGroup& group) {
   std::vector<const Rule*> live;
   for (size_t i = 0; i < group.count; ++i)
     if (in_range(m, group.rules[i])) live.push_back(&group.rules[i]);
+  if (ctx.declines) decline_opset(ctx, group, ctx.index ? *ctx.index : RuleIndex());
   if (live.empty()) return;
   if (ctx.budget && ctx.budget->spent()) return;
   RuleIndex own;
@@ -127,7 +172,8 @@ void run_rules(PassContext& ctx, const RuleGroup& group) {
       if (!targets(m, *r, n)) continue;
       RuleMatch mt = r->match(rc, n->graph, n);
       if (mt.declined) {
-        if (ctx.declines) ctx.declines->push_back({r->name, n->name, mt.declined});
+        if (ctx.declines)
+          ctx.declines->push_back({r->name, n->name, mt.declined, ctx.pass_name, node_label(m, n, pos), std::string(m.str(n->op_type))});
         continue;
       }
       if (ctx.budget && ctx.budget->spent()) return;
@@ -141,7 +187,9 @@ void run_rules(PassContext& ctx, const RuleGroup& group) {
       }
       int64_t made = mt.apply(ctx);
       if (made == 0) {
-        if (ctx.declines) ctx.declines->push_back({r->name, n->name, "the edit was impossible after all"});
+        if (ctx.declines)
+          ctx.declines->push_back({r->name, n->name, "the pattern matched but the edit was refused (e.g. removing it would rename a graph output whose producer has other readers)",
+                                   ctx.pass_name, node_label(m, n, pos), std::string(m.str(n->op_type))});
         continue;
       }
       ctx.changes += made;

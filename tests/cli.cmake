@@ -13,6 +13,8 @@ ofg_cli_test(cli_saved_model cli_saved_model_test.py 300)
 # Issue 20's defects 4, 7 and 8: output locations checked before work, nothing left by a failed
 # command, given inputs checked against the declared ones, one-line messages with "did you mean".
 ofg_cli_test(cli_edges cli_edges_test.py 300)
+# optimize --explain NODE and the report's "not_applied" (tests/cli/cli_explain_test.py).
+ofg_cli_test(cli_explain cli_explain_test.py 120)
 # What a save leaves on disk, seen from the command (tests/cli/cli_save_layout_test.py).
 ofg_cli_test(cli_save_layout cli_save_layout_test.py 300)
 # onnxforge targets / check --target (issue 24): findings, exit codes, bad names.

@@ -76,6 +76,14 @@ int print_verify_report(ofg_report* rep, const char* indent);
 // Prints why ofg_verify failed; the exit code: kNoValidInputs when no input set was accepted.
 int report_verify_error(const char* command, ofg_status s);
 
+// ---- optimize --explain NODE (explain.cpp)
+extern const OptionSpec kExplainSpec;
+// Asks the pipeline to list its rewrites when --explain is given; kOk or kUsage.
+int apply_explain_option(const char* command, const ParsedArgs& p, ofg_options* o);
+// Prints the story of input node `node` from the pipeline report's JSON.
+void print_explain(const std::string& node, const char* report_json);
+// ---- end --explain
+
 // ---- --target-opset (opset conversion, target_opset.cpp)
 extern const OptionSpec kTargetOpsetSpec;
 extern const OptionSpec kNoOpsetVerifySpec;

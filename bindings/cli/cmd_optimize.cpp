@@ -52,6 +52,7 @@ std::vector<OptionSpec> specs() {
        "bytes one constant fold may add to the model (default 4096; more folds e.g. a tied weight's Transpose)"},
       {"--input-shape", OptionSpec::kText, "NAME=d1,d2", "fix the shape of input NAME (verification uses it too)", true},
       {"--report", OptionSpec::kText, "FILE.json", "write everything printed, plus paths and version, as JSON"},
+      kExplainSpec,  // --explain NODE (explain.cpp)
       {"--external-data", OptionSpec::kFlag, "", "save tensors of 1 KiB or more to OUT.data"},
       {"--check", OptionSpec::kFlag, "", "check IR consistency after every pass"},
       {"--verify", OptionSpec::kFlag, "", "run the original and the result on the same inputs and compare"},
@@ -196,7 +197,8 @@ int cmd_optimize(const Args& args) {
       (!verify_each || set_option(kName, opts, "--verify-each-pass", "optimize.verify_each_pass", "1") == kOk) &&
       apply_threads_option(kName, p, opts) == kOk &&
       (!(verify || verify_each) || apply_verify_options(kName, p, opts, in) == kOk) &&
-      apply_convert_float_options(kName, p, opts) == kOk;  // precision conversion
+      apply_convert_float_options(kName, p, opts) == kOk &&  // precision conversion
+      apply_explain_option(kName, p, opts) == kOk;
   if (!options_ok) {
     ofg_options_free(opts);
     return kUsage;
@@ -334,6 +336,7 @@ int cmd_optimize(const Args& args) {
   std::printf("  passes (ms, changes):\n");
   for (const std::string& name : order)
     std::printf("    %-34s %8.3f %6lld\n", name.c_str(), per_pass[name].first, static_cast<long long>(per_pass[name].second));
+  if (p.has("--explain")) print_explain(p.text("--explain"), ofg_pass_report_json(rep));
   if (vrep) print_verify_report(vrep, "  ");
   if (exit_code != kOk && exit_code != kUsage && !save) {
     std::string what = out + (out_existed ? " was left unchanged" : " was not written");

@@ -34,7 +34,7 @@ void validate_option(const std::string& key, const std::string& v) {
     fail(Status::kInvalidArgument, "ofg_options_set: '" + key + "' takes " + what + ", got '" + v + "'");
   };
   static const char* const flags[] = {"load.copy_buffer", "save.external_data", "save.durable",
-                                      "optimize.check_each_pass", "optimize.verify_each_pass",
+                                      "optimize.check_each_pass", "optimize.verify_each_pass", "optimize.explain",
                                       "optimize.list_rewrites", "verify.float64_referee",
                                       // shared by ofg_convert_opset and the float conversion
                                       "convert.verify"};
@@ -164,7 +164,7 @@ ofg_status ofg_options_set(ofg_options* options, const char* key, const char* va
                                         "save.external_threshold", "save.external_file", "save.durable",
                                         // read by ofg_optimize / ofg_run_pass (src/api/api_passes.cpp)
                                         "optimize.passes", "optimize.skip", "optimize.input_shapes",
-                                        "optimize.max_iterations", "optimize.check_each_pass",
+                                        "optimize.max_iterations", "optimize.check_each_pass", "optimize.explain",
                                         "optimize.verify_each_pass", "optimize.max_rewrites", "optimize.list_rewrites",
                                         "optimize.fold_budget",
                                         // read by ofg_verify (src/api/api_exec.cpp)

@@ -61,6 +61,7 @@ passes::PipelineOptions pipeline_options(ofg_model* model, const ofg_options* o)
   if (o->has("optimize.fold_budget")) po.pass_options["fold_constants.budget_bytes"] = o->get("optimize.fold_budget", "");
   po.list_rewrites = flag(o, "optimize.list_rewrites");
   po.check_each_pass = flag(o, "optimize.check_each_pass");
+  po.not_applied = o->get("optimize.explain", "1") != "0";  // the report's "not_applied"
   po.progress = progress_hook(o);
   if (flag(o, "optimize.verify_each_pass")) {
     // Each class 1/2 pass is checked by executing the model before and after it on the same

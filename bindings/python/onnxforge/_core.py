@@ -406,6 +406,20 @@ class Report:
     def rolled_back(self) -> List[PassRun]:
         return [p for p in self.passes if p.rolled_back]
 
+    @property
+    def not_applied(self) -> List[dict]:
+        """Why rules left nodes alone: ``{"pass", "rule", "node", "op", "reason"}`` each, once over
+        all rounds ("node" is "" when the whole pass declined, e.g. "opset 13 has no
+        LayerNormalization: use --target-opset 17"; then "op" is the op the rule starts from)."""
+        return list(json.loads(self.json).get("not_applied", []))
+
+    def explain(self, node: str) -> List[dict]:
+        """The ``not_applied`` entries about input node ``node``, with the whole-pass ones about
+        its op (the report's "rewrites", listed with ``list_rewrites``, say what did apply)."""
+        mine = [d for d in self.not_applied if d["node"] == node]
+        ops = {d["op"] for d in mine}
+        return mine + [d for d in self.not_applied if d["node"] == "" and d["op"] in ops]
+
     def summary(self) -> str:
         """Node and weight totals, the passes that changed something, and the verification."""
         lines = [f"nodes {self.nodes_before} -> {self.nodes_after}, initializer bytes {self.bytes_before} -> "
@@ -657,7 +671,7 @@ class Model:
                  test_data: Optional[PathLike] = None, inputs: Optional[Mapping[str, Any]] = None,
                  progress: Optional[ProgressCallback] = None, log: Optional[LogCallback] = None,
                  threads: Optional[int] = None, max_rewrites: Optional[int] = None,
-                 fold_budget: Optional[int] = None) -> Report:
+                 fold_budget: Optional[int] = None, explain: bool = True) -> Report:
         """Optimizes the model in place and returns what was done.
 
         Args:
@@ -681,6 +695,8 @@ class Model:
                 ``json.loads(report.json)["rewrites"]`` lists them (pass, rule, node).
             fold_budget: bytes one constant fold may add to the model (``optimize.fold_budget``;
                 default 4096).
+            explain: collect why rules left nodes alone (``optimize.explain``; default on):
+                ``report.not_applied`` and ``report.explain(node)``.
         """
         values: Dict[str, Any] = {
             "run.threads": threads,
@@ -692,6 +708,7 @@ class Model:
             "optimize.fold_budget": fold_budget,
             "optimize.check_each_pass": True if check_each_pass else None,
             "optimize.verify_each_pass": True if verify_each_pass else None,
+            "optimize.explain": None if explain else False,
         }
         with _InputFiles(inputs) as files:
             values.update(_verify_values(samples, seed, atol, rtol, dims, None, test_data, files.paths))
