@@ -162,3 +162,26 @@ TEST(TargetLegalise, LegalModelUnchanged) {
   EXPECT_NE(j.find("\"legal\":true"), std::string::npos) << j;
   EXPECT_NE(j.find("\"opset_after\":17"), std::string::npos) << j;
 }
+
+// Flatten(axis 1) on a 4-D input -> Reshape [0, -1], and Neg -> Mul by -1, for a profile without
+// Flatten and Neg; Flatten(axis 2) is left (it would need the leading dimensions' product).
+TEST(TargetLegalise, FlattenAndNegRewritten) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {"batch", 3, 2, 2});
+  Value* f = b.op("Flatten", {x}, {b.i("axis", 1)});
+  b.output(b.op("Neg", {f}));
+  b.output(b.op("Flatten", {x}, {b.i("axis", 2)}));
+  Profile p = parse_profile(kHead + "op Reshape const=1\nop Mul\n", "t.profile");
+  LegaliseResult r;
+  auto out = legalised(*m, p, r);
+  EXPECT_EQ(count_op(*out, "Neg"), 0u);
+  EXPECT_EQ(count_op(*out, "Mul"), 1u);
+  EXPECT_EQ(count_op(*out, "Reshape"), 1u);
+  EXPECT_EQ(count_op(*out, "Flatten"), 1u);
+  EXPECT_EQ(r.illegal_before, 3u);
+  EXPECT_EQ(r.illegal_after, 1u);
+  ASSERT_EQ(r.after.findings.size(), 1u);
+  EXPECT_EQ(r.after.findings[0].op, "Flatten");
+  EXPECT_EQ(r.rewrites.size(), 2u);
+}

@@ -97,6 +97,33 @@ const char* matmul_to_gemm(convert::AdaptCtx& c, int64_t opset) {
   return convert::rename_op(c, "Gemm", "MatMul (2-D) -> Gemm");
 }
 
+// Flatten(axis 0 or 1) -> Reshape to [1, -1] / [0, -1] (0 copies the input's first dimension):
+// the same result for any rank and shape, so no static shape is needed. Larger axes would need
+// the product of the leading dimensions and are left alone. (A tensor with no elements and a
+// zero first dimension makes Reshape's -1 ambiguous; Flatten's such outputs are vanishingly rare.)
+const char* flatten_to_reshape(convert::AdaptCtx& c, const std::string& label) {
+  int64_t axis = attr_int(c.m, c.n, "axis", 1);
+  if (axis < 0) {
+    int r = c.rank(c.n->inputs[0]);
+    if (r < 0) return "negative axis and unknown input rank";
+    axis += r;
+  }
+  if (axis != 0 && axis != 1) return "axis above 1 needs the product of the leading dimensions";
+  std::vector<int64_t> shape = {axis == 0 ? 1 : 0, -1};
+  Node* rs = insert_op(c.m, c.n, "Reshape", {c.n->inputs[0], convert::int_const(c.m, c.n, "flatten_shape", shape)},
+                       label + "_reshape");
+  return convert::replace_by(c, rs, axis == 0 ? "Flatten(axis 0) -> Reshape [1, -1]" : "Flatten(axis 1) -> Reshape [0, -1]");
+}
+
+// Neg(x) -> Mul(x, -1) for float types: multiplying by -1 flips the sign bit only, as Neg does.
+const char* neg_to_mul(convert::AdaptCtx& c, const std::string& label) {
+  int32_t dt = c.elem(c.n->inputs[0]);
+  if (!passes::is_float_type(dt)) return "not a known float type";
+  Node* mul = insert_op(c.m, c.n, "Mul", {c.n->inputs[0], convert::float_const(c.m, c.n, "minus_one", dt, {-1.0}, true)},
+                        label + "_mul");
+  return convert::replace_by(c, mul, "Neg -> Mul by -1");
+}
+
 struct Legaliser {
   std::unique_ptr<Model>& m;
   const Profile& p;
@@ -177,6 +204,10 @@ struct Legaliser {
       family("Gemm", [](convert::AdaptCtx& c, const std::string& label) { return gemm_to_matmul(c, label); });
     if (op_allowed(p, "Gemm", m->opset_version("")))
       family("MatMul", [](convert::AdaptCtx& c, const std::string&) { return matmul_to_gemm(c, c.target); });
+    if (op_allowed(p, "Reshape", m->opset_version("")))
+      family("Flatten", [](convert::AdaptCtx& c, const std::string& label) { return flatten_to_reshape(c, label); });
+    if (op_allowed(p, "Mul", m->opset_version("")))
+      family("Neg", [](convert::AdaptCtx& c, const std::string& label) { return neg_to_mul(c, label); });
     r.after = check_model(*m, p);
     r.illegal_after = r.after.illegal_nodes;
   }

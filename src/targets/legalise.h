@@ -7,7 +7,9 @@
 //    RotaryEmbedding, GroupNormalization, Mish, HardSwish, Swish) decomposed node by node with the
 //    conversion's own lowerings, also when the opset has them;
 //  - Gemm -> Transpose/MatMul/Mul/Add when the target lacks Gemm; 2-D MatMul -> Gemm when it
-//    lacks MatMul.
+//    lacks MatMul;
+//  - Flatten (axis 0 or 1) -> Reshape [1, -1] / [0, -1] when it lacks Flatten; Neg -> Mul by -1
+//    (float types) when it lacks Neg.
 // Each family of rewrites is kept only when it lowers the number of illegal nodes (a
 // decomposition into ops the target also lacks is undone). Verification by execution is the
 // caller's (the C ABI verifies the result against the model before legalisation).
