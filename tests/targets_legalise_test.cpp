@@ -9,6 +9,7 @@
 
 #include "ir/builder.h"
 #include "ir/snapshot.h"
+#include "onnxforge.h"
 #include "targets/legalise.h"
 #include "verify/verify.h"
 
@@ -184,4 +185,29 @@ TEST(TargetLegalise, FlattenAndNegRewritten) {
   ASSERT_EQ(r.after.findings.size(), 1u);
   EXPECT_EQ(r.after.findings[0].op, "Flatten");
   EXPECT_EQ(r.rewrites.size(), 2u);
+}
+
+// The C ABI: bad arguments leave the model and *out_json untouched; the demo model (opset 13)
+// legalised for opset:17 is raised, verified by execution, and the handle holds the result.
+TEST(TargetLegaliseAbi, BadArgumentsThenRaisedAndVerified) {
+  ofg_model* m = nullptr;
+  ASSERT_EQ(ofg_model_create_demo(&m), OFG_OK);
+  char* out = reinterpret_cast<char*>(1);
+  EXPECT_EQ(ofg_legalize_for_target(m, "trt", nullptr, &out), OFG_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(out, reinterpret_cast<char*>(1));
+  EXPECT_NE(std::string(ofg_last_error()).find("known targets"), std::string::npos) << ofg_last_error();
+  EXPECT_EQ(ofg_legalize_for_target(nullptr, "tensorrt", nullptr, &out), OFG_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ofg_legalize_for_target(m, nullptr, nullptr, &out), OFG_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ofg_legalize_for_target(m, "tensorrt", nullptr, nullptr), OFG_ERR_INVALID_ARGUMENT);
+  char* json = nullptr;
+  ASSERT_EQ(ofg_legalize_for_target(m, "opset:17", nullptr, &json), OFG_OK) << ofg_last_error();
+  std::string j = json;
+  ofg_buffer_free(json);
+  EXPECT_NE(j.find("\"opset_before\":13,\"opset_after\":17"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"verified\":\"verified by execution"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"legal\":true"), std::string::npos) << j;
+  ASSERT_EQ(ofg_check_target(m, "opset:17", &json), OFG_OK);
+  EXPECT_NE(std::string(json).find("\"legal\":true"), std::string::npos) << json;
+  ofg_buffer_free(json);
+  ofg_model_free(m);
 }

@@ -11,7 +11,8 @@
 namespace cli {
 
 const OptionSpec kTargetSpec = {"--target", OptionSpec::kText, "NAME",
-                                "legalise for a target profile after the passes (onnxforge targets lists them)"};
+                                "legalise for a target profile after the passes (onnxforge targets lists them); "
+                                "verified by execution unless --no-opset-verify"};
 const OptionSpec kAllowIllegalSpec = {"--allow-illegal", OptionSpec::kFlag, "",
                                       "with --target: save OUT (exit 0) even when some node is still not legal"};
 
