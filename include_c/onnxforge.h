@@ -459,7 +459,8 @@ OFG_API ofg_status ofg_check_target(const ofg_model* model, const char* target, 
  * profile does not accept are rewritten where an exact rewrite exists: LayerNormalization, Gelu,
  * RMSNormalization, Attention, RotaryEmbedding, GroupNormalization, Mish, HardSwish, Swish
  * decomposed (also at opsets that have them), Gemm -> MatMul/Add when the target lacks Gemm, 2-D
- * MatMul -> Gemm when it lacks MatMul, Flatten (axis 0/1) -> Reshape, float Neg -> Mul by -1;
+ * MatMul -> Gemm when it lacks MatMul, Flatten (axis 0/1) -> Reshape, float Neg -> Mul by -1,
+ * Not -> Equal(x, false);
  * each op's rewrites are kept only when they lower the number
  * of illegal nodes. (3) The result is verified against the model as given by executing both
  * (the verify.* options choose the inputs; "convert.verify" 0 skips it); on OFG_ERR_VERIFY_FAILED,

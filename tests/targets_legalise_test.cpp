@@ -187,6 +187,21 @@ TEST(TargetLegalise, FlattenAndNegRewritten) {
   EXPECT_EQ(r.rewrites.size(), 2u);
 }
 
+// Not -> Equal(x, false) for a profile with Equal and without Not.
+TEST(TargetLegalise, NotBecomesEqualFalse) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kBool, {4});
+  b.output(b.op("Not", {x}));
+  Profile p = parse_profile(kHead + "op Equal\n", "t.profile");
+  LegaliseResult r;
+  auto out = legalised(*m, p, r);
+  EXPECT_EQ(count_op(*out, "Not"), 0u);
+  EXPECT_EQ(count_op(*out, "Equal"), 1u);
+  EXPECT_EQ(r.illegal_before, 1u);
+  EXPECT_EQ(r.illegal_after, 0u);
+}
+
 // The C ABI: bad arguments leave the model and *out_json untouched; the demo model (opset 13)
 // legalised for opset:17 is raised, verified by execution, and the handle holds the result.
 TEST(TargetLegaliseAbi, BadArgumentsThenRaisedAndVerified) {

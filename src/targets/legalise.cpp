@@ -124,6 +124,16 @@ const char* neg_to_mul(convert::AdaptCtx& c, const std::string& label) {
   return convert::replace_by(c, mul, "Neg -> Mul by -1");
 }
 
+// Not(x) -> Equal(x, false): the same truth table (Equal takes bool from opset 11).
+const char* not_to_equal(convert::AdaptCtx& c, const std::string& label) {
+  if (c.target < 11) return "Equal takes bool inputs from opset 11";
+  const uint8_t no = 0;
+  Tensor* t = make_tensor(c.m, kBool, nullptr, 0, &no, 1);
+  Value* f = passes::add_initializer(c.n->graph, "false_scalar", t);
+  Node* eq = insert_op(c.m, c.n, "Equal", {c.n->inputs[0], f}, label + "_equal_false");
+  return convert::replace_by(c, eq, "Not -> Equal(x, false)");
+}
+
 struct Legaliser {
   std::unique_ptr<Model>& m;
   const Profile& p;
@@ -208,6 +218,8 @@ struct Legaliser {
       family("Flatten", [](convert::AdaptCtx& c, const std::string& label) { return flatten_to_reshape(c, label); });
     if (op_allowed(p, "Mul", m->opset_version("")))
       family("Neg", [](convert::AdaptCtx& c, const std::string& label) { return neg_to_mul(c, label); });
+    if (op_allowed(p, "Equal", m->opset_version("")))
+      family("Not", [](convert::AdaptCtx& c, const std::string& label) { return not_to_equal(c, label); });
     r.after = check_model(*m, p);
     r.illegal_after = r.after.illegal_nodes;
   }

@@ -9,7 +9,7 @@
 //  - Gemm -> Transpose/MatMul/Mul/Add when the target lacks Gemm; 2-D MatMul -> Gemm when it
 //    lacks MatMul;
 //  - Flatten (axis 0 or 1) -> Reshape [1, -1] / [0, -1] when it lacks Flatten; Neg -> Mul by -1
-//    (float types) when it lacks Neg.
+//    (float types) when it lacks Neg; Not -> Equal(x, false) when it lacks Not.
 // Each family of rewrites is kept only when it lowers the number of illegal nodes (a
 // decomposition into ops the target also lacks is undone). Verification by execution is the
 // caller's (the C ABI verifies the result against the model before legalisation).
