@@ -43,7 +43,8 @@ const char* kDescription =
     "6 --target: nodes still not legal for the target (each printed with its rule; OUT not written\n"
     "unless --allow-illegal, which exits 0).\n"
     "--target NAME legalises the optimized model for a target profile (onnxforge targets lists them):\n"
-    "the opset moved into the target's range, fused ops the target lacks decomposed, Gemm <-> MatMul+Add,\n"
+    "the opset moved into the target's range, fused ops the target lacks decomposed, Gemm <-> MatMul+Add\n"
+    "and other exact rewrites (docs/targets.md), each kept only when it lowers the illegal count;\n"
     "verified by execution against the optimized model; --report gets its JSON as \"target\".\n";
 
 std::vector<OptionSpec> specs() {
