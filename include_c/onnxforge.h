@@ -459,6 +459,27 @@ OFG_API ofg_status ofg_targets_json(char** out);
  * The model is not changed. An unknown target is OFG_ERR_INVALID_ARGUMENT, its message listing
  * the known names. */
 OFG_API ofg_status ofg_check_target(const ofg_model* model, const char* target, char** out_json);
+/* Legalises `model` for the profile `target` (the step after ofg_optimize that
+ * `onnxforge optimize --target NAME` runs): (1) the default-domain opset is moved into the
+ * profile's range when it is outside (the highest allowed at or below the model's, else the lowest
+ * above; "opset:N" means exactly N), by the conversion of ofg_convert_opset; (2) nodes of ops the
+ * profile does not accept are rewritten where an exact rewrite exists: LayerNormalization, Gelu,
+ * RMSNormalization, Attention, RotaryEmbedding, GroupNormalization, Mish, HardSwish, Swish
+ * decomposed (also at opsets that have them), Gemm -> MatMul/Add when the target lacks Gemm, 2-D
+ * MatMul -> Gemm when it lacks MatMul, Flatten (axis 0/1) -> Reshape, float Neg -> Mul by -1,
+ * Not -> Equal(x, false);
+ * each op's rewrites are kept only when they lower the number
+ * of illegal nodes. (3) The result is verified against the model as given by executing both
+ * (the verify.* options choose the inputs; "convert.verify" 0 skips it); on OFG_ERR_VERIFY_FAILED,
+ * OFG_ERR_UNSUPPORTED (cannot be verified) or any other failure the model is unchanged.
+ * Nodes still illegal are not an error: *out_json (NUL-terminated, released with
+ * ofg_buffer_free) is {"target", "opset_before", "opset_after", "illegal_before",
+ * "illegal_after" (nodes with a finding, as ofg_check_target counts them), "legal", "verified"
+ * (text), "rewrites": [{"node", "op", "what"}], "notes": [rewrites declined or undone, an opset
+ * conversion that was not possible], "findings": [as ofg_check_target's, after legalisation]}.
+ * An unknown target is OFG_ERR_INVALID_ARGUMENT, its message listing the known names. */
+OFG_API ofg_status ofg_legalize_for_target(ofg_model* model, const char* target, const ofg_options* options,
+                                           char** out_json);
 /* ---- end target profiles ---- */
 /* ---- graph diff (issue 24, part 4) */
 /* Compares the main graphs of `a` and `b` (both only read) and hands out the difference as a

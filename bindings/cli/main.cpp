@@ -37,6 +37,7 @@ void usage(FILE* out) {
                "  optimize IN OUT [--passes a,b] [--skip a,b] [--input-shape NAME=1,3,224,224]\n"
                "           [--report FILE.json] [--external-data] [--verify] [--verify-each-pass] [--threads N]\n"
                "           [--max-rewrites N] [--fold-budget BYTES]\n"
+               "           [--target NAME [--allow-illegal]]  (legalise for a target profile)\n"
                "                                run the pass pipeline and save (OUT may be IN;\n"
                "                                --demo OUT: the built-in demo model)\n"
                "  passes [--json]               list the optimization passes\n"

@@ -17,6 +17,7 @@ message.
 from ._errors import (CancelledError, Error, InputOutputError, InternalError, InvalidArgumentError, InvalidModelError,
                       LimitError, NoMemoryError, NoValidInputsError, ParseError, UnsupportedError, VerifyFailedError)
 from ._core import (LOG_INFO, LOG_WARNING, Model, OutputDiff, PassInfo, PassRun, Report, TargetCheck, TargetFinding,
+                    TargetLegalisation,
                     TargetInfo, ValueInfo, VerifyInput, VerifyReport, demo, elem_type_name, load, load_tensor_pb, passes,
                     save_tensor_pb, status_string, targets, verify, version)
 from ._lib import library_path
@@ -32,5 +33,5 @@ __all__ = [
     "LimitError", "NoMemoryError", "NoValidInputsError", "ParseError", "UnsupportedError", "VerifyFailedError",
     "LOG_INFO", "LOG_WARNING", "Model", "OutputDiff", "PassInfo", "PassRun", "Report", "ValueInfo", "VerifyInput",
     "VerifyReport", "demo", "elem_type_name", "load", "load_tensor_pb", "passes", "save_tensor_pb", "status_string",
-    "verify", "version", "library_path", "simplify", "TargetCheck", "TargetFinding", "TargetInfo", "targets",
+    "verify", "version", "library_path", "simplify", "TargetCheck", "TargetFinding", "TargetLegalisation", "TargetInfo", "targets",
 ]

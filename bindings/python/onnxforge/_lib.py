@@ -104,6 +104,7 @@ _SIGNATURES = {
     # ---- target profiles (issue 24, part 1)
     "ofg_targets_json": (_status, [POINTER(c_char_p)]),
     "ofg_check_target": (_status, [_P, c_char_p, POINTER(c_char_p)]),
+    "ofg_legalize_for_target": (_status, [_P, c_char_p, _P, POINTER(c_char_p)]),
     # ---- end target profiles
     "ofg_tensor_create": (_status, [c_int32, POINTER(c_int64), c_size_t, c_void_p, c_size_t, _PP]),
     "ofg_tensor_free": (None, [_P]),
