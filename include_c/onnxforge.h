@@ -360,6 +360,19 @@ OFG_API ofg_status ofg_run_pass(ofg_model* model, const char* pass, const ofg_op
  *                              ("rewrites": index, pass, rule, node, op, what); it always has
  *                              "rewrites_made".
  *   "optimize.list_rewrites"   "0"|"1": list the rewrites in the report without a budget
+ *   "optimize.provenance"      "0"|"1": the report's JSON gets "provenance": {output node name:
+ *                              [names of the original nodes it came from]} for every node of
+ *                              every graph (a fusion lists every node it replaced) and "folded":
+ *                              {initializer name: [original nodes constant folding turned into
+ *                              it]}. An original node without a name is "#k", k its index in walk
+ *                              order (the main graph's nodes, then each subgraph's, parents first,
+ *                              subgraphs in the order of their owning nodes); an output node
+ *                              without a name is given one, `<op>_ofg<k>` (the only change this
+ *                              option makes to the model). Nodes sharing a name share an entry.
+ *   "optimize.keep_names"      "0"|"1": every value that stays in the model keeps its name (no
+ *                              Identity is removed by renaming its input to a graph output's name;
+ *                              no If is inlined whose branch values would need new names), for
+ *                              tools keyed by tensor names (quantization encodings)
  *   "optimize.fold_budget"     bytes one constant fold may add to the model, net (default 4096):
  *                              a fold whose inputs stay because other nodes read them (a tied
  *                              embedding read by Gather and, transposed, by the output MatMul)

@@ -1,6 +1,7 @@
 // constants_to_initializers: a Constant node holding a tensor becomes an initializer of its graph
 // (same value name). Exact. Initializers are what the other passes and converters look for, and
 // each lifted Constant is one node less.
+#include "ir/provenance.h"
 #include "passes/util.h"
 
 namespace ofg::passes {
@@ -18,6 +19,7 @@ void run_constants_to_initializers(PassContext& ctx) {
     if (m.str(a.name) != "value" || !a.t || a.t->storage == Tensor::kExternal) return;
     Tensor* t = a.t;
     drop(ctx, n);
+    record_folded(m, out, n);  // the report's "folded" (ir/provenance.h)
     out->producer = nullptr;
     set_initializer(out, t);
     if (!out->type) out->type = make_tensor_type(m, t->data_type, t->dims.data, t->dims.size);

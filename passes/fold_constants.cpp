@@ -17,6 +17,7 @@
 
 #include "exec/infer_types.h"
 #include "exec/interp.h"
+#include "ir/provenance.h"
 #include "kernels/kernels.h"
 #include "ops/registry.h"
 #include "passes/util.h"
@@ -294,6 +295,7 @@ void replace_by_initializers(PassContext& ctx, Node* n, const std::vector<Tensor
   for (uint32_t i = 0; i < n->outputs.size; ++i) {
     Value* v = n->outputs[i];
     if (!v) continue;
+    record_folded(m, v, n);  // the report's "folded" (ir/provenance.h)
     v->producer = nullptr;
     set_initializer(v, results[i]);
     v->type = make_tensor_type(m, results[i]->data_type, results[i]->dims.data, results[i]->dims.size);

@@ -51,6 +51,15 @@ int64_t inline_branch(PassContext& ctx, Node* n, Graph* branch) {
   Model& m = ctx.m;
   Graph* g = n->graph;
   std::unordered_set<StrId> taken = names_outside(m, branch);
+  const bool keep = keep_names(ctx);
+  if (keep) {
+    // optimize.keep_names: a branch value whose name is taken outside would be renamed.
+    for (Value* v : branch->initializers)
+      if (taken.count(v->name)) return 0;
+    for (Node* k = branch->first; k; k = k->next)
+      for (Value* v : k->outputs)
+        if (v && taken.count(v->name)) return 0;
+  }
   for (Value* v : std::vector<Value*>(branch->initializers.begin(), branch->initializers.end()))
     adopt_value(m, v, g, taken);
   for (Node* k = branch->first; k;) {
@@ -80,7 +89,8 @@ int64_t inline_branch(PassContext& ctx, Node* n, Graph* branch) {
     Value* v = results[i];
     auto it = taken_by.find(v);
     if (it != taken_by.end()) v = it->second;
-    bool movable = v->producer && v->graph == g && v->producer->graph == g && !v->is_graph_output() &&
+    // Under keep_names a branch result keeps its name: an Identity writes the If's output.
+    bool movable = !keep && v->producer && v->graph == g && v->producer->graph == g && !v->is_graph_output() &&
                    !v->is_graph_input && !v->initializer && it == taken_by.end();
     if (movable) {
       replace_all_uses(v, out);

@@ -11,6 +11,7 @@
 #include "ir/error.h"
 #include "ir/graph_ops.h"
 #include "ir/json.h"
+#include "ir/provenance.h"
 #include "ir/snapshot.h"
 
 namespace ofg::passes {
@@ -103,6 +104,20 @@ std::string PipelineReport::to_json() const {
     }
     j += "]";
   }
+  if (has_provenance) {
+    // Output node name -> original node names; output initializer -> original nodes folded into it.
+    auto object = [&](const char* key, const std::vector<std::pair<std::string, std::vector<std::string>>>& entries) {
+      j += std::string(",\"") + key + "\":{";
+      for (size_t i = 0; i < entries.size(); ++i) {
+        j += (i ? "," : "") + json::string(entries[i].first) + ":[";
+        for (size_t k = 0; k < entries[i].second.size(); ++k) j += (k ? "," : "") + json::string(entries[i].second[k]);
+        j += "]";
+      }
+      j += "}";
+    };
+    object("provenance", provenance);
+    object("folded", folded);
+  }
   return j + "}";
 }
 
@@ -125,6 +140,9 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
   rep.nodes_before = count_nodes(*m);
   rep.bytes_before = initializer_bytes(*m);
   int cap = options.max_iterations > 0 ? options.max_iterations : 1;
+  seed_provenance(*m);  // before any pass (and before a snapshot copies the model)
+  std::map<std::string, std::string> pass_options = options.pass_options;
+  if (options.keep_names) pass_options["keep_names"] = "1";
   TypeCache types;  // inference shared by consecutive passes that change nothing
   RuleIndex index;  // likewise the rule passes' node index: one walk per round when nothing changes
   RewriteBudget budget;
@@ -156,7 +174,7 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
       if (verify) before = snapshot_model(*m);
       int64_t used_before = budget.used;
       size_t logged_before = budget.records.size();
-      r.stats = run_pass(*m, *p, &options.pass_options, &types, &index, &budget, declines);
+      r.stats = run_pass(*m, *p, &pass_options, &types, &index, &budget, declines);
       take_declines();
       if (options.check_each_pass) check(*m, p->name);
       if (verify && r.stats.changes > 0) {
@@ -191,7 +209,7 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
     const PassInfo* p = find_pass(kSweep);
     r.accuracy_class = p->accuracy_class;
     r.iteration = rep.iterations - 1;
-    r.stats = run_pass(*m, *p, &options.pass_options, &types, &index, &budget, declines);
+    r.stats = run_pass(*m, *p, &pass_options, &types, &index, &budget, declines);
     take_declines();
     if (options.check_each_pass) check(*m, p->name);
     rep.records.push_back(std::move(r));
@@ -200,6 +218,7 @@ PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& option
   if (options.not_applied) rep.not_applied = not_applied.finish(budget.records, *m);
   if (keep_rewrites) rep.rewrites = std::move(budget.records);
   declarations::drop_stale_value_info(*m);
+  if (options.provenance) report_provenance(*m, rep);
   rep.nodes_after = count_nodes(*m);
   rep.bytes_after = initializer_bytes(*m);
   rep.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -48,6 +48,11 @@ struct PipelineReport {
   // Graph walks the rule driver made to index nodes, per round (one per round while no pass
   // changes the graph; after a change, one at the next rule group).
   std::vector<int64_t> index_walks;
+  // When PipelineOptions::provenance: each output node's name -> the names of the original nodes
+  // it came from (ir/provenance.h), in walk order of the output; each output initializer that
+  // constant folding made -> the original nodes folded into it. JSON "provenance" and "folded".
+  bool has_provenance = false;
+  std::vector<std::pair<std::string, std::vector<std::string>>> provenance, folded;
   std::string to_json() const;
 };
 
@@ -64,6 +69,14 @@ struct PipelineOptions {
   std::vector<Decline>* declines = nullptr;  // where rules' declines go, every one (null: not kept)
   bool not_applied = true;  // fill PipelineReport::not_applied (optimize.explain=0 turns it off)
   std::map<std::string, std::string> pass_options;
+  // Fill PipelineReport::provenance. Output nodes without a name are given one first
+  // (`<op>_ofg<k>`, made unique): this is the only change it makes to the output model.
+  bool provenance = false;
+  // optimize.keep_names: no pass gives a value that survives another name (bypass keeps an
+  // Identity/no-op whose input would be renamed to a graph output's name, inline_constant_if
+  // keeps an If whose branch values would need new names). Passed to passes as pass option
+  // "keep_names" = "1".
+  bool keep_names = false;
   // After a run of a subset of passes (`only`), remove the weights that no node reads any more
   // (eliminate_unused_initializers, exact) unless it is skipped: a subset must not leave the
   // model larger than it found it. ofg_run_pass turns this off: it runs exactly one pass.
@@ -80,5 +93,9 @@ struct PipelineOptions {
 
 // Runs the pipeline; `m` may be replaced by a restored copy when a pass is rolled back.
 PipelineReport optimize(std::unique_ptr<Model>& m, const PipelineOptions& options);
+
+// Fills rep.provenance and rep.folded from m (passes/provenance_report.cpp), naming its unnamed
+// nodes first.
+void report_provenance(Model& m, PipelineReport& rep);
 
 }  // namespace ofg::passes

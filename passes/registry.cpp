@@ -2,6 +2,7 @@
 // never drops a pass, and the order here is the default pipeline's order.
 #include <chrono>
 
+#include "ir/provenance.h"
 #include "passes/pass.h"
 #include "passes/rule.h"
 #include "exec/infer_types.h"
@@ -147,6 +148,7 @@ PassStats run_pass(Model& m, const PassInfo& pass, const std::map<std::string, s
     return s;
   }
   auto t0 = std::chrono::steady_clock::now();
+  seed_provenance(m);  // origins are counted from the model as the first pass finds it
   PassContext ctx(m);
   ctx.options = options;
   ctx.types = types;

@@ -5,6 +5,7 @@
 #include <atomic>
 
 #include "ir/graph_ops.h"
+#include "ir/provenance.h"
 #include "passes/rule.h"
 #include "passes/util.h"
 
@@ -185,7 +186,12 @@ void run_rules(PassContext& ctx, const RuleGroup& group) {
         rec.op = std::string(m.str(n->op_type));
         rec.what = std::move(mt.what);
       }
-      int64_t made = mt.apply(ctx);
+      int64_t made;
+      {
+        // Nodes the edit makes stand for n and for the nodes it removes (ir/provenance.h).
+        ProvenanceScope scope(m, n);
+        made = mt.apply(ctx);
+      }
       if (made == 0) {
         if (ctx.declines)
           ctx.declines->push_back({r->name, n->name, "the pattern matched but the edit was refused (e.g. removing it would rename a graph output whose producer has other readers)",

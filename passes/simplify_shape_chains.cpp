@@ -24,6 +24,7 @@
 
 #include "exec/infer_rules.h"
 #include "exec/infer_types.h"
+#include "ir/provenance.h"
 #include "passes/util.h"
 
 namespace ofg::passes {
@@ -276,6 +277,7 @@ void run_simplify_shape_chains(PassContext& ctx) {
   for (Graph* g : all_graphs(m)) {
     g->for_each_node([&](Node* n) {
       if (!n->alive || !is_default(m, n)) return;
+      ProvenanceScope scope(m, n);  // what is built from n's values stands for n (ir/provenance.h)
       // Reshape shapes first: they may become constant even when only partly known.
       if (is_op(m, n, "Reshape") && n->inputs.size == 2 && n->inputs[0] && n->inputs[1] && !const_tensor(m, n->inputs[1])) {
         const std::vector<SymVal>* c = ti.contents(n->inputs[1]);

@@ -4,6 +4,7 @@
 
 #include "exec/infer_types.h"
 #include "ir/error.h"
+#include "ir/provenance.h"
 #include "kernels/kernels.h"
 
 namespace ofg::passes {
@@ -179,6 +180,7 @@ void replace_pattern(PassContext& ctx, const std::vector<Node*>& pattern, Node* 
   insert_before(last, with);
   ++ctx.added;
   Value* out = last->outputs[0];
+  for (Node* n : pattern) add_origins(ctx.m, with, n);  // a fusion stands for every node it replaced
   for (Node* n : pattern) drop(ctx, n);
   last->outputs[0] = nullptr;
   out->producer = nullptr;
@@ -200,10 +202,18 @@ Node* fuse_pattern(PassContext& ctx, const std::vector<Node*>& pattern, Node* la
 void take_output(Node* producer, uint32_t index, Value* out) {
   Node* old_producer = out->producer;
   uint32_t old_index = out->producer_output;
+  // The producer now computes what the old one did (ir/provenance.h).
+  if (old_producer && old_producer != producer) add_origins(*producer->graph->model, producer, old_producer);
   if (old_producer && old_producer != producer && old_index < old_producer->outputs.size &&
       old_producer->outputs[old_index] == out)
     old_producer->outputs[old_index] = nullptr;
   set_output(producer, index, out);
+}
+
+bool keep_names(const PassContext& ctx) {
+  if (!ctx.options) return false;
+  auto it = ctx.options->find("keep_names");
+  return it != ctx.options->end() && it->second == "1";
 }
 
 bool bypass(PassContext& ctx, Node* n, Value* in, Value* out) {
@@ -213,6 +223,7 @@ bool bypass(PassContext& ctx, Node* n, Value* in, Value* out) {
     return true;
   }
   // `out` keeps its name as a graph output: let the producer of `in` write it directly.
+  if (keep_names(ctx)) return false;  // `in` would be renamed
   Node* p = in->producer;
   if (!p || !p->alive || in->initializer || in->is_graph_input || in->is_graph_output()) return false;
   if (in->uses.size != 1 || in->graph != out->graph || p->graph != n->graph) return false;

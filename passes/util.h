@@ -81,9 +81,13 @@ void replace_pattern(PassContext& ctx, const std::vector<Node*>& pattern, Node* 
 // omitted input; trailing nulls are left off). Returns it, for its attributes.
 Node* fuse_pattern(PassContext& ctx, const std::vector<Node*>& pattern, Node* last, const char* op_type,
                    const Node* name_from, const char* suffix, std::initializer_list<Value*> inputs);
+// True when optimize.keep_names is on (pass option "keep_names"): a pass must not give a value
+// that stays in the model another name.
+bool keep_names(const PassContext& ctx);
 // Removes node n whose output `out` carries the same data as `in`. When `out` is a graph output,
 // the producer of `in` is made to produce `out` instead (only if `in` has no other reader and is
-// no graph input/output/initializer); returns false and changes nothing when that is impossible.
+// no graph input/output/initializer); returns false and changes nothing when that is impossible,
+// or under keep_names (`in` would take the output's name).
 bool bypass(PassContext& ctx, Node* n, Value* in, Value* out);
 // Makes `producer` write `out` (the value downstream nodes read) in place of its output `index`,
 // whose old value must have no other use. Used when fusing a consumer into its producer.

@@ -21,6 +21,8 @@ ofg_cli_test(cli_save_layout cli_save_layout_test.py 300)
 ofg_cli_test(cli_targets cli_targets_test.py 120)
 # optimize --target NAME: legalisation, exit 6 for what is left, --allow-illegal.
 ofg_cli_test(cli_optimize_target cli_optimize_target_test.py 120)
+# optimize --report's "provenance"/"folded" and --keep-names (issue 24, part 2).
+ofg_cli_test(cli_provenance cli_provenance_test.py 120)
 # Slow (label `slow`: not in the sanitizer run): 240 interrupted saves of a 256 MiB model
 # (1.5 min), and two saves of a model over 2 GiB read back by onnx.load (1 min, 4.3 GB written
 # and removed; skipped without 6 GiB free).

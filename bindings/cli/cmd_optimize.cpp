@@ -57,7 +57,9 @@ std::vector<OptionSpec> specs() {
       {"--fold-budget", OptionSpec::kText, "BYTES",
        "bytes one constant fold may add to the model (default 4096; more folds e.g. a tied weight's Transpose)"},
       {"--input-shape", OptionSpec::kText, "NAME=d1,d2", "fix the shape of input NAME (verification uses it too)", true},
-      {"--report", OptionSpec::kText, "FILE.json", "write everything printed, plus paths and version, as JSON"},
+      {"--report", OptionSpec::kText, "FILE.json",
+       "write everything printed, plus paths and version, as JSON (with \"provenance\": unnamed output nodes get names)"},
+      {"--keep-names", OptionSpec::kFlag, "", "every value that stays keeps its name (for encodings keyed by name)"},
       kExplainSpec,  // --explain NODE (explain.cpp)
       {"--external-data", OptionSpec::kFlag, "", "save tensors of 1 KiB or more to OUT.data"},
       {"--check", OptionSpec::kFlag, "", "check IR consistency after every pass"},
@@ -203,6 +205,9 @@ int cmd_optimize(const Args& args) {
        set_option(kName, opts, "--fold-budget", "optimize.fold_budget", p.text("--fold-budget")) == kOk) &&
       (shape_spec.empty() || set_option(kName, opts, "--input-shape", "optimize.input_shapes", shape_spec) == kOk) &&
       (!p.has("--check") || set_option(kName, opts, "--check", "optimize.check_each_pass", "1") == kOk) &&
+      // The report carries provenance (pipeline "provenance"/"folded"); it names unnamed nodes.
+      (!p.has("--report") || set_option(kName, opts, "--report", "optimize.provenance", "1") == kOk) &&
+      (!p.has("--keep-names") || set_option(kName, opts, "--keep-names", "optimize.keep_names", "1") == kOk) &&
       (!p.has("--external-data") || set_option(kName, opts, "--external-data", "save.external_data", "1") == kOk) &&
       (!verify_each || set_option(kName, opts, "--verify-each-pass", "optimize.verify_each_pass", "1") == kOk) &&
       apply_threads_option(kName, p, opts) == kOk &&

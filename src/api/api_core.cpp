@@ -35,7 +35,8 @@ void validate_option(const std::string& key, const std::string& v) {
   };
   static const char* const flags[] = {"load.copy_buffer", "save.external_data", "save.durable",
                                       "optimize.check_each_pass", "optimize.verify_each_pass", "optimize.explain",
-                                      "optimize.list_rewrites", "verify.float64_referee",
+                                      "optimize.list_rewrites", "optimize.provenance", "optimize.keep_names",
+                                      "verify.float64_referee",
                                       // shared by ofg_convert_opset and the float conversion
                                       "convert.verify"};
   static const char* const counts[] = {"optimize.max_iterations", "verify.samples", "verify.max_tries",
@@ -166,6 +167,7 @@ ofg_status ofg_options_set(ofg_options* options, const char* key, const char* va
                                         "optimize.passes", "optimize.skip", "optimize.input_shapes",
                                         "optimize.max_iterations", "optimize.check_each_pass", "optimize.explain",
                                         "optimize.verify_each_pass", "optimize.max_rewrites", "optimize.list_rewrites",
+                                        "optimize.provenance", "optimize.keep_names",
                                         "optimize.fold_budget",
                                         // read by ofg_verify (src/api/api_exec.cpp)
                                         "verify.samples", "verify.seed", "verify.atol", "verify.rtol",

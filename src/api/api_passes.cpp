@@ -60,6 +60,8 @@ passes::PipelineOptions pipeline_options(ofg_model* model, const ofg_options* o)
   // tensor beside one that stays (a tied weight read transposed and as it is) costs its size.
   if (o->has("optimize.fold_budget")) po.pass_options["fold_constants.budget_bytes"] = o->get("optimize.fold_budget", "");
   po.list_rewrites = flag(o, "optimize.list_rewrites");
+  po.provenance = flag(o, "optimize.provenance");  // the report's "provenance" (ir/provenance.h)
+  po.keep_names = flag(o, "optimize.keep_names");
   po.check_each_pass = flag(o, "optimize.check_each_pass");
   po.not_applied = o->get("optimize.explain", "1") != "0";  // the report's "not_applied"
   po.progress = progress_hook(o);

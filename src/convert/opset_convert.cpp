@@ -13,6 +13,7 @@
 #include "exec/infer_types.h"
 #include "ir/error.h"
 #include "ir/graph_ops.h"
+#include "ir/provenance.h"
 #include "ops/registry.h"
 #include "passes/util.h"
 
@@ -78,6 +79,8 @@ struct Walk {
   void node(Node* n) {
     int64_t v = from;
     std::string label = node_label(m, n);
+    // Nodes an adapter makes from n stand for n (ir/provenance.h).
+    ProvenanceScope scope(m, n);
     while (n->alive) {
       std::string op(m.str(n->op_type));
       const Adapter* a = next(op, v);
@@ -112,6 +115,7 @@ OpsetReport convert_opset(Model& m, int64_t target) {
                                        std::to_string(kOldestOpset) + ".." + std::to_string(newest));
   report.from = from;
   report.to = target;
+  seed_provenance(m);
   for (const OpsetId& o : m.opsets)
     if (!is_default_domain(m, o.domain)) report.other_domains.push_back(std::string(m.str(o.domain)) + " " + std::to_string(o.version));
   // A model of other domains only (ai.onnx.ml): nothing of the default domain to convert.

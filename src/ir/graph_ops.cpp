@@ -1,5 +1,7 @@
 #include "ir/graph_ops.h"
 
+#include "ir/provenance.h"
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -39,6 +41,7 @@ Node* new_node(Graph* g, StrId op_type, StrId domain, uint32_t n_inputs, uint32_
   n->inputs.size = n_inputs;
   n->outputs.data = a.make_array<Value*>(n_outputs);
   n->outputs.size = n_outputs;
+  note_created(*g->model, n);
   return n;
 }
 
@@ -69,12 +72,14 @@ Node* insert_op(Model& m, Node* before, const char* op, const std::vector<Value*
   for (uint32_t i = 0; i < inputs.size(); ++i) set_input(k, i, inputs[i]);
   set_output(k, 0, new_value(g, unique_name(m, base)));
   k->name = unique_name(m, base);
+  add_origins(m, k, before);  // a step of the node it is put before (a decomposition of it)
   insert_before(before, k);
   return k;
 }
 
 void remove_node(Node* n) {
   if (!n->alive) return;
+  note_removed(*n->graph->model, n);
   for (uint32_t i = 0; i < n->inputs.size; ++i)
     if (n->inputs[i]) remove_use(n->inputs[i], n, i);
   Graph* g = n->graph;
@@ -91,6 +96,7 @@ void remove_use(Value* v, Node* n, uint32_t index) {
   for (uint32_t k = 0; k < v->uses.size; ++k) {
     if (v->uses[k].node == n && v->uses[k].index == index) {
       v->uses.erase_at(k);
+      if (v->uses.size == 0) note_unused(*n->graph->model, v);
       return;
     }
   }
@@ -124,6 +130,8 @@ void resize_inputs(Node* n, uint32_t count) {
 
 void replace_all_uses(Value* from, Value* to) {
   if (from == to) return;
+  // The node that wrote `from` is now stood for by the one writing `to` (ir/provenance.h).
+  if (from->graph) hand_over_origins(*from->graph->model, from, to);
   // Copy first: set_input edits from->uses.
   std::vector<Use> uses(from->uses.begin(), from->uses.end());
   for (const Use& u : uses) set_input(u.node, u.index, to);

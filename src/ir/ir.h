@@ -6,6 +6,7 @@
 // fields (`Extras`) and written back in field-number order, so a load/save round trip loses nothing.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -20,6 +21,7 @@ struct Graph;
 struct Node;
 struct Value;
 class Model;
+struct ProvenanceScope;
 
 // A view of bytes owned elsewhere (the loaded file, the caller's buffer, or the arena).
 struct Bytes {
@@ -232,6 +234,9 @@ struct Node {
   Node* prev = nullptr;
   Node* next = nullptr;
   bool alive = true;
+  // Provenance (ir/provenance.h): ids of the original nodes this node stands for, ascending;
+  // empty until seed_provenance ran. Kept up to date by the editing operations of graph_ops.h.
+  Span<uint32_t> origins;
   uint32_t mark = 0;  // scratch for algorithms (order index, visited flags); no meaning between them
 
   const Attribute* attribute(StrId attr_name) const;
@@ -332,6 +337,15 @@ class Model {
   // The external-data locations those weights came from, each once, in order of first use: an
   // in-place save writes the data back under the same name when there was one.
   std::vector<std::string> external_locations;
+
+  // Provenance (ir/provenance.h). origin_names[id]: the name of original node `id` (kNoStr for
+  // an unnamed one, reported as "#id"); filled once by seed_provenance.
+  ArenaVec<StrId> origin_names;
+  bool provenance_seeded = false;
+  // Initializer name -> ids of the original nodes constant folding turned into it.
+  std::map<StrId, std::vector<uint32_t>> folded_origins;
+  // The rewrite running now (set by the rule driver and the opset conversion), null otherwise.
+  ProvenanceScope* provenance_scope = nullptr;
 
   StrId intern(std::string_view s) { return strings.intern(s); }
   std::string_view str(StrId id) const { return strings.view(id); }

@@ -46,6 +46,10 @@ class Copier {
     dst_.source_path = src_.source_path;
     dst_.loaded_external_data = src_.loaded_external_data;
     dst_.external_locations = src_.external_locations;
+    // Provenance (StrIds are equal: the strings were interned in the same order above).
+    dst_.origin_names = vec(src_.origin_names, [](StrId id) { return id; });
+    dst_.provenance_seeded = src_.provenance_seeded;
+    dst_.folded_origins = src_.folded_origins;
     if (src_.graph) dst_.graph = graph(src_.graph, nullptr, nullptr);
     dst_.functions = vec(src_.functions, [&](Function* f) {
       Function* c = dst_.arena.make<Function>(*f);
@@ -214,6 +218,8 @@ class Copier {
       c->domain = n->domain;
       c->name = n->name;
       c->doc_string = n->doc_string;
+      c->origins.data = dst_.arena.copy_array(n->origins.data, n->origins.size);
+      c->origins.size = n->origins.size;
       c->graph = g;
       c->inputs = span(n->inputs, [&](Value* v) { return value(v); });
       c->outputs = span(n->outputs, [&](Value* v) { return value(v); });

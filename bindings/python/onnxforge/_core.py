@@ -689,7 +689,8 @@ class Model:
                  test_data: Optional[PathLike] = None, inputs: Optional[Mapping[str, Any]] = None,
                  progress: Optional[ProgressCallback] = None, log: Optional[LogCallback] = None,
                  threads: Optional[int] = None, max_rewrites: Optional[int] = None,
-                 fold_budget: Optional[int] = None, explain: bool = True) -> Report:
+                 fold_budget: Optional[int] = None, explain: bool = True, provenance: bool = False,
+                 keep_names: bool = False) -> Report:
         """Optimizes the model in place and returns what was done.
 
         Args:
@@ -715,6 +716,11 @@ class Model:
                 default 4096).
             explain: collect why rules left nodes alone (``optimize.explain``; default on):
                 ``report.not_applied`` and ``report.explain(node)``.
+            provenance: ``json.loads(report.json)["provenance"]`` maps each output node's name
+                to the original nodes it came from, ``["folded"]`` each folded initializer to
+                the nodes folded into it (``optimize.provenance``; unnamed output nodes are
+                given names).
+            keep_names: every value that stays keeps its name (``optimize.keep_names``).
         """
         values: Dict[str, Any] = {
             "run.threads": threads,
@@ -727,6 +733,8 @@ class Model:
             "optimize.check_each_pass": True if check_each_pass else None,
             "optimize.verify_each_pass": True if verify_each_pass else None,
             "optimize.explain": None if explain else False,
+            "optimize.provenance": True if provenance else None,
+            "optimize.keep_names": True if keep_names else None,
         }
         with _InputFiles(inputs) as files:
             values.update(_verify_values(samples, seed, atol, rtol, dims, None, test_data, files.paths))
