@@ -226,3 +226,47 @@ TEST(TargetLegaliseAbi, BadArgumentsThenRaisedAndVerified) {
   ofg_buffer_free(json);
   ofg_model_free(m);
 }
+
+namespace {
+
+// x -> erf GELU (x * 0.5 * (1 + Erf(x / sqrt(2)))) at `opset`.
+std::unique_ptr<Model> erf_gelu_model(int64_t opset) {
+  auto m = new_model(opset);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 8});
+  Value* e = b.op("Erf", {b.op("Div", {x, b.initializer("sqrt2", {}, {1.4142135f})})});
+  Value* h = b.op("Mul", {b.op("Mul", {x, b.op("Add", {e, b.initializer("one", {}, {1.0f})})}),
+                          b.initializer("half", {}, {0.5f})});
+  b.output(h);
+  return m;
+}
+
+}  // namespace
+
+// The fusing direction: the profile takes Gelu (opset 20) but not Erf, and the model is at 13:
+// raised to the profile's top opset and optimized again, the erf form becomes Gelu.
+TEST(TargetLegalise, RaisedToFuseWhenTheProfileHasTheFusedOpOnly) {
+  Profile p = parse_profile(kHead + "opset 13 20\nop Gelu since=20\nop Div\nop Mul\nop Add\n", "t.profile");
+  auto m = erf_gelu_model(13);
+  LegaliseResult r;
+  auto out = legalised(*m, p, r);
+  EXPECT_EQ(r.illegal_before, 1u);  // the Erf
+  EXPECT_EQ(r.illegal_after, 0u);
+  EXPECT_EQ(r.opset_after, 20);
+  EXPECT_EQ(out->opset_version(""), 20);
+  EXPECT_EQ(count_op(*out, "Gelu"), 1u);
+  EXPECT_EQ(count_op(*out, "Erf"), 0u);
+}
+
+// Neighbour: without Gelu in the profile, raising does not help, so the model stays at 13 with
+// its Erf reported.
+TEST(TargetLegalise, NotRaisedWhenRaisingLeavesAsManyIllegal) {
+  Profile p = parse_profile(kHead + "opset 13 20\nop Div\nop Mul\nop Add\n", "t.profile");
+  auto m = erf_gelu_model(13);
+  LegaliseResult r;
+  auto out = legalised(*m, p, r);
+  EXPECT_EQ(r.opset_after, 13);
+  EXPECT_EQ(out->opset_version(""), 13);
+  EXPECT_EQ(r.illegal_after, 1u);
+  EXPECT_EQ(count_op(*out, "Erf"), 1u);
+}

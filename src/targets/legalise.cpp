@@ -13,6 +13,7 @@
 #include "ir/graph_ops.h"
 #include "ir/json.h"
 #include "ir/snapshot.h"
+#include "passes/pipeline.h"
 #include "passes/util.h"
 
 namespace ofg::targets {
@@ -200,10 +201,64 @@ struct Legaliser {
     m = std::move(before);
   }
 
+  // The fusing direction: a profile may accept a fused op the model's opset lacks and not the
+  // primitives the export wrote (QNN takes Gelu and not Erf). Raised to an opset where a fusion
+  // of the pipeline starts (17 LayerNormalization, 20 Gelu, 23 RMSNormalization/Attention/
+  // RotaryEmbedding, 24 Swish) that the profile allows, and optimized again, the fusions make
+  // those ops; the raised model, with the rewrite families run on it too, replaces this one only
+  // when it leaves fewer illegal nodes (the lowest such opset among the best).
+  void raise_and_fuse() {
+    size_t now = illegal();
+    int64_t have = m->opset_version("");
+    int64_t top = std::min(p.opset_hi ? p.opset_hi : convert::newest_opset(), convert::newest_opset());
+    if (now == 0 || !have) return;
+    std::unique_ptr<Model> best;
+    LegaliseResult best_r;
+    size_t best_left = now;
+    int64_t best_opset = 0;
+    for (int64_t to : {17, 20, 23, 24}) {
+      if (to <= have || to > top) continue;
+      std::unique_ptr<Model> raised = snapshot_model(*m);
+      LegaliseResult rr;
+      try {
+        convert::convert_opset(*raised, to);
+        passes::optimize(raised, passes::PipelineOptions{});
+      } catch (const Error& e) {
+        r.notes.push_back("raising to opset " + std::to_string(to) + " to fuse not done: " + e.what());
+        continue;
+      }
+      Legaliser higher{raised, p, rr};
+      higher.families();
+      size_t left = higher.illegal();
+      if (left >= best_left) continue;
+      best = std::move(raised);
+      best_r = std::move(rr);
+      best_left = left;
+      best_opset = to;
+    }
+    if (!best) return;
+    r.rewrites.push_back({"", "", "opset " + std::to_string(have) + " -> " + std::to_string(best_opset) +
+                                      " and the passes again, so fusions make ops the target accepts (" +
+                                      std::to_string(now) + " -> " + std::to_string(best_left) + " illegal nodes)"});
+    r.rewrites.insert(r.rewrites.end(), best_r.rewrites.begin(), best_r.rewrites.end());
+    r.notes.insert(r.notes.end(), best_r.notes.begin(), best_r.notes.end());
+    r.opset_after = best_opset;
+    keep_alive(*best, std::move(m));
+    m = std::move(best);
+  }
+
   void run() {
     r.target = p.name;
     r.illegal_before = illegal();
     opset();
+    families();
+    raise_and_fuse();
+    r.after = check_model(*m, p);
+    r.illegal_after = r.after.illegal_nodes;
+  }
+
+  // Every rewrite family, each kept only when it lowers the illegal count.
+  void families() {
     for (const std::string& op : lowerable())
       family(op, [&](convert::AdaptCtx& c, const std::string&) -> const char* {
         const convert::Adapter* row = lowering_row(op, c.target);
@@ -220,8 +275,6 @@ struct Legaliser {
       family("Neg", [](convert::AdaptCtx& c, const std::string& label) { return neg_to_mul(c, label); });
     if (op_allowed(p, "Equal", m->opset_version("")))
       family("Not", [](convert::AdaptCtx& c, const std::string& label) { return not_to_equal(c, label); });
-    r.after = check_model(*m, p);
-    r.illegal_after = r.after.illegal_nodes;
   }
 };
 

@@ -10,6 +10,10 @@
 //    lacks MatMul;
 //  - Flatten (axis 0 or 1) -> Reshape [1, -1] / [0, -1] when it lacks Flatten; Neg -> Mul by -1
 //    (float types) when it lacks Neg; Not -> Equal(x, false) when it lacks Not.
+//  - the fusing direction: when nodes are still illegal and the profile goes above the model's
+//    opset, the model raised to the profile's top opset and optimized again (so the fusions make
+//    Gelu, LayerNormalization, ... that the target takes in place of primitives it lacks), kept
+//    only when it leaves fewer illegal nodes.
 // Each family of rewrites is kept only when it lowers the number of illegal nodes (a
 // decomposition into ops the target also lacks is undone). Verification by execution is the
 // caller's (the C ABI verifies the result against the model before legalisation).
