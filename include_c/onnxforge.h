@@ -472,7 +472,60 @@ OFG_API ofg_status ofg_targets_json(char** out);
  * The model is not changed. An unknown target is OFG_ERR_INVALID_ARGUMENT, its message listing
  * the known names. */
 OFG_API ofg_status ofg_check_target(const ofg_model* model, const char* target, char** out_json);
+/* Legalises `model` for the profile `target` (the step after ofg_optimize that
+ * `onnxforge optimize --target NAME` runs): (1) the default-domain opset is moved into the
+ * profile's range when it is outside (the highest allowed at or below the model's, else the lowest
+ * above; "opset:N" means exactly N), by the conversion of ofg_convert_opset; (2) nodes of ops the
+ * profile does not accept are rewritten where an exact rewrite exists: LayerNormalization, Gelu,
+ * RMSNormalization, Attention, RotaryEmbedding, GroupNormalization, Mish, HardSwish, Swish
+ * decomposed (also at opsets that have them), Gemm -> MatMul/Add when the target lacks Gemm, 2-D
+ * MatMul -> Gemm when it lacks MatMul, Flatten (axis 0/1) -> Reshape, float Neg -> Mul by -1,
+ * Not -> Equal(x, false);
+ * each op's rewrites are kept only when they lower the number
+ * of illegal nodes. (3) The result is verified against the model as given by executing both
+ * (the verify.* options choose the inputs; "convert.verify" 0 skips it); on OFG_ERR_VERIFY_FAILED,
+ * OFG_ERR_UNSUPPORTED (cannot be verified) or any other failure the model is unchanged.
+ * Nodes still illegal are not an error: *out_json (NUL-terminated, released with
+ * ofg_buffer_free) is {"target", "opset_before", "opset_after", "illegal_before",
+ * "illegal_after" (nodes with a finding, as ofg_check_target counts them), "legal", "verified"
+ * (text), "rewrites": [{"node", "op", "what"}], "notes": [rewrites declined or undone, an opset
+ * conversion that was not possible], "findings": [as ofg_check_target's, after legalisation]}.
+ * An unknown target is OFG_ERR_INVALID_ARGUMENT, its message listing the known names. */
+OFG_API ofg_status ofg_legalize_for_target(ofg_model* model, const char* target, const ofg_options* options,
+                                           char** out_json);
 /* ---- end target profiles ---- */
+/* ---- graph diff (issue 24, part 4) */
+/* Compares the main graphs of `a` and `b` (both only read) and hands out the difference as a
+ * NUL-terminated JSON string in *out_json, released with ofg_buffer_free (on failure *out_json is
+ * untouched). Nodes of B are matched to nodes of A:
+ *   - with `provenance_json` (may be NULL): an optimize report (optimize --report, ofg_report_json)
+ *     holding "provenance": {B node name: [A node names]} at its top level or one level down, or
+ *     that object alone. Each B node it lists is matched to its origins: one origin that no other
+ *     B node names = a pair; several origins = "fused"; one origin that several B nodes name =
+ *     "split"; no origin = "added". An origin "#k" (the report's name for an unnamed original) is
+ *     A's k-th main-graph node when that one has no name. A nodes in the report's "folded"
+ *     ({B initializer: [A nodes]}) are "folded"; other A nodes no B node names are "removed"
+ *     (unless matched below).
+ *   - B nodes without provenance: by output value names first, then by structure (same op on
+ *     inputs that are matched values, in graph order); unmatched A nodes only such a pair's A
+ *     node read are "fused" into its B node (how "inferred"); the rest are "added"/"removed".
+ * A pair is "changed" when op, attributes, inputs (as matched values) or output names differ.
+ * Also compared: graph inputs and outputs (by name, element type and shape; an output under a new
+ * name that is the same matched value is "renamed"), initializers (by name: element type, shape,
+ * bytes; the same tensor under another name is "renamed"), opset imports and op counts.
+ * The JSON (keys stable, docs/diff.md): {"identical", "provenance" (was one given), "summary":
+ * {"a_nodes", "b_nodes", "b_matched", "same", "changed", "fused", "split", "folded", "added",
+ * "removed", "matched_by": {"provenance", "output_name", "structure"}}, "nodes": {"changed": [{"a",
+ * "b", "how", "changes": [text]}], "fused": [{"b", "a": [...], "how"}], "split": [{"a", "b": [...],
+ * "how"}], "folded": [{"initializer", "a": [...]}], "added", "removed"} (a node is {"name", "op",
+ * "index"}), "unknown_provenance": {"b", "a"} (names the provenance gives that the main graphs do
+ * not have: subgraph nodes are not matched), "inputs"/"outputs"/"initializers": {"added",
+ * "removed", "changed": [{"name", "a", "b"[, "changes"]}], "renamed": [{"a", "b"}]}, "opsets":
+ * [{"domain", "a", "b"}], "op_counts": [{"op", "a", "b"}]} (only what differs).
+ * Provenance that is not JSON or holds no such object is OFG_ERR_INVALID_ARGUMENT, with why.
+ * Safe to call from any thread while nothing changes the two models. */
+OFG_API ofg_status ofg_diff_json(const ofg_model* a, const ofg_model* b, const char* provenance_json, char** out_json);
+/* ---- end graph diff ---- */
 
 
 /* ------------------------------------------------------------------ tensors, execution, verification */

@@ -19,6 +19,8 @@ ofg_cli_test(cli_explain cli_explain_test.py 120)
 ofg_cli_test(cli_save_layout cli_save_layout_test.py 300)
 # onnxforge targets / check --target (issue 24): findings, exit codes, bad names.
 ofg_cli_test(cli_targets cli_targets_test.py 120)
+# optimize --target NAME: legalisation, exit 6 for what is left, --allow-illegal.
+ofg_cli_test(cli_optimize_target cli_optimize_target_test.py 120)
 # optimize --report's "provenance"/"folded" and --keep-names (issue 24, part 2).
 ofg_cli_test(cli_provenance cli_provenance_test.py 120)
 # Slow (label `slow`: not in the sanitizer run): 240 interrupted saves of a 256 MiB model
@@ -32,3 +34,9 @@ add_test(NAME bisect_rewrites
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cli/bisect_rewrites_test.py $<TARGET_FILE:onnxforge_cli>)
 set_tests_properties(bisect_rewrites PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
   ENVIRONMENT "ONNXFORGE_DATA=${OFG_DATA_DIR}")
+
+# onnxforge diff A B (issue 24, part 4): provenance and fallback matching, text/JSON, exit codes.
+ofg_cli_test(cli_diff cli_diff_test.py 120)
+add_test(NAME cli_diff_shared
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_diff_test.py $<TARGET_FILE:onnxforge_cli> --shared)
+set_tests_properties(cli_diff_shared PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 ENVIRONMENT "ONNXFORGE_DATA=${OFG_DATA_DIR}")

@@ -19,6 +19,7 @@ enum Exit {
   kNoValidInputs = 3,
   kNotConvertible = 4,  // --target-opset: some node has no adapter to the target (nothing written)
   kIllegalForTarget = 5,  // check --target: some node breaks the target profile's rules (listed)
+  kIllegalAfterTarget = 6,  // optimize --target: nodes still illegal after legalisation (listed; OUT not written)
 };
 
 using Args = std::vector<std::string>;
@@ -94,6 +95,15 @@ int64_t target_opset(const ParsedArgs& p);
 int convert_to_target_opset(const char* command, const ParsedArgs& p, ofg_model* m, ofg_options* opts);
 // ---- end --target-opset
 
+// ---- --target NAME of optimize (legalisation for a target profile, target_step.cpp)
+extern const OptionSpec kTargetSpec;
+extern const OptionSpec kAllowIllegalSpec;
+// ofg_legalize_for_target(m, NAME): prints a summary and every finding left; *json gets the
+// library's JSON. kOk when legal (or --allow-illegal), kIllegalAfterTarget when something is left,
+// kCheckFailed when the result does not verify, kNoValidInputs or kUsage.
+int legalise_for_target(const char* command, const ParsedArgs& p, ofg_model* m, ofg_options* opts, std::string* json);
+// ---- end --target
+
 int cmd_inspect(const Args& args);
 int cmd_convert(const Args& args);
 int cmd_optimize(const Args& args);
@@ -102,5 +112,6 @@ int cmd_run(const Args& args);
 int cmd_verify(const Args& args);
 int cmd_targets(const Args& args);
 int cmd_check(const Args& args);
+int cmd_diff(const Args& args);
 
 }  // namespace cli

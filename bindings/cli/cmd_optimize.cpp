@@ -39,7 +39,13 @@ const char* kDescription =
     "down after them (the passes work at the richer opset and the conversion lowers what the target\n"
     "lacks); a precision conversion comes after both.\n"
     "Exit 0 ok, 1 outputs differ, 2 usage or input error, 3 no input the model accepts could be built,\n"
-    "4 not convertible to --target-opset (the message names each node, op and opset; OUT not written).\n";
+    "4 not convertible to --target-opset (the message names each node, op and opset; OUT not written),\n"
+    "6 --target: nodes still not legal for the target (each printed with its rule; OUT not written\n"
+    "unless --allow-illegal, which exits 0).\n"
+    "--target NAME legalises the optimized model for a target profile (onnxforge targets lists them):\n"
+    "the opset moved into the target's range, fused ops the target lacks decomposed, Gemm <-> MatMul+Add\n"
+    "and other exact rewrites (docs/targets.md), each kept only when it lowers the illegal count;\n"
+    "verified by execution against the optimized model; --report gets its JSON as \"target\".\n";
 
 std::vector<OptionSpec> specs() {
   std::vector<OptionSpec> s = {
@@ -69,6 +75,8 @@ std::vector<OptionSpec> specs() {
   // --- end precision conversion
   s.push_back(kTargetOpsetSpec);
   s.push_back(kNoOpsetVerifySpec);
+  s.push_back(kTargetSpec);  // --target NAME (target_step.cpp)
+  s.push_back(kAllowIllegalSpec);
   return s;
 }
 
@@ -162,6 +170,8 @@ int cmd_optimize(const Args& args) {
     return usage_error(kName, demo ? "--demo takes OUT only" : "give IN and OUT (OUT may be IN for an in-place run)");
   if (any_verify_option(p) && !verify && !verify_each)
     return usage_error(kName, "verification options need --verify or --verify-each-pass");
+  if (p.has("--target") && p.has("--target-opset")) return usage_error(kName, "give --target or --target-opset, not both");
+  if (p.has("--allow-illegal") && !p.has("--target")) return usage_error(kName, "--allow-illegal goes with --target");
   if (p.has("--keep-on-verify-failure") && !verify) return usage_error(kName, "--keep-on-verify-failure goes with --verify");
   for (const char* list : {"--passes", "--skip"})
     if (p.has(list)) {
@@ -278,6 +288,19 @@ int cmd_optimize(const Args& args) {
       return rc;
     }
   }
+  // --target: legalised after the passes (and verified against the optimized model).
+  std::string target_json;
+  int target_rc = kOk;
+  if (p.has("--target")) {
+    target_rc = legalise_for_target(kName, p, m, opts, &target_json);
+    if (target_rc != kOk && target_rc != kIllegalAfterTarget) {
+      ofg_pass_report_free(rep);
+      ofg_model_free(original);
+      ofg_model_free(m);
+      ofg_options_free(opts);
+      return target_rc;
+    }
+  }
   Snapshot after = snapshot(m);
 
   int exit_code = kOk;
@@ -293,6 +316,7 @@ int cmd_optimize(const Args& args) {
   int32_t verified = 1;
   if (vrep) ofg_report_passed(vrep, &verified);
   if (!verified) exit_code = kCheckFailed;
+  if (exit_code == kOk) exit_code = target_rc;  // --target: nodes still illegal
   // --- precision conversion: the float32 result (verified with --verify) is converted and the
   // conversion verified against it, before anything is saved. A failed conversion saves nothing.
   std::string convert_json;
@@ -347,7 +371,10 @@ int cmd_optimize(const Args& args) {
     std::string what = out + (out_existed ? " was left unchanged" : " was not written");
     if (exit_code == kCheckFailed && !in_place) what += " (--keep-on-verify-failure writes it anyway)";
     std::fprintf(stderr, "onnxforge optimize: %s; %s\n",
-                 exit_code == kCheckFailed ? "verification did not pass" : "the result could not be verified", what.c_str());
+                 exit_code == kCheckFailed         ? "verification did not pass"
+                 : exit_code == kIllegalAfterTarget ? "nodes are still not legal for --target"
+                                                    : "the result could not be verified",
+                 what.c_str());
   }
 
   // The report of a run that got as far as a result (exit 0, 1 or 3), not of one that failed.
@@ -365,6 +392,7 @@ int cmd_optimize(const Args& args) {
     if (vrep) j.raw("verify", ofg_report_json(vrep));
     else j.null("verify");
     if (!convert_json.empty()) j.raw("convert", convert_json.c_str());  // precision conversion
+    if (!target_json.empty()) j.raw("target", target_json.c_str());    // --target
     j.end_object();
     if (!write_file_atomically(kName, report_path, j.text() + "\n")) {
       exit_code = kUsage;

@@ -37,6 +37,7 @@ void usage(FILE* out) {
                "  optimize IN OUT [--passes a,b] [--skip a,b] [--input-shape NAME=1,3,224,224]\n"
                "           [--report FILE.json] [--external-data] [--verify] [--verify-each-pass] [--threads N]\n"
                "           [--max-rewrites N] [--fold-budget BYTES]\n"
+               "           [--target NAME [--allow-illegal]]  (legalise for a target profile)\n"
                "                                run the pass pipeline and save (OUT may be IN;\n"
                "                                --demo OUT: the built-in demo model)\n"
                "  passes [--json]               list the optimization passes\n"
@@ -50,6 +51,9 @@ void usage(FILE* out) {
                "  targets [--json]              list the target profiles and their sources\n"
                "  check MODEL --target NAME [--json]\n"
                "                                which nodes the target does not accept, with the rule\n"
+               "  diff A B [--provenance REPORT.json] [--json] [--max N]\n"
+               "                                what differs, node by node (matched through optimize's\n"
+               "                                provenance, else by output names and structure)\n"
                "  help [COMMAND]                this text, or a command's own help\n"
                "  --version                     the library's version\n\n"
                "Options take their value as --opt VALUE or --opt=VALUE. --threads N: threads for the model's\n"
@@ -58,8 +62,9 @@ void usage(FILE* out) {
                "command that fails leaves no output new or changed: with --verify a result that fails is not\n"
                "saved; only optimize's --report is written to record it. A given input must fit the model's\n"
                "declared input (element type, rank, fixed sizes).\n"
-               "exit codes: 0 ok, 1 a check failed, 2 usage or input error, 3 no input the model accepts\n"
-               "could be built for verification, 5 check --target found nodes the target does not accept\n",
+               "exit codes: 0 ok, 1 a check failed (diff: the models differ), 2 usage or input error, 3 no\n"
+               "input the model accepts could be built for verification, 5 check --target found nodes the\n"
+               "target does not accept\n",
                ofg_version_string());
 }
 
@@ -94,7 +99,8 @@ int main(int argc, char** argv) {
   if (verb == "verify") return cli::cmd_verify(args);
   if (verb == "targets") return cli::cmd_targets(args);
   if (verb == "check") return cli::cmd_check(args);
-  std::string hint = cli::nearest(verb, {"inspect", "convert", "optimize", "passes", "run", "verify", "targets", "check", "help", "--version"});
+  if (verb == "diff") return cli::cmd_diff(args);
+  std::string hint = cli::nearest(verb, {"inspect", "convert", "optimize", "passes", "run", "verify", "targets", "check", "diff", "help", "--version"});
   std::fprintf(stderr, "onnxforge: unknown command '%s' (%sonnxforge help lists the commands)\n", verb.c_str(),
                hint.empty() ? "" : ("did you mean '" + hint + "'?; ").c_str());
   return cli::kUsage;

@@ -687,6 +687,15 @@ int main(int argc, char** argv) {
     CHECK(strstr(ofg_last_error(), "known targets: ") != NULL);
     CHECK(ofg_check_target(tm, "opset:13", &tj) == OFG_OK && tj != NULL && strstr(tj, "\"legal\":true") != NULL);
     ofg_buffer_free(tj);
+    tj = NULL;
+    /* Graph diff (issue 24, part 4): a model against itself is identical; provenance must be a report. */
+    CHECK_NULL_ARG(ofg_diff_json(NULL, tm, NULL, &tj), ": a is NULL");
+    CHECK_NULL_ARG(ofg_diff_json(tm, NULL, NULL, &tj), ": b is NULL");
+    CHECK_NULL_ARG(ofg_diff_json(tm, tm, NULL, NULL), "out_json");
+    CHECK(ofg_diff_json(tm, tm, "{\"passes\": []}", &tj) == OFG_ERR_INVALID_ARGUMENT && tj == NULL);
+    CHECK(strstr(ofg_last_error(), "provenance") != NULL);
+    CHECK(ofg_diff_json(tm, tm, NULL, &tj) == OFG_OK && tj != NULL && strstr(tj, "{\"identical\":true,") == tj);
+    ofg_buffer_free(tj);
     ofg_model_free(tm);
   }
 

@@ -17,18 +17,21 @@ message.
 from ._errors import (CancelledError, Error, InputOutputError, InternalError, InvalidArgumentError, InvalidModelError,
                       LimitError, NoMemoryError, NoValidInputsError, ParseError, UnsupportedError, VerifyFailedError)
 from ._core import (LOG_INFO, LOG_WARNING, Model, OutputDiff, PassInfo, PassRun, Report, TargetCheck, TargetFinding,
+                    TargetLegalisation,
                     TargetInfo, ValueInfo, VerifyInput, VerifyReport, demo, elem_type_name, load, load_tensor_pb, passes,
                     save_tensor_pb, status_string, targets, verify, version)
 from ._lib import library_path
 from ._simplify import simplify
+from ._core import diff  # the graph diff (docs/diff.md)
 
 # The library's version (include_c/onnxforge.h), the one the wheel's metadata also carries.
 __version__ = version()
 
 __all__ = [
+    "diff",
     "CancelledError", "Error", "InputOutputError", "InternalError", "InvalidArgumentError", "InvalidModelError",
     "LimitError", "NoMemoryError", "NoValidInputsError", "ParseError", "UnsupportedError", "VerifyFailedError",
     "LOG_INFO", "LOG_WARNING", "Model", "OutputDiff", "PassInfo", "PassRun", "Report", "ValueInfo", "VerifyInput",
     "VerifyReport", "demo", "elem_type_name", "load", "load_tensor_pb", "passes", "save_tensor_pb", "status_string",
-    "verify", "version", "library_path", "simplify", "TargetCheck", "TargetFinding", "TargetInfo", "targets",
+    "verify", "version", "library_path", "simplify", "TargetCheck", "TargetFinding", "TargetLegalisation", "TargetInfo", "targets",
 ]

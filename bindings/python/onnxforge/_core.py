@@ -491,6 +491,24 @@ class TargetCheck:
         return not self.findings
 
 
+@dataclass(frozen=True)
+class TargetLegalisation:
+    """The answer of :meth:`Model.legalize_for_target`; true when nothing illegal is left."""
+    target: str
+    opset_before: int
+    opset_after: int
+    illegal_before: int
+    illegal_after: int
+    rewrites: List[Dict[str, str]]  # {"node", "op", "what"}
+    notes: List[str]
+    findings: List[TargetFinding]
+    verified: str
+    json: str
+
+    def __bool__(self) -> bool:
+        return not self.findings
+
+
 def _take_json(status_call: Callable[[Any], int]) -> Any:
     """Calls a function that hands out a JSON string (char**), frees it and returns the text."""
     out = c_char_p()
@@ -787,6 +805,27 @@ class Model:
                            [TargetFinding(f["node"], f["op"], f["graph"], f["rule"], f["message"]) for f in d["findings"]],
                            text)
 
+    def legalize_for_target(self, target: str, verify: bool = True, samples: Optional[int] = None,
+                            seed: Optional[int] = None, threads: Optional[int] = None) -> TargetLegalisation:
+        """Rewrites the model in place so that it uses only what the target profile ``target``
+        accepts, where an exact rewrite exists (opset moved into the target's range, fused ops the
+        target lacks decomposed, Gemm <-> MatMul+Add), as ``onnxforge optimize --target`` does
+        after its passes. Unless ``verify=False`` the result is checked against the model as it
+        was by running both; outputs that differ raise :class:`VerifyFailedError` and leave the
+        model unchanged. What is still illegal is in ``findings`` (not an error)."""
+        if not isinstance(target, str):
+            raise TypeError(f"Model.legalize_for_target: target must be a str, got {type(target).__name__}")
+        values: Dict[str, Any] = {"run.threads": threads, "convert.verify": verify}
+        values.update(_verify_values(samples, seed, None, None, None, None, None, None))
+        with _Options(values) as o:
+            text = _take_json(lambda out: o.check(lib.ofg_legalize_for_target(self._handle, target.encode("utf-8"),
+                                                                              o.handle, out)) or 0)
+        d = json.loads(text)
+        return TargetLegalisation(d["target"], d["opset_before"], d["opset_after"], d["illegal_before"],
+                                  d["illegal_after"], d["rewrites"], d["notes"],
+                                  [TargetFinding(f["node"], f["op"], f["graph"], f["rule"], f["message"])
+                                   for f in d["findings"]], d["verified"], text)
+
     def convert_opset(self, target: int, verify: bool = True, samples: Optional[int] = None,
                       seed: Optional[int] = None, atol: Optional[float] = None, rtol: Optional[float] = None,
                       dims: Optional[Mapping[str, int]] = None, test_data: Optional[PathLike] = None,
@@ -956,6 +995,40 @@ def demo() -> Model:
 
 def _as_model(m: Any) -> Tuple[Model, bool]:
     return (m, False) if isinstance(m, Model) else (load(m), True)
+
+
+def diff(a: Any, b: Any, provenance: Any = None) -> Dict[str, Any]:
+    """What differs between models ``a`` and ``b`` (each a :class:`Model` or anything :func:`load`
+    takes), node by node: the library's JSON (keys in docs/diff.md) parsed into a dict, e.g.
+    ``d["identical"]``, ``d["summary"]["fused"]``, ``d["nodes"]["removed"]``.
+
+    ``provenance``, when ``b`` came from ``a`` through optimize: the optimize report holding
+    ``"provenance": {b node: [a nodes]}`` as a :class:`Report`, a dict (the parsed report or the
+    mapping alone) or the path of a report file (``onnxforge optimize --report``). Without it nodes
+    are matched by output names, then by structure. Bad provenance raises InvalidArgumentError.
+    """
+    if provenance is None:
+        prov: Optional[bytes] = None
+    elif isinstance(provenance, Report):
+        prov = provenance.json.encode("utf-8")
+    elif isinstance(provenance, Mapping):
+        prov = json.dumps(provenance).encode("utf-8")
+    elif isinstance(provenance, (str, os.PathLike)):
+        with open(provenance, "rb") as f:
+            prov = f.read()
+    else:
+        raise TypeError(f"onnxforge.diff: provenance must be a Report, a dict or a path, got {type(provenance).__name__}")
+    ma, own_a = _as_model(a)
+    try:
+        mb, own_b = _as_model(b)
+        try:
+            return json.loads(_take_json(lambda out: lib.ofg_diff_json(ma._handle, mb._handle, prov, out)))
+        finally:
+            if own_b:
+                mb.close()
+    finally:
+        if own_a:
+            ma.close()
 
 
 class _InputFiles:

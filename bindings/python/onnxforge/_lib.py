@@ -104,6 +104,7 @@ _SIGNATURES = {
     # ---- target profiles (issue 24, part 1)
     "ofg_targets_json": (_status, [POINTER(c_char_p)]),
     "ofg_check_target": (_status, [_P, c_char_p, POINTER(c_char_p)]),
+    "ofg_legalize_for_target": (_status, [_P, c_char_p, _P, POINTER(c_char_p)]),
     # ---- end target profiles
     "ofg_tensor_create": (_status, [c_int32, POINTER(c_int64), c_size_t, c_void_p, c_size_t, _PP]),
     "ofg_tensor_free": (None, [_P]),
@@ -139,6 +140,7 @@ _SIGNATURES = {
     "ofg_value_optional_element": (_status, [_P, _PP]),
     "ofg_run_values": (_status, [_P, _P, c_size_t, POINTER(c_char_p), _PP, POINTER(c_size_t),
                                  POINTER(_PP)]),
+    "ofg_diff_json": (_status, [_P, _P, c_char_p, POINTER(c_char_p)]),  # graph diff (issue 24, part 4)
 }
 
 

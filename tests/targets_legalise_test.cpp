@@ -1,0 +1,272 @@
+// Legalisation for a target profile (src/targets/legalise.h): each rewrite fires on a toy graph
+// for a profile that lacks the op (structure asserted, values checked by running the original
+// and the result in the interpreter), and a legal model is left as it is.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/builder.h"
+#include "ir/snapshot.h"
+#include "onnxforge.h"
+#include "targets/legalise.h"
+#include "verify/verify.h"
+
+using namespace ofg;
+using namespace ofg::targets;
+
+namespace {
+
+const std::string kHead = "target t\nsource s\nurl https://x\nversion 1\n";
+
+size_t count_op(Model& m, const std::string& op) {
+  size_t k = 0;
+  for_each_graph(m.graph, [&](Graph* g) {
+    for (Node* n = g->first; n; n = n->next)
+      if (m.str(n->op_type) == op) ++k;
+  });
+  return k;
+}
+
+// Legalises a copy of m for p and checks it against m by execution.
+std::unique_ptr<Model> legalised(Model& m, const Profile& p, LegaliseResult& r) {
+  std::unique_ptr<Model> c = copy_model(m);
+  r = legalise(c, p);
+  EXPECT_EQ(check_consistency(*c), "");
+  verify::Options o;
+  verify::Report v = verify::verify_models(m, *c, o);
+  EXPECT_TRUE(v.passed) << v.to_json();
+  return c;
+}
+
+std::unique_ptr<Model> layer_norm_model(int64_t opset) {
+  auto m = new_model(opset);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 3, 8});
+  Value* g = b.initializer("g", {8}, {1, 2, 3, 4, 5, 6, 7, 8});
+  Value* be = b.initializer("be", {8}, {0, 1, 0, 1, 0, 1, 0, 1});
+  b.output(b.op("LayerNormalization", {x, g, be}, {b.i("axis", -1), b.f("epsilon", 1e-5f)}));
+  return m;
+}
+
+}  // namespace
+
+// A profile at opset 17+ without LayerNormalization: the node is decomposed at the model's own
+// opset (the opset does not move), into ops the profile has.
+TEST(TargetLegalise, LayerNormDecomposedWhenTheProfileLacksIt) {
+  Profile p = parse_profile(kHead + "opset 13 18\nop ReduceMean\nop Sub\nop Pow\nop Add\nop Sqrt\nop Div\nop Mul\n", "t.profile");
+  auto m = layer_norm_model(17);
+  LegaliseResult r;
+  auto out = legalised(*m, p, r);
+  EXPECT_EQ(r.opset_before, 17);
+  EXPECT_EQ(r.opset_after, 17);
+  EXPECT_EQ(out->opset_version(""), 17);
+  EXPECT_EQ(r.illegal_before, 1u);
+  EXPECT_EQ(r.illegal_after, 0u);
+  EXPECT_EQ(count_op(*out, "LayerNormalization"), 0u);
+  EXPECT_EQ(count_op(*out, "ReduceMean"), 2u);
+  EXPECT_EQ(count_op(*out, "Sqrt"), 1u);
+  ASSERT_EQ(r.rewrites.size(), 1u);
+  EXPECT_EQ(r.rewrites[0].op, "LayerNormalization");
+  EXPECT_TRUE(r.after.findings.empty());
+}
+
+// A decomposition into ops the profile lacks as well does not lower the illegal count: undone,
+// the node stays and is reported.
+TEST(TargetLegalise, DecompositionIntoIllegalOpsIsUndone) {
+  Profile p = parse_profile(kHead + "op Add\n", "t.profile");
+  auto m = layer_norm_model(17);
+  LegaliseResult r;
+  auto out = legalised(*m, p, r);
+  EXPECT_EQ(count_op(*out, "LayerNormalization"), 1u);
+  EXPECT_TRUE(r.rewrites.empty());
+  EXPECT_EQ(r.illegal_after, 1u);
+  ASSERT_EQ(r.after.findings.size(), 1u);
+  EXPECT_EQ(r.after.findings[0].rule, "op");
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes[0].find("undone"), std::string::npos) << r.notes[0];
+}
+
+// A model above the profile's range goes to the highest opset the profile allows; the generic
+// opset:N profile means exactly N (LayerNormalization lowered by the conversion below 17).
+TEST(TargetLegalise, OpsetLoweredIntoRange) {
+  Profile p = parse_profile(kHead + "opset 11 15\nop ReduceMean\nop Sub\nop Pow\nop Add\nop Sqrt\nop Div\nop Mul\n", "t.profile");
+  auto m = layer_norm_model(17);
+  LegaliseResult r;
+  auto out = legalised(*m, p, r);
+  EXPECT_EQ(r.opset_after, 15);
+  EXPECT_EQ(out->opset_version(""), 15);
+  EXPECT_EQ(count_op(*out, "LayerNormalization"), 0u);
+  EXPECT_EQ(r.illegal_after, 0u);
+  LegaliseResult g;
+  auto out13 = legalised(*m, find_profile("opset:13"), g);
+  EXPECT_EQ(out13->opset_version(""), 13);
+  EXPECT_EQ(g.illegal_after, 0u);
+  EXPECT_EQ(count_op(*out13, "LayerNormalization"), 0u);
+  // A model below the range goes to the lowest opset above it.
+  Profile hi = parse_profile(kHead + "opset 18 20\nop LayerNormalization\n", "t.profile");
+  LegaliseResult u;
+  auto up = legalised(*m, hi, u);
+  EXPECT_EQ(up->opset_version(""), 18);
+  EXPECT_EQ(u.illegal_after, 0u);
+}
+
+// Gemm (transB, alpha, beta) -> MatMul/Mul/Add for a profile without Gemm; the constant B is
+// stored transposed (no Transpose node). And 2-D MatMul -> Gemm for one without MatMul.
+TEST(TargetLegalise, GemmAndMatMulSwapped) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {3, 4});
+  std::vector<float> w(5 * 4), c(5);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.1f * static_cast<float>(i % 7) - 0.3f;
+  for (size_t i = 0; i < c.size(); ++i) c[i] = 0.5f * static_cast<float>(i);
+  Value* wv = b.initializer("w", {5, 4}, w);
+  Value* cv = b.initializer("c", {5}, c);
+  b.output(b.op("Gemm", {x, wv, cv}, {b.i("transB", 1), b.f("alpha", 0.5f), b.f("beta", 2.0f)}));
+  Profile no_gemm = parse_profile(kHead + "op MatMul\nop Add\nop Mul\n", "t.profile");
+  LegaliseResult r;
+  auto out = legalised(*m, no_gemm, r);
+  EXPECT_EQ(count_op(*out, "Gemm"), 0u);
+  EXPECT_EQ(count_op(*out, "MatMul"), 1u);
+  EXPECT_EQ(count_op(*out, "Transpose"), 0u);
+  EXPECT_EQ(count_op(*out, "Mul"), 2u);
+  EXPECT_EQ(count_op(*out, "Add"), 1u);
+  EXPECT_EQ(r.illegal_before, 1u);
+  EXPECT_EQ(r.illegal_after, 0u);
+
+  auto mm = new_model(13);
+  GraphBuilder b2(*mm);
+  Value* x2 = b2.input("x", kFloat, {3, 4});
+  Value* w2 = b2.initializer("w", {4, 5}, w);
+  b2.output(b2.op("MatMul", {x2, w2}));
+  Profile no_matmul = parse_profile(kHead + "op Gemm\n", "t.profile");
+  LegaliseResult r2;
+  auto out2 = legalised(*mm, no_matmul, r2);
+  EXPECT_EQ(count_op(*out2, "MatMul"), 0u);
+  EXPECT_EQ(count_op(*out2, "Gemm"), 1u);
+  EXPECT_EQ(r2.illegal_after, 0u);
+}
+
+// A model legal for the profile is not touched: no rewrite, same nodes, same opset.
+TEST(TargetLegalise, LegalModelUnchanged) {
+  auto m = layer_norm_model(17);
+  LegaliseResult r;
+  auto out = legalised(*m, find_profile("tensorrt"), r);
+  EXPECT_TRUE(r.rewrites.empty());
+  EXPECT_EQ(r.illegal_before, 0u);
+  EXPECT_EQ(r.illegal_after, 0u);
+  EXPECT_EQ(out->opset_version(""), 17);
+  EXPECT_EQ(count_op(*out, "LayerNormalization"), 1u);
+  EXPECT_EQ(out->graph->node_count, m->graph->node_count);
+  std::string j = legalise_json(r, "nothing rewritten");
+  EXPECT_NE(j.find("\"legal\":true"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"opset_after\":17"), std::string::npos) << j;
+}
+
+// Flatten(axis 1) on a 4-D input -> Reshape [0, -1], and Neg -> Mul by -1, for a profile without
+// Flatten and Neg; Flatten(axis 2) is left (it would need the leading dimensions' product).
+TEST(TargetLegalise, FlattenAndNegRewritten) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {"batch", 3, 2, 2});
+  Value* f = b.op("Flatten", {x}, {b.i("axis", 1)});
+  b.output(b.op("Neg", {f}));
+  b.output(b.op("Flatten", {x}, {b.i("axis", 2)}));
+  Profile p = parse_profile(kHead + "op Reshape const=1\nop Mul\n", "t.profile");
+  LegaliseResult r;
+  auto out = legalised(*m, p, r);
+  EXPECT_EQ(count_op(*out, "Neg"), 0u);
+  EXPECT_EQ(count_op(*out, "Mul"), 1u);
+  EXPECT_EQ(count_op(*out, "Reshape"), 1u);
+  EXPECT_EQ(count_op(*out, "Flatten"), 1u);
+  EXPECT_EQ(r.illegal_before, 3u);
+  EXPECT_EQ(r.illegal_after, 1u);
+  ASSERT_EQ(r.after.findings.size(), 1u);
+  EXPECT_EQ(r.after.findings[0].op, "Flatten");
+  EXPECT_EQ(r.rewrites.size(), 2u);
+}
+
+// Not -> Equal(x, false) for a profile with Equal and without Not.
+TEST(TargetLegalise, NotBecomesEqualFalse) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kBool, {4});
+  b.output(b.op("Not", {x}));
+  Profile p = parse_profile(kHead + "op Equal\n", "t.profile");
+  LegaliseResult r;
+  auto out = legalised(*m, p, r);
+  EXPECT_EQ(count_op(*out, "Not"), 0u);
+  EXPECT_EQ(count_op(*out, "Equal"), 1u);
+  EXPECT_EQ(r.illegal_before, 1u);
+  EXPECT_EQ(r.illegal_after, 0u);
+}
+
+// The C ABI: bad arguments leave the model and *out_json untouched; the demo model (opset 13)
+// legalised for opset:17 is raised, verified by execution, and the handle holds the result.
+TEST(TargetLegaliseAbi, BadArgumentsThenRaisedAndVerified) {
+  ofg_model* m = nullptr;
+  ASSERT_EQ(ofg_model_create_demo(&m), OFG_OK);
+  char* out = reinterpret_cast<char*>(1);
+  EXPECT_EQ(ofg_legalize_for_target(m, "trt", nullptr, &out), OFG_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(out, reinterpret_cast<char*>(1));
+  EXPECT_NE(std::string(ofg_last_error()).find("known targets"), std::string::npos) << ofg_last_error();
+  EXPECT_EQ(ofg_legalize_for_target(nullptr, "tensorrt", nullptr, &out), OFG_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ofg_legalize_for_target(m, nullptr, nullptr, &out), OFG_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ofg_legalize_for_target(m, "tensorrt", nullptr, nullptr), OFG_ERR_INVALID_ARGUMENT);
+  char* json = nullptr;
+  ASSERT_EQ(ofg_legalize_for_target(m, "opset:17", nullptr, &json), OFG_OK) << ofg_last_error();
+  std::string j = json;
+  ofg_buffer_free(json);
+  EXPECT_NE(j.find("\"opset_before\":13,\"opset_after\":17"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"verified\":\"verified by execution"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"legal\":true"), std::string::npos) << j;
+  ASSERT_EQ(ofg_check_target(m, "opset:17", &json), OFG_OK);
+  EXPECT_NE(std::string(json).find("\"legal\":true"), std::string::npos) << json;
+  ofg_buffer_free(json);
+  ofg_model_free(m);
+}
+
+namespace {
+
+// x -> erf GELU (x * 0.5 * (1 + Erf(x / sqrt(2)))) at `opset`.
+std::unique_ptr<Model> erf_gelu_model(int64_t opset) {
+  auto m = new_model(opset);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 8});
+  Value* e = b.op("Erf", {b.op("Div", {x, b.initializer("sqrt2", {}, {1.4142135f})})});
+  Value* h = b.op("Mul", {b.op("Mul", {x, b.op("Add", {e, b.initializer("one", {}, {1.0f})})}),
+                          b.initializer("half", {}, {0.5f})});
+  b.output(h);
+  return m;
+}
+
+}  // namespace
+
+// The fusing direction: the profile takes Gelu (opset 20) but not Erf, and the model is at 13:
+// raised to the profile's top opset and optimized again, the erf form becomes Gelu.
+TEST(TargetLegalise, RaisedToFuseWhenTheProfileHasTheFusedOpOnly) {
+  Profile p = parse_profile(kHead + "opset 13 20\nop Gelu since=20\nop Div\nop Mul\nop Add\n", "t.profile");
+  auto m = erf_gelu_model(13);
+  LegaliseResult r;
+  auto out = legalised(*m, p, r);
+  EXPECT_EQ(r.illegal_before, 1u);  // the Erf
+  EXPECT_EQ(r.illegal_after, 0u);
+  EXPECT_EQ(r.opset_after, 20);
+  EXPECT_EQ(out->opset_version(""), 20);
+  EXPECT_EQ(count_op(*out, "Gelu"), 1u);
+  EXPECT_EQ(count_op(*out, "Erf"), 0u);
+}
+
+// Neighbour: without Gelu in the profile, raising does not help, so the model stays at 13 with
+// its Erf reported.
+TEST(TargetLegalise, NotRaisedWhenRaisingLeavesAsManyIllegal) {
+  Profile p = parse_profile(kHead + "opset 13 20\nop Div\nop Mul\nop Add\n", "t.profile");
+  auto m = erf_gelu_model(13);
+  LegaliseResult r;
+  auto out = legalised(*m, p, r);
+  EXPECT_EQ(r.opset_after, 13);
+  EXPECT_EQ(out->opset_version(""), 13);
+  EXPECT_EQ(r.illegal_after, 1u);
+  EXPECT_EQ(count_op(*out, "Erf"), 1u);
+}
