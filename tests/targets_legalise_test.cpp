@@ -270,3 +270,94 @@ TEST(TargetLegalise, NotRaisedWhenRaisingLeavesAsManyIllegal) {
   EXPECT_EQ(r.illegal_after, 1u);
   EXPECT_EQ(count_op(*out, "Erf"), 1u);
 }
+
+namespace {
+
+// Resize(x [1, 2, 3, 4]) by constant scales with the given modes.
+std::unique_ptr<Model> resize_model(const std::string& mode, const std::string& cm, const std::string& nm,
+                                    std::vector<float> scales) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, 2, 3, 4});
+  Value* sc = b.initializer("scales", {4}, scales);
+  b.output(b.op("Resize", {x, nullptr, sc}, {b.s("mode", mode), b.s("coordinate_transformation_mode", cm), b.s("nearest_mode", nm)}));
+  return m;
+}
+
+std::string attr_of(Model& m, const std::string& op, const std::string& name) {
+  std::string v;
+  for (Node* n = m.graph->first; n; n = n->next)
+    if (m.str(n->op_type) == op)
+      if (const Attribute* a = n->attribute(m, name)) v = std::string(a->s.view());
+  return v;
+}
+
+const std::string kHalfPixelOnly =
+    "op Resize attr:coordinate_transformation_mode=half_pixel attr:nearest_mode=round_prefer_floor,round_prefer_ceil\n";
+
+}  // namespace
+
+// Nearest by whole factors: asymmetric + floor reads the same input pixels as half_pixel with
+// rounding, so the node is rewritten for a target that takes half_pixel only (values verified).
+TEST(TargetLegalise, ResizeNearestIntegerUpscaleTakesAnEquivalentMode) {
+  auto m = resize_model("nearest", "asymmetric", "floor", {1, 1, 2, 3});
+  Profile p = parse_profile(kHead + kHalfPixelOnly, "t.profile");
+  LegaliseResult r;
+  auto out = legalised(*m, p, r);
+  EXPECT_EQ(r.illegal_before, 1u);
+  EXPECT_EQ(r.illegal_after, 0u);
+  EXPECT_EQ(attr_of(*out, "Resize", "coordinate_transformation_mode"), "half_pixel");
+  EXPECT_EQ(attr_of(*out, "Resize", "nearest_mode"), "round_prefer_floor");
+  ASSERT_EQ(r.rewrites.size(), 1u);
+  EXPECT_EQ(r.rewrites[0].op, "Resize");
+}
+
+// Must not fire: a fractional scale (1.5) makes asymmetric + floor differ from half_pixel
+// rounding, and linear interpolation has no such equivalence: both stay, named as illegal.
+TEST(TargetLegalise, ResizeModesKeptWhereNoEquivalentIsExact) {
+  Profile p = parse_profile(kHead + kHalfPixelOnly, "t.profile");
+  for (auto [mode, scale] : {std::pair<const char*, float>{"nearest", 1.5f}, {"linear", 2.0f}}) {
+    auto m = resize_model(mode, "asymmetric", "floor", {1, 1, scale, scale});
+    LegaliseResult r;
+    auto out = legalised(*m, p, r);
+    EXPECT_EQ(r.illegal_after, 1u) << mode;
+    EXPECT_EQ(attr_of(*out, "Resize", "coordinate_transformation_mode"), "asymmetric") << mode;
+    EXPECT_TRUE(r.rewrites.empty()) << mode;
+    ASSERT_FALSE(r.notes.empty()) << mode;
+    EXPECT_NE(r.notes[0].find("no coordinate mode the target takes"), std::string::npos) << r.notes[0];
+  }
+}
+
+// pytorch_half_pixel is half_pixel where every resized axis has more than one output element
+// (linear, fractional scale: the first rule, any mode); with an axis resized to one element it
+// is not, and the node stays.
+TEST(TargetLegalise, ResizePytorchHalfPixelBecomesHalfPixelOnlyWhereExact) {
+  Profile p = parse_profile(kHead + kHalfPixelOnly, "t.profile");
+  {
+    auto m = resize_model("linear", "pytorch_half_pixel", "round_prefer_floor", {1, 1, 1.5f, 0.5f});
+    LegaliseResult r;
+    auto out = legalised(*m, p, r);
+    EXPECT_EQ(r.illegal_after, 0u);
+    EXPECT_EQ(attr_of(*out, "Resize", "coordinate_transformation_mode"), "half_pixel");
+  }
+  {
+    auto m = resize_model("linear", "pytorch_half_pixel", "round_prefer_floor", {1, 1, 0.34f, 1.0f});  // 3 -> 1 row
+    LegaliseResult r;
+    auto out = legalised(*m, p, r);
+    EXPECT_EQ(r.illegal_after, 1u);
+    EXPECT_EQ(attr_of(*out, "Resize", "coordinate_transformation_mode"), "pytorch_half_pixel");
+  }
+}
+
+// A Resize the profile already takes is not touched, and neither is one in a model whose
+// profile says nothing about Resize's modes.
+TEST(TargetLegalise, ResizeLegalModesUntouched) {
+  auto m = resize_model("nearest", "half_pixel", "round_prefer_ceil", {1, 1, 2, 2});
+  Profile p = parse_profile(kHead + kHalfPixelOnly, "t.profile");
+  LegaliseResult r;
+  auto out = legalised(*m, p, r);
+  EXPECT_EQ(r.illegal_before, 0u);
+  EXPECT_TRUE(r.rewrites.empty());
+  EXPECT_TRUE(r.notes.empty());
+  EXPECT_EQ(attr_of(*out, "Resize", "nearest_mode"), "round_prefer_ceil");
+}

@@ -15,6 +15,7 @@
 #include "ir/snapshot.h"
 #include "passes/pipeline.h"
 #include "passes/util.h"
+#include "targets/resize_modes.h"
 
 namespace ofg::targets {
 namespace {
@@ -135,6 +136,18 @@ const char* not_to_equal(convert::AdaptCtx& c, const std::string& label) {
   return convert::replace_by(c, eq, "Not -> Equal(x, false)");
 }
 
+// Whether a Resize (coordinate mode, nearest mode) pair passes the profile's attribute rules.
+ResizeModeAllowed resize_rules(const OpEntry& e) {
+  return [&e](const std::string& cm, const std::string& nm) {
+    for (const OpRule& r : e.rules) {
+      if (r.kind != OpRule::kAttr) continue;
+      const std::string* v = r.attr == "coordinate_transformation_mode" ? &cm : r.attr == "nearest_mode" ? &nm : nullptr;
+      if (v && std::find(r.values.begin(), r.values.end(), *v) == r.values.end()) return false;
+    }
+    return true;
+  };
+}
+
 struct Legaliser {
   std::unique_ptr<Model>& m;
   const Profile& p;
@@ -163,12 +176,13 @@ struct Legaliser {
     }
   }
 
-  // One family: every default-domain node of op `op` that the profile does not accept, rewritten
-  // by `step`; undone unless the illegal count goes down.
+  // One family: every default-domain node of op `op`, rewritten by `step`, when the profile does
+  // not accept the op (or, with `op_legal_too`, when a node breaks one of the op's rules: the step
+  // then leaves legal nodes alone); undone unless the illegal count goes down.
   template <typename Step>
-  void family(const std::string& op, Step step) {
+  void family(const std::string& op, Step step, bool op_legal_too = false) {
     int64_t opset = m->opset_version("");
-    if (op_allowed(p, op, opset)) return;
+    if (!op_legal_too && op_allowed(p, op, opset)) return;
     std::vector<Node*> nodes;
     for (Graph* g : passes::all_graphs(*m))
       for (Node* n = g->first; n; n = n->next)
@@ -275,6 +289,9 @@ struct Legaliser {
       family("Neg", [](convert::AdaptCtx& c, const std::string& label) { return neg_to_mul(c, label); });
     if (op_allowed(p, "Equal", m->opset_version("")))
       family("Not", [](convert::AdaptCtx& c, const std::string& label) { return not_to_equal(c, label); });
+    if (const OpEntry* e = p.find("", "Resize"))
+      family("Resize", [e](convert::AdaptCtx& c, const std::string&) { return resize_to_allowed_modes(c, resize_rules(*e)); },
+             true);
   }
 };
 
