@@ -2,7 +2,8 @@
 // Identity; Dropout in inference (mask unused, training_mode absent or constant false; before
 // opset 7 also is_test set); Cast to the type the input already has; Transpose with the identity
 // permutation; Pad whose pads are all 0 (attribute before opset 11, input from 11); x*1, x/1,
-// x+0, x-0 where the constant cannot change x's type or shape by broadcasting. One rule per case.
+// x+0, x-0 where the constant cannot change x's type or shape by broadcasting; Concat whose other
+// inputs have no elements along the axis (a KV cache's empty past at prefill). One rule per case.
 #include "exec/infer_types.h"
 #include "passes/rule.h"
 #include "passes/util.h"
@@ -136,6 +137,28 @@ RuleMatch match_neutral(const RuleCtx& rc, Graph*, Node* n) {
   return RuleMatch::decline(why);
 }
 
+// Concat(a, b, ...) where every input but one has a static 0 along the axis: the output is that
+// input (the others add nothing, and a valid Concat's inputs agree on every other axis).
+RuleMatch match_concat(const RuleCtx& rc, Graph*, Node* n) {
+  if (!usable(n)) return RuleMatch::decline("no data input or output");
+  int k_kept = -1;
+  for (uint32_t k = 0; k < n->inputs.size; ++k) {
+    const Value* v = n->inputs[k];
+    if (!v) return RuleMatch::decline("an omitted input");
+    const exec::IType* t = rc.types().type_of(v);
+    int r = t ? t->rank() : -1;
+    if (r <= 0) return RuleMatch::decline("an input's rank is unknown");
+    int64_t axis = attr_int(rc.m, n, "axis", 0);
+    if (axis < 0) axis += r;
+    if (axis < 0 || axis >= r) return RuleMatch::decline("the axis is outside an input's rank");
+    if (t->dims[static_cast<size_t>(axis)].value == 0) continue;
+    if (k_kept >= 0) return RuleMatch::decline("more than one input may have elements along the axis");
+    k_kept = static_cast<int>(k);
+  }
+  if (n->inputs.size > 1 && k_kept < 0) k_kept = 0;  // all empty: any input has the output's shape
+  return remove(rc, n, k_kept < 0 ? 0 : k_kept, "Concat of one input with elements removed");
+}
+
 }  // namespace
 
 OFG_RULE_GROUP(eliminate_identity_ops_rules,
@@ -146,6 +169,7 @@ OFG_RULE_GROUP(eliminate_identity_ops_rules,
   {"identity_transpose", {"Transpose"}, "", 1, kNoOpsetLimit, match_transpose},
   {"zero_pad_attribute", {"Pad"}, "", 1, 10, match_pad2},
   {"zero_pad_input", {"Pad"}, "", 11, kNoOpsetLimit, match_pad11},
-  {"neutral_arithmetic", {"Mul", "Div", "Add", "Sub"}, "", 1, kNoOpsetLimit, match_neutral});
+  {"neutral_arithmetic", {"Mul", "Div", "Add", "Sub"}, "", 1, kNoOpsetLimit, match_neutral},
+  {"concat_of_one", {"Concat"}, "", 1, kNoOpsetLimit, match_concat});
 
 }  // namespace ofg::passes

@@ -63,3 +63,48 @@ TEST_F(PassIdentity, SameTypeCastFoundByInference) {
   ASSERT_NE(relu, nullptr);
   EXPECT_EQ(relu->inputs[0], e);
 }
+
+// A KV cache at prefill: the past has 0 positions, so Concat(past, new) is `new`. The Concat's
+// output is a graph output ("present"): its name moves onto the Transpose that now makes it.
+TEST_F(PassIdentity, ConcatWithAnEmptyPastIsItsOtherInput) {
+  Value* past = b.input("past", kFloat, {1, 2, 0, 4});
+  Value* x = b.input("x", kFloat, {1, 3, 2, 4});
+  Value* now = b.op("Transpose", {x}, {b.ints("perm", {0, 2, 1, 3})});
+  Value* present = b.op("Concat", {past, now}, {b.i("axis", -2)}, "present");
+  b.output(present);
+  b.output(b.op("Relu", {present}, {}, "y"));
+  EXPECT_EQ(run_checked(*m, "eliminate_identity_ops").changes, 1);
+  ASSERT_EQ(m->graph->node_count, 2u);
+  Node* t = m->graph->first;
+  EXPECT_EQ(m->str(t->op_type), "Transpose");
+  EXPECT_EQ(m->str(m->graph->outputs[0].value->name), "present");
+  EXPECT_EQ(t->outputs[0], m->graph->outputs[0].value);
+  EXPECT_EQ(m->graph->first->next->inputs[0], t->outputs[0]);
+}
+
+// Must not fire: a past whose length is symbolic may have elements, so may two inputs of a
+// static shape; a 0 on another axis than the Concat's says nothing.
+TEST_F(PassIdentity, ConcatOfInputsThatMayHaveElementsStays) {
+  Value* past = b.input("past", kFloat, {1, 2, "past_len", 4});
+  Value* x = b.input("x", kFloat, {1, 2, 3, 4});
+  Value* empty_batch = b.input("e", kFloat, {0, 2, 3, 4});
+  b.output(b.op("Concat", {past, x}, {b.i("axis", 2)}, "a"));
+  b.output(b.op("Concat", {x, x}, {b.i("axis", 2)}, "b"));
+  b.output(b.op("Concat", {empty_batch, empty_batch}, {b.i("axis", 2)}, "c"));
+  EXPECT_EQ(run_checked(*m, "eliminate_identity_ops").changes, 0);
+  EXPECT_EQ(m->graph->node_count, 3u);
+}
+
+// Edge: every input empty along the axis (the output is empty too, with the first input's
+// shape), and a one-input Concat.
+TEST_F(PassIdentity, ConcatAllEmptyOrSingleInputRemoved) {
+  Value* e1 = b.input("e1", kFloat, {2, 0});
+  Value* e2 = b.input("e2", kFloat, {2, 0});
+  Value* x = b.input("x", kFloat, {2, 3});
+  b.output(b.op("Relu", {b.op("Concat", {e1, e2}, {b.i("axis", 1)})}, {}, "y"));
+  b.output(b.op("Relu", {b.op("Concat", {x}, {b.i("axis", 0)})}, {}, "z"));
+  EXPECT_EQ(run_checked(*m, "eliminate_identity_ops").changes, 2);
+  ASSERT_EQ(m->graph->node_count, 2u);
+  EXPECT_EQ(m->graph->first->inputs[0], e1);
+  EXPECT_EQ(m->graph->first->next->inputs[0], x);
+}
