@@ -16,12 +16,13 @@
 // position_ids, axis 0) whose table is a constant reached through Squeeze and Slices from 0 (a
 // prefix of its rows: the rows the op indexes are the same). Shapes must be proven by inference:
 // position_ids [B, S] with x's B and S (or [1, S], then expanded: the op does not broadcast them),
-// x's last dim static.
-
+// x's last dim static. Below opset 23, the rule rotate_as_gather writes rot(x) * sin as one Gather
+// of x times a signed sin (match_rotate_as_gather).
 #include <algorithm>
 
 #include "exec/infer_types.h"
 #include "passes/rule.h"
+#include "ir/attributes.h"
 #include "passes/util.h"
 
 namespace ofg::passes {
@@ -402,8 +403,51 @@ RuleMatch match_rotary(const RuleCtx& rc, Graph* g, Node* neg) {
   });
 }
 
+// Below opset 23 (no RotaryEmbedding): rot(x) * sin becomes Gather(x, perm, last axis) *
+// (sin * sign), where perm and sign write rot(x) as a permutation of x's channels with signs:
+// half form [h..D-1, 0..h-1] with [-1]*h + [+1]*h, interleaved [1, 0, 3, 2, ...] with
+// [-1, +1, ...]. The same values ((-a) * b == a * (-b) exactly), one Gather in place of the
+// Slices, Neg and Concat (and the interleaved form's Unsqueezes and Reshape); sin * sign is the
+// same node for every rotary reading that sin (CSE merges them).
+RuleMatch match_rotate_as_gather(const RuleCtx& rc, Graph* g, Node* neg) {
+  Rotate r;
+  if (const char* why = match_rotate(rc, g, neg, r)) return RuleMatch::decline(why);
+  Node* msin = only_user(r.out);
+  if (!is_op(rc.m, msin, "Mul") || msin->inputs.size != 2 || msin->inputs[0] == msin->inputs[1])
+    return RuleMatch::decline("rot(x) is not multiplied by sin");
+  Value* sin = other_input(msin, r.out);
+  const IType* st = rc.types().type_of(sin);
+  const IType* xt = rc.types().type_of(r.x);
+  if (!st || st->elem != xt->elem) return RuleMatch::decline("sin's element type is not proven to be x's");
+  std::vector<Node*> pattern = r.nodes;
+  pattern.push_back(msin);
+  int64_t d = 2 * r.half;
+  bool inter = r.interleaved;
+  int32_t elem = xt->elem;
+  Value* x = r.x;
+  return RuleMatch::rewrite(inter ? "rotate_every_two(x) * sin as one Gather" : "rotate_half(x) * sin as one Gather",
+                            [=](PassContext& ctx) -> int64_t {
+    Model& m = ctx.m;
+    std::vector<int64_t> perm(static_cast<size_t>(d));
+    std::vector<double> sign(static_cast<size_t>(d));
+    for (int64_t i = 0; i < d; ++i) {
+      bool first = inter ? i % 2 == 0 : i < d / 2;  // the negated channels
+      perm[static_cast<size_t>(i)] = inter ? (first ? i + 1 : i - 1) : (first ? i + d / 2 : i - d / 2);
+      sign[static_cast<size_t>(i)] = first ? -1.0 : 1.0;
+    }
+    Value* pv = add_initializer(g, "rotate_perm", tensor_from_ints(m, {d}, perm));
+    Value* sv = add_initializer(g, "rotate_sign", tensor_from_doubles(m, elem, {d}, sign));
+    Node* signed_sin = add_node(ctx, g, msin, "Mul", {sin, sv}, "/rotate_sign");
+    Node* gather = add_node(ctx, g, msin, "Gather", {x, pv}, "/rotate_gather");
+    set_attr_int(m, gather, "axis", 3);  // x is [B, H, S, D] or [B, S, H, D] (match_rotate)
+    fuse_pattern(ctx, pattern, msin, "Mul", msin, "/rotate_mul", {gather->outputs[0], signed_sin->outputs[0]});
+    return 1;
+  });
+}
+
 }  // namespace
 
-OFG_RULE_GROUP(fuse_rotary_embedding_rules, {"rotary_embedding", {"Neg"}, "", 23, kNoOpsetLimit, match_rotary, "RotaryEmbedding"});
+OFG_RULE_GROUP(fuse_rotary_embedding_rules, {"rotary_embedding", {"Neg"}, "", 23, kNoOpsetLimit, match_rotary, "RotaryEmbedding"},
+  {"rotate_as_gather", {"Neg"}, "", 7, 22, match_rotate_as_gather});
 
 }  // namespace ofg::passes

@@ -68,7 +68,7 @@ const std::vector<PassInfo>& registry() {
      kFloatBounded, true, nullptr, &fuse_conv_add_mul_rules},
     {"fuse_matmul_add", "turns MatMul with a 2-D input plus a broadcastable constant bias into Gemm", kFloatBounded,
      true, nullptr, &fuse_matmul_add_rules},
-    {"fuse_rotary_embedding", "turns rotary embeddings (rotate_half or rotate_every_two, cos/sin gathered by position ids) into RotaryEmbedding (opset >= 23)",
+    {"fuse_rotary_embedding", "turns rotary embeddings (rotate_half or rotate_every_two, cos/sin gathered by position ids) into RotaryEmbedding (opset >= 23); below 23, rotate_half(x) * sin into Gather(x) * (sin * sign)",
      kVerified, true, nullptr, &fuse_rotary_embedding_rules},
     {"fuse_layer_norm", "turns the decomposed layer norm into LayerNormalization (opset >= 17), the RMS norm into RMSNormalization (>= 23)",
      kVerified, true, nullptr, &fuse_layer_norm_rules},

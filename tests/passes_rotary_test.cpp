@@ -316,12 +316,73 @@ TEST(PassRotary, NotWithNegOnTheWrongHalf) {
   expect_not_fused(o);
 }
 
-TEST(PassRotary, NotBelowOpset23) {
+// Below opset 23 there is no RotaryEmbedding: rot(x) * sin becomes Gather(x, perm, axis 3) *
+// (sin * sign), one Gather per rotary, and with q and k reading one sin the signed sin is one
+// node once duplicates are merged.
+void expect_gather_form(Rope o) {
+  o.two = true;
+  auto ref = rope_model(o);
+  auto m = rope_model(o);
+  EXPECT_EQ(run_checked(*m, "fuse_rotary_embedding").changes, 2);
+  for (const char* pass : {"eliminate_dead_nodes", "eliminate_duplicate_constants", "eliminate_common_subexpressions"})
+    run_checked(*m, pass);
+  EXPECT_TRUE(ops_of(*m, "RotaryEmbedding").empty());
+  EXPECT_TRUE(ops_of(*m, "Neg").empty());
+  EXPECT_TRUE(ops_of(*m, "Concat").empty());
+  std::vector<int64_t> want(static_cast<size_t>(o.d));
+  for (int64_t i = 0; i < o.d; ++i)
+    want[static_cast<size_t>(i)] = o.interleaved ? (i % 2 ? i - 1 : i + 1) : (i + o.d / 2) % o.d;
+  int on_x = 0, signed_sin = 0;
+  for (Node* g : ops_of(*m, "Gather")) {
+    if (g->inputs[0] != m->graph->inputs[0].value && m->str(g->inputs[0]->name) != "k") continue;
+    ++on_x;
+    EXPECT_EQ(attr_int(*m, g, "axis", 0), 3);
+    std::vector<int64_t> perm;
+    ASSERT_TRUE(passes::read_ints(passes::const_tensor(*m, g->inputs[1]), perm));
+    EXPECT_EQ(perm, want);
+  }
+  for (Node* n : ops_of(*m, "Mul"))
+    for (Value* v : {n->inputs[0], n->inputs[1]})
+      if (const Tensor* t = passes::const_tensor(*m, v)) {
+        std::vector<float> sign = floats_of(t);
+        ASSERT_EQ(sign.size(), static_cast<size_t>(o.d));
+        EXPECT_EQ(sign[0], -1.0f);
+        EXPECT_EQ(sign[1], o.interleaved ? 1.0f : -1.0f);
+        EXPECT_EQ(sign[static_cast<size_t>(o.d - 1)], 1.0f);
+        ++signed_sin;
+      }
+  EXPECT_EQ(on_x, 2);
+  EXPECT_EQ(signed_sin, 1);
+  expect_same_outputs(*ref, *m, kDims);
+}
+
+TEST(PassRotary, BelowOpset23RotateHalfBecomesOneGather) {
   Rope o;
-  o.opset = 22;
-  expect_not_fused(o);
   o.opset = 17;
+  expect_gather_form(o);
+  o.opset = 22;
+  o.swapped = true;
+  expect_gather_form(o);
+}
+
+TEST(PassRotary, BelowOpset23RotateEveryTwoBecomesOneGather) {
+  Rope o;
+  o.opset = 17;
+  o.interleaved = true;
+  expect_gather_form(o);
+}
+
+// Must not fire below 23 either: Neg on the wrong half is no rotation, and a rot(x) read
+// elsewhere stays as it is.
+TEST(PassRotary, BelowOpset23NotWhenNotARotationOrReadElsewhere) {
+  Rope o;
+  o.opset = 17;
+  o.neg_wrong_half = true;
   expect_not_fused(o);
+  Rope r;
+  r.opset = 17;
+  r.extra_reader = true;
+  expect_not_fused(r);
 }
 
 TEST(PassRotary, NotWhenAnIntermediateHasAnotherReader) {
