@@ -28,3 +28,14 @@ endif()
 add_test(NAME library_size_budget
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/size/check_size.sh $<TARGET_FILE:onnxforge> ${_ofg_strip} ${_ofg_budget})
 set_tests_properties(library_size_budget PROPERTIES LABELS size TIMEOUT 60)
+
+# x86-64: no function outside the AVX2/AVX-512 kernels may use their registers (the cpuid check
+# guards the kernels' tables only): tests/size/isa_confinement.sh.
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64" AND NOT CMAKE_CROSSCOMPILING)
+  find_program(OFG_OBJDUMP NAMES objdump)
+  if(OFG_OBJDUMP)
+    add_test(NAME isa_confinement
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/size/isa_confinement.sh $<TARGET_FILE:onnxforge> ${OFG_OBJDUMP})
+    set_tests_properties(isa_confinement PROPERTIES LABELS size TIMEOUT 300)
+  endif()
+endif()

@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "ir/attributes.h"
 #include "ir/builder.h"
 #include "ir/snapshot.h"
 #include "onnxforge.h"
+#include "passes/util.h"
 #include "targets/legalise.h"
 #include "verify/verify.h"
 
@@ -360,4 +362,55 @@ TEST(TargetLegalise, ResizeLegalModesUntouched) {
   EXPECT_TRUE(r.rewrites.empty());
   EXPECT_TRUE(r.notes.empty());
   EXPECT_EQ(attr_of(*out, "Resize", "nearest_mode"), "round_prefer_ceil");
+}
+
+// A target that takes pools and convolutions on 4-D tensors only (Core ML's pools, TensorRT's):
+// the 1-D ones run as their 2-D form on [N, C, 1, L], between an Unsqueeze and a Squeeze, with
+// the same values; a 2-D one is left alone.
+TEST(TargetLegalise, OneDimensionalConvAndPoolLiftedTo2d) {
+  for (int64_t opset : {11, 13}) {
+    auto m = new_model(opset);
+    GraphBuilder b(*m);
+    Value* x = b.input("x", kFloat, {1, 2, 9});
+    std::vector<float> wv(3 * 2 * 3);
+    for (size_t i = 0; i < wv.size(); ++i) wv[i] = 0.25f * static_cast<float>(i % 7) - 0.5f;
+    Value* w = b.initializer("w", {3, 2, 3}, wv);
+    Value* y = b.op("Conv", {x, w}, {b.ints("kernel_shape", {3}), b.ints("strides", {2}), b.ints("pads", {1, 2}),
+                                     b.ints("dilations", {1})});
+    y = b.op("MaxPool", {y}, {b.ints("kernel_shape", {2}), b.ints("pads", {0, 1})});
+    b.output(b.op("AveragePool", {y}, {b.ints("kernel_shape", {2}), b.i("count_include_pad", 1), b.ints("pads", {1, 0})}, "y"));
+    Value* img = b.input("img", kFloat, {1, 2, 4, 4});
+    b.output(b.op("MaxPool", {img}, {b.ints("kernel_shape", {2, 2})}, "z"));
+    Profile p = parse_profile(kHead + "op Conv rank=4\nop MaxPool rank=4\nop AveragePool rank=4\nop Unsqueeze\nop Squeeze\n", "t.profile");
+    LegaliseResult r;
+    auto out = legalised(*m, p, r);
+    EXPECT_EQ(r.illegal_before, 3u) << opset;
+    EXPECT_EQ(r.illegal_after, 0u) << opset;
+    EXPECT_EQ(count_op(*out, "Unsqueeze"), 3u) << opset;  // x of each 1-D node (the weights are a new constant)
+    EXPECT_EQ(count_op(*out, "Squeeze"), 3u) << opset;
+    for (Node* n = out->graph->first; n; n = n->next) {
+      if (out->str(n->op_type) != "Conv") continue;
+      const Tensor* t = passes::const_tensor(*out, n->inputs[1]);
+      ASSERT_NE(t, nullptr);
+      EXPECT_EQ(t->dims.size, 4u);
+      std::vector<int64_t> pads;
+      ASSERT_TRUE(attr_ints(*out, n, "pads", pads));
+      EXPECT_EQ(pads, (std::vector<int64_t>{0, 1, 0, 2}));
+    }
+  }
+}
+
+// Must not fire when the target takes rank 3 as well, or lacks Squeeze to undo the lift.
+TEST(TargetLegalise, OneDimensionalPoolKeptWhenLegalOrNotLiftable) {
+  auto m = new_model(13);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {1, 2, 9});
+  b.output(b.op("MaxPool", {x}, {b.ints("kernel_shape", {2})}, "y"));
+  for (const char* profile : {"op MaxPool rank=3-4\nop Unsqueeze\nop Squeeze\n", "op MaxPool rank=4\nop Unsqueeze\n"}) {
+    Profile p = parse_profile(kHead + profile, "t.profile");
+    LegaliseResult r;
+    auto out = legalised(*m, p, r);
+    EXPECT_EQ(count_op(*out, "Squeeze"), 0u) << profile;
+    EXPECT_TRUE(r.rewrites.empty()) << profile;
+  }
 }

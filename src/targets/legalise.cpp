@@ -15,6 +15,7 @@
 #include "ir/snapshot.h"
 #include "passes/pipeline.h"
 #include "passes/util.h"
+#include "targets/lift_rank.h"
 #include "targets/resize_modes.h"
 
 namespace ofg::targets {
@@ -146,6 +147,13 @@ ResizeModeAllowed resize_rules(const OpEntry& e) {
     }
     return true;
   };
+}
+
+// Whether the entry's rank rules (if any) take input 0 of rank r.
+bool takes_rank(const OpEntry& e, int r) {
+  for (const OpRule& rule : e.rules)
+    if (rule.kind == OpRule::kRank && (r < rule.rank_lo || r > rule.rank_hi)) return false;
+  return true;
 }
 
 struct Legaliser {
@@ -289,6 +297,10 @@ struct Legaliser {
       family("Neg", [](convert::AdaptCtx& c, const std::string& label) { return neg_to_mul(c, label); });
     if (op_allowed(p, "Equal", m->opset_version("")))
       family("Not", [](convert::AdaptCtx& c, const std::string& label) { return not_to_equal(c, label); });
+    if (op_allowed(p, "Unsqueeze", m->opset_version("")) && op_allowed(p, "Squeeze", m->opset_version("")))
+      for (const char* op : {"Conv", "MaxPool", "AveragePool", "LpPool", "GlobalAveragePool", "GlobalMaxPool"})
+        if (const OpEntry* e = p.find("", op); e && takes_rank(*e, 4) && !takes_rank(*e, 3))
+          family(op, [](convert::AdaptCtx& c, const std::string& label) { return lift_1d_to_2d(c, label); }, true);
     if (const OpEntry* e = p.find("", "Resize"))
       family("Resize", [e](convert::AdaptCtx& c, const std::string&) { return resize_to_allowed_modes(c, resize_rules(*e)); },
              true);
