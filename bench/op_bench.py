@@ -112,7 +112,8 @@ def time_ort(module, model, inputs, threads, runs, work):
     with open(path, "w") as f:
         json.dump(job, f)
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ort_op_run.js")
-    p = subprocess.run(["node", script, path], capture_output=True, text=True, env=dict(os.environ, ORT_NODE=module))
+    p = subprocess.run(["node", script, path], capture_output=True, text=True, env=dict(os.environ, ORT_NODE=module),
+                       **ort_bench.pin_for(threads))
     if p.returncode != 0:
         return None
     times = json.loads(p.stdout.strip().splitlines()[-1])["model_run_ms"][1:]

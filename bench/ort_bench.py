@@ -53,6 +53,17 @@ from tensor_files import ORT_DTYPES, input_files, read_tensor
 ORT_VERSION = "1.30.0"
 
 
+def pin_for(threads):
+    """What subprocess.run needs to run a one-thread timing on one fixed core (the first this process
+    may use; OFG_BENCH_CPU names another). Both engines' one-thread runs use the same core: the two
+    cores of the virtual machines we measure on differ in speed by up to 1.6x (2026-11-29: the same
+    MaxPool 0.12 ms on one, 0.20 ms on the other), which an unpinned run picks at random."""
+    if threads != 1 or not hasattr(os, "sched_setaffinity"):
+        return {}
+    cpu = int(os.environ.get("OFG_BENCH_CPU", min(os.sched_getaffinity(0))))
+    return {"preexec_fn": lambda: os.sched_setaffinity(0, {cpu})}
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(usage=__doc__, add_help=True)
     p.add_argument("pos", nargs="+")
@@ -151,7 +162,7 @@ def time_ort(module, ort_run, model, inputs, threads, level, runs, work):
     with open(path, "w") as f:
         json.dump(job, f)
     env = dict(os.environ, ORT_NODE=module)
-    p = subprocess.run(["node", ort_run, path], capture_output=True, text=True, env=env)
+    p = subprocess.run(["node", ort_run, path], capture_output=True, text=True, env=env, **pin_for(threads))
     if p.returncode != 0:
         return None
     return statistics.median(json.loads(p.stdout.strip().splitlines()[-1])["run_ms"][1:])
@@ -195,7 +206,7 @@ def check_onnxforge(build, model_dir):
 
 def time_onnxforge(build, model, pbs, runs, threads):
     p = subprocess.run([os.path.join(build, "bench", "bench_run"), model, *pbs, "--runs", str(runs), "--threads",
-                        str(threads), "--json"], capture_output=True, text=True)
+                        str(threads), "--json"], capture_output=True, text=True, **pin_for(threads))
     if p.returncode != 0:
         return None
     return json.loads(p.stdout)["median_ms"]

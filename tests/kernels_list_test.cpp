@@ -323,6 +323,10 @@ void check_conv_nd(const k::KernelTable& t) {
       {3, 1, 2, 2, 1, {2, 2, 2}, {2, 2, 2}, {3, 3, 3}, {1, 1, 1}, {3, 3, 3}, {3, 3, 3}, k::Activation::LeakyRelu},
       {2, 1, 5, 7, 1, {9, 33, 1}, {3, 3, 1}, {2, 1, 1}, {1, 1, 1}, {1, 1, 0}, {0, 1, 0}, k::Activation::None},
       {1, 2, 4, 6, 2, {40, 1, 1}, {5, 1, 1}, {1, 1, 1}, {3, 1, 1}, {6, 0, 0}, {6, 0, 0}, k::Activation::Relu},
+      // More output lines than one im2col block holds (conv_gemm.cpp): 16 blocks; with groups,
+      // batch 2, strides and a ragged last block
+      {3, 1, 8, 6, 1, {6, 40, 40}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, k::Activation::None},
+      {3, 2, 8, 4, 2, {7, 31, 50}, {3, 3, 3}, {1, 2, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, k::Activation::Relu},
   };
   unsigned seed = 60;
   for (const Case& c : cases) {

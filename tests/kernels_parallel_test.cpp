@@ -157,7 +157,9 @@ TEST(KernelsParallel, SgemmBitIdentical) {
   };
   const Case cases[] = {{64, 3000, 70, false, false, 0.f},  {300, 40, 513, false, true, 0.f},
                         {129, 129, 129, true, false, 0.5f}, {7, 2049, 33, true, true, 1.f},
-                        {1000, 17, 300, false, false, 0.f}, {96, 512, 257, false, false, 0.f}};
+                        {1000, 17, 300, false, false, 0.f}, {96, 512, 257, false, false, 0.f},
+                        // one row of A: ranges of B's rows (transposed) or columns per thread
+                        {1, 2999, 700, false, true, 0.5f},  {1, 2501, 600, false, false, 0.f}};
   for (const Case& c : cases) {
     const size_t lda = c.ta ? c.M : c.K, ldb = c.tb ? c.K : c.N;
     const std::vector<float> A = rnd(c.M * c.K, -1.f, 1.f, 1), B = rnd(c.K * c.N, -1.f, 1.f, 2);
@@ -234,6 +236,25 @@ TEST(KernelsParallel, ConvolutionsBitIdentical) {
     t.conv2d_pack(p, w.data(), packed);
     expect_same_bits(n, [&](float* y) { t.conv2d_prepacked(p, x.data(), packed, y); }, what + " prepacked");
   }
+}
+
+// The 3-D convolution runs blocks of output lines on the threads (conv_gemm.cpp): 16 blocks here,
+// batch 2 and two groups, a ragged last block.
+TEST(KernelsParallel, Conv3dBitIdentical) {
+  const KernelTable& t = active_table();
+  ConvNdParams p;
+  p.rank = 3; p.N = 2; p.C_in = 8; p.C_out = 6; p.group = 2;
+  const size_t in[3] = {5, 31, 40};
+  size_t in_sz = 1, out_sz = 1;
+  for (size_t i = 0; i < 3; ++i) {
+    p.in[i] = in[i]; p.kernel[i] = 3; p.stride[i] = 1; p.dilation[i] = 1; p.pad_begin[i] = 1; p.out[i] = in[i];
+    in_sz *= in[i], out_sz *= in[i];
+  }
+  const std::vector<float> x = rnd(p.N * p.C_in * in_sz, -1.f, 1.f, 11), w = rnd(p.C_out * 4 * 27, -1.f, 1.f, 12);
+  const std::vector<float> bias = rnd(p.C_out, -1.f, 1.f, 13);
+  p.bias = bias.data();
+  p.act = Activation::Relu;
+  expect_same_bits(p.N * p.C_out * out_sz, [&](float* y) { t.conv_nd(p, x.data(), w.data(), y); }, "conv 3-D");
 }
 
 TEST(KernelsParallel, PoolingBitIdentical) {

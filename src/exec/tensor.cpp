@@ -208,6 +208,13 @@ RTensor cast_tensor(const RTensor& x, int32_t to) {
   if (x.dtype == kFloat16 && to == kFloat) { kernels::f16_to_f32(x.data<uint16_t>(), y.data<float>(), n); return y; }
   if (x.dtype == kFloat && to == kFloat16) { kernels::f32_to_f16(x.data<float>(), y.data<uint16_t>(), n); return y; }
   if (x.dtype == kBfloat16 && to == kFloat) { kernels::bf16_to_f32(x.data<uint16_t>(), y.data<float>(), n); return y; }
+  // Bytes to float (an image's first op in many vision models): the dequantize kernel with zero 0
+  // and scale 1 is the exact conversion, vectorized (this file is compiled for size).
+  if ((x.dtype == kUint8 || x.dtype == kInt8) && to == kFloat) {
+    kernels::active_table().dequantize_u8(x.data<uint8_t>(), static_cast<size_t>(n), x.dtype == kInt8, 0, 1.0f,
+                                          y.data<float>());
+    return y;
+  }
   if (x.dtype == kFloat && to == kBfloat16) { kernels::f32_to_bf16(x.data<float>(), y.data<uint16_t>(), n); return y; }
   if (x.dtype == kFloat16 || x.dtype == kBfloat16 || to == kFloat16 || to == kBfloat16) {
     RTensor mid = cast_tensor(x, kFloat);

@@ -189,38 +189,38 @@ Axes3 axes3(const ConvNdParams& p) {
   return a;
 }
 
-void vol2col(const Axes3& a, const float* x, size_t Cg, float* col) {
-  const size_t in_sz = a.in[0] * a.in[1] * a.in[2], out_sz = a.out[0] * a.out[1] * a.out[2];
-  float* row = col;
+// The im2col rows of output lines [l0, l1) (a line: the positions (o0, o1, *), l = o0 * out1 + o1),
+// each row (l1 - l0) * out2 columns long.
+void vol2col(const Axes3& a, const float* x, size_t Cg, size_t l0, size_t l1, float* col) {
+  const size_t in_sz = a.in[0] * a.in[1] * a.in[2];
+  const ptrdiff_t st = static_cast<ptrdiff_t>(a.st[2]), n_in = static_cast<ptrdiff_t>(a.in[2]);
+  const ptrdiff_t n_out = static_cast<ptrdiff_t>(a.out[2]);
+  float* o = col;
   for (size_t c = 0; c < Cg; ++c) {
     const float* xc = x + c * in_sz;
     for (size_t k0 = 0; k0 < a.k[0]; ++k0)
       for (size_t k1 = 0; k1 < a.k[1]; ++k1)
-        for (size_t k2 = 0; k2 < a.k[2]; ++k2, row += out_sz) {
-          float* o = row;
-          for (size_t o0 = 0; o0 < a.out[0]; ++o0) {
+        for (size_t k2 = 0; k2 < a.k[2]; ++k2) {
+          // Output positions [lo, hi) of a line read inside the input line; the others read padding.
+          const ptrdiff_t off = static_cast<ptrdiff_t>(k2 * a.dl[2]) - static_cast<ptrdiff_t>(a.pb[2]);
+          ptrdiff_t lo = off >= 0 ? 0 : (-off + st - 1) / st;
+          ptrdiff_t hi = n_in - off <= 0 ? 0 : (n_in - off + st - 1) / st;
+          lo = std::min(lo, n_out);
+          hi = std::max(lo, std::min(hi, n_out));
+          for (size_t l = l0; l < l1; ++l, o += a.out[2]) {
+            const size_t o0 = l / a.out[1], o1 = l % a.out[1];
             const ptrdiff_t i0 = static_cast<ptrdiff_t>(o0 * a.st[0] + k0 * a.dl[0]) - static_cast<ptrdiff_t>(a.pb[0]);
-            for (size_t o1 = 0; o1 < a.out[1]; ++o1, o += a.out[2]) {
-              const ptrdiff_t i1 = static_cast<ptrdiff_t>(o1 * a.st[1] + k1 * a.dl[1]) - static_cast<ptrdiff_t>(a.pb[1]);
-              if (i0 < 0 || i0 >= static_cast<ptrdiff_t>(a.in[0]) || i1 < 0 || i1 >= static_cast<ptrdiff_t>(a.in[1])) {
-                std::fill(o, o + a.out[2], 0.f);
-                continue;
-              }
-              const float* line = xc + (static_cast<size_t>(i0) * a.in[1] + static_cast<size_t>(i1)) * a.in[2];
-              // Output positions [lo, hi) read inside the line; the others read padding.
-              const ptrdiff_t off = static_cast<ptrdiff_t>(k2 * a.dl[2]) - static_cast<ptrdiff_t>(a.pb[2]);
-              const ptrdiff_t st = static_cast<ptrdiff_t>(a.st[2]), n_in = static_cast<ptrdiff_t>(a.in[2]);
-              const ptrdiff_t n_out = static_cast<ptrdiff_t>(a.out[2]);
-              ptrdiff_t lo = off >= 0 ? 0 : (-off + st - 1) / st;
-              ptrdiff_t hi = n_in - off <= 0 ? 0 : (n_in - off + st - 1) / st;
-              lo = std::min(lo, n_out);
-              hi = std::max(lo, std::min(hi, n_out));
-              std::fill(o, o + lo, 0.f);
-              if (st == 1) std::memcpy(o + lo, line + lo + off, static_cast<size_t>(hi - lo) * sizeof(float));
-              else
-                for (ptrdiff_t o2 = lo; o2 < hi; ++o2) o[o2] = line[o2 * st + off];
-              std::fill(o + hi, o + n_out, 0.f);
+            const ptrdiff_t i1 = static_cast<ptrdiff_t>(o1 * a.st[1] + k1 * a.dl[1]) - static_cast<ptrdiff_t>(a.pb[1]);
+            if (i0 < 0 || i0 >= static_cast<ptrdiff_t>(a.in[0]) || i1 < 0 || i1 >= static_cast<ptrdiff_t>(a.in[1])) {
+              std::fill(o, o + a.out[2], 0.f);
+              continue;
             }
+            const float* line = xc + (static_cast<size_t>(i0) * a.in[1] + static_cast<size_t>(i1)) * a.in[2];
+            std::fill(o, o + lo, 0.f);
+            if (st == 1) std::memcpy(o + lo, line + lo + off, static_cast<size_t>(hi - lo) * sizeof(float));
+            else
+              for (ptrdiff_t o2 = lo; o2 < hi; ++o2) o[o2] = line[o2 * st + off];
+            std::fill(o + hi, o + n_out, 0.f);
           }
         }
   }
@@ -228,19 +228,34 @@ void vol2col(const Axes3& a, const float* x, size_t Cg, float* col) {
 
 }  // namespace
 
+// The output is cut into blocks of whole lines whose im2col rows fit in about 512 KiB (a core's
+// L2 here): each block is im2col'd into the running thread's scratch and multiplied at once,
+// while it is still in cache. (One im2col of the whole volume, 14 MB for a 16-channel 3x3x3 conv
+// on 8x32x32, went through memory twice, and on two threads the GEMM's second thread read what
+// the first had written: 1.8 ms on one thread, 2.9 ms on two.) The blocks depend on the shape
+// only, so every thread count gives the same bits; blocks are what threads share.
 void conv_nd_gemm(const KernelTable& t, const ConvNdParams& p, const float* x, const float* w, float* y) {
   const Axes3 a = axes3(p);
   const size_t Cg_in = p.C_in / p.group, Cg_out = p.C_out / p.group;
   const size_t taps = a.k[0] * a.k[1] * a.k[2], K = Cg_in * taps;
   const size_t in_sz = a.in[0] * a.in[1] * a.in[2], out_sz = a.out[0] * a.out[1] * a.out[2];
   if (out_sz == 0 || Cg_out == 0) return;
-  float* col = detail::scratch(1, K * out_sz);
-  for (size_t n = 0; n < p.N; ++n)
-    for (size_t g = 0; g < p.group; ++g) {
-      vol2col(a, x + (n * p.C_in + g * Cg_in) * in_sz, Cg_in, col);
-      t.sgemm(false, false, Cg_out, out_sz, K, 1.f, w + g * Cg_out * K, K, col, out_sz, 0.f,
-              y + (n * p.C_out + g * Cg_out) * out_sz, out_sz);
-    }
+  const size_t lines = a.out[0] * a.out[1], line_len = a.out[2];
+  constexpr size_t kBlockFloats = size_t{1} << 17;
+  const size_t block_lines = std::max<size_t>(1, kBlockFloats / std::max<size_t>(1, K * line_len));
+  const size_t blocks = (lines + block_lines - 1) / block_lines;
+  const size_t units = p.N * p.group * blocks;
+  auto run_block = [&](size_t u) {
+    const size_t b = u % blocks, ng = u / blocks, g = ng % p.group, n = ng / p.group;
+    const size_t l0 = b * block_lines, l1 = std::min(lines, l0 + block_lines), cols = (l1 - l0) * line_len;
+    float* col = detail::scratch(1, K * cols);
+    vol2col(a, x + (n * p.C_in + g * Cg_in) * in_sz, Cg_in, l0, l1, col);
+    t.sgemm(false, false, Cg_out, cols, K, 1.f, w + g * Cg_out * K, K, col, cols, 0.f,
+            y + (n * p.C_out + g * Cg_out) * out_sz + l0 * line_len, out_sz);
+  };
+  if (threads() > 1 && units > 1 && p.N * p.C_out * out_sz * K >= gemm_parallel_macs()) parallel_for(units, run_block);
+  else
+    for (size_t u = 0; u < units; ++u) run_block(u);
   apply_bias_activation(t, y, p.N, p.C_out, out_sz, p.bias, p.act, p.act_alpha, p.act_beta, nullptr, 0);
 }
 

@@ -296,6 +296,20 @@ void int_gemm(size_t M, size_t N, size_t K, IntSpan A, size_t lda, const int32_t
               const int32_t* zb, int32_t* C, size_t ldc) {
   const kernels::KernelTable& t = kernels::active_table();
   if (K <= kMaxChunk) {
+    // Exact integer sums: any split gives the same values. Threads take ranges of the longer side
+    // (columns: each packs only its own part of B).
+    if (kernels::threads() > 1 && M * N * K >= kernels::gemm_parallel_macs()) {
+      if (N >= M)
+        kernels::parallel_ranges(N, 16, 16, [&](size_t j0, size_t j1) {
+          t.igemm(M, j1 - j0, K, A.data, lda, A.is_signed, za, B.data + j0, ldb, B.is_signed, zb + j0, C + j0, ldc);
+        });
+      else
+        kernels::parallel_ranges(M, 4, 4, [&](size_t i0, size_t i1) {
+          t.igemm(i1 - i0, N, K, A.data + i0 * lda, lda, A.is_signed, za + i0, B.data, ldb, B.is_signed, zb,
+                  C + i0 * ldc, ldc);
+        });
+      return;
+    }
     t.igemm(M, N, K, A.data, lda, A.is_signed, za, B.data, ldb, B.is_signed, zb, C, ldc);
     return;
   }

@@ -650,16 +650,20 @@ void op_instancenorm(OpCtx& c) {
   float eps = c.attr_f("epsilon", 1e-5f);
   int64_t N = x.shape[0], C = x.shape[1], HW = (N != 0 && C != 0) ? x.numel() / (N * C) : 0;
   if (!(sc.numel() == C && bi.numel() == C)) c.error("scale and B must have " + std::to_string(C) + " values");
-  RTensor y = RTensor::alloc(kFloat, x.shape);
+  RTensor y = RTensor::alloc_uninit(kFloat, x.shape);  // every element is written below
   const kernels::KernelTable& kt = kernels::active_table();
-  const std::vector<float> ones(static_cast<size_t>(HW), 1.f);  // the kernel takes a scale vector
-  for (int64_t n = 0; n < N && HW > 0; ++n)
-    for (int64_t ch = 0; ch < C; ++ch) {
-      const size_t off = static_cast<size_t>((n * C + ch) * HW);
-      float* py = y.data<float>() + off;
-      kt.layer_norm(x.data<float>() + off, ones.data(), nullptr, py, 1, static_cast<size_t>(HW), eps, nullptr, nullptr);
-      kt.affine_vs(py, sc.data<float>()[ch], bi.data<float>()[ch], py, static_cast<size_t>(HW));
-    }
+  const size_t hw = static_cast<size_t>(HW), C_ = static_cast<size_t>(C);
+  const std::vector<float> ones(hw, 1.f);  // the kernel takes a scale vector
+  // Planes are independent: threads take whole ones.
+  if (hw > 0)
+    kernels::parallel_ranges(static_cast<size_t>(N) * C_, 1, kernels::plane_grain(2 * hw), [&](size_t p0, size_t p1) {
+      for (size_t p = p0; p < p1; ++p) {
+        const size_t ch = p % C_;
+        float* py = y.data<float>() + p * hw;
+        kt.layer_norm(x.data<float>() + p * hw, ones.data(), nullptr, py, 1, hw, eps, nullptr, nullptr);
+        kt.affine_vs(py, sc.data<float>()[ch], bi.data<float>()[ch], py, hw);
+      }
+    });
   c.set(0, y);
 }
 

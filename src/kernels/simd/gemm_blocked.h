@@ -493,9 +493,20 @@ void sgemm(bool trans_a, bool trans_b, size_t M, size_t N, size_t K, float alpha
   // One row of op(A) (contiguous unless transposed with a stride) skips the packing of B, which
   // would cost as much as the product: B as it lies (the blocked loops' result, so that
   // sgemm_prepacked_b agrees), or dot products against a transposed B's contiguous rows.
+  // Both read all of B once, which is what they cost: threads take ranges of its rows (transposed;
+  // whole groups of sgemv's four) or of its columns (whole vectors), so every output is the same
+  // sum in the same order on any thread count.
   if (M == 1 && (!trans_a || lda == 1)) {
-    if (trans_b) return sgemv<Isa>(N, K, alpha, B, ldb, A, beta, C);
-    return row_times_matrix<Isa>(N, K, alpha, A, B, ldb, beta, C);
+    if (trans_b) {
+      parallel_ranges(N, 4, plane_grain(K), [&](size_t j0, size_t j1) {
+        sgemv<Isa>(j1 - j0, K, alpha, B + j0 * ldb, ldb, A, beta, C + j0);
+      });
+    } else {
+      parallel_ranges(N, 4 * Isa::W, plane_grain(K), [&](size_t j0, size_t j1) {
+        row_times_matrix<Isa>(j1 - j0, K, alpha, A, B + j0, ldb, beta, C + j0);
+      });
+    }
+    return;
   }
   if (!trans_a && !trans_b && alpha == 1.f && beta == 0.f && sgemm_tiny<Isa>(M, N, K, A, lda, B, ldb, C, ldc)) return;
   sgemm_blocks<Isa>(trans_a, M, N, K, alpha, A, lda, beta, C, ldc, Prepacked::None,
