@@ -32,13 +32,15 @@ class ThreadsScope : ScopedSetting<unsigned> {
 };
 
 // Work below which splitting does not pay: elements of a cheap loop (or multiply-adds of a small
-// kernel) per part, and multiply-adds of a GEMM. Handing work to a sleeping worker costs tens of
-// microseconds (measured on a 2-core VM: splitting the 2M multiply-add GEMMs of a small BERT
-// made it 1.35x slower, and CNN layers gained only from 16M up). Per thread; tests lower them
+// kernel) per part, and multiply-adds of a GEMM. Since idle threads spin before they sleep
+// (parallel.cpp), handing a part to a worker costs microseconds, not the tens of microseconds of
+// waking one: with the floors at 2^18 and 2^24 (set for sleeping workers), two threads ran
+// MobileNetV2 in 7.7 ms against 7.0 on one, since most of its layers stayed whole; at 2^15 and
+// 2^22, 4.5-5.2 ms (yolo_small 13-15 -> 7.5-9.8 ms; 2026-11-29). Per thread; tests lower them
 // (ParallelFloorsScope) to run the split paths on small shapes.
 size_t parallel_work();
 size_t gemm_parallel_macs();
-constexpr size_t kParallelWork = size_t{1} << 18, kGemmParallelMacs = size_t{1} << 24;  // the defaults
+constexpr size_t kParallelWork = size_t{1} << 15, kGemmParallelMacs = size_t{1} << 22;  // the defaults
 class ParallelFloorsScope {
  public:
   ParallelFloorsScope(size_t work, size_t gemm_macs);
