@@ -6,11 +6,14 @@
 // scalar test runs).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
 #include "exec/ops/conv_transpose.h"
+#include "kernels/parallel.h"
 
 using ofg::exec::ConvTransposeGeometry;
 
@@ -83,6 +86,38 @@ TEST(ExecConvTranspose, MatchesTheScatterReferenceOnAGridOfGeometries) {
   for (const Spec& s : specs) {
     SCOPED_TRACE("spec " + std::to_string(seed));
     check(s, seed++);
+  }
+}
+
+// Threads take whole images and groups, or with one of each the scatter's output channels: the
+// same bits on any thread count.
+TEST(ExecConvTranspose, SameBitsOnAnyThreadCount) {
+  const std::vector<Spec> specs = {
+      {1, 16, 16, 16, {9, 11}, {4, 4}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},  // depthwise
+      {2, 6, 4, 2, {7, 5}, {3, 3}, {2, 2}, {1, 1}, {1, 0}, {0, 1}, {1, 0}},       // batch 2, groups
+      {1, 8, 12, 1, {10, 9}, {2, 2}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, {0, 0}},      // one group: scatter split
+      {1, 5, 7, 1, {40}, {16}, {8}, {1}, {4}, {4}, {0}},                           // 1-D
+  };
+  uint32_t seed = 50;
+  for (const Spec& s : specs) {
+    ConvTransposeGeometry g = geometry(s);
+    std::mt19937 rng(seed++);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    std::vector<float> x(static_cast<size_t>(s.N * s.C_in * product(s.in)));
+    std::vector<float> w(static_cast<size_t>(s.C_in * (s.C_out / s.group) * product(s.kernel)));
+    for (float& v : x) v = u(rng);
+    for (float& v : w) v = u(rng);
+    const size_t ny = static_cast<size_t>(s.N * s.C_out * product(g.out));
+    std::vector<float> one(ny), many(ny);
+    ASSERT_TRUE(ofg::exec::conv_transpose_gemm(g, x.data(), w.data(), nullptr, one.data()));
+    for (unsigned width : {2u, 3u}) {
+      ofg::kernels::ThreadsScope threads(width);
+      ofg::kernels::ParallelFloorsScope floors(1, 1);  // split even these small shapes
+      std::fill(many.begin(), many.end(), NAN);
+      ASSERT_TRUE(ofg::exec::conv_transpose_gemm(g, x.data(), w.data(), nullptr, many.data()));
+      EXPECT_EQ(std::memcmp(one.data(), many.data(), ny * sizeof(float)), 0)
+          << "spec " << seed - 1 << " with " << width << " threads";
+    }
   }
 }
 
