@@ -296,20 +296,6 @@ void int_gemm(size_t M, size_t N, size_t K, IntSpan A, size_t lda, const int32_t
               const int32_t* zb, int32_t* C, size_t ldc) {
   const kernels::KernelTable& t = kernels::active_table();
   if (K <= kMaxChunk) {
-    // Exact integer sums: any split gives the same values. Threads take ranges of the longer side
-    // (columns: each packs only its own part of B).
-    if (kernels::threads() > 1 && M * N * K >= kernels::gemm_parallel_macs()) {
-      if (N >= M)
-        kernels::parallel_ranges(N, 16, 16, [&](size_t j0, size_t j1) {
-          t.igemm(M, j1 - j0, K, A.data, lda, A.is_signed, za, B.data + j0, ldb, B.is_signed, zb + j0, C + j0, ldc);
-        });
-      else
-        kernels::parallel_ranges(M, 4, 4, [&](size_t i0, size_t i1) {
-          t.igemm(i1 - i0, N, K, A.data + i0 * lda, lda, A.is_signed, za + i0, B.data, ldb, B.is_signed, zb,
-                  C + i0 * ldc, ldc);
-        });
-      return;
-    }
     t.igemm(M, N, K, A.data, lda, A.is_signed, za, B.data, ldb, B.is_signed, zb, C, ldc);
     return;
   }
@@ -322,6 +308,23 @@ void int_gemm(size_t M, size_t N, size_t K, IntSpan A, size_t lda, const int32_t
   }
   for (size_t i = 0; i < M; ++i)
     for (size_t j = 0; j < N; ++j) C[i * ldc + j] = saturate_i64(sum[i * N + j]);
+}
+
+void int_gemm_threads(size_t M, size_t N, size_t K, IntSpan A, size_t lda, const int32_t* za, IntSpan B, size_t ldb,
+                      const int32_t* zb, int32_t* C, size_t ldc) {
+  if (kernels::threads() == 1 || K > kMaxChunk || M * N * K < kernels::gemm_parallel_macs()) {
+    int_gemm(M, N, K, A, lda, za, B, ldb, zb, C, ldc);
+    return;
+  }
+  // Exact integer sums: any split gives the same values. Threads take ranges of the longer side.
+  if (N >= M)
+    kernels::parallel_ranges(N, 16, 16, [&](size_t j0, size_t j1) {
+      int_gemm(M, j1 - j0, K, A, lda, za, {B.data + j0, B.is_signed}, ldb, zb + j0, C + j0, ldc);
+    });
+  else
+    kernels::parallel_ranges(M, 4, 4, [&](size_t i0, size_t i1) {
+      int_gemm(i1 - i0, N, K, {A.data + i0 * lda, A.is_signed}, lda, za + i0, B, ldb, zb, C + i0 * ldc, ldc);
+    });
 }
 
 void int_conv_compute(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const std::vector<int32_t>& wz,

@@ -253,8 +253,8 @@ RTensor int_matmul(OpCtx& c, const RTensor& a, const RTensor* za, const RTensor&
   if (nb == 1 && aoff.empty()) { aoff.push_back(0); boff.push_back(0); }
   const std::vector<int32_t> zav = zero_points(c, za, a, M), zbv = zero_points(c, zb, b, N);
   for (int64_t q = 0; q < nb; ++q)
-    int_gemm(M, N, K, {sa.data + aoff[q] * M * K, sa.is_signed}, K, zav.data(), {sb.data + boff[q] * K * N, sb.is_signed},
-             N, zbv.data(), out.data<int32_t>() + q * M * N, N);
+    int_gemm_threads(M, N, K, {sa.data + aoff[q] * M * K, sa.is_signed}, K, zav.data(), {sb.data + boff[q] * K * N, sb.is_signed},
+                     N, zbv.data(), out.data<int32_t>() + q * M * N, N);
   return out;
 }
 
