@@ -75,7 +75,10 @@ bool conv_transpose_gemm(const ConvTransposeGeometry& g, const float* x, const f
   const size_t r = g.in.size();
   if (r < 1 || r > 3) return false;
   // Seen as 3-D: leading axes of size 1 for the missing ones.
-  const auto [in, k, out, s, d, p] = kernels::spatial3<int64_t>(g, r);
+  // (References to the members, not a structured binding: the lambdas below capture them, which
+  // C++17 allows for references but not for bindings.)
+  const kernels::Spatial3<int64_t> geo = kernels::spatial3<int64_t>(g, r);
+  const auto &in = geo.in, &k = geo.kernel, &out = geo.out, &s = geo.stride, &d = geo.dilation, &p = geo.pad_begin;
   fill_bias(g, bias, y);
   const int64_t in_sp = in[0] * in[1] * in[2], out_sp = out[0] * out[1] * out[2], k_sp = k[0] * k[1] * k[2];
   const int64_t Cig = g.C_in / g.group, Cog = g.C_out / g.group;
