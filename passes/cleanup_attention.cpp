@@ -5,9 +5,15 @@
 // the same static size or the same symbolic name; the step is then removed. Grouped-query
 // repeat_kv (Unsqueeze -> Expand -> Reshape, passes/repeat_kv.h) becomes one Gather of the kv
 // heads along axis 1 with the indices [0]*r + [1]*r + ...: the same copy in one node, at any
-// opset (fuse_attention reads K and V through it). Class 2 because it trusts inference about
-// symbolic names.
+// opset (fuse_attention reads K and V through it). An Expand whose only readers are elementwise
+// ops that broadcast anyway (a padding mask expanded to [batch, 1, q, k], turned into -inf/0 by
+// Cast/Sub/Where and added to a causal mask of that full shape) is removed: every value between
+// it and the ops whose output shape it does not change is computed at x's smaller shape, with the
+// same numbers. Class 2 because it trusts inference about symbolic names.
+#include <algorithm>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "exec/infer_types.h"
@@ -65,10 +71,99 @@ RuleMatch match_repeat_kv(const RuleCtx& rc, Graph* g, Node* reshape) {
   });
 }
 
+// Elementwise ops whose inputs broadcast together (from opset 8, Max/Min included; Where from 9).
+bool broadcasting_elementwise(std::string_view op) {
+  static const char* const kOps[] = {"Cast", "Neg", "Not", "Abs", "Sigmoid", "Relu", "Exp", "Log", "Sqrt", "Reciprocal",
+                                     "Tanh", "Erf", "Floor", "Ceil", "Sign", "IsNaN", "IsInf", "Add", "Sub", "Mul",
+                                     "Div", "Pow", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And",
+                                     "Or", "Xor", "Max", "Min", "Where"};
+  for (const char* k : kOps)
+    if (op == k) return true;
+  return false;
+}
+
+// Multidirectional broadcast of shapes whose dims are all static or symbolic; false when two
+// dims cannot be proved to broadcast (two different symbols, or different sizes above 1).
+bool broadcast_dims(const std::vector<std::vector<exec::IDim>>& shapes, std::vector<exec::IDim>& out) {
+  size_t rank = 0;
+  for (const auto& s : shapes) rank = std::max(rank, s.size());
+  out.assign(rank, exec::IDim{1, kNoStr});
+  for (const auto& s : shapes)
+    for (size_t i = 0; i < s.size(); ++i) {
+      exec::IDim& o = out[rank - s.size() + i];
+      const exec::IDim& d = s[i];
+      if (!d.is_static() && !d.is_symbolic()) return false;
+      if (d.is_static() && d.value == 1) continue;
+      if (o.is_static() && o.value == 1) o = d;
+      else if (!(o.is_static() == d.is_static() && o.value == d.value && o.sym == d.sym)) return false;
+    }
+  return true;
+}
+
+bool same_dims(const std::vector<exec::IDim>& a, const exec::IType* b) {
+  if (!b || !b->ranked || a.size() != b->dims.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const exec::IDim& y = b->dims[i];
+    if (!(a[i].is_static() == y.is_static() && a[i].value == y.value && (y.is_static() || a[i].sym == y.sym))) return false;
+  }
+  return true;
+}
+
+RuleMatch match_expand_absorbed(const RuleCtx& rc, Graph* g, Node* expand) {
+  const Model& m = rc.m;
+  if (expand->inputs.size != 2 || !expand->inputs[0] || !expand->outputs[0]) return RuleMatch::decline("not an Expand of a value");
+  Value* x = expand->inputs[0];
+  Value* out = expand->outputs[0];
+  if (out->is_graph_output() || out->uses.size == 0) return RuleMatch::decline("the expanded value is a graph output or unread");
+  const exec::TypeInference& ti = rc.types();
+  const exec::IType* xt = ti.type_of(x);
+  if (!xt || !xt->ranked) return RuleMatch::decline("x's shape is unknown");
+  // The shapes the values downstream take without the Expand, for those that change.
+  std::map<const Value*, std::vector<exec::IDim>> smaller{{out, xt->dims}};
+  size_t open = out->uses.size;  // reads of changed values not yet seen
+  bool absorbed = false;
+  for (Node* n = expand->next; n && open > 0; n = n->next) {
+    if (!n->alive) continue;
+    std::vector<std::vector<exec::IDim>> shapes;
+    bool reads = false;
+    for (Value* in : n->inputs) {
+      auto it = in ? smaller.find(in) : smaller.end();
+      if (it != smaller.end()) {
+        reads = true;
+        for (const Use& u : in->uses) open -= u.node == n ? 1 : 0;
+        shapes.push_back(it->second);
+      } else if (in) {
+        const exec::IType* t = ti.type_of(in);
+        if (!t || !t->ranked) return RuleMatch::decline("an operand beside the expanded value has an unknown shape");
+        shapes.push_back(t->dims);
+      }
+    }
+    if (!reads) continue;
+    if (!is_default(m, n) || !broadcasting_elementwise(m.str(n->op_type)) || n->outputs.size != 1 || !n->outputs[0])
+      return RuleMatch::decline("the expanded value reaches an op that is not a broadcasting elementwise op");
+    std::vector<exec::IDim> shape;
+    if (!broadcast_dims(shapes, shape)) return RuleMatch::decline("inference cannot prove how the operands broadcast");
+    Value* y = n->outputs[0];
+    if (same_dims(shape, ti.type_of(y))) {
+      absorbed = true;
+      continue;
+    }
+    if (y->is_graph_output()) return RuleMatch::decline("a value whose shape would shrink is a graph output");
+    smaller.emplace(y, shape);
+    open += y->uses.size;
+  }
+  if (open > 0) return RuleMatch::decline("the expanded value is read outside this graph's later nodes");
+  if (!absorbed) return RuleMatch::decline("no op downstream broadcasts to the expanded shape anyway");
+  return RuleMatch::rewrite("Expand absorbed by broadcasting downstream", [expand, x, out](PassContext& ctx) -> int64_t {
+    return bypass(ctx, expand, x, out) ? 1 : 0;
+  });
+}
+
 }  // namespace
 
 OFG_RULE_GROUP(cleanup_attention_rules,
   {"remove_same_shape_step", {"Reshape", "Expand"}, "", 1, kNoOpsetLimit, match_same_shape},
-  {"repeat_kv_as_gather", {"Reshape"}, "", 1, kNoOpsetLimit, match_repeat_kv});
+  {"repeat_kv_as_gather", {"Reshape"}, "", 1, kNoOpsetLimit, match_repeat_kv},
+  {"expand_absorbed_by_broadcast", {"Expand"}, "", 9, kNoOpsetLimit, match_expand_absorbed});
 
 }  // namespace ofg::passes

@@ -34,6 +34,8 @@ extern const RuleGroup fuse_swish_rules;
 extern const RuleGroup cleanup_attention_rules;
 extern const RuleGroup fuse_attention_rules;
 extern const RuleGroup fuse_conv_relu_rules;
+extern const RuleGroup fold_scales_into_matmul_rules;
+extern const RuleGroup merge_parallel_matmuls_rules;
 
 const std::vector<PassInfo>& registry() {
   static const std::vector<PassInfo> passes = {
@@ -78,6 +80,10 @@ const std::vector<PassInfo>& registry() {
      kVerified, true, nullptr, &cleanup_attention_rules},
     {"fuse_attention", "turns MatMul/scale/mask/Softmax/MatMul attention (grouped-query, KV cache) into Attention (opset >= 23)",
      kVerified, true, nullptr, &fuse_attention_rules},
+    {"fold_scales_into_matmul", "moves a constant scale of the last axis before MatMuls into their weights (a norm's weight), and a scalar Mul/Div after values linear in constants (attention's 1/sqrt(d)) into those constants",
+     kFloatBounded, true, nullptr, &fold_scales_into_matmul_rules},
+    {"merge_parallel_matmuls", "joins MatMuls of one input with constant weights (Q/K/V, gate/up), and their constant biases, into one MatMul (+ Add) + Split",
+     kFloatBounded, true, nullptr, &merge_parallel_matmuls_rules},
     {"eliminate_unused_initializers", "removes initializers nobody reads", kExact, true,
      run_eliminate_unused_initializers},
     {"fuse_conv_relu", "opt-in: Conv -> Relu becomes ai.onnxforge.FusedConv(activation=Relu), run by our interpreter",

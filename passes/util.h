@@ -1,6 +1,7 @@
 // Small helpers the passes share: matching, constants, attributes, safe rewiring.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -56,8 +57,29 @@ bool dense(const Tensor* t, size_t elem);  // float, double, float16, bfloat16
 Tensor* tensor_from_doubles(Model& m, int32_t dtype, const std::vector<int64_t>& dims,
                             const std::vector<double>& values);
 Tensor* tensor_from_ints(Model& m, const std::vector<int64_t>& dims, const std::vector<int64_t>& values);
+// A new tensor of t's float type and dims holding f(i, t[i]) for each element i; null when t's
+// values cannot be read. float32 tensors are read and written as float (a weight of millions of
+// values is not widened to double and back), the others through doubles.
+template <class F>
+Tensor* map_float_tensor(Model& m, const Tensor* t, F f);
 // A new initializer of g named after `base` (made unique), with its type declared.
 Value* add_initializer(Graph* g, const std::string& base, Tensor* t);
+
+template <class F>
+Tensor* map_float_tensor(Model& m, const Tensor* t, F f) {
+  std::vector<int64_t> dims(t->dims.begin(), t->dims.end());
+  if (t->data_type == kFloat && dense(t, 4)) {
+    Bytes b = t->bytes();
+    std::vector<float> v(static_cast<size_t>(t->numel()));
+    if (!v.empty()) std::memcpy(v.data(), b.data, 4 * v.size());
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(f(i, static_cast<double>(v[i])));
+    return make_tensor(m, kFloat, dims.data(), dims.size(), v.data(), 4 * v.size());
+  }
+  std::vector<double> v;
+  if (!read_doubles(t, v)) return nullptr;
+  for (size_t i = 0; i < v.size(); ++i) v[i] = f(i, v[i]);
+  return tensor_from_doubles(m, t->data_type, dims, v);
+}
 
 // Attributes: ir/attributes.h (attr_int, attr_float, attr_string, attr_ints, set_attr_*).
 
