@@ -124,6 +124,24 @@ TEST(KernelsParallel, SmallGemmsStayOnOneThread) {
   EXPECT_EQ(gemm_split(32, 256, 256, 14, 32, Prepacked::B).parts, 2u);
 }
 
+// With B prepacked (a weight), a wide product of few rows splits B's columns so each thread streams
+// half of the weight; a tall one splits its rows and B is read by each thread from cache.
+TEST(KernelsParallel, PrepackedWeightsSplitAlongTheWiderSide) {
+  ThreadsScope scope(2);
+  GemmSplit wide = gemm_split(32, 5632, 1024, 14, 32, Prepacked::B);  // a decoder's gate/up over 32 tokens
+  EXPECT_EQ(wide.parts, 2u);
+  EXPECT_TRUE(wide.cols);
+  GemmSplit tall = gemm_split(1024, 1024, 1024, 14, 32, Prepacked::B);  // 1024 tokens
+  EXPECT_EQ(tall.parts, 2u);
+  EXPECT_FALSE(tall.cols);
+  size_t i0, i1, j0, j1;
+  wide.part(1, i0, i1, j0, j1);
+  EXPECT_EQ(i0, 0u);
+  EXPECT_EQ(i1, 32u);
+  EXPECT_EQ(j0 % 32, 0u);  // whole register tiles
+  EXPECT_EQ(j1, 5632u);
+}
+
 TEST(KernelsParallel, ZeroMeansTheMachinesThreads) {
   ThreadsScope scope(0);
   EXPECT_EQ(threads(), hardware_threads());

@@ -14,7 +14,10 @@ GemmSplit gemm_split(size_t M, size_t N, size_t K, size_t MR, size_t NR, Prepack
   s.NR = NR;
   const size_t width = threads(), tiles_m = (M + MR - 1) / MR, tiles_n = (N + NR - 1) / NR;
   if (width <= 1 || M * N * K < gemm_parallel_macs()) return s;
-  if (prepacked == Prepacked::B && tiles_m >= width) s.cols = false;
+  // With B prepacked, a row split makes every thread stream all of B: for a wide product of few
+  // rows (a decoder's projections over a short prompt: 32 x 1024 times 1024 x 5632) that traffic
+  // is the cost, and halving it per thread is worth packing A's few rows once per part.
+  if (prepacked == Prepacked::B && tiles_m >= width) s.cols = tiles_n >= width && N >= 2 * M;
   else if (prepacked == Prepacked::A && tiles_n >= width) s.cols = true;
   else s.cols = tiles_n >= width ? (N >= M || tiles_m < width) : tiles_n >= tiles_m;
   s.tiles = s.cols ? tiles_n : tiles_m;
