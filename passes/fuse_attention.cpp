@@ -8,6 +8,11 @@
 // the query heads, the same order repeat_kv gives). A KV cache written as present = Concat(past, new, axis=2) for both K
 // and V becomes Attention's past_key/past_value inputs, and its present_key/present_value outputs
 // take over the Concat outputs (same values, same names: they are often graph outputs).
+// An Attention without a cache whose mask is the causal one (key j seen by query i when j <= i:
+// Where(LessOrEqual(Range(0, T) as a row, Range(0, S) as a column), 0, very negative), the same
+// as a boolean mask, or a constant of those values) gets is_causal=1 and no mask; the mask's
+// computation is left to eliminate_dead_nodes. Without past keys is_causal means exactly that
+// (upper-left alignment), and a masked score of -1e9 or lower gives the 0 that -inf gives.
 // Only at opset >= 23; a lower model gets it with --target-opset 23 and lowering undoes it.
 #include <cmath>
 #include <limits>
@@ -466,7 +471,7 @@ RuleMatch match_sdpa(const RuleCtx& rc, Graph* g, Node* softmax) {
 RuleMatch match_attention_3d(const RuleCtx& rc, Graph* g, Node* att) {
   const Model& m = rc.m;
   if (att->inputs.size < 3 || att->inputs.size > 4 || att->outputs.size != 1 || !att->outputs[0] ||
-      attr(m, att, "q_num_heads") || attr(m, att, "is_causal") || attr(m, att, "softcap"))
+      attr(m, att, "q_num_heads") || attr(m, att, "softcap"))
     return RuleMatch::decline("not a plain 4-D Attention without cache");
   int64_t hq = 0, hk = 0, hv = 0;
   Value* q3 = heads_bhsd(rc, g, att->inputs[0], hq);
@@ -512,9 +517,100 @@ RuleMatch match_attention_3d(const RuleCtx& rc, Graph* g, Node* att) {
   });
 }
 
+// The sequence dim of an Attention input (Q, K: [B,S,E] or [B,H,S,D]), or null.
+const exec::IDim* seq_dim(const RuleCtx& rc, const Value* v) {
+  const exec::IType* t = v ? rc.types().type_of(v) : nullptr;
+  if (!t || !t->ranked || (t->dims.size() != 3 && t->dims.size() != 4)) return nullptr;
+  return &t->dims[t->dims.size() == 3 ? 1 : 2];
+}
+
+// v is Unsqueeze(Range(0, n, 1), axis): a column (axis 1) or row (axis 0) of positions 0..n-1.
+bool positions(const Model& m, Graph* g, const Value* v, int64_t axis) {
+  Node* u = producer_if(m, v, "Unsqueeze", g);
+  if (!u || u->inputs.size < 1) return false;
+  std::vector<int64_t> axes;
+  if (u->inputs.size >= 2 ? !read_ints(const_tensor(m, u->inputs[1]), axes) : !attr_ints(m, u, "axes", axes)) return false;
+  if (axes.size() != 1 || axes[0] != axis) return false;
+  Node* r = producer_if(m, u->inputs[0], "Range", g);
+  std::vector<int64_t> start, delta;
+  return r && r->inputs.size == 3 && read_ints(const_tensor(m, r->inputs[0]), start) && start.size() == 1 && start[0] == 0 &&
+         read_ints(const_tensor(m, r->inputs[2]), delta) && delta.size() == 1 && delta[0] == 1;
+}
+
+// v (a boolean of [.., S, T], through Reshape/Unsqueeze steps) is j <= i computed from positions.
+bool causal_condition(const Model& m, Graph* g, const Value* v) {
+  Node* p = v->producer;
+  while (p && p->alive && p->graph == g && (is_op(m, p, "Reshape") || is_op(m, p, "Unsqueeze")) && p->inputs.size >= 1)
+    p = p->inputs[0]->producer;
+  if (!p || p->inputs.size != 2) return false;
+  if (is_op(m, p, "LessOrEqual")) return positions(m, g, p->inputs[0], 0) && positions(m, g, p->inputs[1], 1);
+  if (is_op(m, p, "GreaterOrEqual")) return positions(m, g, p->inputs[0], 1) && positions(m, g, p->inputs[1], 0);
+  return false;
+}
+
+constexpr double kMaskedAtMost = -1e9;
+
+// A constant mask of [1,..,S,T] that is 0 / true on and below the diagonal and masked above it.
+bool causal_constant(const Tensor* t) {
+  std::vector<double> v;
+  if (!t || t->dims.size < 2) return false;
+  if (t->data_type == kBool && dense(t, 1)) {
+    Bytes b = t->bytes();
+    v.assign(b.data, b.data + b.size);
+  } else if (!read_doubles(t, v)) {
+    return false;
+  }
+  int64_t s = t->dims[t->dims.size - 2], n = t->dims[t->dims.size - 1];
+  for (uint32_t i = 0; i + 2 < t->dims.size; ++i)
+    if (t->dims[i] != 1) return false;
+  bool boolean = t->data_type == kBool;
+  for (int64_t i = 0; i < s; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double x = v[static_cast<size_t>(i * n + j)];
+      bool ok = boolean ? (x != 0) == (j <= i) : (j <= i ? x == 0 : x <= kMaskedAtMost);
+      if (!ok) return false;
+    }
+  return true;
+}
+
+RuleMatch match_causal_mask(const RuleCtx& rc, Graph* g, Node* att) {
+  const Model& m = rc.m;
+  if (att->inputs.size < 4 || !att->inputs[3]) return RuleMatch::decline("no mask");
+  for (uint32_t i = 4; i < att->inputs.size; ++i)
+    if (att->inputs[i]) return RuleMatch::decline("with past keys or padded lengths is_causal would align differently");
+  if (attr_int(m, att, "is_causal", 0) != 0) return RuleMatch::decline("already causal");
+  Value* mask = att->inputs[3];
+  const exec::IDim* sq = seq_dim(rc, att->inputs[0]);
+  const exec::IDim* sk = seq_dim(rc, att->inputs[1]);
+  const exec::IType* mt = rc.types().type_of(mask);
+  if (!sq || !sk || !mt || !mt->ranked || mt->dims.size() < 2 || mt->dims.size() > 4)
+    return RuleMatch::decline("the query and key lengths or the mask's shape are unknown");
+  size_t r = mt->dims.size();
+  for (size_t i = 0; i + 2 < r; ++i)
+    if (!mt->dims[i].is_static() || mt->dims[i].value != 1) return RuleMatch::decline("the mask differs between batches or heads");
+  if (!same_dim(mt->dims[r - 2], *sq) || !same_dim(mt->dims[r - 1], *sk))
+    return RuleMatch::decline("inference does not prove the mask is [query length, key length]");
+  bool causal = causal_constant(const_tensor(m, mask));
+  if (!causal && mt->elem == kBool) causal = causal_condition(m, g, mask);
+  if (!causal) {
+    Node* w = producer_if(m, mask, "Where", g);
+    double zero = 1, neg = 0;
+    causal = w && w->inputs.size == 3 && scalar_const(m, w->inputs[1], zero) && zero == 0 &&
+             scalar_const(m, w->inputs[2], neg) && neg <= kMaskedAtMost && causal_condition(m, g, w->inputs[0]);
+  }
+  if (!causal) return RuleMatch::decline("the mask is not the causal one (j <= i from positions, or such a constant)");
+  return RuleMatch::rewrite("causal mask -> is_causal", [att](PassContext& ctx) -> int64_t {
+    set_input(att, 3, nullptr);
+    if (att->inputs.size == 4) resize_inputs(att, 3);  // no empty trailing input
+    set_attr_int(ctx.m, att, "is_causal", 1);
+    return 1;
+  });
+}
+
 }  // namespace
 
 OFG_RULE_GROUP(fuse_attention_rules, {"scaled_dot_product", {"Softmax"}, "", 23, kNoOpsetLimit, match_sdpa, "Attention"},
-               {"attention_3d", {"Attention"}, "", 23, kNoOpsetLimit, match_attention_3d});
+               {"attention_3d", {"Attention"}, "", 23, kNoOpsetLimit, match_attention_3d},
+               {"causal_mask_as_is_causal", {"Attention"}, "", 23, kNoOpsetLimit, match_causal_mask});
 
 }  // namespace ofg::passes

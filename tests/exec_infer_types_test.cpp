@@ -43,6 +43,26 @@ TEST_F(InferTypes, SymbolicDimsStaySymbolic) {
   EXPECT_EQ(m->str(y->type->dims[0].param), "batch");
 }
 
+// Range(0, n, 1) over a named dim n read by Shape has n elements named as that dim (positions of a
+// sequence line up with the sequence); another start or step, or an unnamed limit, stays open.
+TEST_F(InferTypes, RangeOverANamedDimKeepsItsName) {
+  Value* x = b.input("x", kFloat, {"batch", "seq", 8});
+  Value* n = b.op("Gather", {b.op("Shape", {x}), b.initializer_i64("one", {}, {1})}, {b.i("axis", 0)});
+  Value* zero = b.initializer_i64("zero", {}, {0});
+  Value* step = b.initializer_i64("step", {}, {1});
+  Value* pos = b.op("Range", {zero, n, step});
+  Value* odd = b.op("Range", {b.initializer_i64("two", {}, {2}), n, step});
+  Value* open = b.op("Range", {zero, b.input("limit", kInt64, {}), step});
+  b.output(pos);
+  b.output(odd);
+  b.output(open);
+  exec::TypeInference ti(*m);
+  ti.run(false);
+  EXPECT_EQ(dims_of(*m, ti.type_of(pos)), "[seq]");
+  EXPECT_EQ(dims_of(*m, ti.type_of(odd)), "[?]");
+  EXPECT_EQ(dims_of(*m, ti.type_of(open)), "[?]");
+}
+
 TEST_F(InferTypes, ConvPoolAndShapeContents) {
   Value* x = b.input("x", kFloat, {"n", 3, 32, 32});
   Value* w = b.initializer("w", {16, 3, 3, 3}, std::vector<float>(16 * 27, 0.1f));

@@ -394,14 +394,113 @@ TEST(PassFuseAttention, LoweredTo17ComputesTheSame) {
   EXPECT_EQ(run_checked(*up, "fuse_attention").changes, 1);
 }
 
-// What the lowering does not cover is refused with the reason, naming the node.
-TEST(PassFuseAttention, LoweringRefusesIsCausalWithAReason) {
+// is_causal lowered to 17 (Range-built mask, the past length added to the query positions)
+// computes what Attention computes, with and without a cache; below 11 (no Range) it is refused
+// with the reason, naming the node.
+TEST(PassFuseAttention, IsCausalLoweredTo17ComputesTheSame) {
+  for (bool past : {false, true}) {
+    auto m = new_model(23);
+    GraphBuilder b(*m);
+    auto [q, k, v] = qkv_inputs(b, {1, 2, 3, 4}, {1, 2, 3, 4}, {1, 2, 3, 4});
+    std::vector<Value*> ins{q, k, v};
+    if (past) {
+      ins.push_back(nullptr);
+      ins.push_back(b.input("past_key", kFloat, {1, 2, 2, 4}));
+      ins.push_back(b.input("past_value", kFloat, {1, 2, 2, 4}));
+    }
+    Node* att = b.node("Attention", ins, past ? 3 : 1, {b.i("is_causal", 1)}, {"y", "present_key", "present_value"});
+    for (uint32_t i = 0; i < att->outputs.size; ++i) b.output(att->outputs[i]);
+    auto down = copy_model(*m);
+    convert::convert_opset(*down, 17);
+    EXPECT_EQ(check_consistency(*down), "");
+    EXPECT_EQ(count_op(down->graph, "Attention"), 0);
+    EXPECT_EQ(count_op(down->graph, "Range"), 2);
+    verify::Options o;
+    verify::Report r = verify::verify_models(*m, *down, o);
+    EXPECT_TRUE(r.passed) << "past " << past << ": " << r.to_json();
+  }
   auto m = new_model(23);
   GraphBuilder b(*m);
   auto [q, k, v] = qkv_inputs(b, {1, 2, 3, 4}, {1, 2, 3, 4}, {1, 2, 3, 4});
   b.output(b.node("Attention", {q, k, v}, 1, {b.i("is_causal", 1)}, {"y"}, "")->outputs[0]);
   b.graph()->first->name = m->intern("att");
-  expect_refused(*m, 17, {"is_causal is not lowered", "att"});
+  expect_refused(*m, 10, {"is_causal is lowered with Range", "att"});
+}
+
+// Attention(q, k, v, mask) with a causal mask in the forms exports write: positions from
+// Range(0, seq) compared (j <= i, or i >= j) into a boolean or a Where(., 0, neg) additive mask,
+// or the folded constant of either. `start` and `neg` vary what must not fire.
+enum class MaskForm { kWhere, kBool, kGreaterEqual, kConstBool, kConstAdditive, kConstUpper };
+std::unique_ptr<Model> causal_mask_model(MaskForm form, int64_t start = 0, float neg = -1e30f, bool with_past = false) {
+  auto m = new_model(23);
+  GraphBuilder b(*m);
+  const bool fixed = form == MaskForm::kConstBool || form == MaskForm::kConstAdditive || form == MaskForm::kConstUpper;
+  DimSpec s = fixed ? DimSpec(4) : DimSpec("s");
+  auto [q, k, v] = qkv_inputs(b, {1, 2, s, 8}, {1, 2, s, 8}, {1, 2, s, 8});
+  Value* mask = nullptr;
+  if (!fixed) {
+    Value* n = b.op("Gather", {b.op("Shape", {q}), b.initializer_i64("two", {}, {2})}, {b.i("axis", 0)});
+    auto pos = [&](int64_t axis) {
+      Value* r = b.op("Range", {b.initializer_i64("start" + std::to_string(axis), {}, {axis ? start : 0}), n, b.initializer_i64("step" + std::to_string(axis), {}, {1})});
+      return b.op("Unsqueeze", {r, b.initializer_i64("ax" + std::to_string(axis), {1}, {axis})});
+    };
+    Value* cols = pos(0);  // j as a row [1, s]
+    Value* rows = pos(1);  // i as a column [s, 1]
+    Value* cond = form == MaskForm::kGreaterEqual ? b.op("GreaterOrEqual", {rows, cols}) : b.op("LessOrEqual", {cols, rows});
+    cond = b.op("Unsqueeze", {cond, b.initializer_i64("lead", {2}, {0, 1})});
+    mask = form == MaskForm::kBool ? cond
+                                   : b.op("Where", {cond, b.initializer("zero", {}, {0.0f}), b.initializer("neg", {}, {neg})});
+  } else {
+    std::vector<float> add(16);
+    uint8_t keep[16];
+    for (int i = 0; i < 16; ++i) {
+      bool seen = form == MaskForm::kConstUpper ? (i % 4) >= (i / 4) : (i % 4) <= (i / 4);
+      keep[i] = seen;
+      add[i] = seen ? 0.0f : neg;
+    }
+    mask = form == MaskForm::kConstBool ? b.initializer("mask", kBool, {1, 1, 4, 4}, keep, 16) : b.initializer("mask", {4, 4}, add);
+  }
+  std::vector<Value*> ins{q, k, v, mask};
+  if (with_past) {
+    ins.push_back(b.input("past_key", kFloat, {1, 2, 0, 8}));
+    ins.push_back(b.input("past_value", kFloat, {1, 2, 0, 8}));
+  }
+  Node* att = b.node("Attention", ins, with_past ? 3 : 1, {}, {"y", "present_key", "present_value"});
+  for (uint32_t i = 0; i < att->outputs.size; ++i) b.output(att->outputs[i]);
+  return m;
+}
+
+TEST(PassFuseAttention, CausalMaskBecomesIsCausal) {
+  for (MaskForm f : {MaskForm::kWhere, MaskForm::kBool, MaskForm::kGreaterEqual, MaskForm::kConstBool, MaskForm::kConstAdditive}) {
+    auto m = causal_mask_model(f);
+    auto ref = causal_mask_model(f);
+    EXPECT_EQ(run_checked(*m, "fuse_attention").changes, 1) << static_cast<int>(f);
+    Node* att = attention_node(*m);
+    ASSERT_NE(att, nullptr);
+    EXPECT_EQ(attr_int(*m, att, "is_causal", 0), 1);
+    EXPECT_EQ(att->inputs.size, 3u);  // no mask, no empty trailing input
+    run_checked(*m, "eliminate_dead_nodes");
+    EXPECT_EQ(count_op(m->graph, "Range"), 0);
+    expect_same_outputs(*ref, *m, {{"s", 5}});
+  }
+}
+
+TEST(PassFuseAttention, NotCausalWhenTheMaskOrAlignmentDiffers) {
+  struct Case {
+    MaskForm form;
+    int64_t start;
+    float neg;
+    bool past;
+    const char* what;
+  } cases[] = {{MaskForm::kConstUpper, 0, -1e30f, false, "j >= i"},
+               {MaskForm::kWhere, 1, -1e30f, false, "query positions from 1"},
+               {MaskForm::kWhere, 0, -10.0f, false, "a masked score of -10 is not -inf after softmax"},
+               {MaskForm::kWhere, 0, -1e30f, true, "with a cache is_causal aligns to the past length"}};
+  for (const Case& c : cases) {
+    auto m = causal_mask_model(c.form, c.start, c.neg, c.past);
+    EXPECT_EQ(run_checked(*m, "fuse_attention").changes, 0) << c.what;
+    EXPECT_EQ(attr_int(*m, attention_node(*m), "is_causal", 0), 0) << c.what;
+  }
 }
 
 }  // namespace

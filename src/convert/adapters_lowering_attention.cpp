@@ -4,8 +4,10 @@
 //   Y = MatMul(Softmax(MatMul(Q, Transpose(K, [0,1,3,2])) * scale + mask, -1), V)
 // which is also the form passes/fuse_attention.cpp recognises, so a model raised again gets
 // Attention back. A boolean mask becomes the additive Where(mask, 0, -inf).
-// Covered: 4-D Q/K/V with optional mask and past, 3-D ones (split into heads) without past; not
-// lowered (the step says so and nothing changes): is_causal, softcap, nonpad_kv_seqlen and the qk_matmul output. One difference stays:
+// Covered: 4-D Q/K/V with optional mask and past, 3-D ones (split into heads) without past, and
+// is_causal (from opset 11: key j is masked for query i when j > i + past length, Range-built);
+// not lowered (the step says so and nothing changes): softcap, nonpad_kv_seqlen and the
+// qk_matmul output. One difference stays:
 // a query row whose every key is masked gets zeros from Attention (our interpreter) and the
 // softmax of equal values (uniform, or NaN for -inf) from the decomposition.
 #include <cmath>
@@ -48,7 +50,8 @@ const char* attention_down(AdaptCtx& c) {
   const int64_t qh_attr = attr_int(c.m, n, "q_num_heads", 0), kvh_attr = attr_int(c.m, n, "kv_num_heads", 0);
   if (three && (qh_attr < 1 || kvh_attr < 1)) return "3-D Attention needs q_num_heads and kv_num_heads";
   if (three && (has_input(n, 4) || (n->outputs.size > 1 && used(n->outputs[1])))) return "3-D Attention with a KV cache is not lowered";
-  if (attr_int(c.m, n, "is_causal", 0) != 0) return "is_causal is not lowered (give the mask explicitly)";
+  const bool causal = attr_int(c.m, n, "is_causal", 0) != 0;
+  if (causal && c.target < 11) return "is_causal is lowered with Range, which needs opset 11";
   if (attr_float(c.m, n, "softcap", 0.f) != 0.f) return "softcap is not lowered";
   if (has_input(n, 6)) return "nonpad_kv_seqlen is not lowered";
   if (n->outputs.size > 3 && used(n->outputs[3])) return "the qk_matmul_output output is not lowered";
@@ -127,6 +130,29 @@ const char* attention_down(AdaptCtx& c) {
       mask = insert_op(c.m, n, "Where", {mask, zero, ninf}, "attn_mask_additive")->outputs[0];
     }
     s = insert_op(c.m, n, "Add", {s, mask}, "attn_masked")->outputs[0];
+  }
+  if (causal) {
+    // Scores [B,H,S,T]: query i (0..S-1) sits at position i + the past length (past_key's dim 2,
+    // else 0: the upper-left alignment) and sees keys j <= that position, as Attention does.
+    auto dim = [&](Value* x, int64_t i) {
+      Value* dims = insert_op(c.m, n, "Shape", {x}, "attn_shape")->outputs[0];
+      Node* g = insert_op(c.m, n, "Gather", {dims, int_const(c.m, n, "attn_dim", {i}, true)}, "attn_len");
+      set_attr_int(c.m, g, "axis", 0);
+      return g->outputs[0];
+    };
+    Value* sq = dim(s, 2);
+    Value* t = dim(s, 3);
+    Value* zero = int_const(c.m, n, "attn_zero", {0}, true);
+    Value* one = int_const(c.m, n, "attn_one", {1}, true);
+    Value* rows = insert_op(c.m, n, "Range", {zero, sq, one}, "attn_query_pos")->outputs[0];
+    if (has_input(n, 4)) rows = insert_op(c.m, n, "Add", {rows, dim(n->inputs[4], 2)}, "attn_query_pos")->outputs[0];
+    Value* cols = insert_op(c.m, n, "Range", {zero, t, one}, "attn_key_pos")->outputs[0];
+    Value* later = insert_op(c.m, n, "Greater", {unsqueeze(c, cols, 0, "attn_key_row")->outputs[0],
+                                                 unsqueeze(c, rows, 1, "attn_query_col")->outputs[0]}, "attn_future")->outputs[0];
+    Value* ninf = float_const(c.m, n, "attn_mask_ninf", ft, {-std::numeric_limits<double>::infinity()}, true);
+    Value* zf = float_const(c.m, n, "attn_mask_zero", ft, {0.0}, true);
+    Value* bias = insert_op(c.m, n, "Where", {later, ninf, zf}, "attn_causal")->outputs[0];
+    s = insert_op(c.m, n, "Add", {s, bias}, "attn_causal_masked")->outputs[0];
   }
   Node* p = insert_op(c.m, n, "Softmax", {s}, "attn_probs");
   set_attr_int(c.m, p, "axis", -1);

@@ -156,6 +156,11 @@ bool rule_range(InferCtx& c) {
     c.out[0] = ranked(elem, {st(n)});
     if (n <= TypeInference::kMaxContents)
       for (int64_t i = 0; i < n; ++i) c.out_contents[0].push_back(cval(static_cast<int64_t>(s[0] + static_cast<int128>(i) * d[0])));
+  } else if (c.const_ints(0, s) && c.const_ints(2, d) && s.size() == 1 && d.size() == 1 && s[0] == 0 && d[0] == 1) {
+    // Range(0, n, 1) with n a named dim read by Shape (positions 0..seq-1): n elements, and the
+    // dim keeps its name, so position tables and masks built from it line up with the tensors.
+    const std::vector<SymVal>* n = c.data(1);
+    if (n && n->size() == 1 && (*n)[0].kind == SymVal::kDim && (*n)[0].sym != kNoStr) c.out[0] = ranked(elem, {IDim{-1, (*n)[0].sym}});
   }
   return true;
 }
