@@ -579,6 +579,9 @@ RuleMatch match_causal_mask(const RuleCtx& rc, Graph* g, Node* att) {
   for (uint32_t i = 4; i < att->inputs.size; ++i)
     if (att->inputs[i]) return RuleMatch::decline("with past keys or padded lengths is_causal would align differently");
   if (attr_int(m, att, "is_causal", 0) != 0) return RuleMatch::decline("already causal");
+  // The masked scores output (qk_matmul_output) would show -inf where the mask put its own value.
+  if (att->outputs.size > 3 && att->outputs[3] && (att->outputs[3]->use_count() || att->outputs[3]->is_graph_output()))
+    return RuleMatch::decline("the scores output is read (it would show -inf for the mask's values)");
   Value* mask = att->inputs[3];
   const exec::IDim* sq = seq_dim(rc, att->inputs[0]);
   const exec::IDim* sk = seq_dim(rc, att->inputs[1]);

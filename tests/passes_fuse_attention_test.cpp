@@ -431,7 +431,8 @@ TEST(PassFuseAttention, IsCausalLoweredTo17ComputesTheSame) {
 // Range(0, seq) compared (j <= i, or i >= j) into a boolean or a Where(., 0, neg) additive mask,
 // or the folded constant of either. `start` and `neg` vary what must not fire.
 enum class MaskForm { kWhere, kBool, kGreaterEqual, kConstBool, kConstAdditive, kConstUpper };
-std::unique_ptr<Model> causal_mask_model(MaskForm form, int64_t start = 0, float neg = -1e30f, bool with_past = false) {
+std::unique_ptr<Model> causal_mask_model(MaskForm form, int64_t start = 0, float neg = -1e30f, bool with_past = false,
+                                         bool scores_out = false) {
   auto m = new_model(23);
   GraphBuilder b(*m);
   const bool fixed = form == MaskForm::kConstBool || form == MaskForm::kConstAdditive || form == MaskForm::kConstUpper;
@@ -465,8 +466,10 @@ std::unique_ptr<Model> causal_mask_model(MaskForm form, int64_t start = 0, float
     ins.push_back(b.input("past_key", kFloat, {1, 2, 0, 8}));
     ins.push_back(b.input("past_value", kFloat, {1, 2, 0, 8}));
   }
-  Node* att = b.node("Attention", ins, with_past ? 3 : 1, {}, {"y", "present_key", "present_value"});
-  for (uint32_t i = 0; i < att->outputs.size; ++i) b.output(att->outputs[i]);
+  Node* att = scores_out ? b.node("Attention", ins, 4, {b.i("qk_matmul_output_mode", 2)}, {"y", "", "", "scores"})
+                         : b.node("Attention", ins, with_past ? 3 : 1, {}, {"y", "present_key", "present_value"});
+  for (uint32_t i = 0; i < att->outputs.size; ++i)
+    if (!scores_out || i == 0 || i == 3) b.output(att->outputs[i]);
   return m;
 }
 
@@ -491,13 +494,15 @@ TEST(PassFuseAttention, NotCausalWhenTheMaskOrAlignmentDiffers) {
     int64_t start;
     float neg;
     bool past;
+    bool scores;
     const char* what;
-  } cases[] = {{MaskForm::kConstUpper, 0, -1e30f, false, "j >= i"},
-               {MaskForm::kWhere, 1, -1e30f, false, "query positions from 1"},
-               {MaskForm::kWhere, 0, -10.0f, false, "a masked score of -10 is not -inf after softmax"},
-               {MaskForm::kWhere, 0, -1e30f, true, "with a cache is_causal aligns to the past length"}};
+  } cases[] = {{MaskForm::kConstUpper, 0, -1e30f, false, false, "j >= i"},
+               {MaskForm::kWhere, 1, -1e30f, false, false, "query positions from 1"},
+               {MaskForm::kWhere, 0, -10.0f, false, false, "a masked score of -10 is not -inf after softmax"},
+               {MaskForm::kWhere, 0, -1e30f, true, false, "with a cache is_causal aligns to the past length"},
+               {MaskForm::kWhere, 0, -1e30f, false, true, "the masked scores are an output"}};
   for (const Case& c : cases) {
-    auto m = causal_mask_model(c.form, c.start, c.neg, c.past);
+    auto m = causal_mask_model(c.form, c.start, c.neg, c.past, c.scores);
     EXPECT_EQ(run_checked(*m, "fuse_attention").changes, 0) << c.what;
     EXPECT_EQ(attr_int(*m, attention_node(*m), "is_causal", 0), 0) << c.what;
   }
