@@ -130,7 +130,7 @@ RuleMatch match_expand_absorbed(const RuleCtx& rc, Graph* g, Node* expand) {
       auto it = in ? smaller.find(in) : smaller.end();
       if (it != smaller.end()) {
         reads = true;
-        for (const Use& u : in->uses) open -= u.node == n ? 1 : 0;
+        --open;  // this input slot is one of the value's uses
         shapes.push_back(it->second);
       } else if (in) {
         const exec::IType* t = ti.type_of(in);

@@ -122,6 +122,19 @@ TEST(PassCleanupAttention, ExpandAbsorbedByBroadcastIsRemoved) {
   expect_same_outputs(*r.ref, *r.m);
 }
 
+// A node that reads the expanded value twice counts as two reads: the scan still reaches every
+// later reader (here a Softmax, which needs the expanded shape).
+TEST(PassCleanupAttention, ExpandReadTwiceByOneNodeStillChecksEveryReader) {
+  auto m = new_model(17);
+  GraphBuilder b(*m);
+  Value* x = b.input("x", kFloat, {2, 1, 1, 8});
+  Value* e = b.op("Expand", {x, b.initializer_i64("shape", {4}, {2, 1, 8, 8})});
+  b.output(b.op("Add", {b.op("Add", {e, e}), b.initializer("full", {2, 1, 8, 8}, ramp(128, 0.0f, 1.0f))}));
+  b.output(b.op("Softmax", {b.op("Mul", {e, e})}, {b.i("axis", 2)}));
+  EXPECT_EQ(run_checked(*m, "cleanup_attention").changes, 0);
+  EXPECT_EQ(count_op(m->graph, "Expand"), 1);
+}
+
 TEST(PassCleanupAttention, ExpandStaysWhenItsShapeIsNeeded) {
   for (int c = 0; c < 3; ++c) {
     // 0: a value whose shape would shrink is a graph output; 1: a Softmax (not elementwise)
