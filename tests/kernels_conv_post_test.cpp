@@ -48,8 +48,8 @@ struct Case {
 };
 
 // One per conv2d path: implicit GEMM (full and partial tiles, tiles of one column vector,
-// grouped), Winograd, depthwise, a 1x1 of single pixels (matrix-vector products), a 1x1 with
-// N > 1 and the GEMM fallback with padding.
+// grouped), Winograd, depthwise, a 1x1 of single pixels (matrix-vector products), the direct
+// conv of few input channels, a 1x1 with N > 1 and the GEMM fallback with padding.
 const Case kCases[] = {
     {"gemm 1x1", 32, 48, 1, 1, 1, 1, 0, 12, 16},
     {"gemm partial", 5, 7, 1, 3, 3, 2, 1, 9, 11},
@@ -60,6 +60,10 @@ const Case kCases[] = {
     {"depthwise", 16, 16, 16, 3, 3, 2, 1, 15, 17},
     {"depthwise 5x5", 8, 8, 8, 5, 5, 1, 2, 10, 10},
     {"pixel gemv", 40, 24, 1, 1, 1, 1, 0, 1, 1},  // the constants of a channel per lane
+    // The direct conv of few input channels: whole groups of channels take the epilogue across
+    // the lanes (on AVX-512 in 8-lane vectors under the 16-lane table), a partial one per plane.
+    {"direct stem", 3, 40, 1, 3, 3, 2, 1, 17, 19},
+    {"direct 16 in", 16, 64, 1, 3, 3, 1, 1, 9, 13},
 };
 
 std::vector<k::ConvPost> posts(const float* scale, const float* shift) {

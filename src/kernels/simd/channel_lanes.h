@@ -83,10 +83,13 @@ void from_lanes(const float* s, size_t n, size_t nch, float* dst, size_t ld) {
 }
 
 // The epilogue of a conv whose results hold channels across the lanes of L (Isa: the table's
-// own vectors): on the lanes (on_lanes, whole groups of W channels, in place) where L is Isa's
-// own (the arithmetic of Isa's table) and all of it runs in registers (in_lanes); else per
-// channel on the results moved to its plane (on_channel), the activation p.act leaves to the
-// stored values included.
+// own vectors): on the lanes (on_lanes, whole groups of W channels, in place, in L's arithmetic)
+// where all of it runs in registers and gives Isa's bits (in_lanes); else per channel on the
+// results moved to its plane (on_channel), the activation p.act leaves to the stored values
+// included. Narrower lanes than Isa's give Isa's bits for the steps that are one IEEE operation
+// per lane in the shared formulas (simd/elementwise.h): bias, clamp, the affine step, Relu,
+// LeakyRelu, Clip; not for the gates, whose vector math could differ by width. (On AVX-512 this
+// saves the second pass over each output plane of the direct conv.)
 template <class Isa, class L>
 struct LanesEpilogue {
   const Conv2DParams& p;
@@ -97,11 +100,14 @@ struct LanesEpilogue {
     ep.bias = p.bias;
     // ConvPost's register part only with the table it reproduces: other lane code could round differently.
     post_in_lanes = p.post && (!p.post->table || p.post->table == &Isa::table());
-    in_lanes = std::is_same_v<L, Isa> && !act_after && (!p.post || (post_in_lanes && ep.post_act != PostAct::Rows));
+    const bool width_free = std::is_same_v<L, Isa> || !p.post || ep.post_act == PostAct::None ||
+                            ep.post_act == PostAct::Relu || ep.post_act == PostAct::LeakyRelu ||
+                            ep.post_act == PostAct::Clip;
+    in_lanes = width_free && !act_after && (!p.post || (post_in_lanes && ep.post_act != PostAct::Rows));
   }
   void on_lanes(size_t c0, float* res, size_t n) const {
-    if (!p.post) return finish_lanes<Isa, false, PostAct::None>(ep, c0, res, n);
-    with_post_kind(ep.post_act, [&](auto k) { finish_lanes<Isa, true, decltype(k)::value>(ep, c0, res, n); });
+    if (!p.post) return finish_lanes<L, false, PostAct::None>(ep, c0, res, n);
+    with_post_kind(ep.post_act, [&](auto k) { finish_lanes<L, true, decltype(k)::value>(ep, c0, res, n); });
   }
   // Channel c's n results from src (readable one vector of Isa past its end) to out.
   void on_channel(size_t c, const float* src, size_t n, float* out) const {

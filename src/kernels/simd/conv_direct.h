@@ -44,17 +44,17 @@ bool conv_direct_applies(const Conv2DParams& p) {
   return Wp <= (size_t{1} << 16) && p.C_in * rows * Wp <= (size_t{1} << 22);
 }
 
-// Packed weights: per pair of output-channel vectors q, per tap k = (c, kh, kw), the 2W weights
-// of output channels q * 2W.. (zero past C_out).
+// Packed weights: per pair of output-channel vectors q of Isa, per tap k = (c, kh, kw), the 2W
+// weights of output channels q * 2W.. (zero past C_out).
 template <class Isa>
 size_t conv_direct_packed_size(const Conv2DParams& p) {
-  constexpr size_t VW = TransposeLanes<Isa>::type::W, Q = kDirectVectors * VW;
+  constexpr size_t Q = kDirectVectors * Isa::W;
   return (p.C_out + Q - 1) / Q * Q * p.C_in * p.kH * p.kW;
 }
 
 template <class Isa>
 void conv_direct_pack(const Conv2DParams& p, const float* w, float* packed) {
-  constexpr size_t VW = TransposeLanes<Isa>::type::W, Q = kDirectVectors * VW;
+  constexpr size_t Q = kDirectVectors * Isa::W;
   const size_t taps = p.C_in * p.kH * p.kW, pairs = (p.C_out + Q - 1) / Q;
   for (size_t q = 0; q < pairs; ++q)
     for (size_t k = 0; k < taps; ++k)
@@ -64,37 +64,53 @@ void conv_direct_pack(const Conv2DParams& p, const float* w, float* packed) {
       }
 }
 
-// One register tile: res[g][i * W + t] for pixels i < 6 and vectors g < 2 = sum over taps k of
-// wq[k * 2W + g * W + t] * in[off[k] + i * sx].
-template <class L>
-inline void conv_direct_tile(const float* in, size_t sx, const size_t* off, size_t taps, const float* wq, float* res0,
-                             float* res1) {
-  using V = typename L::V;
-  constexpr size_t VW = L::W, P = kDirectPixels;
+// One register tile: for pixels i < 6 and the 2 vectors g of Isa (2 * Isa::W output channels),
+// the sum over taps k of wq[k * 2W + g * W + t] * in[off[k] + i * sx]. The results go out in
+// vectors of L (the channel-lanes width, simd/channel_lanes.h): lanes h * L::W.. of vector g to
+// res[g * R + h] + i * L::W, R = Isa::W / L::W. AVX-512 computes on its own 16 lanes (Zen 5
+// runs two 512-bit FMAs a cycle: twice the 8-lane tile's multiply-adds) while the results keep
+// the 8-channel groups that the transposes and the epilogue take.
+template <class Isa, class L>
+inline void conv_direct_tile(const float* in, size_t sx, const size_t* off, size_t taps, const float* wq,
+                             float* const* res) {
+  using V = typename Isa::V;
+  constexpr size_t VW = Isa::W, P = kDirectPixels, R = Isa::W / L::W;
   V a0[P], a1[P];
 #pragma GCC unroll 6
-  for (size_t i = 0; i < P; ++i) a0[i] = a1[i] = L::zero();
+  for (size_t i = 0; i < P; ++i) a0[i] = a1[i] = Isa::zero();
   for (size_t k = 0; k < taps; ++k) {
-    const V w0 = L::load(wq + k * 2 * VW), w1 = L::load(wq + k * 2 * VW + VW);
+    const V w0 = Isa::load(wq + k * 2 * VW), w1 = Isa::load(wq + k * 2 * VW + VW);
     const float* s = in + off[k];
 #pragma GCC unroll 6
     for (size_t i = 0; i < P; ++i) {
-      const V b = splat<L>(s[i * sx]);  // (set1 would add 0.f: a dependent add per value)
-      a0[i] = L::fma(b, w0, a0[i]);
-      a1[i] = L::fma(b, w1, a1[i]);
+      const V b = splat<Isa>(s[i * sx]);  // (set1 would add 0.f: a dependent add per value)
+      a0[i] = Isa::fma(b, w0, a0[i]);
+      a1[i] = Isa::fma(b, w1, a1[i]);
     }
   }
+  if constexpr (R == 1) {
 #pragma GCC unroll 6
-  for (size_t i = 0; i < P; ++i) {
-    L::store(res0 + i * VW, a0[i]);
-    L::store(res1 + i * VW, a1[i]);
+    for (size_t i = 0; i < P; ++i) {
+      Isa::store(res[0] + i * VW, a0[i]);
+      Isa::store(res[1] + i * VW, a1[i]);
+    }
+  } else {
+    // Through a stack copy: one wide store, then R narrow loads and stores per vector.
+    alignas(64) float t[2 * VW];
+    for (size_t i = 0; i < P; ++i) {
+      Isa::store(t, a0[i]);
+      Isa::store(t + VW, a1[i]);
+#pragma GCC unroll 4
+      for (size_t h = 0; h < 2 * R; ++h) L::store(res[h] + i * L::W, L::load(t + h * L::W));
+    }
   }
 }
 
-// The conv with packed weights, output channels across the lanes of L, its epilogue E.
-template <class L, class E>
+// The conv with packed weights, computed on Isa's vectors, the results in groups of the output
+// channels across the lanes of L, its epilogue E.
+template <class Isa, class L, class E>
 void conv_direct_lanes(const Conv2DParams& p, const float* x, const float* packed, float* y, const E& fin) {
-  constexpr size_t VW = L::W, P = kDirectPixels, Q = kDirectVectors * VW;
+  constexpr size_t VW = L::W, P = kDirectPixels, Q = kDirectVectors * Isa::W, GQ = Q / VW;
   const size_t Ho = p.H_out, Wo = p.W_out, HWo = Ho * Wo, taps = p.C_in * p.kH * p.kW;
   const size_t groups = (p.C_out + VW - 1) / VW, pairs = (p.C_out + Q - 1) / Q;
   // Rows of tiles: Wo rounded up to whole tiles; the padded input is wide enough for the last
@@ -133,12 +149,17 @@ void conv_direct_lanes(const Conv2DParams& p, const float* x, const float* packe
       for (size_t r = 0; r < nrow; ++r) {
         const float* in = buf + r * p.stride_h * Wp;
         for (size_t q = 0; q < pairs; ++q) {
-          // The pair's second vector of channels may lie past C_out: its results go to spare room.
-          float* r0 = res + 2 * q * Wt * VW;
-          float* r1 = 2 * q + 1 < groups ? r0 + Wt * VW : res + groups * Wt * VW;
-          for (size_t ow = 0; ow < Wt; ow += P)
-            conv_direct_tile<L>(in + ow * p.stride_w, p.stride_w, off, taps, packed + q * taps * Q,
-                                r0 + ow * VW, 2 * q + 1 < groups ? r1 + ow * VW : r1);
+          // The pair's groups of L past C_out (the tail of the last pair) have their results go to
+          // spare room past the groups, one tile's worth, written over and never read.
+          float* spare = res + groups * Wt * VW;
+          for (size_t ow = 0; ow < Wt; ow += P) {
+            float* rg[GQ];
+            for (size_t h = 0; h < GQ; ++h) {
+              const size_t g = q * GQ + h;
+              rg[h] = g < groups ? res + (g * Wt + ow) * VW : spare;
+            }
+            conv_direct_tile<Isa, L>(in + ow * p.stride_w, p.stride_w, off, taps, packed + q * taps * Q, rg);
+          }
         }
         float* yr = y + n * p.C_out * HWo + (oh0 + r) * Wo;
         for (size_t g = 0; g < groups; ++g) {
@@ -160,7 +181,7 @@ void conv_direct_lanes(const Conv2DParams& p, const float* x, const float* packe
 template <class Isa>
 void conv_direct(const Conv2DParams& p, const float* x, const float* packed, float* y) {
   using L = typename TransposeLanes<Isa>::type;
-  conv_direct_lanes<L>(p, x, packed, y, LanesEpilogue<Isa, L>(p));
+  conv_direct_lanes<Isa, L>(p, x, packed, y, LanesEpilogue<Isa, L>(p));
 }
 
 }  // namespace ofg::kernels::simd
