@@ -241,7 +241,7 @@ TEST(KernelsConvDirect, FewInputChannels) {
         for (size_t s : {1, 2}) check(make(2, C, 7, W, Co, 3, 3, s, 1, 1), seed++);
   check(make(1, 3, 30, 31, 64, 7, 7, 2, 3, 1), seed++);     // a 7x7 stem
   check(make(1, 3, 9, 10, 16, 1, 1, 1, 0, 1), seed++);      // 1x1
-  check(make(1, 16, 9, 10, 24, 1, 1, 1, 0, 1), seed++);     // 1x1, 16 channels
+  check(make(1, 16, 9, 10, 24, 1, 1, 1, 0, 1), seed++);     // 1x1, 16 channels: the GEMM takes it
   check(make(1, 16, 11, 11, 64, 3, 3, 1, 1, 1), seed++);    // 16 channels, 3x3 (144 taps)
   check(make(1, 4, 5, 6, 256, 3, 3, 1, 1, 1), seed++);      // the most output channels
   check(make(1, 2, 6, 9, 10, 3, 3, 1, 4, 1), seed++);       // padding wider than the kernel
