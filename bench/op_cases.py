@@ -233,6 +233,8 @@ def cases():
     # EfficientNet's squeeze-excitation.
     c += [simple("MaxPool", "resnet_3x3s2p1_64x112", [(1, 64, 112, 112)], attrs={"kernel_shape": [3, 3],
                  "strides": [2, 2], "pads": [1] * 4}),
+          simple("MaxPool", "squeezenet_3x3s2_ceil_64x111_odd", [(1, 64, 111, 111)], attrs={"kernel_shape": [3, 3],
+                 "strides": [2, 2], "ceil_mode": 1}),
           simple("MaxPool", "unet_2x2s2_64x128", [(1, 64, 128, 128)], attrs={"kernel_shape": [2, 2],
                  "strides": [2, 2]}),
           simple("MaxPool", "yolov5_sppf_5x5s1p2_256x20", [(1, 256, 20, 20)], attrs={"kernel_shape": [5, 5],
