@@ -4,6 +4,8 @@
 // rounded to float, ties to even, saturated).
 #include <gtest/gtest.h>
 
+#include "kernels/parallel.h"
+
 #include <cmath>
 #include <random>
 
@@ -251,6 +253,13 @@ TEST(ExecQuantInt, QLinearMatMulRequantizesLikeTheReference) {
                                     int_init(b, "yz", yz)}));
     Interpreter in(*model);
     auto out = in.run({{"a", RValue::tensor(a.tensor())}});
+    // Two threads with floors low enough that the product and the requantization are split.
+    std::vector<RValue> out2;
+    {
+      ofg::kernels::ThreadsScope two(2);
+      ofg::kernels::ParallelFloorsScope low(8, 1);
+      out2 = in.run({{"a", RValue::tensor(a.tensor())}});
+    }
     const double mult = static_cast<float>(static_cast<double>(as) * bs / ys);
     std::vector<int64_t> want;
     for (int64_t m = 0; m < M; ++m)
@@ -262,6 +271,7 @@ TEST(ExecQuantInt, QLinearMatMulRequantizesLikeTheReference) {
       }
     EXPECT_EQ(out[0].t.dtype, odt);
     EXPECT_EQ(ints_of(out[0].t), want);
+    EXPECT_EQ(ints_of(out2[0].t), want);
   }
 }
 

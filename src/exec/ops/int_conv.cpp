@@ -362,8 +362,13 @@ void int_conv_compute(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, co
 
 void requantize(const int32_t* acc, size_t n, int64_t bias, double mult, int32_t zp, RTensor& y, int64_t y_off) {
   if (y.dtype == kUint8 || y.dtype == kInt8) {
-    kernels::active_table().requantize_u8(acc, n, static_cast<double>(bias), mult, zp, y.dtype == kInt8,
-                                          y.data<uint8_t>() + y_off);
+    // Each value on its own: threads take ranges (QLinearMatMul's requantization on one thread
+    // left two-thread runs at 1.37x ONNX Runtime's while its product was split).
+    uint8_t* out = y.data<uint8_t>() + y_off;
+    const kernels::KernelTable& t = kernels::active_table();
+    kernels::parallel_ranges(n, 64, kernels::parallel_work(), [&](size_t b, size_t e) {
+      t.requantize_u8(acc + b, e - b, static_cast<double>(bias), mult, zp, y.dtype == kInt8, out + b);
+    });
     return;
   }
   double lo, hi;
