@@ -58,12 +58,21 @@ struct Isa : simd::Lanes<__v8sf> {
 
   // transpose2d (kernels/simd/transpose.h): 8x8 float tiles transposed in registers (unpack,
   // shuffle, 128-bit permute).
+  // With on_row, each source row goes through on_row(V) first (the conv epilogue on channels in
+  // lanes, simd/channel_lanes.h, done on the way instead of in a pass of its own).
   static constexpr size_t kTile = 8;
-  static void transpose_tile(const float* s, size_t sld, float* d, size_t dld) {
-    __m256 r0 = _mm256_loadu_ps(s + 0 * sld), r1 = _mm256_loadu_ps(s + 1 * sld);
-    __m256 r2 = _mm256_loadu_ps(s + 2 * sld), r3 = _mm256_loadu_ps(s + 3 * sld);
-    __m256 r4 = _mm256_loadu_ps(s + 4 * sld), r5 = _mm256_loadu_ps(s + 5 * sld);
-    __m256 r6 = _mm256_loadu_ps(s + 6 * sld), r7 = _mm256_loadu_ps(s + 7 * sld);
+  struct AsIs {
+    __attribute__((always_inline)) V operator()(V v) const { return v; }
+  };
+  // (Always inlined: the AVX-512 table instantiates it too, and one out-of-line copy compiled
+  // for AVX-512 could be the one the linker keeps for this table.)
+  template <class F = AsIs>
+  __attribute__((always_inline)) static inline void transpose_tile(const float* s, size_t sld, float* d, size_t dld,
+                                                                   const F& on_row = {}) {
+    __m256 r0 = on_row(_mm256_loadu_ps(s + 0 * sld)), r1 = on_row(_mm256_loadu_ps(s + 1 * sld));
+    __m256 r2 = on_row(_mm256_loadu_ps(s + 2 * sld)), r3 = on_row(_mm256_loadu_ps(s + 3 * sld));
+    __m256 r4 = on_row(_mm256_loadu_ps(s + 4 * sld)), r5 = on_row(_mm256_loadu_ps(s + 5 * sld));
+    __m256 r6 = on_row(_mm256_loadu_ps(s + 6 * sld)), r7 = on_row(_mm256_loadu_ps(s + 7 * sld));
     const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
     const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
     const __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);

@@ -140,11 +140,18 @@ struct Isa : simd::Lanes<float32x4_t> {
 
   // transpose2d (kernels/simd/transpose.h): 4x4 float tiles transposed in registers (vtrn, then
   // the halves recombined). Only permutes: bits move unchanged, subnormals on 32-bit ARM too.
+  // With on_row, each source row goes through on_row(V) first (the conv epilogue on channels in
+  // lanes, simd/channel_lanes.h, done on the way instead of in a pass of its own).
   static constexpr size_t kTile = 4;
-  static void transpose_tile(const float* s, size_t sld, float* d, size_t dld) {
+  struct AsIs {
+    __attribute__((always_inline)) V operator()(V v) const { return v; }
+  };
+  template <class F = AsIs>
+  __attribute__((always_inline)) static inline void transpose_tile(const float* s, size_t sld, float* d, size_t dld,
+                                                                   const F& on_row = {}) {
     // Rows a, b, c, d: t01 = {a0 b0 a2 b2}, {a1 b1 a3 b3}; t23 likewise for c, d.
-    const float32x4x2_t t01 = vtrnq_f32(vld1q_f32(s), vld1q_f32(s + sld));
-    const float32x4x2_t t23 = vtrnq_f32(vld1q_f32(s + 2 * sld), vld1q_f32(s + 3 * sld));
+    const float32x4x2_t t01 = vtrnq_f32(on_row(vld1q_f32(s)), on_row(vld1q_f32(s + sld)));
+    const float32x4x2_t t23 = vtrnq_f32(on_row(vld1q_f32(s + 2 * sld)), on_row(vld1q_f32(s + 3 * sld)));
     vst1q_f32(d, vcombine_f32(vget_low_f32(t01.val[0]), vget_low_f32(t23.val[0])));
     vst1q_f32(d + dld, vcombine_f32(vget_low_f32(t01.val[1]), vget_low_f32(t23.val[1])));
     vst1q_f32(d + 2 * dld, vcombine_f32(vget_high_f32(t01.val[0]), vget_high_f32(t23.val[0])));

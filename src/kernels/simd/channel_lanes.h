@@ -56,6 +56,33 @@ void finish_lanes(const Epilogue& ep, size_t c0, float* res, size_t n) {
   for (size_t j = 0; j < n; ++j) Isa::store(res + j * VW, ch.template finish<K>(Isa::load(res + j * VW)));
 }
 
+// finish_lanes's steps on the n result vectors at res (channels c0.. c0 + W across the lanes of
+// each), moved to the W planes at dst (ld apart) as from_lanes moves them, in one pass: each
+// vector is finished as the transpose loads it. res is left as it is (where n is not a multiple
+// of W the last tile finishes vectors again from their unchanged values: the same results).
+// ChannelLanes::finish as the transposes' row step (inlined into them, as they are).
+template <class Isa, bool POST, PostAct K>
+struct FinishRow {
+  const ChannelLanes<Isa, POST>& ch;
+  __attribute__((always_inline)) typename Isa::V operator()(typename Isa::V v) const { return ch.template finish<K>(v); }
+};
+
+template <class Isa, bool POST, PostAct K>
+void finish_to_planes(const Epilogue& ep, size_t c0, const float* res, size_t n, float* dst, size_t ld) {
+  constexpr size_t VW = Isa::W;
+  ChannelLanes<Isa, POST> ch(ep, ep.bias != nullptr, 0.f, ep.clamp, c0);
+  if (ep.bias) ch.bias = Isa::load(ep.bias + c0);
+  if constexpr (POST)
+    if (ep.post->scale) {
+      ch.pk.scale = Isa::load(ep.post->scale + c0);
+      ch.pk.shift = Isa::load(ep.post->shift + c0);
+    }
+  const FinishRow<Isa, POST, K> on_row{ch};
+  size_t j = 0;
+  for (; j + VW <= n; j += VW) Isa::transpose_tile(res + j * VW, VW, dst + j, ld, on_row);
+  if (j < n) Isa::transpose_tile(res + (n - VW) * VW, VW, dst + n - VW, ld, on_row);
+}
+
 // Moves n consecutive values of nch planes (ld apart) into lanes: d[j * W + t] = src[t * ld + j]
 // (lanes past nch untouched), W values at a time through the transposes; and back.
 template <class L>
@@ -83,7 +110,7 @@ void from_lanes(const float* s, size_t n, size_t nch, float* dst, size_t ld) {
 }
 
 // The epilogue of a conv whose results hold channels across the lanes of L (Isa: the table's
-// own vectors): on the lanes (on_lanes, whole groups of W channels, in place, in L's arithmetic)
+// own vectors): on the lanes (to_planes, whole groups of W channels, on the way to the planes, in L's arithmetic)
 // where all of it runs in registers and gives Isa's bits (in_lanes); else per channel on the
 // results moved to its plane (on_channel), the activation p.act leaves to the stored values
 // included. Narrower lanes than Isa's give Isa's bits for the steps that are one IEEE operation
@@ -105,9 +132,16 @@ struct LanesEpilogue {
                             ep.post_act == PostAct::Clip;
     in_lanes = width_free && !act_after && (!p.post || (post_in_lanes && ep.post_act != PostAct::Rows));
   }
-  void on_lanes(size_t c0, float* res, size_t n) const {
-    if (!p.post) return finish_lanes<L, false, PostAct::None>(ep, c0, res, n);
-    with_post_kind(ep.post_act, [&](auto k) { finish_lanes<L, true, decltype(k)::value>(ep, c0, res, n); });
+  // The epilogue on the n result vectors at res (whole groups of W channels from c0, in_lanes),
+  // then the transposes into the W planes at dst (ld apart): one pass where there is a whole tile.
+  void to_planes(size_t c0, float* res, size_t n, float* dst, size_t ld) const {
+    if (n < L::W) {
+      if (!p.post) finish_lanes<L, false, PostAct::None>(ep, c0, res, n);
+      else with_post_kind(ep.post_act, [&](auto k) { finish_lanes<L, true, decltype(k)::value>(ep, c0, res, n); });
+      return from_lanes<L>(res, n, L::W, dst, ld);
+    }
+    if (!p.post) return finish_to_planes<L, false, PostAct::None>(ep, c0, res, n, dst, ld);
+    with_post_kind(ep.post_act, [&](auto k) { finish_to_planes<L, true, decltype(k)::value>(ep, c0, res, n, dst, ld); });
   }
   // Channel c's n results from src (readable one vector of Isa past its end) to out.
   void on_channel(size_t c, const float* src, size_t n, float* out) const {

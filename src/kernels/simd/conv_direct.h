@@ -171,8 +171,7 @@ void conv_direct_lanes(const Conv2DParams& p, const float* x, const float* packe
           const size_t c0 = g * VW, nch = std::min(VW, p.C_out - c0);
           float* rg = res + g * Wt * VW;
           if (fin.in_lanes && nch == VW) {
-            fin.on_lanes(c0, rg, Wo);
-            from_lanes<L>(rg, Wo, nch, yr + c0 * HWo, HWo);
+            fin.to_planes(c0, rg, Wo, yr + c0 * HWo, HWo);
             continue;
           }
           from_lanes<L>(rg, Wo, nch, planar, ld);

@@ -154,8 +154,7 @@ void depthwise_lanes(const Conv2DParams& p, const float* x, const float* w, floa
         else depthwise_lanes_band<L, 0, 0>(p, buf, Wp, wl, nrow, res);
         // The band's results are whole rows, as consecutive as the output's: one run per channel.
         if (fin.in_lanes && nch == VW) {
-          fin.on_lanes(c0, res, nrow * Wo);
-          from_lanes<L>(res, nrow * Wo, nch, y0 + oh * Wo, HWo);
+          fin.to_planes(c0, res, nrow * Wo, y0 + oh * Wo, HWo);
           continue;
         }
         from_lanes<L>(res, nrow * Wo, nch, planar, ld);

@@ -232,7 +232,7 @@ struct ChannelLanes {
     }
   }
   template <PostAct K>
-  V finish(V v) const {
+  __attribute__((always_inline)) V finish(V v) const {
     if (add_bias) v = Isa::add(v, bias);
     if (clamp) v = Isa::min(hi, Isa::max(lo, v));
     if constexpr (POST) v = post_steps<Isa, K>(affine, gate, pk, v);
