@@ -41,11 +41,9 @@ void finish_channel(const Epilogue& ep, size_t c, const float* src, size_t n, fl
   if (ep.post && (!POST || K == PostAct::Rows)) post_stored<Isa>(ep, c, out, n, POST, false);
 }
 
-// finish_channel for the channels c0.. c0 + W across the lanes of n result vectors, in place:
-// the same register steps with each channel's constants in its lane.
-template <class Isa, bool POST, PostAct K>
-void finish_lanes(const Epilogue& ep, size_t c0, float* res, size_t n) {
-  constexpr size_t VW = Isa::W;
+// The epilogue's constants of channels c0.. c0 + W, each in its lane.
+template <class Isa, bool POST>
+ChannelLanes<Isa, POST> lane_constants(const Epilogue& ep, size_t c0) {
   ChannelLanes<Isa, POST> ch(ep, ep.bias != nullptr, 0.f, ep.clamp, c0);
   if (ep.bias) ch.bias = Isa::load(ep.bias + c0);
   if constexpr (POST)
@@ -53,13 +51,18 @@ void finish_lanes(const Epilogue& ep, size_t c0, float* res, size_t n) {
       ch.pk.scale = Isa::load(ep.post->scale + c0);
       ch.pk.shift = Isa::load(ep.post->shift + c0);
     }
+  return ch;
+}
+
+// finish_channel for the channels c0.. c0 + W across the lanes of n result vectors, in place:
+// the same register steps with each channel's constants in its lane.
+template <class Isa, bool POST, PostAct K>
+void finish_lanes(const Epilogue& ep, size_t c0, float* res, size_t n) {
+  constexpr size_t VW = Isa::W;
+  const ChannelLanes<Isa, POST> ch = lane_constants<Isa, POST>(ep, c0);
   for (size_t j = 0; j < n; ++j) Isa::store(res + j * VW, ch.template finish<K>(Isa::load(res + j * VW)));
 }
 
-// finish_lanes's steps on the n result vectors at res (channels c0.. c0 + W across the lanes of
-// each), moved to the W planes at dst (ld apart) as from_lanes moves them, in one pass: each
-// vector is finished as the transpose loads it. res is left as it is (where n is not a multiple
-// of W the last tile finishes vectors again from their unchanged values: the same results).
 // ChannelLanes::finish as the transposes' row step (inlined into them, as they are).
 template <class Isa, bool POST, PostAct K>
 struct FinishRow {
@@ -67,16 +70,14 @@ struct FinishRow {
   __attribute__((always_inline)) typename Isa::V operator()(typename Isa::V v) const { return ch.template finish<K>(v); }
 };
 
+// finish_lanes's steps on the n result vectors at res (channels c0.. c0 + W across the lanes of
+// each), moved to the W planes at dst (ld apart) as from_lanes moves them, in one pass: each
+// vector is finished as the transpose loads it. res is left as it is (where n is not a multiple
+// of W the last tile finishes vectors again from their unchanged values: the same results).
 template <class Isa, bool POST, PostAct K>
 void finish_to_planes(const Epilogue& ep, size_t c0, const float* res, size_t n, float* dst, size_t ld) {
   constexpr size_t VW = Isa::W;
-  ChannelLanes<Isa, POST> ch(ep, ep.bias != nullptr, 0.f, ep.clamp, c0);
-  if (ep.bias) ch.bias = Isa::load(ep.bias + c0);
-  if constexpr (POST)
-    if (ep.post->scale) {
-      ch.pk.scale = Isa::load(ep.post->scale + c0);
-      ch.pk.shift = Isa::load(ep.post->shift + c0);
-    }
+  const ChannelLanes<Isa, POST> ch = lane_constants<Isa, POST>(ep, c0);
   const FinishRow<Isa, POST, K> on_row{ch};
   size_t j = 0;
   for (; j + VW <= n; j += VW) Isa::transpose_tile(res + j * VW, VW, dst + j, ld, on_row);
