@@ -4,6 +4,7 @@
 // rounded to float, ties to even, saturated).
 #include <gtest/gtest.h>
 
+#include "kernels/kernels.h"
 #include "kernels/parallel.h"
 
 #include <cmath>
@@ -236,6 +237,45 @@ TEST(ExecQuantInt, MatMulMatchesTripleLoop) {
           want.push_back(s);
         }
   EXPECT_EQ(ints_of(out[0].t), want);
+}
+
+// A 2-D weight B with a cache: packed once (where the table has a packed form) and kept, then
+// every run, on one thread and split over two, gives the triple loop's values; both signednesses
+// of B and zero points per column.
+TEST(ExecQuantInt, MatMulWithConstantWeightsPackedOnceMatchesTripleLoop) {
+  std::mt19937 rng(11);
+  const int64_t M = 13, K = 70, N = 40;
+  for (int32_t bt : {kInt8, kUint8}) {
+    const int32_t at = bt == kInt8 ? kUint8 : kInt8;
+    const IntTensor a = random_int(at, {2, M, K}, rng), bm = random_int(bt, {K, N}, rng);
+    const IntTensor za = random_int(at, {}, rng), zb = random_int(bt, {N}, rng);
+    auto model = new_model(13);
+    GraphBuilder b(*model);
+    Value* ai = b.input("a", at, {2, M, K});
+    b.output(b.op("MatMulInteger", {ai, int_init(b, "b", bm), int_init(b, "za", za), int_init(b, "zb", zb)}));
+    ExecCache cache;
+    Interpreter in(*model, &cache);
+    std::vector<int64_t> want;
+    for (int64_t p = 0; p < 2; ++p)
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t n = 0; n < N; ++n) {
+          int64_t s = 0;
+          for (int64_t k = 0; k < K; ++k)
+            s += int64_t{a.v[static_cast<size_t>((p * M + m) * K + k)] - za.v[0]} *
+                 (bm.v[static_cast<size_t>(k * N + n)] - zb.v[static_cast<size_t>(n)]);
+          want.push_back(s);
+        }
+    EXPECT_EQ(ints_of(in.run({{"a", RValue::tensor(a.tensor())}})[0].t), want) << "first run, bt " << bt;
+    const bool packs = kernels::active_table().igemm_packed_b_size(K, N) != 0;
+    EXPECT_EQ(cache.size(), packs ? 1u : 0u) << "the packed weight is the cache's only entry";
+    EXPECT_EQ(ints_of(in.run({{"a", RValue::tensor(a.tensor())}})[0].t), want) << "from the cache, bt " << bt;
+    {
+      ofg::kernels::ThreadsScope two(2);
+      ofg::kernels::ParallelFloorsScope low(8, 1);
+      EXPECT_EQ(ints_of(in.run({{"a", RValue::tensor(a.tensor())}})[0].t), want) << "two threads, bt " << bt;
+    }
+    EXPECT_EQ(cache.size(), packs ? 1u : 0u);
+  }
 }
 
 TEST(ExecQuantInt, QLinearMatMulRequantizesLikeTheReference) {

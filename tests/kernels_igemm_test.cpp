@@ -2,6 +2,7 @@
 // int64 oracle, and every SIMD table bit for bit against the scalar reference (odd sizes, tails,
 // every signedness and zero-point combination, extreme values with K at the int32 limit).
 #include "kernels/kernels.h"
+#include "kernels/parallel.h"
 #include "support/kernel_support.h"
 #if defined(__x86_64__)
 #include "kernels/avx2/avx2.h"
@@ -209,6 +210,132 @@ TEST(KernelsIgemm, ExtremeValuesAtTheInt32Limit) {
     EXPECT_EQ(run(k::scalar_table(), c), want) << "scalar signs=" << sign;
     for (const Variant& v : simd_igemms()) EXPECT_EQ(run(v.fn, c), want) << v.name << " signs=" << sign;
   }
+}
+
+// The prepacked-B entries of every dot-product flavour the CPU has (the table's, and each VNNI
+// width on x86), and the scalar table's (no packed form: size 0, and its entries stay correct).
+struct PackedVariant {
+  const char* name;
+  k::fn::igemm_packed_b_size* size;
+  k::fn::igemm_pack_b* pack;
+  k::fn::igemm_prepacked_b* run;
+};
+std::vector<PackedVariant> packed_igemms() {
+  std::vector<PackedVariant> v;
+  if (const k::KernelTable* simd = k::simd_table())
+    v.push_back({simd->isa, simd->igemm_packed_b_size, simd->igemm_pack_b, simd->igemm_prepacked_b});
+#if defined(__x86_64__)
+#if defined(OFG_HAVE_AVXVNNI)
+  if (k::x86_vnni() & k::kVnniAvx)
+    v.push_back({"avx-vnni", k::avx2::igemm_avxvnni_packed_b_size, k::avx2::igemm_avxvnni_pack_b,
+                 k::avx2::igemm_avxvnni_prepacked_b});
+#endif
+#if defined(OFG_HAVE_AVX512VNNI)
+  if (k::x86_vnni() & k::kVnniAvx512)
+    v.push_back({"avx512-vnni", k::avx512::igemm_avx512vnni_packed_b_size, k::avx512::igemm_avx512vnni_pack_b,
+                 k::avx512::igemm_avx512vnni_prepacked_b});
+#endif
+#elif defined(__aarch64__) && defined(OFG_HAVE_SDOT)
+  if (k::arm_dotprod())
+    v.push_back({"neon sdot", k::neon::igemm_sdot_packed_b_size, k::neon::igemm_sdot_pack_b,
+                 k::neon::igemm_sdot_prepacked_b});
+#endif
+  return v;
+}
+
+// B packed into a buffer of exactly the reported size (or, for a size of 0, as the scalar
+// reference reads it: K x N), then the product; cells outside M x N keep their marker.
+std::vector<int32_t> run_prepacked(const PackedVariant& v, const IgemmCase& c) {
+  const size_t bytes = v.size(c.K, c.N);
+  std::vector<uint8_t> raw((bytes ? bytes : c.K * c.N) + 64);
+  uint8_t* packed = raw.data() + (64 - reinterpret_cast<uintptr_t>(raw.data()) % 64) % 64;  // 64-byte aligned
+  v.pack(c.K, c.N, c.B.data(), c.ldb, c.bs, packed);
+  std::vector<int32_t> C(c.M * c.ldc, 0x5a5a5a5a);
+  v.run(c.M, c.N, c.K, c.A.data(), c.lda, c.as, c.za.data(), packed, c.bs, c.zb.data(), C.data(), c.ldc);
+  return C;
+}
+
+TEST(KernelsIgemm, ScalarHasNoPackedFormAndItsEntriesStayCorrect) {
+  const k::KernelTable& t = k::scalar_table();
+  EXPECT_EQ(t.igemm_packed_b_size(64, 64), 0u);
+  IgemmCase c = make_case(5, 17, 9, true, false, 41);
+  EXPECT_EQ(run_prepacked({"scalar", t.igemm_packed_b_size, t.igemm_pack_b, t.igemm_prepacked_b}, c), oracle(c));
+}
+
+// The dot-product flavours have a packed form: its size covers the panels of N rounded up to the
+// tile (16 or 32 columns) over K rounded up to quads, plus the column sums; and the table's
+// entries are those of its igemm's flavour (a packed B is read by the flavour that packed it).
+TEST(KernelsIgemm, DotFlavoursReportTheirPackedSize) {
+  const std::vector<PackedVariant> variants = packed_igemms();
+  for (size_t i = 1; i < variants.size(); ++i) {  // [0] is the table's
+    const PackedVariant& v = variants[i];
+    for (size_t K : {1, 4, 5, 768})
+      for (size_t N : {1, 16, 17, 768}) {
+        const size_t bytes = v.size(K, N), kq = (K + 3) / 4;
+        ASSERT_GE(bytes, (kq * 4 + 4) * N) << v.name << " K=" << K << " N=" << N;
+        ASSERT_LE(bytes, (kq * 4 + 4) * (N + 31)) << v.name << " K=" << K << " N=" << N;
+        ASSERT_EQ(bytes % 64, 0u) << v.name << " K=" << K << " N=" << N;
+      }
+    EXPECT_EQ(v.size(0, 16), 0u) << v.name;
+  }
+  if (variants.size() > 1) {
+    // The last flavour listed is the one the table prefers (AVX512-VNNI over AVX-VNNI).
+    EXPECT_EQ(variants[0].size, variants.back().size);
+    EXPECT_EQ(variants[0].pack, variants.back().pack);
+    EXPECT_EQ(variants[0].run, variants.back().run);
+  } else if (!variants.empty()) {
+    EXPECT_EQ(variants[0].size(64, 64), 0u) << "a table without a dot-product igemm has no packed form";
+  }
+}
+
+// Prepacked against the scalar igemm on odd shapes and every signedness, on one thread and split
+// over two (floors lowered so that small products split; both along rows and along columns).
+TEST(KernelsIgemm, PrepackedMatchesScalarOnOddShapesAndThreads) {
+  ofg::test::for_each_simd([&](const ofg::kernels::KernelTable*) {
+    const std::vector<PackedVariant> variants = packed_igemms();
+    for (unsigned threads : {1u, 2u}) {
+      k::ThreadsScope scope(threads);
+      k::ParallelFloorsScope floors(8, 1);
+      unsigned seed = 500;
+      for (size_t M : {1, 2, 5, 6, 7, 13, 40, 121})
+        for (size_t N : {1, 15, 16, 17, 33, 64, 530})
+          for (size_t K : {1, 3, 8, 255, 513, 1030})
+            for (int sign = 0; sign < 4; ++sign) {
+              if (M * N * K > 3000000) continue;
+              IgemmCase c = make_case(M, N, K, sign & 1, sign & 2, seed++);
+              const auto want = run(k::scalar_table(), c);
+              for (const PackedVariant& v : variants)
+                ASSERT_EQ(run_prepacked(v, c), want) << v.name << " threads=" << threads << " M=" << M << " N=" << N
+                                                     << " K=" << K << " signs=" << sign;
+            }
+    }
+  });
+}
+
+// The values the flip turns into 0 (B's zero point 128 for uint8, 0 for int8: the row sums of A are
+// skipped) and the extremes at K = 33025, prepacked.
+TEST(KernelsIgemm, PrepackedZeroPointsAndExtremesMatchOracle) {
+  const std::vector<PackedVariant> variants = packed_igemms();
+  unsigned seed = 700;
+  for (bool as : {false, true})
+    for (bool bs : {false, true}) {
+      IgemmCase c = make_case(13, 37, 577, as, bs, seed++);
+      std::fill(c.zb.begin(), c.zb.end(), bs ? 0 : 128);
+      const auto want = oracle(c);
+      for (const PackedVariant& v : variants) EXPECT_EQ(run_prepacked(v, c), want) << v.name << " as=" << as << " bs=" << bs;
+    }
+  IgemmCase c = make_case(3, 18, 33025, false, true, 99);
+  for (size_t p = 0; p < c.K; ++p) {
+    c.A[p] = 0;
+    c.A[c.lda + p] = 0xff;
+    c.A[2 * c.lda + p] = p % 2 ? 0 : 0xff;
+    for (size_t j = 0; j < c.N; ++j) c.B[p * c.ldb + j] = j % 2 ? 0x80 : 0x7f;
+  }
+  c.za = {255, 0, 128};
+  for (size_t j = 0; j < c.N; ++j) c.zb[j] = j % 2 ? 127 : -128;
+  const auto want = oracle(c);
+  EXPECT_EQ(want[0], -2147450625);
+  for (const PackedVariant& v : variants) EXPECT_EQ(run_prepacked(v, c), want) << v.name;
 }
 
 TEST(KernelsIgemm, EmptyKZeroesTheOutput) {

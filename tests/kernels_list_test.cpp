@@ -197,6 +197,32 @@ void check_igemm(const k::KernelTable& t) {
           }
 }
 
+// The packed-B trio as one: a size of 0 says the table has no packed form; else the packed product
+// is the scalar igemm bit for bit (exact in int32), B of both signednesses, zero points per column.
+void check_igemm_packed(const k::KernelTable& t) {
+  std::mt19937 rng(16);
+  for (bool as : {false, true})
+    for (bool bs : {false, true})
+      for (size_t M : {1, 5, 6, 7, 13})
+        for (size_t N : kSizes)
+          for (size_t K : {1, 3, 4, 5, 17, 100}) {
+            const size_t bytes = t.igemm_packed_b_size(K, N);
+            if (bytes == 0) continue;
+            const size_t lda = K + 1, ldb = N + 2, ldc = N + 3;
+            auto A = random_bytes(M * lda, 17), B = random_bytes(K * ldb, 18);
+            std::vector<int32_t> za(M), zb(N);
+            for (auto& z : za) z = as ? int32_t(rng() % 256) - 128 : int32_t(rng() % 256);
+            for (auto& z : zb) z = bs ? int32_t(rng() % 256) - 128 : int32_t(rng() % 256);
+            std::vector<float> buf;
+            auto* packed = reinterpret_cast<uint8_t*>(ofg::test::aligned_floats(buf, (bytes + 3) / 4));
+            t.igemm_pack_b(K, N, B.data(), ldb, bs, packed);
+            std::vector<int32_t> want(M * ldc, -7), got = want;
+            ref().igemm(M, N, K, A.data(), lda, as, za.data(), B.data(), ldb, bs, zb.data(), want.data(), ldc);
+            t.igemm_prepacked_b(M, N, K, A.data(), lda, as, za.data(), packed, bs, zb.data(), got.data(), ldc);
+            expect_same(got, want, what("igemm_prepacked_b signed a b, M N K", {as, bs, M, N, K}));
+          }
+}
+
 void check_dw_row_i16(const k::KernelTable& t) {
   std::mt19937 rng(16);
   auto i16 = [&] { return static_cast<int16_t>(int(rng() % 511) - 255); };
@@ -674,6 +700,9 @@ const std::map<std::string, Comparator>& comparators() {
       {"sgemv", check_sgemv},
       {"sgemv_t", check_sgemv_t},
       {"igemm", check_igemm},
+      {"igemm_packed_b_size", check_igemm_packed},
+      {"igemm_pack_b", check_igemm_packed},
+      {"igemm_prepacked_b", check_igemm_packed},
       {"dw_row_i16", check_dw_row_i16},
       {"quantize_u8", check_quantize_u8},
       {"dequantize_u8", check_dequantize_u8},

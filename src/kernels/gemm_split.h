@@ -22,10 +22,12 @@ struct GemmSplit {
 enum class Prepacked { None, A, B };
 
 // Below gemm_parallel_macs() multiply-adds (kernels/parallel.h), or with one thread, one part. Else the rows are split when
-// B is prepacked (its columns when the product is at least twice as wide as tall: each thread then
-// streams half of the weight and packs all of A's few rows), the columns when A is (when there are enough tiles for threads()); with neither,
+// B is prepacked (its columns when a row of B holds at least 8 bytes per row of A, N b_bytes >= 8 M:
+// each thread then streams half of the weight and packs all of A's few rows), the columns when A is (when there are enough tiles for threads()); with neither,
 // the columns when the product is at least as wide as tall (each part packs its own B panels and
-// all of A again), else the rows.
-GemmSplit gemm_split(size_t M, size_t N, size_t K, size_t MR, size_t NR, Prepacked prepacked);
+// all of A again), else the rows. b_bytes is the size of one element of packed B (4 for float:
+// columns from twice as wide as tall; 1 for int8, whose weight is a quarter of the bytes to stream).
+GemmSplit gemm_split(size_t M, size_t N, size_t K, size_t MR, size_t NR, Prepacked prepacked,
+                     size_t b_bytes = sizeof(float));
 
 }  // namespace ofg::kernels

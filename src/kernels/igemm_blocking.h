@@ -16,30 +16,42 @@ namespace {
 struct IgemmBlocking {
   size_t mr, nr, kc, mc, nc;  // tile, then the k / row / column blocks (multiples of the tile)
   size_t k_group, elem_bytes;
+  size_t padded(size_t k) const { return (k + k_group - 1) / k_group * k_group; }
 };
 
-// pack_b(p0, kc, j0, nc, dst), pack_a(i0, mc, p0, kc, dst),
-// tile(kpad, a_panel, b_panel, c, mr, nr, first) and end_columns(j0, nc), called after the last
-// k block of a column block (for corrections that need every k).
-template <class PackB, class PackA, class Tile, class EndColumns>
-void igemm_blocked(size_t M, size_t N, size_t K, int32_t* C, size_t ldc, const IgemmBlocking& b, PackB&& pack_b,
+// Where the B panels of one (k block, column block) lie: the panel of the tile at column jb of
+// the block (a multiple of nr) starts at base + jb / nr * panel_bytes.
+struct PanelBlock {
+  const uint8_t* base;
+  size_t panel_bytes;
+};
+
+// The scratch area (this thread's area 3) for one packed (k block, column block) of B.
+inline uint8_t* b_block_scratch(const IgemmBlocking& b, size_t N, size_t K) {
+  const size_t nc_max = std::min(b.nc, (N + b.nr - 1) / b.nr * b.nr);
+  const size_t bytes = nc_max * b.padded(std::min(b.kc, K)) * b.elem_bytes;
+  return reinterpret_cast<uint8_t*>(detail::scratch(3, (bytes + sizeof(float) - 1) / sizeof(float)));
+}
+
+// b_block(p0, kc, j0, nc) -> PanelBlock (packing that block, or finding it packed beforehand),
+// pack_a(i0, mc, p0, kc, dst), tile(kpad, a_panel, b_panel, c, mr, nr, first) and
+// end_columns(j0, nc), called after the last k block of a column block (for corrections that
+// need every k).
+template <class BBlock, class PackA, class Tile, class EndColumns>
+void igemm_blocked(size_t M, size_t N, size_t K, int32_t* C, size_t ldc, const IgemmBlocking& b, BBlock&& b_block,
                    PackA&& pack_a, Tile&& tile, EndColumns&& end_columns) {
   if (M == 0 || N == 0) return;
   if (K == 0) {
     for (size_t i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, 0);
     return;
   }
-  auto padded = [&](size_t k) { return (k + b.k_group - 1) / b.k_group * b.k_group; };
-  const size_t kp_max = padded(std::min(b.kc, K));
-  const size_t nc_max = std::min(b.nc, (N + b.nr - 1) / b.nr * b.nr);
+  auto padded = [&](size_t k) { return b.padded(k); };
   const size_t m_pad = (M + b.mr - 1) / b.mr * b.mr;
   // A is packed once, every (k block, row block), and reused by all column blocks; the k block
   // starting at p0 begins at (p0 / kc) * m_pad * kc elements (only the last block is shorter).
   const size_t a_bytes = m_pad * ((K - 1) / b.kc * b.kc + padded(K - (K - 1) / b.kc * b.kc)) * b.elem_bytes;
   // The scratch areas count floats.
   auto* pa = reinterpret_cast<uint8_t*>(detail::scratch(2, (a_bytes + sizeof(float) - 1) / sizeof(float)));
-  auto* pb = reinterpret_cast<uint8_t*>(
-      detail::scratch(3, (nc_max * kp_max * b.elem_bytes + sizeof(float) - 1) / sizeof(float)));
   auto a_block = [&](size_t p0, size_t i0) {
     return pa + ((p0 / b.kc) * m_pad * b.kc + i0 * padded(std::min(b.kc, K - p0))) * b.elem_bytes;
   };
@@ -49,14 +61,14 @@ void igemm_blocked(size_t M, size_t N, size_t K, int32_t* C, size_t ldc, const I
     const size_t nc = std::min(b.nc, N - j0);
     for (size_t p0 = 0; p0 < K; p0 += b.kc) {
       const size_t kc = std::min(b.kc, K - p0), kpad = padded(kc), step = kpad * b.elem_bytes;
-      pack_b(p0, kc, j0, nc, pb);
+      const PanelBlock pb = b_block(p0, kc, j0, nc);
       for (size_t i0 = 0; i0 < M; i0 += b.mc) {
         const size_t mc = std::min(b.mc, M - i0);
         const uint8_t* pa_blk = a_block(p0, i0);
         for (size_t jb = 0; jb < nc; jb += b.nr)
           for (size_t ib = 0; ib < mc; ib += b.mr)
-            tile(kpad, pa_blk + ib * step, pb + jb * step, C + (i0 + ib) * ldc + j0 + jb, std::min(b.mr, mc - ib),
-                 std::min(b.nr, nc - jb), p0 == 0);
+            tile(kpad, pa_blk + ib * step, pb.base + jb / b.nr * pb.panel_bytes, C + (i0 + ib) * ldc + j0 + jb,
+                 std::min(b.mr, mc - ib), std::min(b.nr, nc - jb), p0 == 0);
       }
     }
     end_columns(j0, nc);
@@ -70,9 +82,13 @@ template <class PackB, class PackA, class Tile>
 void igemm_packed(const IgemmBlocking& b, size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed,
                   const int32_t* za, const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, int32_t* C,
                   size_t ldc, PackB pack_b, PackA pack_a, Tile tile) {
+  uint8_t* pb = b_block_scratch(b, N, K);
   igemm_blocked(
       M, N, K, C, ldc, b,
-      [&](size_t p0, size_t kc, size_t j0, size_t nc, uint8_t* d) { pack_b(B, ldb, b_signed, zb, p0, kc, j0, nc, d); },
+      [&](size_t p0, size_t kc, size_t j0, size_t nc) {
+        pack_b(B, ldb, b_signed, zb, p0, kc, j0, nc, pb);
+        return PanelBlock{pb, b.padded(kc) * b.elem_bytes * b.nr};
+      },
       [&](size_t i0, size_t mc, size_t p0, size_t kc, uint8_t* d) { pack_a(A, lda, a_signed, za, i0, mc, p0, kc, d); },
       [&](size_t kpad, const uint8_t* pa, const uint8_t* pb, int32_t* c, size_t mr, size_t nr, bool first) {
         tile(kpad, pa, pb, c, ldc, mr, nr, first);

@@ -13,8 +13,10 @@
 // fits. Internal linkage: the including files are compiled for different ISA extensions.
 #pragma once
 
+#include "kernels/gemm_split.h"
 #include "kernels/igemm_blocking.h"
 #include "kernels/internal.h"
+#include "kernels/parallel.h"
 
 #include <algorithm>
 #include <cstring>
@@ -116,20 +118,15 @@ void pack_b_quads(const uint8_t* B, size_t ldb, DotOperand ob, size_t nr_tile, s
   }
 }
 
-// The whole GEMM, with A read as int8 when a_read_signed (B always is). pack_quads(src, ldb, ob,
-// nq, d, cs) as pack_b_quads's (with the operand); tile(kpad, a_panel, b_panel, c, ldc, mr, nr,
-// first) as igemm_packed's; correct(c, u, zam, zbn, colsum, nc) does add_corrections from 0
-// (vectorised as the ISA can).
-template <class PackQuads, class Tile, class Correct>
-void igemm_dot(const IgemmBlocking& bl, bool a_read_signed, size_t M, size_t N, size_t K, const uint8_t* A, size_t lda,
-               bool a_signed, const int32_t* za, const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb,
-               int32_t* C, size_t ldc, PackQuads&& pack_quads, Tile&& tile, Correct&& correct) {
-  const DotOperand oa = dot_operand(a_signed, a_read_signed), ob = dot_operand(b_signed, true);
+// The product of A (M x K) with B's panels: b_block(p0, kc, j0, nc) -> PanelBlock gives the
+// panels of a block and colsums(j0) the column sums of B' from column j0 on (complete by the time
+// the block's last k block is done); tile and correct as igemm_dot's.
+template <class BBlock, class ColSums, class Tile, class Correct>
+void igemm_dot_run(const IgemmBlocking& bl, DotOperand oa, DotOperand ob, size_t M, size_t N, size_t K,
+                   const uint8_t* A, size_t lda, const int32_t* za, const int32_t* zb, int32_t* C, size_t ldc,
+                   BBlock&& b_block, ColSums&& colsums, Tile&& tile, Correct&& correct) {
   // u[m] = K za'[m] - rowsum(A')[m], so that C += u[m] zb'[n] - za'[m] colsum(B')[n].
   std::vector<uint32_t> u(M), zam(M), zbn(N);
-  std::vector<int32_t> colsum(N + bl.nr);
-  // pack_b_quads's copy of a panel's edge; not value-initialised: every byte used is written first.
-  std::unique_ptr<uint8_t[]> edge(new uint8_t[std::min(bl.kc, (K + 3) / 4 * 4) * bl.nr]);
   bool zbn_zero = true;
   for (size_t j = 0; j < N; ++j) {
     zbn[j] = static_cast<uint32_t>(zb[j] + ob.shift());
@@ -142,23 +139,133 @@ void igemm_dot(const IgemmBlocking& bl, bool a_read_signed, size_t M, size_t N, 
     u[i] = zbn_zero ? 0 : static_cast<uint32_t>(K) * zam[i] - row_sum(A + i * lda, K, oa);
   }
   igemm_blocked(
-      M, N, K, C, ldc, bl,
-      [&](size_t p0, size_t kc, size_t j0, size_t nc, uint8_t* d) {
-        if (p0 == 0) std::fill(colsum.begin(), colsum.end(), 0);
-        pack_b_quads(B, ldb, ob, bl.nr, p0, kc, j0, nc, d, colsum.data(), edge.get(),
-                     [&](const uint8_t* src, size_t ld, size_t nq, uint8_t* dq, int32_t* cs) {
-                       pack_quads(src, ld, ob, nq, dq, cs);
-                     });
-      },
+      M, N, K, C, ldc, bl, b_block,
       [&](size_t i0, size_t mc, size_t p0, size_t kc, uint8_t* d) { pack_a_quads(A, lda, oa, bl.mr, i0, mc, p0, kc, d); },
       [&](size_t kpad, const uint8_t* pa, const uint8_t* pb, int32_t* c, size_t mr, size_t nr, bool first) {
         tile(kpad, pa, pb, c, ldc, mr, nr, first);
       },
       [&](size_t j0, size_t nc) {
+        const int32_t* cs = colsums(j0);
         for (size_t i = 0; i < M; ++i)
-          correct(reinterpret_cast<uint32_t*>(C + i * ldc + j0), u[i], zam[i], zbn.data() + j0, colsum.data(), nc);
+          correct(reinterpret_cast<uint32_t*>(C + i * ldc + j0), u[i], zam[i], zbn.data() + j0, cs, nc);
       });
+}
+
+// The whole GEMM, with A read as int8 when a_read_signed (B always is). pack_quads(src, ldb, ob,
+// nq, d, cs) as pack_b_quads's (with the operand); tile(kpad, a_panel, b_panel, c, ldc, mr, nr,
+// first) as igemm_packed's; correct(c, u, zam, zbn, colsum, nc) does add_corrections from 0
+// (vectorised as the ISA can).
+template <class PackQuads, class Tile, class Correct>
+void igemm_dot(const IgemmBlocking& bl, bool a_read_signed, size_t M, size_t N, size_t K, const uint8_t* A, size_t lda,
+               bool a_signed, const int32_t* za, const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb,
+               int32_t* C, size_t ldc, PackQuads&& pack_quads, Tile&& tile, Correct&& correct) {
+  const DotOperand oa = dot_operand(a_signed, a_read_signed), ob = dot_operand(b_signed, true);
+  std::vector<int32_t> colsum(N + bl.nr);  // of the current column block
+  // pack_b_quads's copy of a panel's edge; not value-initialised: every byte used is written first.
+  std::unique_ptr<uint8_t[]> edge(new uint8_t[std::min(bl.kc, (K + 3) / 4 * 4) * bl.nr]);
+  uint8_t* pb = M && N && K ? b_block_scratch(bl, N, K) : nullptr;
+  igemm_dot_run(
+      bl, oa, ob, M, N, K, A, lda, za, zb, C, ldc,
+      [&](size_t p0, size_t kc, size_t j0, size_t nc) {
+        if (p0 == 0) std::fill(colsum.begin(), colsum.end(), 0);
+        pack_b_quads(B, ldb, ob, bl.nr, p0, kc, j0, nc, pb, colsum.data(), edge.get(),
+                     [&](const uint8_t* src, size_t ld, size_t nq, uint8_t* dq, int32_t* cs) {
+                       pack_quads(src, ld, ob, nq, dq, cs);
+                     });
+        return PanelBlock{pb, bl.padded(kc) * bl.nr};
+      },
+      [&](size_t) { return static_cast<const int32_t*>(colsum.data()); }, tile, correct);
+}
+
+// B packed once for many products (constant weights; igemm_packed_b_size and the entries after
+// it in kernel_list.h): the column sums of B' for N rounded up to nr columns (int32), then the
+// panels of nr columns over all of K (rounded up to quads), panel t at t * 4 kq nr bytes after
+// the sums. Every k block of the blocked loop is a slice of a panel, so nothing is packed per
+// product. 64-byte multiples throughout when nr is a multiple of 16.
+struct DotPackedB {
+  size_t n_pad, kq;
+  DotPackedB(const IgemmBlocking& bl, size_t K, size_t N) : n_pad((N + bl.nr - 1) / bl.nr * bl.nr), kq((K + 3) / 4) {}
+  size_t sums_bytes() const { return n_pad * sizeof(int32_t); }
+  size_t bytes() const { return sums_bytes() + n_pad * kq * 4; }
+};
+
+inline size_t igemm_dot_packed_size(const IgemmBlocking& bl, size_t K, size_t N) {
+  return N && K ? DotPackedB(bl, K, N).bytes() : 0;
+}
+
+template <class PackQuads>
+void igemm_dot_pack_b(const IgemmBlocking& bl, size_t K, size_t N, const uint8_t* B, size_t ldb, bool b_signed,
+                      uint8_t* packed, PackQuads&& pack_quads) {
+  if (!N || !K) return;
+  const DotPackedB layout(bl, K, N);
+  const DotOperand ob = dot_operand(b_signed, true);
+  auto* colsum = reinterpret_cast<int32_t*>(packed);
+  std::fill(colsum, colsum + layout.n_pad, 0);
+  std::unique_ptr<uint8_t[]> edge(new uint8_t[layout.kq * 4 * bl.nr]);
+  pack_b_quads(B, ldb, ob, bl.nr, 0, K, 0, N, packed + layout.sums_bytes(), colsum, edge.get(),
+               [&](const uint8_t* src, size_t ld, size_t nq, uint8_t* dq, int32_t* cs) {
+                 pack_quads(src, ld, ob, nq, dq, cs);
+               });
+}
+
+// igemm_dot with B from igemm_dot_pack_b, on the machine's threads: each part (gemm_split's,
+// along the prepacked operand) packs only its rows of A.
+template <class Tile, class Correct>
+void igemm_dot_prepacked(const IgemmBlocking& bl, bool a_read_signed, size_t M, size_t N, size_t K, const uint8_t* A,
+                         size_t lda, bool a_signed, const int32_t* za, const uint8_t* packed, bool b_signed,
+                         const int32_t* zb, int32_t* C, size_t ldc, Tile&& tile, Correct&& correct) {
+  if (M == 0 || N == 0) return;
+  if (K == 0) {
+    for (size_t i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, 0);
+    return;
+  }
+  const DotOperand oa = dot_operand(a_signed, a_read_signed), ob = dot_operand(b_signed, true);
+  const DotPackedB layout(bl, K, N);
+  const auto* colsum = reinterpret_cast<const int32_t*>(packed);
+  const uint8_t* panels = packed + layout.sums_bytes();
+  const size_t panel_bytes = layout.kq * 4 * bl.nr;
+  auto part = [&](size_t i0, size_t i1, size_t j0, size_t j1) {
+    // j0 is a multiple of nr (gemm_split's parts are whole tiles): its panels start at panel j0 / nr.
+    const uint8_t* part_panels = panels + j0 / bl.nr * panel_bytes;
+    igemm_dot_run(
+        bl, oa, ob, i1 - i0, j1 - j0, K, A + i0 * lda, lda, za + i0, zb + j0, C + i0 * ldc + j0, ldc,
+        [&](size_t p0, size_t, size_t jb0, size_t) {
+          return PanelBlock{part_panels + jb0 / bl.nr * panel_bytes + p0 * bl.nr, panel_bytes};
+        },
+        [&](size_t jb0) { return colsum + j0 + jb0; }, tile, correct);
+  };
+  const GemmSplit split = gemm_split(M, N, K, bl.mr, bl.nr, Prepacked::B, 1);
+  if (split.parts <= 1) {
+    part(0, M, 0, N);
+    return;
+  }
+  parallel_for(split.parts, [&](size_t t) {
+    size_t i0, i1, j0, j1;
+    split.part(t, i0, i1, j0, j1);
+    part(i0, i1, j0, j1);
+  });
 }
 
 }  // namespace
 }  // namespace ofg::kernels
+
+// The four kernel-table entries of one dot-product flavour, defined in the including file's
+// namespace: name (igemm), name##_packed_b_size, name##_pack_b and name##_prepacked_b. Flavour
+// has kBlocking, kAReadSigned and the static functions pack_quads, tile and correct (igemm_dot's
+// arguments of those names).
+#define OFG_DOT_IGEMM_ENTRIES(name, Flavour)                                                                   \
+  void name(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed, const int32_t* za,       \
+            const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, int32_t* C, size_t ldc) {          \
+    igemm_dot(Flavour::kBlocking, Flavour::kAReadSigned, M, N, K, A, lda, a_signed, za, B, ldb, b_signed, zb, C, \
+              ldc, Flavour::pack_quads, Flavour::tile, Flavour::correct);                                        \
+  }                                                                                                             \
+  size_t name##_packed_b_size(size_t K, size_t N) { return igemm_dot_packed_size(Flavour::kBlocking, K, N); }  \
+  void name##_pack_b(size_t K, size_t N, const uint8_t* B, size_t ldb, bool b_signed, uint8_t* packed) {       \
+    igemm_dot_pack_b(Flavour::kBlocking, K, N, B, ldb, b_signed, packed, Flavour::pack_quads);                  \
+  }                                                                                                             \
+  void name##_prepacked_b(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed,            \
+                          const int32_t* za, const uint8_t* packed, bool b_signed, const int32_t* zb, int32_t* C, \
+                          size_t ldc) {                                                                         \
+    igemm_dot_prepacked(Flavour::kBlocking, Flavour::kAReadSigned, M, N, K, A, lda, a_signed, za, packed,       \
+                        b_signed, zb, C, ldc, Flavour::tile, Flavour::correct);                                 \
+  }

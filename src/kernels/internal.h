@@ -116,6 +116,22 @@ uint64_t finish(const uint64_t acc[4], const unsigned char* tail, size_t tail_le
     ns::set_vector_entries(t);           \
   }
 
+// A dot-product igemm flavour (kernels/igemm_dot.h's OFG_DOT_IGEMM_ENTRIES): its four entries
+// declared in the ISA folder's namespace, and set together in table `t` (a packed B is only ever
+// read by the flavour that packed it).
+#define OFG_DECLARE_DOT_IGEMM(name)        \
+  fn::igemm name;                          \
+  fn::igemm_packed_b_size name##_packed_b_size; \
+  fn::igemm_pack_b name##_pack_b;          \
+  fn::igemm_prepacked_b name##_prepacked_b;
+#define OFG_SET_DOT_IGEMM(name)                        \
+  {                                                    \
+    t.igemm = name;                                    \
+    t.igemm_packed_b_size = name##_packed_b_size;      \
+    t.igemm_pack_b = name##_pack_b;                    \
+    t.igemm_prepacked_b = name##_prepacked_b;          \
+  }
+
 // The VNNI flavours this x86 CPU runs (with the OS saving the registers they need), as bits:
 // AVX-VNNI, and AVX512-VNNI with AVX512VL (its GEMM runs a 512-bit tile). The AVX2 table prefers
 // AVX512-VNNI; the tests run every flavour present.

@@ -43,6 +43,17 @@ OFG_KERNEL(void, igemm, (size_t M, size_t N, size_t K, const uint8_t* A, size_t 
                          const int32_t* za, const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb,
                          int32_t* C, size_t ldc))
 
+// igemm with B (K x N, row stride ldb, int8 when b_signed) packed beforehand, for a B used many
+// times (constant weights): igemm_packed_b_size bytes, 64-byte aligned (0: the table has no packed
+// form, do not call the other two), filled by igemm_pack_b; igemm_prepacked_b then gives what
+// igemm gives with that B and the same b_signed, and splits the product over the machine's threads
+// itself (kernels/gemm_split.h). K <= 33025, as igemm's exactness needs.
+OFG_KERNEL(size_t, igemm_packed_b_size, (size_t K, size_t N))
+OFG_KERNEL(void, igemm_pack_b, (size_t K, size_t N, const uint8_t* B, size_t ldb, bool b_signed, uint8_t* packed))
+OFG_KERNEL(void, igemm_prepacked_b, (size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed,
+                                     const int32_t* za, const uint8_t* packed, bool b_signed, const int32_t* zb,
+                                     int32_t* C, size_t ldc))
+
 // One output row of a depthwise integer convolution: y[j] = sum over t < ntaps of
 // taps[t] * rows[t][j * stride] for j < n, in int32 with wrap-around (exact for |values| <= 255
 // and ntaps <= 32768).

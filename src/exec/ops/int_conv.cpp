@@ -17,9 +17,6 @@ int32_t int8_value(uint8_t v, bool is_signed) {
   return is_signed ? static_cast<int32_t>(static_cast<int8_t>(v)) : static_cast<int32_t>(v);
 }
 
-// Longest k range whose int32 partial sums cannot wrap: every factor lies in [-255, 255].
-constexpr size_t kMaxChunk = 32768;
-
 int32_t saturate_i64(int64_t v) {
   return static_cast<int32_t>(std::clamp<int64_t>(v, std::numeric_limits<int32_t>::min(),
                                                   std::numeric_limits<int32_t>::max()));
@@ -239,7 +236,7 @@ bool depthwise_2d(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const 
     if (g.out[a] < 1 || g.pad_begin[a] > 16 || need > g.in[a] + g.pad_begin[a] + 16) return false;
     ext[a] = std::max(need, g.in[a] + g.pad_begin[a]);
   }
-  if (kn > static_cast<int64_t>(kMaxChunk)) return false;
+  if (kn > static_cast<int64_t>(kIntGemmMaxK)) return false;
   const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1], Hp = ext[0], Wp = ext[1];
   const int64_t sh = g.stride[0], sw = g.stride[1], dh = g.dilation[0], dw = g.dilation[1];
   // kSlack zeros after the plane: the stride-2 rows below ask the kernel for a few outputs past
@@ -295,14 +292,14 @@ IntSpan int_span(const RTensor& t) {
 void int_gemm(size_t M, size_t N, size_t K, IntSpan A, size_t lda, const int32_t* za, IntSpan B, size_t ldb,
               const int32_t* zb, int32_t* C, size_t ldc) {
   const kernels::KernelTable& t = kernels::active_table();
-  if (K <= kMaxChunk) {
+  if (K <= kIntGemmMaxK) {
     t.igemm(M, N, K, A.data, lda, A.is_signed, za, B.data, ldb, B.is_signed, zb, C, ldc);
     return;
   }
   std::vector<int64_t> sum(scratch_elems(static_cast<int64_t>(M * N), sizeof(int64_t)), 0);
   std::vector<int32_t> part(M * N);
-  for (size_t p0 = 0; p0 < K; p0 += kMaxChunk) {
-    t.igemm(M, N, std::min(kMaxChunk, K - p0), A.data + p0, lda, A.is_signed, za, B.data + p0 * ldb, ldb,
+  for (size_t p0 = 0; p0 < K; p0 += kIntGemmMaxK) {
+    t.igemm(M, N, std::min(kIntGemmMaxK, K - p0), A.data + p0, lda, A.is_signed, za, B.data + p0 * ldb, ldb,
             B.is_signed, zb, part.data(), N);
     for (size_t i = 0; i < M * N; ++i) sum[i] += part[i];
   }
@@ -312,7 +309,7 @@ void int_gemm(size_t M, size_t N, size_t K, IntSpan A, size_t lda, const int32_t
 
 void int_gemm_threads(size_t M, size_t N, size_t K, IntSpan A, size_t lda, const int32_t* za, IntSpan B, size_t ldb,
                       const int32_t* zb, int32_t* C, size_t ldc) {
-  if (kernels::threads() == 1 || K > kMaxChunk || M * N * K < kernels::gemm_parallel_macs()) {
+  if (kernels::threads() == 1 || K > kIntGemmMaxK || M * N * K < kernels::gemm_parallel_macs()) {
     int_gemm(M, N, K, A, lda, za, B, ldb, zb, C, ldc);
     return;
   }

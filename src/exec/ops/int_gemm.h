@@ -19,6 +19,9 @@ struct IntSpan {
 // Throws (through the op's error path) unless t is uint8 or int8; returns its bytes.
 IntSpan int_span(const RTensor& t);
 
+// The longest K one igemm call takes: no int32 partial sum can wrap (255 * 255 * 33025 < 2^31).
+constexpr size_t kIntGemmMaxK = 32768;
+
 // C[m * ldc + n] = sum_k (A[m, k] - za[m]) (B[k, n] - zb[n]) for row-major A (lda) and B (ldb):
 // the exact sum, saturated to int32 when it does not fit (long K is split so that no int32 partial
 // sum can wrap).

@@ -223,9 +223,29 @@ std::vector<int32_t> zero_points(const OpCtx& c, const RTensor* z, const RTensor
   return v;
 }
 
+// int_gemm_threads for a 2-D B that keeps its bytes across runs (the weights of MatMulInteger and
+// QLinearMatMul; input b_input): B is packed once per model and kept in the run's cache, as float
+// MatMul's is, and the kernel splits the product over the threads along it. Exact, so the values
+// are int_gemm's. False when this does not apply (no packed form in the table, K past one igemm
+// call, B not constant).
+bool int_gemm_shared_b(OpCtx& c, size_t b_input, size_t M, size_t N, size_t K, IntSpan A, const int32_t* za,
+                       IntSpan B, const int32_t* zb, int32_t* C) {
+  const kernels::KernelTable& kt = kernels::active_table();
+  const size_t bytes = M > 1 && K <= kIntGemmMaxK ? kt.igemm_packed_b_size(K, N) : 0;
+  const void* key = bytes ? c.constant_key(b_input) : nullptr;
+  if (!key) return false;
+  const uint64_t tag = ((0x49474D4D42ull * 0x100000001B3ull ^ static_cast<uint64_t>(K)) * 0x100000001B3ull ^
+                        static_cast<uint64_t>(N)) * 0x100000001B3ull ^ (B.is_signed ? 1u : 0u);  // "IGMMB", K, N, sign
+  const uint8_t* packed = c.interp.cache()->get(key, tag, bytes, [&](uint8_t* dst) {
+    kt.igemm_pack_b(K, N, B.data, N, B.is_signed, dst);
+  });
+  kt.igemm_prepacked_b(M, N, K, A.data, K, A.is_signed, za, packed, B.is_signed, zb, C, N);
+  return true;
+}
+
 // Broadcast batched matmul of (a - za) and (b - zb), exact in int32 (saturated beyond); zero
-// points per tensor, per row of a (length M) or per column of b (length N).
-RTensor int_matmul(OpCtx& c, const RTensor& a, const RTensor* za, const RTensor& b, const RTensor* zb,
+// points per tensor, per row of a (length M) or per column of b (length N). b is input b_input.
+RTensor int_matmul(OpCtx& c, const RTensor& a, const RTensor* za, const RTensor& b, size_t b_input, const RTensor* zb,
                    Shape& out_shape) {
   if (a.rank() < 1 || b.rank() < 1) c.error("A and B must have rank >= 1");
   Shape as = a.shape, bs = b.shape;
@@ -252,9 +272,14 @@ RTensor int_matmul(OpCtx& c, const RTensor& a, const RTensor* za, const RTensor&
   });
   if (nb == 1 && aoff.empty()) { aoff.push_back(0); boff.push_back(0); }
   const std::vector<int32_t> zav = zero_points(c, za, a, M), zbv = zero_points(c, zb, b, N);
-  for (int64_t q = 0; q < nb; ++q)
+  const bool shared_b = bbat.empty() && !b1;  // the same 2-D B for every product
+  for (int64_t q = 0; q < nb; ++q) {
+    const IntSpan aq{sa.data + aoff[q] * M * K, sa.is_signed};
+    int32_t* cq = out.data<int32_t>() + q * M * N;
+    if (shared_b && int_gemm_shared_b(c, b_input, M, N, K, aq, zav.data(), sb, zbv.data(), cq)) continue;
     int_gemm_threads(M, N, K, {sa.data + aoff[q] * M * K, sa.is_signed}, K, zav.data(), {sb.data + boff[q] * K * N, sb.is_signed},
                      N, zbv.data(), out.data<int32_t>() + q * M * N, N);
+  }
   return out;
 }
 
@@ -263,12 +288,12 @@ void op_qlinear_matmul(OpCtx& c) {
   const RTensor& b = c.t(3);
   for (size_t i : {1, 2, 4, 5, 6, 7}) c.t_numel(i, 1);
   Shape os;
-  const RTensor v = int_matmul(c, a, &c.t(2), b, &c.t(5), os);
+  const RTensor v = int_matmul(c, a, &c.t(2), b, 3, &c.t(5), os);
   int32_t odt = c.t(7).dtype;
   double lo, hi;
   if (!int_range(odt, lo, hi)) fail(Status::kUnsupported, c.where() + ": output type not supported");
   double mult = static_cast<float>(get_f64(c.t(1), 0) * get_f64(c.t(4), 0) / get_f64(c.t(6), 0));
-  RTensor y = RTensor::alloc(odt, os);
+  RTensor y = RTensor::alloc_uninit(odt, os);  // every element is written by requantize
   requantize(v.data<int32_t>(), static_cast<size_t>(v.numel()), 0, mult, static_cast<int32_t>(get_f64(c.t(7), 0)), y, 0);
   c.set(0, y);
 }
@@ -299,13 +324,15 @@ RTensor int_conv(OpCtx& c, const RTensor& x, const RTensor* xz, const RTensor& w
 }
 
 // MatMulInteger / ConvInteger: inputs (a, b, a_zero_point, b_zero_point), output the int32 sums.
-using IntCompute = RTensor (*)(OpCtx&, const RTensor&, const RTensor*, const RTensor&, const RTensor*, Shape&);
-void int32_output(OpCtx& c, IntCompute compute) {
+const RTensor* optional_input(const OpCtx& c, size_t i) { return c.has(i) ? &c.t(i) : nullptr; }
+void op_matmul_integer(OpCtx& c) {
   Shape os;
-  c.set(0, compute(c, c.t(0), c.has(2) ? &c.t(2) : nullptr, c.t(1), c.has(3) ? &c.t(3) : nullptr, os));
+  c.set(0, int_matmul(c, c.t(0), optional_input(c, 2), c.t(1), 1, optional_input(c, 3), os));
 }
-void op_matmul_integer(OpCtx& c) { int32_output(c, int_matmul); }
-void op_conv_integer(OpCtx& c) { int32_output(c, int_conv); }
+void op_conv_integer(OpCtx& c) {
+  Shape os;
+  c.set(0, int_conv(c, c.t(0), optional_input(c, 2), c.t(1), optional_input(c, 3), os));
+}
 
 void op_qlinear_conv(OpCtx& c) {
   Shape os;

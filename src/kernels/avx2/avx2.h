@@ -15,5 +15,5 @@ namespace ofg::kernels::avx2 {
 OFG_DECLARE_ISA_KERNELS(OFG_AVX2_KERNELS)
 // igemm on AVX-VNNI, replacing the AVX2 one when x86_vnni() reports it (the tests call both; the
 // AVX512-VNNI flavour is kernels/avx512/'s igemm_avx512vnni).
-fn::igemm igemm_avxvnni;
+OFG_DECLARE_DOT_IGEMM(igemm_avxvnni)
 }  // namespace ofg::kernels::avx2

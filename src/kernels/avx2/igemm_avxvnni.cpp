@@ -1,4 +1,5 @@
-// igemm on AVX-VNNI (VEX-encoded vpdpbusd); chosen by the AVX2 table when the CPU has it.
+// igemm and its prepacked-B entries on AVX-VNNI (VEX-encoded vpdpbusd); chosen by the AVX2 table
+// when the CPU has it.
 // Compiled with -mavxvnni (CMakeLists.txt).
 #include <immintrin.h>
 
@@ -6,5 +7,5 @@
 #include "kernels/avx2/igemm_vnni.h"
 
 namespace ofg::kernels::avx2 {
-OFG_IGEMM_VNNI_ENTRY(igemm_avxvnni)
+OFG_DOT_IGEMM_ENTRIES(igemm_avxvnni, Vnni256)
 }  // namespace ofg::kernels::avx2

@@ -56,23 +56,23 @@ void correct_row(uint32_t* c, uint32_t u, uint32_t zam, const uint32_t* zbn, con
   add_corrections(c, u, zam, zbn, colsum, j, nc);
 }
 
-// The exported entry of one VNNI flavour on 256-bit registers (6x16 tile).
-#define OFG_IGEMM_VNNI_ENTRY(name)                                                                          \
-  void name(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed, const int32_t* za,  \
-            const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, int32_t* C, size_t ldc) {     \
-    /* A read as u8. kc 512 (128 quads): a B panel is 8 KiB, an A panel 3 KiB; B block 256 KiB. */       \
-    igemm_dot(                                                                                               \
-        {kTileM, kTileN, 512, 120, 512, 4, 1}, false, M, N, K, A, lda, a_signed, za, B, ldb, b_signed, zb, C, ldc, \
-        [](const uint8_t* src, size_t ld, DotOperand ob, size_t nq, uint8_t* d, int32_t* cs) {              \
-          pack_quads_s8(src, ld, ob, nq, d, 64, cs);                                                         \
-        },                                                                                                   \
-        [](size_t kpad, const uint8_t* pa, const uint8_t* pb, int32_t* c, size_t ldc_, size_t mr, size_t nr, \
-           bool first) {                                                                                     \
-          micro_6x16_i32(kpad / 4, pa, pb, c, ldc_, mr, nr, first,                                           \
-                         [](__m256i acc, __m256i a, __m256i b) { return OFG_DPBUSD(acc, a, b); });           \
-        },                                                                                                   \
-        correct_row);                                                                                        \
+// The 256-bit VNNI flavour (6x16 tile) for OFG_DOT_IGEMM_ENTRIES. A read as u8. kc 512 (128
+// quads): a B panel is 8 KiB, an A panel 3 KiB; B block 256 KiB.
+struct Vnni256 {
+  static constexpr IgemmBlocking kBlocking{kTileM, kTileN, 512, 120, 512, 4, 1};
+  static constexpr bool kAReadSigned = false;
+  static void pack_quads(const uint8_t* src, size_t ld, DotOperand ob, size_t nq, uint8_t* d, int32_t* cs) {
+    pack_quads_s8(src, ld, ob, nq, d, 64, cs);
   }
+  static void tile(size_t kpad, const uint8_t* pa, const uint8_t* pb, int32_t* c, size_t ldc, size_t mr, size_t nr,
+                   bool first) {
+    micro_6x16_i32(kpad / 4, pa, pb, c, ldc, mr, nr, first,
+                   [](__m256i acc, __m256i a, __m256i b) { return OFG_DPBUSD(acc, a, b); });
+  }
+  static void correct(uint32_t* c, uint32_t u, uint32_t zam, const uint32_t* zbn, const int32_t* colsum, size_t nc) {
+    correct_row(c, u, zam, zbn, colsum, nc);
+  }
+};
 
 }  // namespace
 }  // namespace ofg::kernels::avx2

@@ -11,10 +11,10 @@ void fill_avx2_table(KernelTable& t) {
   // The 512-bit VNNI GEMM does twice the work per instruction of the 256-bit AVX-VNNI one: it
   // wins where both exist (AMD Zen 4/5, Intel Sapphire Rapids).
 #if defined(OFG_HAVE_AVXVNNI)
-  if (x86_vnni() & kVnniAvx) t.igemm = avx2::igemm_avxvnni;
+  if (x86_vnni() & kVnniAvx) OFG_SET_DOT_IGEMM(avx2::igemm_avxvnni)
 #endif
 #if defined(OFG_HAVE_AVX512VNNI)
-  if (x86_vnni() & kVnniAvx512) t.igemm = avx512::igemm_avx512vnni;
+  if (x86_vnni() & kVnniAvx512) OFG_SET_DOT_IGEMM(avx512::igemm_avx512vnni)
 #endif
 }
 

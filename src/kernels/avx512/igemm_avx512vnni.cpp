@@ -40,22 +40,27 @@ void micro_6x32_vnni(size_t units, const uint8_t* pa, const uint8_t* pb, int32_t
   for (size_t r = 0; r < mr; ++r) store_row_i32(C + r * ldc, out[r][0], out[r][1], nr, first);
 }
 
+// The 512-bit flavour for OFG_DOT_IGEMM_ENTRIES. A read as u8. kc 512 (128 quads): a B panel is
+// 16 KiB, an A panel 3 KiB; B block 256 KiB.
+struct Vnni512 {
+  static constexpr IgemmBlocking kBlocking{kTileM, kWideN, 512, 120, 512, 4, 1};
+  static constexpr bool kAReadSigned = false;
+  // A 32-column panel as two 16-column halves interleaved per quad.
+  static void pack_quads(const uint8_t* src, size_t ld, DotOperand ob, size_t nq, uint8_t* d, int32_t* cs) {
+    pack_quads_s8(src, ld, ob, nq, d, 128, cs);
+    pack_quads_s8(src + 16, ld, ob, nq, d + 64, 128, cs + 16);
+  }
+  static void tile(size_t kpad, const uint8_t* pa, const uint8_t* pb, int32_t* c, size_t ldc, size_t mr, size_t nr,
+                   bool first) {
+    micro_6x32_vnni(kpad / 4, pa, pb, c, ldc, mr, nr, first);
+  }
+  static void correct(uint32_t* c, uint32_t u, uint32_t zam, const uint32_t* zbn, const int32_t* colsum, size_t nc) {
+    correct_row(c, u, zam, zbn, colsum, nc);
+  }
+};
+
 }  // namespace
 
-void igemm_avx512vnni(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed, const int32_t* za,
-                      const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, int32_t* C, size_t ldc) {
-  // A read as u8. kc 512 (128 quads): a B panel is 16 KiB, an A panel 3 KiB; B block 256 KiB.
-  igemm_dot(
-      {kTileM, kWideN, 512, 120, 512, 4, 1}, false, M, N, K, A, lda, a_signed, za, B, ldb, b_signed, zb, C, ldc,
-      [](const uint8_t* src, size_t ld, DotOperand ob, size_t nq, uint8_t* d, int32_t* cs) {
-        // A 32-column panel as two 16-column halves interleaved per quad.
-        pack_quads_s8(src, ld, ob, nq, d, 128, cs);
-        pack_quads_s8(src + 16, ld, ob, nq, d + 64, 128, cs + 16);
-      },
-      [](size_t kpad, const uint8_t* pa, const uint8_t* pb, int32_t* c, size_t ldc_, size_t mr, size_t nr, bool first) {
-        micro_6x32_vnni(kpad / 4, pa, pb, c, ldc_, mr, nr, first);
-      },
-      correct_row);
-}
+OFG_DOT_IGEMM_ENTRIES(igemm_avx512vnni, Vnni512)
 
 }  // namespace ofg::kernels::avx512

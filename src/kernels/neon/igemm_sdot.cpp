@@ -75,14 +75,26 @@ void correct_row(uint32_t* c, uint32_t u, uint32_t zam, const uint32_t* zbn, con
   add_corrections(c, u, zam, zbn, colsum, j, nc);
 }
 
+// The SDOT flavour for OFG_DOT_IGEMM_ENTRIES. A read as s8. kc 512 (128 quads): a B panel is 8
+// KiB, an A panel 2 KiB; B block 256 KiB.
+struct Sdot {
+  static constexpr IgemmBlocking kBlocking{kIntTileM, kIntTileN, 512, 128, 512, 4, 1};
+  static constexpr bool kAReadSigned = true;
+  static void pack_quads(const uint8_t* src, size_t ld, DotOperand ob, size_t nq, uint8_t* d, int32_t* cs) {
+    pack_quads_s8(src, ld, ob, nq, d, cs);
+  }
+  static void tile(size_t kpad, const uint8_t* pa, const uint8_t* pb, int32_t* c, size_t ldc, size_t mr, size_t nr,
+                   bool first) {
+    micro_4x16_sdot(kpad, pa, pb, c, ldc, mr, nr, first);
+  }
+  static void correct(uint32_t* c, uint32_t u, uint32_t zam, const uint32_t* zbn, const int32_t* colsum, size_t nc) {
+    correct_row(c, u, zam, zbn, colsum, nc);
+  }
+};
+
 }  // namespace
 
-void igemm_sdot(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed, const int32_t* za,
-                const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, int32_t* C, size_t ldc) {
-  // A read as s8. kc 512 (128 quads): a B panel is 8 KiB, an A panel 2 KiB; B block 256 KiB.
-  igemm_dot({kIntTileM, kIntTileN, 512, 128, 512, 4, 1}, true, M, N, K, A, lda, a_signed, za, B, ldb, b_signed, zb, C,
-            ldc, pack_quads_s8, micro_4x16_sdot, correct_row);
-}
+OFG_DOT_IGEMM_ENTRIES(igemm_sdot, Sdot)
 
 }  // namespace ofg::kernels::neon
 #endif

@@ -12,7 +12,7 @@ void fill_neon_table(KernelTable& t) {
   t.isa = "neon";
   OFG_SET_ISA_ENTRIES(neon, OFG_NEON_KERNELS)
 #if defined(__aarch64__) && defined(OFG_HAVE_SDOT)
-  if (arm_dotprod()) t.igemm = neon::igemm_sdot;
+  if (arm_dotprod()) OFG_SET_DOT_IGEMM(neon::igemm_sdot)
 #endif
 }
 
