@@ -28,7 +28,8 @@ constexpr size_t kIntGemmMaxK = 32768;
 void int_gemm(size_t M, size_t N, size_t K, IntSpan A, size_t lda, const int32_t* za, IntSpan B, size_t ldb,
               const int32_t* zb, int32_t* C, size_t ldc);
 // int_gemm with ranges of the longer side on threads, for the matrix products (MatMulInteger,
-// QLinearMatMul), whose operands are inputs or weights. The convolutions call int_gemm whole: their
+// QLinearMatMul) whose B is not a constant 2-D weight (that one is packed once and split by the
+// kernel: quantize.cpp's int_gemm_shared_b). The convolutions call int_gemm whole: their
 // B is the caller's fresh im2col and their C goes back to its requantization, so a split moved
 // both between cores and made a 96x96 QLinearConv CNN slower on two threads than on one.
 void int_gemm_threads(size_t M, size_t N, size_t K, IntSpan A, size_t lda, const int32_t* za, IntSpan B, size_t ldb,

@@ -13,7 +13,8 @@
 
 namespace ofg::kernels::avx2 {
 OFG_DECLARE_ISA_KERNELS(OFG_AVX2_KERNELS)
-// igemm on AVX-VNNI, replacing the AVX2 one when x86_vnni() reports it (the tests call both; the
-// AVX512-VNNI flavour is kernels/avx512/'s igemm_avx512vnni).
+// igemm and its prepacked-B entries on AVX-VNNI, replacing the AVX2 igemm (which has no packed
+// form) when x86_vnni() reports it (the tests call both; the AVX512-VNNI flavour is
+// kernels/avx512/'s igemm_avx512vnni).
 OFG_DECLARE_DOT_IGEMM(igemm_avxvnni)
 }  // namespace ofg::kernels::avx2

@@ -11,7 +11,8 @@
 
 namespace ofg::kernels::avx512 {
 OFG_DECLARE_ISA_KERNELS(OFG_AVX512_KERNELS)
-// igemm on AVX512-VNNI with a 512-bit tile (igemm_avx512vnni.cpp, compiled for AVX512-VNNI and
-// VL only): the AVX2 table's igemm, and so the AVX-512 table's, when x86_vnni() reports it.
+// igemm and its prepacked-B entries on AVX512-VNNI with a 512-bit tile (igemm_avx512vnni.cpp,
+// compiled for AVX512-VNNI and VL only): the AVX2 table's, and so the AVX-512 table's, when
+// x86_vnni() reports it.
 OFG_DECLARE_DOT_IGEMM(igemm_avx512vnni)
 }  // namespace ofg::kernels::avx512

@@ -32,8 +32,9 @@ bool arm_dotprod();
 namespace ofg::kernels::neon {
 OFG_DECLARE_ISA_KERNELS(OFG_NEON_KERNELS)
 #if defined(__aarch64__)
-// igemm on the dot product (igemm_sdot.cpp), replacing the int16 one when arm_dotprod() says so
-// and the compiler could build it (OFG_HAVE_SDOT); the tests call both.
+// igemm and its prepacked-B entries on the dot product (igemm_sdot.cpp), replacing the int16 igemm
+// (which has no packed form) when arm_dotprod() says so and the compiler could build it
+// (OFG_HAVE_SDOT); the tests call both.
 OFG_DECLARE_DOT_IGEMM(igemm_sdot)
 #endif
 }  // namespace ofg::kernels::neon
