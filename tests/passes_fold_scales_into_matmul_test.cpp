@@ -6,18 +6,6 @@
 namespace ofg::test {
 namespace {
 
-std::vector<float> ramp(size_t n, float start, float step) {
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = start + step * static_cast<float>(i);
-  return v;
-}
-
-Node* find_op(Model& m, const char* op, size_t nth = 0) {
-  for (Node* n = m.graph->first; n; n = n->next)
-    if (passes::is_op(m, n, op) && nth-- == 0) return n;
-  return nullptr;
-}
-
 // RMSNorm's tail: w * h read by three projections (Q, K, V) of 3, 2 and 2 columns.
 std::unique_ptr<Model> norm_then_projections() {
   auto m = new_model(17);

@@ -6,18 +6,6 @@
 namespace ofg::test {
 namespace {
 
-std::vector<float> ramp(size_t n, float start, float step) {
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = start + step * static_cast<float>(i);
-  return v;
-}
-
-Node* find_op(Model& m, const char* op) {
-  for (Node* n = m.graph->first; n; n = n->next)
-    if (passes::is_op(m, n, op)) return n;
-  return nullptr;
-}
-
 // Q, K, V projections of x [batch, seq, 4] into 4, 2 and 2 columns, with or without biases.
 std::unique_ptr<Model> qkv(int64_t opset, bool biases, bool one_bias_missing = false) {
   auto m = new_model(opset);

@@ -67,6 +67,20 @@ inline std::vector<int64_t> ints_attr(Model& m, Node* n, const char* name) {
   return v;
 }
 
+// n values start, start + step, ... (weights with distinct, predictable entries).
+inline std::vector<float> ramp(size_t n, float start, float step) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = start + step * static_cast<float>(i);
+  return v;
+}
+
+// The nth node (from 0) of op type `op` in the main graph, or null.
+inline Node* find_op(Model& m, const char* op, size_t nth = 0) {
+  for (Node* n = m.graph->first; n; n = n->next)
+    if (passes::is_op(m, n, op) && nth-- == 0) return n;
+  return nullptr;
+}
+
 }  // namespace ofg::test
 
 // Every pass test reads the IR types and these helpers unqualified.

@@ -82,8 +82,7 @@ class Pool {
   ~Pool() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
-      stopping_flag_.store(true, std::memory_order_relaxed);
+      stopping_.store(true, std::memory_order_relaxed);
     }
     wake_.notify_all();
     for (std::thread& t : workers_) t.join();
@@ -138,15 +137,15 @@ class Pool {
     tls_threads = 1;
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-      if (!stopping_ && queue_.empty()) {
+      if (!stopping_.load(std::memory_order_relaxed) && queue_.empty()) {
         lock.unlock();
         spin_until([&] {
-          return queued_.load(std::memory_order_acquire) != 0 || stopping_flag_.load(std::memory_order_relaxed);
+          return queued_.load(std::memory_order_acquire) != 0 || stopping_.load(std::memory_order_relaxed);
         });
         lock.lock();
       }
-      wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-      if (stopping_) return;
+      wake_.wait(lock, [&] { return stopping_.load(std::memory_order_relaxed) || !queue_.empty(); });
+      if (stopping_.load(std::memory_order_relaxed)) return;
       Job* job = queue_.front();
       if (--job->seats == 0) queue_.erase(queue_.begin());
       queued_.store(queue_.size(), std::memory_order_release);
@@ -163,9 +162,9 @@ class Pool {
   std::condition_variable wake_, left_;
   std::vector<Job*> queue_;  // jobs with free seats, oldest first
   std::atomic<size_t> queued_{0};  // queue_.size(), for workers that spin without the mutex
-  std::atomic<bool> stopping_flag_{false};
+  // Set once, under the mutex, by the destructor; also read by workers spinning without it.
+  std::atomic<bool> stopping_{false};
   std::vector<std::thread> workers_;
-  bool stopping_ = false;
 };
 
 Pool& pool() {

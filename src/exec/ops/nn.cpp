@@ -1,6 +1,7 @@
 // Neural-network ops on float32 through the kernels: Conv, ConvTranspose, Gemm, MatMul, pooling,
 // normalizations, Softmax, Dropout (inference).
 #include <array>
+#include <cstring>
 
 #include "exec/infer_rules.h"
 #include "exec/ops/conv_transpose.h"
@@ -425,8 +426,21 @@ void op_gemm(OpCtx& c) {
     RTensor cc = as_float(c.t(2));
     const float* pc = cc.data<float>();
     float* py = y.data<float>();
-    broadcast_runs(y.shape, {cc.shape}, [&](int64_t n, const int64_t* o, int64_t len, const int64_t* st) {
-      for (int64_t t = 0; t < len; ++t) py[n + t] = beta * pc[o[0] + t * st[0]];
+    // C is usually a bias row (runs of stride 1) or one value per row (stride 0): those loops
+    // vectorise; a strided gather took 30% of a 64 x 256 x 512 Gemm (LSTM projection).
+    const float scale = beta;  // a local: the loops below then need not reload it after each store
+    broadcast_runs(y.shape, {cc.shape}, [py, pc, scale](int64_t n, const int64_t* o, int64_t len, const int64_t* st) {
+      const float* src = pc + o[0];
+      float* dst = py + n;
+      if (st[0] == 1 && scale == 1.f) {
+        std::memcpy(dst, src, static_cast<size_t>(len) * sizeof(float));
+      } else if (st[0] == 1) {
+        for (int64_t t = 0; t < len; ++t) dst[t] = scale * src[t];
+      } else if (st[0] == 0) {
+        std::fill(dst, dst + len, scale * src[0]);
+      } else {
+        for (int64_t t = 0; t < len; ++t) dst[t] = scale * src[t * st[0]];
+      }
     });
     bet = 1.f;
   }
