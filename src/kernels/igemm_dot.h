@@ -151,15 +151,19 @@ void igemm_dot_run(const IgemmBlocking& bl, DotOperand oa, DotOperand ob, size_t
       });
 }
 
-// The whole GEMM, with A read as int8 when a_read_signed (B always is). pack_quads(src, ldb, ob,
-// nq, d, cs) as pack_b_quads's (with the operand); tile(kpad, a_panel, b_panel, c, ldc, mr, nr,
-// first) as igemm_packed's; correct(c, u, zam, zbn, colsum, nc) does add_corrections from 0
-// (vectorised as the ISA can).
-template <class PackQuads, class Tile, class Correct>
-void igemm_dot(const IgemmBlocking& bl, bool a_read_signed, size_t M, size_t N, size_t K, const uint8_t* A, size_t lda,
-               bool a_signed, const int32_t* za, const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb,
-               int32_t* C, size_t ldc, PackQuads&& pack_quads, Tile&& tile, Correct&& correct) {
-  const DotOperand oa = dot_operand(a_signed, a_read_signed), ob = dot_operand(b_signed, true);
+// A flavour (one per ISA, in that ISA's namespace) has kBlocking, kAReadSigned (A read as int8;
+// B always is) and the static functions pack_quads(src, ldb, ob, nq, d, cs) as pack_b_quads's
+// (with the operand), tile(kpad, a_panel, b_panel, c, ldc, mr, nr, first) as igemm_packed's and
+// correct(c, u, zam, zbn, colsum, nc), add_corrections from 0 vectorised as the ISA can. The
+// functions below are templates on it, so that every instantiation's name carries the ISA's
+// namespace (tests/size/isa_confinement.sh tells the kernels apart by name).
+
+// The whole GEMM.
+template <class Flavour>
+void igemm_dot(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed, const int32_t* za,
+               const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, int32_t* C, size_t ldc) {
+  const IgemmBlocking& bl = Flavour::kBlocking;
+  const DotOperand oa = dot_operand(a_signed, Flavour::kAReadSigned), ob = dot_operand(b_signed, true);
   std::vector<int32_t> colsum(N + bl.nr);  // of the current column block
   // pack_b_quads's copy of a panel's edge; not value-initialised: every byte used is written first.
   std::unique_ptr<uint8_t[]> edge(new uint8_t[std::min(bl.kc, (K + 3) / 4 * 4) * bl.nr]);
@@ -170,11 +174,11 @@ void igemm_dot(const IgemmBlocking& bl, bool a_read_signed, size_t M, size_t N, 
         if (p0 == 0) std::fill(colsum.begin(), colsum.end(), 0);
         pack_b_quads(B, ldb, ob, bl.nr, p0, kc, j0, nc, pb, colsum.data(), edge.get(),
                      [&](const uint8_t* src, size_t ld, size_t nq, uint8_t* dq, int32_t* cs) {
-                       pack_quads(src, ld, ob, nq, dq, cs);
+                       Flavour::pack_quads(src, ld, ob, nq, dq, cs);
                      });
         return PanelBlock{pb, bl.padded(kc) * bl.nr};
       },
-      [&](size_t) { return static_cast<const int32_t*>(colsum.data()); }, tile, correct);
+      [&](size_t) { return static_cast<const int32_t*>(colsum.data()); }, Flavour::tile, Flavour::correct);
 }
 
 // B packed once for many products (constant weights; igemm_packed_b_size and the entries after
@@ -193,9 +197,9 @@ inline size_t igemm_dot_packed_size(const IgemmBlocking& bl, size_t K, size_t N)
   return N && K ? DotPackedB(bl, K, N).bytes() : 0;
 }
 
-template <class PackQuads>
-void igemm_dot_pack_b(const IgemmBlocking& bl, size_t K, size_t N, const uint8_t* B, size_t ldb, bool b_signed,
-                      uint8_t* packed, PackQuads&& pack_quads) {
+template <class Flavour>
+void igemm_dot_pack_b(size_t K, size_t N, const uint8_t* B, size_t ldb, bool b_signed, uint8_t* packed) {
+  const IgemmBlocking& bl = Flavour::kBlocking;
   if (!N || !K) return;
   const DotPackedB layout(bl, K, N);
   const DotOperand ob = dot_operand(b_signed, true);
@@ -204,22 +208,22 @@ void igemm_dot_pack_b(const IgemmBlocking& bl, size_t K, size_t N, const uint8_t
   std::unique_ptr<uint8_t[]> edge(new uint8_t[layout.kq * 4 * bl.nr]);
   pack_b_quads(B, ldb, ob, bl.nr, 0, K, 0, N, packed + layout.sums_bytes(), colsum, edge.get(),
                [&](const uint8_t* src, size_t ld, size_t nq, uint8_t* dq, int32_t* cs) {
-                 pack_quads(src, ld, ob, nq, dq, cs);
+                 Flavour::pack_quads(src, ld, ob, nq, dq, cs);
                });
 }
 
 // igemm_dot with B from igemm_dot_pack_b, on the machine's threads: each part (gemm_split's,
 // along the prepacked operand) packs only its rows of A.
-template <class Tile, class Correct>
-void igemm_dot_prepacked(const IgemmBlocking& bl, bool a_read_signed, size_t M, size_t N, size_t K, const uint8_t* A,
-                         size_t lda, bool a_signed, const int32_t* za, const uint8_t* packed, bool b_signed,
-                         const int32_t* zb, int32_t* C, size_t ldc, Tile&& tile, Correct&& correct) {
+template <class Flavour>
+void igemm_dot_prepacked(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed, const int32_t* za,
+                         const uint8_t* packed, bool b_signed, const int32_t* zb, int32_t* C, size_t ldc) {
+  const IgemmBlocking& bl = Flavour::kBlocking;
   if (M == 0 || N == 0) return;
   if (K == 0) {
     for (size_t i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, 0);
     return;
   }
-  const DotOperand oa = dot_operand(a_signed, a_read_signed), ob = dot_operand(b_signed, true);
+  const DotOperand oa = dot_operand(a_signed, Flavour::kAReadSigned), ob = dot_operand(b_signed, true);
   const DotPackedB layout(bl, K, N);
   const auto* colsum = reinterpret_cast<const int32_t*>(packed);
   const uint8_t* panels = packed + layout.sums_bytes();
@@ -232,7 +236,7 @@ void igemm_dot_prepacked(const IgemmBlocking& bl, bool a_read_signed, size_t M, 
         [&](size_t p0, size_t, size_t jb0, size_t) {
           return PanelBlock{part_panels + jb0 / bl.nr * panel_bytes + p0 * bl.nr, panel_bytes};
         },
-        [&](size_t jb0) { return colsum + j0 + jb0; }, tile, correct);
+        [&](size_t jb0) { return colsum + j0 + jb0; }, Flavour::tile, Flavour::correct);
   };
   const GemmSplit split = gemm_split(M, N, K, bl.mr, bl.nr, Prepacked::B, 1);
   if (split.parts <= 1) {
@@ -250,22 +254,18 @@ void igemm_dot_prepacked(const IgemmBlocking& bl, bool a_read_signed, size_t M, 
 }  // namespace ofg::kernels
 
 // The four kernel-table entries of one dot-product flavour, defined in the including file's
-// namespace: name (igemm), name##_packed_b_size, name##_pack_b and name##_prepacked_b. Flavour
-// has kBlocking, kAReadSigned and the static functions pack_quads, tile and correct (igemm_dot's
-// arguments of those names).
+// namespace: name (igemm), name##_packed_b_size, name##_pack_b and name##_prepacked_b.
 #define OFG_DOT_IGEMM_ENTRIES(name, Flavour)                                                                   \
   void name(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed, const int32_t* za,       \
             const uint8_t* B, size_t ldb, bool b_signed, const int32_t* zb, int32_t* C, size_t ldc) {          \
-    igemm_dot(Flavour::kBlocking, Flavour::kAReadSigned, M, N, K, A, lda, a_signed, za, B, ldb, b_signed, zb, C, \
-              ldc, Flavour::pack_quads, Flavour::tile, Flavour::correct);                                        \
+    igemm_dot<Flavour>(M, N, K, A, lda, a_signed, za, B, ldb, b_signed, zb, C, ldc);                           \
   }                                                                                                             \
   size_t name##_packed_b_size(size_t K, size_t N) { return igemm_dot_packed_size(Flavour::kBlocking, K, N); }  \
   void name##_pack_b(size_t K, size_t N, const uint8_t* B, size_t ldb, bool b_signed, uint8_t* packed) {       \
-    igemm_dot_pack_b(Flavour::kBlocking, K, N, B, ldb, b_signed, packed, Flavour::pack_quads);                  \
+    igemm_dot_pack_b<Flavour>(K, N, B, ldb, b_signed, packed);                                                 \
   }                                                                                                             \
   void name##_prepacked_b(size_t M, size_t N, size_t K, const uint8_t* A, size_t lda, bool a_signed,            \
                           const int32_t* za, const uint8_t* packed, bool b_signed, const int32_t* zb, int32_t* C, \
                           size_t ldc) {                                                                         \
-    igemm_dot_prepacked(Flavour::kBlocking, Flavour::kAReadSigned, M, N, K, A, lda, a_signed, za, packed,       \
-                        b_signed, zb, C, ldc, Flavour::tile, Flavour::correct);                                 \
+    igemm_dot_prepacked<Flavour>(M, N, K, A, lda, a_signed, za, packed, b_signed, zb, C, ldc);                  \
   }
