@@ -277,8 +277,7 @@ RTensor int_matmul(OpCtx& c, const RTensor& a, const RTensor* za, const RTensor&
     const IntSpan aq{sa.data + aoff[q] * M * K, sa.is_signed};
     int32_t* cq = out.data<int32_t>() + q * M * N;
     if (shared_b && int_gemm_shared_b(c, b_input, M, N, K, aq, zav.data(), sb, zbv.data(), cq)) continue;
-    int_gemm_threads(M, N, K, {sa.data + aoff[q] * M * K, sa.is_signed}, K, zav.data(), {sb.data + boff[q] * K * N, sb.is_signed},
-                     N, zbv.data(), out.data<int32_t>() + q * M * N, N);
+    int_gemm_threads(M, N, K, aq, K, zav.data(), {sb.data + boff[q] * K * N, sb.is_signed}, N, zbv.data(), cq, N);
   }
   return out;
 }
