@@ -127,6 +127,17 @@ TEST(KernelsUnary, SpecialValues) {
     EXPECT_EQ(run(k::UnaryOp::Exp, 100.f), inf);
     EXPECT_EQ(run(k::UnaryOp::Exp, 0.f), 1.f);
     EXPECT_TRUE(std::isnan(run(k::UnaryOp::Exp, nan)));
+    EXPECT_TRUE(std::isnan(run(k::UnaryOp::Exp, -nan)));
+    // Past the largest finite result and below the smallest subnormal one, up to and past the
+    // bounds the argument is clamped to (+-104): overflow and underflow come from 2^n itself.
+    for (float x : {88.7229f, 89.f, 103.99f, 104.f, 104.5f, 200.f, 3e38f})
+      EXPECT_EQ(run(k::UnaryOp::Exp, x), inf) << x;
+    const float big = run(k::UnaryOp::Exp, 88.72f);  // the largest results stay finite
+    EXPECT_TRUE(std::isfinite(big));
+    EXPECT_NEAR(big, std::exp(double{88.72f}), 5e-7 * std::exp(double{88.72f}));
+    for (float x : {-103.98f, -104.f, -104.5f, -150.f, -3e38f}) EXPECT_EQ(run(k::UnaryOp::Exp, x), 0.f) << x;
+    for (float x : {-200.f, -104.f, -89.f}) EXPECT_LT(run(k::UnaryOp::Sigmoid, x), 2e-38f) << x;
+    for (float x : {17.f, 89.f, 104.f, 200.f}) EXPECT_EQ(run(k::UnaryOp::Sigmoid, x), 1.f) << x;
     EXPECT_EQ(run(k::UnaryOp::Tanh, inf), 1.f);
     EXPECT_EQ(run(k::UnaryOp::Tanh, -inf), -1.f);
     EXPECT_TRUE(std::signbit(run(k::UnaryOp::Tanh, -0.f)));
