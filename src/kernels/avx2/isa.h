@@ -11,6 +11,7 @@
 #include <immintrin.h>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace ofg::kernels::avx2 {
 
@@ -91,6 +92,15 @@ struct Isa : simd::Lanes<__v8sf> {
     _mm256_storeu_ps(d + 7 * dld, _mm256_permute2f128_ps(u3, u7, 0x31));
   }
 
+  // Lanes [from, from + n) = s[0 .. n), the others 0: vmaskmovps reads only the lanes of its
+  // mask (the others do not fault).
+  static V load_lanes(const float* s, size_t from, size_t n) {
+    const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i lo = _mm256_set1_epi32(static_cast<int>(from) - 1), hi = _mm256_set1_epi32(static_cast<int>(from + n));
+    const __m256i in = _mm256_and_si256(_mm256_cmpgt_epi32(idx, lo), _mm256_cmpgt_epi32(hi, idx));
+    const auto base = reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(s) - from * sizeof(float));
+    return _mm256_maskload_ps(base, in);
+  }
   // d[t] = v[from + t] for t < n: lanes moved down by `from`, then a masked store.
   static void store_lanes(float* d, V v, size_t from, size_t n) {
     const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);

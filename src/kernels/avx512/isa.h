@@ -6,6 +6,7 @@
 #include <immintrin.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 
 #include "kernels/avx2/isa.h"
@@ -78,6 +79,12 @@ struct Isa : simd::Lanes<__v16sf> {
   // No transpose_tile: transpose2d stays the AVX2 table's (a 16x16 register transpose measured
   // slower than AVX2's 8x8 one, bench_kernels BM_Transpose).
 
+  // Lanes [from, from + n) = s[0 .. n), the others 0: a masked load, which reads nothing outside
+  // those n floats (the masked-off lanes do not fault).
+  static V load_lanes(const float* s, size_t from, size_t n) {
+    const auto base = reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(s) - from * sizeof(float));
+    return _mm512_maskz_loadu_ps(static_cast<__mmask16>(((1u << n) - 1) << from), base);
+  }
   // d[t] = v[from + t] for t < n: lanes moved down by `from`, then a masked store.
   static void store_lanes(float* d, V v, size_t from, size_t n) {
     const __m512i idx = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),

@@ -158,6 +158,12 @@ struct Isa : simd::Lanes<float32x4_t> {
     vst1q_f32(d + 3 * dld, vcombine_f32(vget_high_f32(t01.val[1]), vget_high_f32(t23.val[1])));
   }
 
+  // Lanes [from, from + n) = s[0 .. n), the others 0 (the Winograd transform's plane edges).
+  static V load_lanes(const float* s, size_t from, size_t n) {
+    float lanes[4] = {0.f, 0.f, 0.f, 0.f};
+    for (size_t t = 0; t < n; ++t) lanes[from + t] = s[t];
+    return vld1q_f32(lanes);
+  }
   // d[t] = v[from + t] for t < n (the Winograd transform's panel edges: rare enough for a copy).
   static void store_lanes(float* d, V v, size_t from, size_t n) {
     float lanes[4];

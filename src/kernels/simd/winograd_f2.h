@@ -119,40 +119,43 @@ __attribute__((noinline)) void input_transform(const Conv2DParams& p, const Geom
   using Vec = typename Isa::V;
   constexpr size_t NR = Isa::NR, VW = Isa::W;
   const size_t C = p.C_in, HW = p.H * p.W;
-  float* rows_in = stage;                        // kA staged input rows
-  float* rows_t = rows_in + kA * g.row_w;        // kA vertically transformed rows
-  const float* zero_row = rows_t + kA * g.row_w;  // an input row wholly in the padding
+  float* rows_t = stage;  // kA vertically transformed rows
   const ptrdiff_t H = static_cast<ptrdiff_t>(p.H), Wd = static_cast<ptrdiff_t>(p.W);
   const ptrdiff_t pl = static_cast<ptrdiff_t>(p.pad_left);
-  // Staged column q holds input column q - pad_left; the rest of the row stays zero (padding).
+  // Column q of a transformed row is input column q - pad_left; those in [q_lo, q_hi) are in the
+  // plane, the others zero (padding).
   const ptrdiff_t q_lo = std::max<ptrdiff_t>(0, pl);
   const ptrdiff_t q_hi = std::min<ptrdiff_t>(static_cast<ptrdiff_t>(g.row_w), Wd + pl);
   // The columns the valid tiles read (tile tw reads 2 tw .. 2 tw + 3). The vector groups read on
   // to row_w, into lanes that are never stored: with AVX-512's 16 tiles per group, a 14x14 plane
-  // (7 tiles a row) would transform three vectors a row for one vector of used columns.
+  // (7 tiles a row) would transform three vectors a row for one vector of used columns. rows_t
+  // is zeroed once so that those lanes are defined.
   const size_t used_w = std::min(g.row_w, round_up(kM * g.tiles_w + 2, VW));
-  // Every staged row is zeroed once: each channel then writes the same columns [q_lo, q_hi), so
-  // the padding columns stay zero, and a row above or below the plane reads zero_row. (Zeroing
-  // each staged row per channel and tile row cost as much as the transform on small planes.)
-  // rows_t is zeroed too, so that the lanes past the used columns are defined.
-  std::memset(stage, 0, (2 * kA + 1) * g.row_w * sizeof(float));
+  std::memset(rows_t, 0, kA * g.row_w * sizeof(float));
   for (size_t r = r0; r < r1; ++r) {
     const size_t n = r / g.tiles_h, th = r % g.tiles_h;
     const size_t col0 = (r - r0) * g.tiles_w;
     for (size_t c = c0; c < c1; ++c) {
       const float* plane = x + (n * C + c) * HW;
-      const float* row[kA];
+      const float* row[kA];  // the input rows of the tile row, nullptr above or below the plane
       for (int i = 0; i < kA; ++i) {
-        float* d = rows_in + i * g.row_w;
         const ptrdiff_t ih = static_cast<ptrdiff_t>(th * kM + i) - static_cast<ptrdiff_t>(p.pad_top);
-        row[i] = d;
-        if (ih < 0 || ih >= H || q_hi <= q_lo) row[i] = zero_row;
-        else std::memcpy(d + q_lo, plane + ih * Wd + (q_lo - pl), static_cast<size_t>(q_hi - q_lo) * sizeof(float));
+        row[i] = ih < 0 || ih >= H ? nullptr : plane + ih * Wd;
       }
-      // Vertical pass: rows_t = B^T rows_in, the used columns at once.
+      // Vertical pass: rows_t = B^T (the kA input rows), the used columns at once, read from the
+      // plane (a vector at the plane's edges through a masked load). Staging the rows by memcpy
+      // first cost a failed store-to-load forwarding on every vector (the copy's offset is the
+      // padding), about a third of the transform.
       for (size_t q = 0; q < used_w; q += VW) {
+        const ptrdiff_t lo = std::max<ptrdiff_t>(q_lo, static_cast<ptrdiff_t>(q));
+        const ptrdiff_t hi = std::min<ptrdiff_t>(q_hi, static_cast<ptrdiff_t>(q + VW));
+        const bool whole = lo == static_cast<ptrdiff_t>(q) && hi == static_cast<ptrdiff_t>(q + VW);
         Vec v[kA], o[kA];
-        for (int i = 0; i < kA; ++i) v[i] = Isa::load(row[i] + q);
+        for (int i = 0; i < kA; ++i) {
+          if (!row[i] || lo >= hi) v[i] = Isa::zero();
+          else if (whole) v[i] = Isa::load(row[i] + (lo - pl));
+          else v[i] = Isa::load_lanes(row[i] + (lo - pl), static_cast<size_t>(lo) - q, static_cast<size_t>(hi - lo));
+        }
         bt<Isa>(v, o);
         for (int i = 0; i < kA; ++i) Isa::store(rows_t + i * g.row_w + q, o[i]);
       }
@@ -173,13 +176,17 @@ __attribute__((noinline)) void input_transform(const Conv2DParams& p, const Geom
     }
   }
   // Columns past the block's tiles in the last panel are multiplied but never used; keep them
-  // finite.
-  const size_t cols = (r1 - r0) * g.tiles_w;
-  if (cols % NR) {
+  // finite. (Masked vector stores: GCC made the loop over lanes a rep stos per row, 12% of the
+  // transform on a 14x14 plane.)
+  const size_t cols = (r1 - r0) * g.tiles_w, from = cols % NR;
+  if (from) {
     for (int t = 0; t < kT; ++t)
       for (size_t c = c0; c < c1; ++c) {
         float* d = V + t * C * cols_pad + (cols / NR) * C * NR + c * NR;
-        for (size_t lane = cols % NR; lane < NR; ++lane) d[lane] = 0.f;
+        for (size_t q = from / VW * VW; q < NR; q += VW) {
+          const size_t lane = std::max(q, from);
+          Isa::store_lanes(d + lane, Isa::zero(), 0, q + VW - lane);
+        }
       }
   }
 }
@@ -300,7 +307,7 @@ void winograd_conv(const Conv2DParams& p, const float* x, const float* packed, f
   const size_t max_cols_pad = round_up(g.rows_per_block * g.tiles_w, NR);
   // M rows are W floats longer than the columns: the output pass reads whole W-tile groups.
   const size_t ldm = max_cols_pad + Isa::W;
-  const size_t stage_floats = std::max((2 * kA + 1) * g.row_w, kM * kM * g.tiles_wv);
+  const size_t stage_floats = std::max(kA * g.row_w, kM * kM * g.tiles_wv);
   // The kT GEMMs of a block: Mt = Ut Vt at position t.
   auto position_gemm = [&](size_t t, const float* V, float* Mb, size_t cols_pad) {
     const float* Ut = packed + t * g.Mpad * C;
