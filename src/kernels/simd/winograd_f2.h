@@ -143,9 +143,10 @@ __attribute__((noinline)) void input_transform(const Conv2DParams& p, const Geom
         row[i] = ih < 0 || ih >= H ? nullptr : plane + ih * Wd;
       }
       // Vertical pass: rows_t = B^T (the kA input rows), the used columns at once, read from the
-      // plane (a vector at the plane's edges through a masked load). Staging the rows by memcpy
-      // first cost a failed store-to-load forwarding on every vector (the copy's offset is the
-      // padding), about a third of the transform.
+      // plane (a vector at the plane's edges through a masked load). When the rows were staged by
+      // memset and memcpy first, perf put a third of the transform on the loads right after the
+      // copy, which is offset by the padding: a load spanning two of its stores cannot take its
+      // data from them.
       for (size_t q = 0; q < used_w; q += VW) {
         const ptrdiff_t lo = std::max<ptrdiff_t>(q_lo, static_cast<ptrdiff_t>(q));
         const ptrdiff_t hi = std::min<ptrdiff_t>(q_hi, static_cast<ptrdiff_t>(q + VW));
