@@ -263,6 +263,20 @@ inline void store_tile(const typename Isa::V* acc, float* C, size_t ldc, size_t 
                        float beta, bool bias, bool clamp, const Epilogue& ep) {
   using V = typename Isa::V;
   constexpr size_t W = Isa::W, NV = Isa::NR / W;
+  if (mr == Isa::MR && nr == Isa::NR && first && beta == 0.f) {
+    // A whole tile written over C (every k-block of a conv's GEMM at once): the same steps
+    // with the trip counts fixed, so that they unroll without the partial-vector branches.
+#pragma GCC unroll 16
+    for (size_t i = 0; i < Isa::MR; ++i) {
+      float* row = C + i * ldc;
+      const ChannelLanes<Isa, POST> ch(ep, bias, bias ? ep.bias[i] : 0.f, clamp, ep.chan + i);
+#pragma GCC unroll 4
+      for (size_t h = 0; h < NV; ++h) Isa::store(row + h * W, ch.template finish<K>(acc[i * NV + h]));
+      if constexpr (POST && K == PostAct::Rows) post_stored<Isa>(ep, ep.chan + i, row, nr, true, false);
+      for (size_t l = 0; l < Isa::NR; l += 64 / sizeof(float)) __builtin_prefetch(row + Isa::NR + l, 1);
+    }
+    return;
+  }
   const V vb = Isa::set1(beta);
   for (size_t i = 0; i < mr; ++i) {
     float* row = C + i * ldc;
