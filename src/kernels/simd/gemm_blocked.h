@@ -265,8 +265,8 @@ inline void store_tile(const typename Isa::V* acc, float* C, size_t ldc, size_t 
   constexpr size_t W = Isa::W, NV = Isa::NR / W;
   if (mr == Isa::MR && nr == Isa::NR && first && beta == 0.f) {
     // A whole tile written over C (every k-block of a conv's GEMM at once): the same steps
-    // with the trip counts fixed, so that they unroll without the partial-vector branches.
-#pragma GCC unroll 16
+    // without the per-vector branches of partial tiles and of adding to C (MobileNetV2 3-5%
+    // faster; unrolling the rows as well added 33 KB of code for no further gain).
     for (size_t i = 0; i < Isa::MR; ++i) {
       float* row = C + i * ldc;
       const ChannelLanes<Isa, POST> ch(ep, bias, bias ? ep.bias[i] : 0.f, clamp, ep.chan + i);
