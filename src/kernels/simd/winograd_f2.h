@@ -92,22 +92,6 @@ Geometry geometry(const Conv2DParams& p) {
   return g;
 }
 
-// Writes the first n (<= W) lanes of v to row c of Vt's panel layout, columns [col, col + n);
-// a group that crosses a panel boundary continues at lane 0 of the next panel.
-template <class Isa>
-inline void store_columns(float* Vt, size_t C, size_t c, size_t col, typename Isa::V v, size_t n) {
-  constexpr size_t NR = Isa::NR;
-  const size_t lane = col % NR;
-  float* d = Vt + (col / NR) * C * NR + c * NR + lane;
-  const size_t here = std::min(n, NR - lane);  // lanes that fit in this panel
-  if (here == Isa::W) {  // the common case
-    Isa::store(d, v);
-    return;
-  }
-  Isa::store_lanes(d, v, 0, here);
-  if (here < n) Isa::store_lanes(Vt + (col / NR + 1) * C * NR + c * NR, v, here, n - here);
-}
-
 // Transforms the input tiles of tile rows [r0, r1) and channels [c0, c1) into V (columns numbered
 // from r0's first tile).
 // noinline (here and below): keeps the transforms apart from the GEMM in profiles; they run
@@ -142,36 +126,65 @@ __attribute__((noinline)) void input_transform(const Conv2DParams& p, const Geom
         const ptrdiff_t ih = static_cast<ptrdiff_t>(th * kM + i) - static_cast<ptrdiff_t>(p.pad_top);
         row[i] = ih < 0 || ih >= H ? nullptr : plane + ih * Wd;
       }
+      const bool all_rows = row[0] && row[1] && row[2] && row[3];
+      // The next channel's rows, a plane further: a few lines per row, too few for the hardware
+      // prefetcher to pick up before they are read.
+      if (c + 1 < c1)
+        for (int i = 0; i < kA; ++i)
+          if (row[i])
+            for (ptrdiff_t q = 0; q < Wd; q += 64 / sizeof(float)) __builtin_prefetch(row[i] + HW + q);
       // Vertical pass: rows_t = B^T (the kA input rows), the used columns at once, read from the
       // plane (a vector at the plane's edges through a masked load). When the rows were staged by
       // memset and memcpy first, perf put a third of the transform on the loads right after the
       // copy, which is offset by the padding: a load spanning two of its stores cannot take its
       // data from them.
+      // (One call per vector of columns with the loads fixed: with the arrays filled in a loop
+      // around the branches GCC kept them on the stack.)
+      auto vertical = [&](size_t q, auto&& load) {
+        const Vec d[kA] = {load(row[0]), load(row[1]), load(row[2]), load(row[3])};
+        Vec o[kA];
+        bt<Isa>(d, o);
+        Isa::store(rows_t + q, o[0]);
+        Isa::store(rows_t + g.row_w + q, o[1]);
+        Isa::store(rows_t + 2 * g.row_w + q, o[2]);
+        Isa::store(rows_t + 3 * g.row_w + q, o[3]);
+      };
       for (size_t q = 0; q < used_w; q += VW) {
         const ptrdiff_t lo = std::max<ptrdiff_t>(q_lo, static_cast<ptrdiff_t>(q));
         const ptrdiff_t hi = std::min<ptrdiff_t>(q_hi, static_cast<ptrdiff_t>(q + VW));
         const bool whole = lo == static_cast<ptrdiff_t>(q) && hi == static_cast<ptrdiff_t>(q + VW);
-        Vec v[kA], o[kA];
-        for (int i = 0; i < kA; ++i) {
-          if (!row[i] || lo >= hi) v[i] = Isa::zero();
-          else if (whole) v[i] = Isa::load(row[i] + (lo - pl));
-          else v[i] = Isa::load_lanes(row[i] + (lo - pl), static_cast<size_t>(lo) - q, static_cast<size_t>(hi - lo));
+        const ptrdiff_t at = lo - pl;
+        if (whole && all_rows) {
+          vertical(q, [&](const float* r) { return Isa::load(r + at); });
+        } else if (lo >= hi) {
+          vertical(q, [&](const float*) { return Isa::zero(); });
+        } else {
+          const size_t from = static_cast<size_t>(lo) - q, n_in = static_cast<size_t>(hi - lo);
+          vertical(q, [&](const float* r) { return r ? Isa::load_lanes(r + at, from, n_in) : Isa::zero(); });
         }
-        bt<Isa>(v, o);
-        for (int i = 0; i < kA; ++i) Isa::store(rows_t + i * g.row_w + q, o[i]);
       }
       // Horizontal pass, W tiles per vector: tile tw reads rows_t[i][2 tw + j], j < 4, i.e.
       // the even and odd elements from 2 tw (j = 0, 1) and from 2 tw + 2 (j = 2, 3).
-      for (int i = 0; i < kA; ++i) {
-        const float* t = rows_t + i * g.row_w;
-        for (size_t tw = 0; tw < g.tiles_w; tw += VW) {
+      // Where the W columns from col0 + tw go is the same in all kT matrices: worked out once.
+      for (size_t tw = 0; tw < g.tiles_w; tw += VW) {
+        const size_t n_valid = std::min(VW, g.tiles_w - tw), col = col0 + tw, lane = col % NR;
+        const size_t at = (col / NR) * C * NR + c * NR + lane, here = std::min(n_valid, NR - lane);
+        const size_t next = (col / NR + 1) * C * NR + c * NR;  // the rest, in the next panel
+        for (int i = 0; i < kA; ++i) {
+          const float* t = rows_t + i * g.row_w;
           Vec d[kA], o[kA];
           Isa::deinterleave(t + kM * tw, d[0], d[1]);
           Isa::deinterleave(t + kM * tw + 2, d[2], d[3]);
           bt<Isa>(d, o);
-          const size_t n_valid = std::min(VW, g.tiles_w - tw);
-          for (int j = 0; j < kA; ++j)
-            store_columns<Isa>(V + (i * kA + j) * C * cols_pad, C, c, col0 + tw, o[j], n_valid);
+          float* Vi = V + i * kA * C * cols_pad;
+          if (here == VW) {
+            for (int j = 0; j < kA; ++j) Isa::store(Vi + j * C * cols_pad + at, o[j]);
+            continue;
+          }
+          for (int j = 0; j < kA; ++j) {
+            Isa::store_lanes(Vi + j * C * cols_pad + at, o[j], 0, here);
+            if (here < n_valid) Isa::store_lanes(Vi + j * C * cols_pad + next, o[j], here, n_valid - here);
+          }
         }
       }
     }
