@@ -210,11 +210,10 @@ __attribute__((noinline)) void input_transform(const Conv2DParams& p, const Geom
 // GEMM's tile stores do; K is Rows for activations left to the stored rows).
 template <class Isa, PostAct K>
 void output_transform_as(const Conv2DParams& p, const Geometry& g, const float* Mb, size_t ldm, size_t r0,
-                         size_t r1, size_t k0, size_t k1, const Epilogue& ep, float* y, float* stage) {
+                         size_t r1, size_t k0, size_t k1, const Epilogue& ep, float* y) {
   using Vec = typename Isa::V;
   constexpr size_t VW = Isa::W;
-  const size_t HWo = p.H_out * p.W_out;
-  float* orow = stage;  // kM output rows of kM * tiles_wv values
+  const size_t HWo = p.H_out * p.W_out, Wo = p.W_out;
   const Vec vlo = Isa::set1(ep.lo), vhi = Isa::set1(ep.hi);
   for (size_t k = k0; k < k1; ++k) {
     const Vec vbias = Isa::set1(p.bias ? p.bias[k] : 0.f);
@@ -222,7 +221,11 @@ void output_transform_as(const Conv2DParams& p, const Geometry& g, const float* 
     for (size_t r = r0; r < r1; ++r) {
       const size_t n = r / g.tiles_h, th = r % g.tiles_h;
       const float* src = Mb + k * ldm + (r - r0) * g.tiles_w;
-      for (size_t tw = 0; tw < g.tiles_wv; tw += VW) {
+      // The output rows of this tile row (the second one past the plane's last row when H_out is odd).
+      float* yrow[kM];
+      for (int i2 = 0; i2 < kM; ++i2)
+        yrow[i2] = th * kM + i2 < p.H_out ? y + (n * p.C_out + k) * HWo + (th * kM + i2) * Wo : nullptr;
+      for (size_t tw = 0; tw < g.tiles_w; tw += VW) {
         // s[j2][i] = (A^T applied to row i of the 4x4 M tile)[j2], then the same vertically.
         Vec s[kM][kA];
         for (int i = 0; i < kA; ++i) {
@@ -231,7 +234,12 @@ void output_transform_as(const Conv2DParams& p, const Geometry& g, const float* 
           s[0][i] = at0<Isa>(m);
           s[1][i] = at1<Isa>(m);
         }
+        // Columns 0 and 1 of the W tiles are the 2W output pixels from 2 tw: stored in place, the
+        // last group's through a stack copy and masked stores (staging whole rows for a memcpy
+        // each cost a call per output row).
+        const size_t col = kM * tw, cols = std::min(kM * VW, Wo - col);
         for (int i2 = 0; i2 < kM; ++i2) {
+          if (!yrow[i2]) break;
           Vec yv[kM];
           for (int j2 = 0; j2 < kM; ++j2) {
             Vec v = Isa::add(i2 == 0 ? at0<Isa>(s[j2]) : at1<Isa>(s[j2]), vbias);
@@ -239,17 +247,19 @@ void output_transform_as(const Conv2DParams& p, const Geometry& g, const float* 
             if (ep.post) v = post_lanes<Isa, K>(*ep.post, pk, v);
             yv[j2] = v;
           }
-          // Columns 0 and 1 of the W tiles become 2W consecutive output pixels.
-          Isa::store_interleaved(orow + i2 * kM * g.tiles_wv + kM * tw, yv[0], yv[1]);
+          if (cols == kM * VW) {
+            Isa::store_interleaved(yrow[i2] + col, yv[0], yv[1]);
+            continue;
+          }
+          alignas(64) float t[kM * VW];
+          Isa::store_interleaved(t, yv[0], yv[1]);
+          const size_t first = std::min(VW, cols);
+          Isa::store_lanes(yrow[i2] + col, Isa::load(t), 0, first);
+          if (cols > VW) Isa::store_lanes(yrow[i2] + col + VW, Isa::load(t + VW), 0, cols - VW);
         }
       }
-      for (int i2 = 0; i2 < kM; ++i2) {
-        const size_t oh = th * kM + i2;
-        if (oh >= p.H_out) break;
-        float* yrow = y + (n * p.C_out + k) * HWo + oh * p.W_out;
-        std::memcpy(yrow, orow + i2 * kM * g.tiles_wv, p.W_out * sizeof(float));
-        if (ep.post && K == PostAct::Rows) post_stored<Isa>(ep, k, yrow, p.W_out, true, false);
-      }
+      if constexpr (K == PostAct::Rows)
+        for (int i2 = 0; i2 < kM && ep.post && yrow[i2]; ++i2) post_stored<Isa>(ep, k, yrow[i2], Wo, true, false);
     }
   }
 }
@@ -261,11 +271,11 @@ void output_transform_as(const Conv2DParams& p, const Geometry& g, const float* 
 template <class Isa>
 __attribute__((noinline)) void output_transform(const Conv2DParams& p, const Geometry& g, const float* Mb,
                                                 size_t ldm, size_t r0, size_t r1, size_t k0, size_t k1,
-                                                const Epilogue& ep, float* y, float* stage) {
+                                                const Epilogue& ep, float* y) {
   const bool own_table = ep.post && (!ep.post->table || ep.post->table == &Isa::table());
-  if (!ep.post || !own_table) return output_transform_as<Isa, PostAct::Rows>(p, g, Mb, ldm, r0, r1, k0, k1, ep, y, stage);
+  if (!ep.post || !own_table) return output_transform_as<Isa, PostAct::Rows>(p, g, Mb, ldm, r0, r1, k0, k1, ep, y);
   with_post_kind(ep.post_act, [&](auto kind) {
-    output_transform_as<Isa, decltype(kind)::value>(p, g, Mb, ldm, r0, r1, k0, k1, ep, y, stage);
+    output_transform_as<Isa, decltype(kind)::value>(p, g, Mb, ldm, r0, r1, k0, k1, ep, y);
   });
 }
 
@@ -330,7 +340,7 @@ void winograd_conv(const Conv2DParams& p, const float* x, const float* packed, f
   const size_t max_cols_pad = round_up(g.rows_per_block * g.tiles_w, NR);
   // M rows are W floats longer than the columns: the output pass reads whole W-tile groups.
   const size_t ldm = max_cols_pad + Isa::W;
-  const size_t stage_floats = std::max(kA * g.row_w, kM * kM * g.tiles_wv);
+  const size_t stage_floats = kA * g.row_w;  // the input pass's vertically transformed rows
   // The kT GEMMs of a block: Mt = Ut Vt at position t.
   auto position_gemm = [&](size_t t, const float* V, float* Mb, size_t cols_pad) {
     const float* Ut = packed + t * g.Mpad * C;
@@ -362,7 +372,7 @@ void winograd_conv(const Conv2DParams& p, const float* x, const float* packed, f
       float* stage = detail::scratch(0, stage_floats);
       input_transform<Isa>(p, g, x, r0, r1, 0, C, cols_pad, V, stage);
       for (size_t t = 0; t < kT; ++t) position_gemm(t, V, Mb, cols_pad);
-      output_transform<Isa>(p, g, Mb, ldm, r0, r1, 0, p.C_out, ep, y, stage);
+      output_transform<Isa>(p, g, Mb, ldm, r0, r1, 0, p.C_out, ep, y);
     });
   } else {
     float* V = detail::scratch(3, kT * C * max_cols_pad);
@@ -379,7 +389,7 @@ void winograd_conv(const Conv2DParams& p, const float* x, const float* packed, f
       });
       parallel_for(kT, [&](size_t t) { position_gemm(t, V, Mb, cols_pad); });
       parallel_ranges(p.C_out, 1, plane_grain(tile_work), [&](size_t k0, size_t k1) {
-        output_transform<Isa>(p, g, Mb, ldm, r0, r1, k0, k1, ep, y, detail::scratch(0, stage_floats));
+        output_transform<Isa>(p, g, Mb, ldm, r0, r1, k0, k1, ep, y);
       });
     }
   }
