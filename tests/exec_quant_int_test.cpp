@@ -210,6 +210,15 @@ TEST(ExecQuantInt, ConvMatchesDirectReference) {
     SCOPED_TRACE("case " + std::to_string(seed) + " x " + shape_str(cc.x) + " w " + shape_str(cc.w));
     check_conv(cc, seed++);
   }
+  // Again on two threads with the splitting floors lowered, so that the depthwise channels, the
+  // im2col column ranges and the pointwise product are all split between threads.
+  ofg::kernels::ThreadsScope two(2);
+  ofg::kernels::ParallelFloorsScope low(8, 1);
+  seed = 1;
+  for (const ConvCase& cc : cases) {
+    SCOPED_TRACE("two threads, case " + std::to_string(seed) + " x " + shape_str(cc.x) + " w " + shape_str(cc.w));
+    check_conv(cc, seed++);
+  }
 }
 
 // The former int_matmul: a triple loop in exact arithmetic, batch dims broadcast.

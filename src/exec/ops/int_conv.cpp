@@ -248,19 +248,22 @@ bool depthwise_2d(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const 
   const bool flat = sh == 1 && sw == 1;
   const int64_t row_call = (OW + 7) / 8 * 8 + 1;  // stride > 1: outputs asked per row (see kSlack)
   if (!flat && (KW - 1) * dw + (row_call - 1) * sw >= Wp + kSlack) return false;  // the last read stays in the slack
-  std::vector<int16_t> plane(scratch_elems(Hp * Wp + kSlack, sizeof(int16_t)), 0);
-  std::vector<int16_t> taps(static_cast<size_t>(kn));
-  std::vector<const int16_t*> rows(static_cast<size_t>(kn));
-  std::vector<int32_t> ybuf(scratch_elems(flat ? OH * Wp : row_call, sizeof(int32_t)));
   const kernels::KernelTable& kt = kernels::active_table();
-  for (int64_t n = 0; n < g.N; ++n)
-    for (int64_t c = 0; c < g.C; ++c) {
-      const uint8_t* xc = x.data + (n * g.C + c) * H * W;
+  // Channels [b, e) of all images (index n * C + c), each on its own: threads take ranges of them,
+  // each with its own scratch.
+  auto channels = [&](size_t b, size_t e) {
+    std::vector<int16_t> plane(scratch_elems(Hp * Wp + kSlack, sizeof(int16_t)), 0);
+    std::vector<int16_t> taps(static_cast<size_t>(kn));
+    std::vector<const int16_t*> rows(static_cast<size_t>(kn));
+    std::vector<int32_t> ybuf(scratch_elems(flat ? OH * Wp : row_call, sizeof(int32_t)));
+    for (size_t nc = b; nc < e; ++nc) {
+      const int64_t c = static_cast<int64_t>(nc) % g.C;
+      const uint8_t* xc = x.data + static_cast<int64_t>(nc) * H * W;
       for (int64_t i = 0; i < H; ++i)
         widen_shifted(xc + i * W, W, x.is_signed, xz, plane.data() + (i + g.pad_begin[0]) * Wp + g.pad_begin[1]);
       for (int64_t q = 0; q < kn; ++q)
         taps[static_cast<size_t>(q)] = static_cast<int16_t>(int8_value(w.data[c * kn + q], w.is_signed) - wz[static_cast<size_t>(c)]);
-      int32_t* yc = y + (n * g.C + c) * OH * OW;
+      int32_t* yc = y + static_cast<int64_t>(nc) * OH * OW;
       if (flat) {
         for (int64_t kh = 0; kh < KH; ++kh)
           for (int64_t kw = 0; kw < KW; ++kw) rows[static_cast<size_t>(kh * KW + kw)] = plane.data() + kh * dh * Wp + kw * dw;
@@ -278,6 +281,9 @@ bool depthwise_2d(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const 
         std::memcpy(yc + oh * OW, ybuf.data(), OW * sizeof(int32_t));
       }
     }
+  };
+  kernels::parallel_ranges(static_cast<size_t>(g.N * g.C), 1, kernels::plane_grain(static_cast<size_t>(OH * OW * kn)),
+                           channels);
   return true;
 }
 
@@ -335,10 +341,12 @@ void int_conv_compute(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, co
     pointwise = pointwise && g.kernel[a] == 1 && g.stride[a] == 1 && g.pad_begin[a] == 0 && g.out[a] == g.in[a];
   // im2col in column blocks of about 1 MiB so that large images need no K x HW buffer.
   const int64_t nb_max = pointwise ? out_n : std::min<int64_t>(out_n, std::max<int64_t>(256, (1 << 20) / std::max<int64_t>(1, K)));
-  // Not value-initialised: im2col writes every byte of the columns it hands to int_gemm.
-  std::unique_ptr<uint8_t[]> cols(new uint8_t[pointwise ? 0 : scratch_elems(K * nb_max, 1)]);
   std::vector<int32_t> zb(static_cast<size_t>(nb_max), xz);
   const uint8_t pad = static_cast<uint8_t>(xz);
+  // Threads take ranges of output columns, each with its own im2col buffer (the integer sums are
+  // exact, so any split gives the same values); ranges of at least gemm_parallel_macs().
+  const size_t col_macs = static_cast<size_t>(OCg * K);
+  const size_t min_cols = std::max<size_t>(64, kernels::gemm_parallel_macs() / std::max<size_t>(1, col_macs));
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t gi = 0; gi < g.group; ++gi) {
       const uint8_t* xg = x.data + (n * g.C + gi * Cg) * in_n;
@@ -346,14 +354,19 @@ void int_conv_compute(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, co
       const int32_t* za = wz.data() + gi * OCg;
       int32_t* yg = y + (n * g.OC + gi * OCg) * out_n;
       if (pointwise) {
-        int_gemm(OCg, out_n, K, wg, K, za, {xg, x.is_signed}, in_n, zb.data(), yg, out_n);
+        int_gemm_threads(OCg, out_n, K, wg, K, za, {xg, x.is_signed}, in_n, zb.data(), yg, out_n);
         continue;
       }
-      for (int64_t j0 = 0; j0 < out_n; j0 += nb_max) {
-        const int64_t nb = std::min(nb_max, out_n - j0);
-        im2col(g, xg, pad, Cg, j0, nb, cols.get());
-        int_gemm(OCg, nb, K, wg, K, za, {cols.get(), x.is_signed}, nb, zb.data(), yg + j0, out_n);
-      }
+      kernels::parallel_ranges(static_cast<size_t>(out_n), 64, min_cols, [&](size_t c0, size_t c1) {
+        const int64_t nb_part = std::min<int64_t>(nb_max, static_cast<int64_t>(c1 - c0));
+        // Not value-initialised: im2col writes every byte of the columns it hands to int_gemm.
+        std::unique_ptr<uint8_t[]> cols(new uint8_t[scratch_elems(K * nb_part, 1)]);
+        for (int64_t j0 = static_cast<int64_t>(c0); j0 < static_cast<int64_t>(c1); j0 += nb_part) {
+          const int64_t nb = std::min<int64_t>(nb_part, static_cast<int64_t>(c1) - j0);
+          im2col(g, xg, pad, Cg, j0, nb, cols.get());
+          int_gemm(OCg, nb, K, wg, K, za, {cols.get(), x.is_signed}, nb, zb.data(), yg + j0, out_n);
+        }
+      });
     }
 }
 
