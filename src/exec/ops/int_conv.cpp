@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 
+#include "exec/buffer_cache.h"
 #include "exec/ops/util.h"
 
 namespace ofg::exec {
@@ -106,8 +107,8 @@ bool im2col_phases(const IntConvGeom& g, const uint8_t* x, uint8_t pad, size_t C
   const int64_t IH = g.in[0], IW = g.in[1], OW = g.out[1], OH = g.out[0];
   const int64_t rows_of[2] = {(IH + 1) / 2, IH / 2};  // rows of the even and odd phases
   const int64_t phase_n = rows_of[0] * OW;             // elements per phase plane (odd ones use fewer)
-  std::unique_ptr<uint8_t[]> phases(new uint8_t[scratch_elems(static_cast<int64_t>(Cg) * 4 * phase_n, 1)]);
-  auto phase = [&](size_t ci, int64_t a, int64_t b) { return phases.get() + ((static_cast<int64_t>(ci) * 2 + a) * 2 + b) * phase_n; };
+  const ScratchBlock phases(scratch_elems(static_cast<int64_t>(Cg) * 4 * phase_n, 1));
+  auto phase = [&](size_t ci, int64_t a, int64_t b) { return phases.as<uint8_t>() + ((static_cast<int64_t>(ci) * 2 + a) * 2 + b) * phase_n; };
   for (size_t ci = 0; ci < Cg; ++ci)
     for (int64_t r = 0; r < IH; ++r) {
       const uint8_t* src = x + (static_cast<int64_t>(ci) * IH + r) * IW;
@@ -226,8 +227,9 @@ void widen_shifted(const uint8_t* __restrict x, int64_t n, bool is_signed, int32
 
 // Depthwise 2-D (one input and one output channel per group) with small padding: each tap is a
 // multiply-add of a shifted row of the zero-shifted, zero-padded int16 plane.
+// The sums go to y, or to sink when it is set (int_gemm.h).
 bool depthwise_2d(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const std::vector<int32_t>& wz,
-                  int32_t* y) {
+                  int32_t* y, const IntSumSink* sink) {
   if (g.in.size() != 2 || g.C != g.group || g.OC != g.group) return false;
   const int64_t KH = g.kernel[0], KW = g.kernel[1], kn = KH * KW;
   int64_t ext[2];
@@ -255,7 +257,8 @@ bool depthwise_2d(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const 
     std::vector<int16_t> plane(scratch_elems(Hp * Wp + kSlack, sizeof(int16_t)), 0);
     std::vector<int16_t> taps(static_cast<size_t>(kn));
     std::vector<const int16_t*> rows(static_cast<size_t>(kn));
-    std::vector<int32_t> ybuf(scratch_elems(flat ? OH * Wp : row_call, sizeof(int32_t)));
+    // The kernel's outputs; with a sink, the channel's rows are gathered at its start.
+    std::vector<int32_t> ybuf(scratch_elems(flat ? OH * Wp : (sink ? OH * OW + row_call : row_call), sizeof(int32_t)));
     for (size_t nc = b; nc < e; ++nc) {
       const int64_t c = static_cast<int64_t>(nc) % g.C;
       const uint8_t* xc = x.data + static_cast<int64_t>(nc) * H * W;
@@ -263,22 +266,30 @@ bool depthwise_2d(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const 
         widen_shifted(xc + i * W, W, x.is_signed, xz, plane.data() + (i + g.pad_begin[0]) * Wp + g.pad_begin[1]);
       for (int64_t q = 0; q < kn; ++q)
         taps[static_cast<size_t>(q)] = static_cast<int16_t>(int8_value(w.data[c * kn + q], w.is_signed) - wz[static_cast<size_t>(c)]);
-      int32_t* yc = y + static_cast<int64_t>(nc) * OH * OW;
+      int32_t* yc = sink ? nullptr : y + static_cast<int64_t>(nc) * OH * OW;
+      // Row oh of the channel's sums; a sink gets the whole plane in one call (rows are short, and
+      // a requantization's vector loop would leave a scalar tail on each).
+      auto finish_row = [&](int64_t oh, const int32_t* sums) {
+        int32_t* dst = sink ? ybuf.data() + oh * OW : yc + oh * OW;
+        if (dst != sums) std::memmove(dst, sums, OW * sizeof(int32_t));
+        if (sink && oh + 1 == OH) (*sink)(static_cast<int64_t>(nc), 0, ybuf.data(), static_cast<size_t>(OH * OW));
+      };
       if (flat) {
         for (int64_t kh = 0; kh < KH; ++kh)
           for (int64_t kw = 0; kw < KW; ++kw) rows[static_cast<size_t>(kh * KW + kw)] = plane.data() + kh * dh * Wp + kw * dw;
         kt.dw_row_i16(rows.data(), taps.data(), static_cast<size_t>(kn), 1, static_cast<size_t>((OH - 1) * Wp + OW),
                       ybuf.data());
-        for (int64_t oh = 0; oh < OH; ++oh) std::memcpy(yc + oh * OW, ybuf.data() + oh * Wp, OW * sizeof(int32_t));
+        for (int64_t oh = 0; oh < OH; ++oh) finish_row(oh, ybuf.data() + oh * Wp);
         continue;
       }
       for (int64_t oh = 0; oh < OH; ++oh) {
         for (int64_t kh = 0; kh < KH; ++kh)
           for (int64_t kw = 0; kw < KW; ++kw)
             rows[static_cast<size_t>(kh * KW + kw)] = plane.data() + (oh * sh + kh * dh) * Wp + kw * dw;
+        int32_t* row_out = ybuf.data() + (sink ? OH * OW : 0);
         kt.dw_row_i16(rows.data(), taps.data(), static_cast<size_t>(kn), static_cast<size_t>(sw),
-                      static_cast<size_t>(row_call), ybuf.data());
-        std::memcpy(yc + oh * OW, ybuf.data(), OW * sizeof(int32_t));
+                      static_cast<size_t>(row_call), row_out);
+        finish_row(oh, row_out);
       }
     }
   };
@@ -330,21 +341,26 @@ void int_gemm_threads(size_t M, size_t N, size_t K, IntSpan A, size_t lda, const
     });
 }
 
-void int_conv_compute(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const std::vector<int32_t>& wz,
-                      int32_t* y) {
+namespace {
+
+void int_conv_run(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const std::vector<int32_t>& wz, int32_t* y,
+                  const IntSumSink* sink) {
   const int64_t in_n = shape_numel(g.in), out_n = shape_numel(g.out), kn = shape_numel(g.kernel);
   if (out_n == 0 || g.N == 0 || g.OC == 0) return;
-  if (depthwise_2d(g, x, xz, w, wz, y)) return;
+  if (depthwise_2d(g, x, xz, w, wz, y, sink)) return;
   const int64_t Cg = g.C / g.group, OCg = g.OC / g.group, K = Cg * kn;
   bool pointwise = true;
   for (size_t a = 0; a < g.in.size(); ++a)
     pointwise = pointwise && g.kernel[a] == 1 && g.stride[a] == 1 && g.pad_begin[a] == 0 && g.out[a] == g.in[a];
-  // im2col in column blocks of about 1 MiB so that large images need no K x HW buffer.
-  const int64_t nb_max = pointwise ? out_n : std::min<int64_t>(out_n, std::max<int64_t>(256, (1 << 20) / std::max<int64_t>(1, K)));
+  // Column blocks: an im2col block of about 1 MiB, so that large images need no K x HW buffer,
+  // and for a sink about 1 MiB of sums, handed over while they are in cache.
+  int64_t nb_max = out_n;
+  if (!pointwise) nb_max = std::min(nb_max, std::max<int64_t>(256, (1 << 20) / std::max<int64_t>(1, K)));
+  if (sink) nb_max = std::min(nb_max, std::max<int64_t>(256, (1 << 18) / std::max<int64_t>(1, OCg)));
   std::vector<int32_t> zb(static_cast<size_t>(nb_max), xz);
   const uint8_t pad = static_cast<uint8_t>(xz);
-  // Threads take ranges of output columns, each with its own im2col buffer (the integer sums are
-  // exact, so any split gives the same values); ranges of at least gemm_parallel_macs().
+  // Threads take ranges of output columns, each with its own buffers (the integer sums are exact,
+  // so any split gives the same values); ranges of at least gemm_parallel_macs().
   const size_t col_macs = static_cast<size_t>(OCg * K);
   const size_t min_cols = std::max<size_t>(64, kernels::gemm_parallel_macs() / std::max<size_t>(1, col_macs));
   for (int64_t n = 0; n < g.N; ++n)
@@ -352,22 +368,48 @@ void int_conv_compute(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, co
       const uint8_t* xg = x.data + (n * g.C + gi * Cg) * in_n;
       const IntSpan wg{w.data + gi * OCg * K, w.is_signed};
       const int32_t* za = wz.data() + gi * OCg;
-      int32_t* yg = y + (n * g.OC + gi * OCg) * out_n;
-      if (pointwise) {
+      int32_t* yg = sink ? nullptr : y + (n * g.OC + gi * OCg) * out_n;
+      if (pointwise && !sink) {
         int_gemm_threads(OCg, out_n, K, wg, K, za, {xg, x.is_signed}, in_n, zb.data(), yg, out_n);
         continue;
       }
       kernels::parallel_ranges(static_cast<size_t>(out_n), 64, min_cols, [&](size_t c0, size_t c1) {
         const int64_t nb_part = std::min<int64_t>(nb_max, static_cast<int64_t>(c1 - c0));
-        // Not value-initialised: im2col writes every byte of the columns it hands to int_gemm.
-        std::unique_ptr<uint8_t[]> cols(new uint8_t[scratch_elems(K * nb_part, 1)]);
+        // Not value-initialised: im2col writes every byte of the columns it hands to int_gemm,
+        // and int_gemm every sum.
+        const ScratchBlock cols_block(pointwise ? 0 : scratch_elems(K * nb_part, 1));
+        const ScratchBlock sums_block(sink ? scratch_elems(OCg * nb_part, sizeof(int32_t)) * sizeof(int32_t) : 0);
+        uint8_t* cols = cols_block.as<uint8_t>();
+        int32_t* sums = sums_block.as<int32_t>();
         for (int64_t j0 = static_cast<int64_t>(c0); j0 < static_cast<int64_t>(c1); j0 += nb_part) {
           const int64_t nb = std::min<int64_t>(nb_part, static_cast<int64_t>(c1) - j0);
-          im2col(g, xg, pad, Cg, j0, nb, cols.get());
-          int_gemm(OCg, nb, K, wg, K, za, {cols.get(), x.is_signed}, nb, zb.data(), yg + j0, out_n);
+          IntSpan b{xg + j0, x.is_signed};
+          int64_t ldb = in_n;
+          if (!pointwise) {
+            im2col(g, xg, pad, Cg, j0, nb, cols);
+            b.data = cols;
+            ldb = nb;
+          }
+          int32_t* c = sink ? sums : yg + j0;
+          const int64_t ldc = sink ? nb : out_n;
+          int_gemm(OCg, nb, K, wg, K, za, b, ldb, zb.data(), c, ldc);
+          if (sink)
+            for (int64_t r = 0; r < OCg; ++r) (*sink)(n * g.OC + gi * OCg + r, j0, c + r * nb, static_cast<size_t>(nb));
         }
       });
     }
+}
+
+}  // namespace
+
+void int_conv_compute(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const std::vector<int32_t>& wz,
+                      int32_t* y) {
+  int_conv_run(g, x, xz, w, wz, y, nullptr);
+}
+
+void int_conv_compute(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const std::vector<int32_t>& wz,
+                      const IntSumSink& sink) {
+  int_conv_run(g, x, xz, w, wz, nullptr, &sink);
 }
 
 void requantize(const int32_t* acc, size_t n, int64_t bias, double mult, int32_t zp, RTensor& y, int64_t y_off) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "exec/tensor.h"
@@ -29,9 +30,10 @@ void int_gemm(size_t M, size_t N, size_t K, IntSpan A, size_t lda, const int32_t
               const int32_t* zb, int32_t* C, size_t ldc);
 // int_gemm with ranges of the longer side on threads, for the matrix products (MatMulInteger,
 // QLinearMatMul) whose B is not a constant 2-D weight (that one is packed once and split by the
-// kernel: quantize.cpp's int_gemm_shared_b). The convolutions call int_gemm whole: their
-// B is the caller's fresh im2col and their C goes back to its requantization, so a split moved
-// both between cores and made a 96x96 QLinearConv CNN slower on two threads than on one.
+// kernel: quantize.cpp's int_gemm_shared_b). The convolutions split their output columns
+// themselves, so that the im2col, the product and the requantization of a column range stay on
+// one core (splitting only the product moved its operands between cores and made a 96x96
+// QLinearConv CNN slower on two threads than on one).
 void int_gemm_threads(size_t M, size_t N, size_t K, IntSpan A, size_t lda, const int32_t* za, IntSpan B, size_t ldb,
                       const int32_t* zb, int32_t* C, size_t ldc);
 
@@ -45,6 +47,14 @@ struct IntConvGeom {
 // [OC, C / group, kernel...]; padding contributes nothing. Same saturation as int_gemm.
 void int_conv_compute(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const std::vector<int32_t>& wz,
                       int32_t* y);
+
+// Takes finished sums instead of y: sink(plane, off, sums, count) receives the sums of outputs
+// [off, off + count) of output plane `plane` (n * OC + oc), each exactly once, in pieces of
+// whatever size the convolution's path produces them (a row, a column block), possibly on several
+// threads at once. QLinearConv requantizes them while they are still in cache.
+using IntSumSink = std::function<void(int64_t plane, int64_t off, const int32_t* sums, size_t count)>;
+void int_conv_compute(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const std::vector<int32_t>& wz,
+                      const IntSumSink& sink);
 
 // y[y_off + i] = clamp(round_half_even(float(double(acc[i] + bias) * mult)) + zp) into y's
 // integer type, for i < n: the requantization of QLinearConv / QLinearMatMul. mult is the

@@ -297,8 +297,14 @@ void op_qlinear_matmul(OpCtx& c) {
   c.set(0, y);
 }
 
-// N-d convolution of (x - xz) with (w - wz[oc]), exact in int32 (saturated beyond).
-RTensor int_conv(OpCtx& c, const RTensor& x, const RTensor* xz, const RTensor& w, const RTensor* wz, Shape& os) {
+// The geometry and zero points of an integer convolution of (x - xz) with (w - wz[oc]); os gets
+// the output shape.
+struct IntConvArgs {
+  IntConvGeom geom;
+  int32_t xz = 0;
+  std::vector<int32_t> wz;
+};
+IntConvArgs int_conv_args(OpCtx& c, const RTensor& x, const RTensor* xz, const RTensor& w, const RTensor* wz, Shape& os) {
   if (x.rank() < 3 || w.rank() != x.rank()) c.error("X and W must have the same rank >= 3: " + shape_str(x.shape) + ", " + shape_str(w.shape));
   int r = x.rank() - 2;
   std::vector<int64_t> k(w.shape.begin() + 2, w.shape.end());
@@ -315,11 +321,8 @@ RTensor int_conv(OpCtx& c, const RTensor& x, const RTensor* xz, const RTensor& w
   int64_t N = x.shape[0], C = x.shape[1], OC = w.shape[0];
   os = {N, OC};
   for (int64_t v : out) os.push_back(v);
-  IntConvGeom geom{N, C, OC, group, in, out, k, s, d, std::vector<int64_t>(pads.begin(), pads.begin() + r)};
-  RTensor y = RTensor::alloc_uninit(kInt32, os);  // every element is written by int_conv_compute
-  const int32_t xzv = xz ? zero_points(c, xz, x, 1)[0] : 0;
-  int_conv_compute(geom, int_span(x), xzv, int_span(w), zero_points(c, wz, w, OC), y.data<int32_t>());
-  return y;
+  return {IntConvGeom{N, C, OC, group, in, out, k, s, d, std::vector<int64_t>(pads.begin(), pads.begin() + r)},
+          xz ? zero_points(c, xz, x, 1)[0] : 0, zero_points(c, wz, w, OC)};
 }
 
 // MatMulInteger / ConvInteger: inputs (a, b, a_zero_point, b_zero_point), output the int32 sums.
@@ -330,13 +333,16 @@ void op_matmul_integer(OpCtx& c) {
 }
 void op_conv_integer(OpCtx& c) {
   Shape os;
-  c.set(0, int_conv(c, c.t(0), optional_input(c, 2), c.t(1), optional_input(c, 3), os));
+  const IntConvArgs a = int_conv_args(c, c.t(0), optional_input(c, 2), c.t(1), optional_input(c, 3), os);
+  RTensor y = RTensor::alloc_uninit(kInt32, os);  // every element is written by int_conv_compute
+  int_conv_compute(a.geom, int_span(c.t(0)), a.xz, int_span(c.t(1)), a.wz, y.data<int32_t>());
+  c.set(0, y);
 }
 
 void op_qlinear_conv(OpCtx& c) {
   Shape os;
   for (size_t i : {1, 2, 4, 5, 6, 7}) c.t_numel(i, 1);
-  const RTensor v = int_conv(c, c.t(0), &c.t(2), c.t(3), &c.t(5), os);
+  const IntConvArgs a = int_conv_args(c, c.t(0), &c.t(2), c.t(3), &c.t(5), os);
   int32_t odt = c.t(7).dtype;
   double lo, hi;
   if (!int_range(odt, lo, hi)) fail(Status::kUnsupported, c.where() + ": output type not supported");
@@ -346,13 +352,20 @@ void op_qlinear_conv(OpCtx& c) {
   const RTensor& ws = c.t(4);
   if (ws.numel() != 1 && ws.numel() != OC) c.error("w_scale must have 1 or one per output channel values");
   if (c.has(8) && c.t(8).numel() != OC) c.error("B must have one value per output channel");
-  RTensor y = RTensor::alloc_uninit(odt, os);  // every element is written by requantize
-  for (int64_t b = 0; b < os[0] * OC; ++b) {
-    const int64_t oc = b % OC;
-    const int64_t bias = c.has(8) ? static_cast<int64_t>(get_f64(c.t(8), oc)) : 0;
-    const double mult = static_cast<float>(xs * get_f64(ws, ws.numel() == 1 ? 0 : oc) / ys);
-    requantize(v.data<int32_t>() + b * sp, static_cast<size_t>(sp), bias, mult, yzp, y, b * sp);
+  std::vector<int64_t> bias(static_cast<size_t>(OC));
+  std::vector<double> mult(static_cast<size_t>(OC));
+  for (int64_t oc = 0; oc < OC; ++oc) {
+    bias[static_cast<size_t>(oc)] = c.has(8) ? static_cast<int64_t>(get_f64(c.t(8), oc)) : 0;
+    mult[static_cast<size_t>(oc)] = static_cast<float>(xs * get_f64(ws, ws.numel() == 1 ? 0 : oc) / ys);
   }
+  RTensor y = RTensor::alloc_uninit(odt, os);  // every element is written by the sink's requantization
+  // Each piece of sums is requantized as the convolution finishes it (on the thread that computed
+  // it), so no int32 copy of the output is written and read back.
+  int_conv_compute(a.geom, int_span(c.t(0)), a.xz, int_span(c.t(3)), a.wz,
+                   [&](int64_t plane, int64_t off, const int32_t* sums, size_t count) {
+                     const size_t oc = static_cast<size_t>(plane % OC);
+                     requantize(sums, count, bias[oc], mult[oc], yzp, y, plane * sp + off);
+                   });
   c.set(0, y);
 }
 
