@@ -378,6 +378,43 @@ TEST(KernelsIgemm, DepthwiseRowMatchesOracle) {
       }
 }
 
+// The rows of a real KH x KW window (tap (kh, kw) at kh * W + kw: a tap's row is the previous
+// one's moved by one element within a kernel row, which the stride-2 kernels may read with one
+// load), dilated or not, over strides 1 and 2 and lengths around the vector widths.
+TEST(KernelsIgemm, DepthwiseRowOfAWindowMatchesOracle) {
+  std::mt19937 rng(23);
+  constexpr size_t W = 150;
+  std::vector<int16_t> plane(W * 8);
+  for (auto& v : plane) v = static_cast<int16_t>(static_cast<int>(rng() % 511) - 255);
+  for (size_t kh : {1, 3, 5})
+    for (size_t kw : {1, 2, 3, 5})
+      for (size_t dil : {1, 2})
+        for (size_t stride : {1, 2})
+          for (size_t n : {1, 15, 16, 17, 31, 32, 33, 47, 64, 65}) {
+            std::vector<int16_t> taps(kh * kw);
+            std::vector<const int16_t*> rows(kh * kw);
+            for (size_t a = 0; a < kh; ++a)
+              for (size_t b = 0; b < kw; ++b) {
+                taps[a * kw + b] = static_cast<int16_t>(static_cast<int>(rng() % 511) - 255);
+                rows[a * kw + b] = plane.data() + a * dil * W + b * dil;
+              }
+            std::vector<int32_t> want(n), got(n, 7);
+            for (size_t j = 0; j < n; ++j) {
+              int64_t s = 0;
+              for (size_t t = 0; t < taps.size(); ++t) s += int64_t{taps[t]} * rows[t][j * stride];
+              want[j] = static_cast<int32_t>(s);
+            }
+            std::vector<const k::KernelTable*> tables = k::simd_tables();
+            tables.insert(tables.begin(), &k::scalar_table());
+            for (const k::KernelTable* table : tables) {
+              std::fill(got.begin(), got.end(), 7);
+              table->dw_row_i16(rows.data(), taps.data(), taps.size(), stride, n, got.data());
+              ASSERT_EQ(got, want) << table->isa << " window " << kh << "x" << kw << " dilation " << dil
+                                   << " stride " << stride << " n " << n;
+            }
+          }
+}
+
 // Values that exercise rounding ties, saturation, infinities and NaN.
 std::vector<float> special_floats() {
   std::vector<float> v = {0.f, -0.f, 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 127.5f, 128.5f, -128.5f, 254.5f, 255.5f,

@@ -282,6 +282,22 @@ void check_requantize_u8(const k::KernelTable& t) {
       t.requantize_u8(acc.data(), n, 17.0, 0.00081, sgn ? 3 : 120, sgn, got.data());
       expect_same(got, want, what("requantize_u8 n signed", {n, sgn}));
     }
+  // A float multiplier (the kernels' float lanes) over several 64-value blocks: rounding ties,
+  // both clamps, and in some blocks one accumulator beyond 2^23 (the block takes the exact path).
+  const double fmult = static_cast<float>(0.0625);
+  for (size_t n : {64, 200, 333})
+    for (bool sgn : {false, true})
+      for (double bias : {0.0, -1000.0, 8388609.0}) {
+        std::vector<int32_t> acc(n);
+        for (size_t i = 0; i < n; ++i)
+          acc[i] = i % 5 == 0 ? static_cast<int32_t>(16 * (i % 64)) - 512 + 8  // exact .5 ties after the scale
+                              : static_cast<int32_t>(rng() % 8001) - 4000;
+        if (n > 100) acc[70] = 1 << 23, acc[140] = -(1 << 23) - 1;
+        std::vector<uint8_t> want(n + 1, 0xCD), got = want;
+        ref().requantize_u8(acc.data(), n, bias, fmult, sgn ? -5 : 128, sgn, want.data());
+        t.requantize_u8(acc.data(), n, bias, fmult, sgn ? -5 : 128, sgn, got.data());
+        expect_same(got, want, what("requantize_u8 float mult n signed", {n, sgn}));
+      }
 }
 
 // ------------------------------------------------------------------ convolution and pooling

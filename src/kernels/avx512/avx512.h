@@ -1,13 +1,14 @@
-// The AVX-512 folder's declarations. It overrides only entries that kernels/simd/ writes once
-// for every ISA, those a 16-lane vector measured faster with (bench_kernels): SGEMM and Conv2D
-// (blocked.cpp), sgemv, unary, softmax and layer norm (vector.cpp). Everything else (igemm with
-// its VNNI choice, conversions, quantization, hashing, pooling, binary, reduce, transposes)
+// The AVX-512 folder's declarations. It overrides the entries that a 16-lane vector measured
+// faster with (bench_kernels, bench_run): of those kernels/simd/ writes once for every ISA, SGEMM and Conv2D
+// (blocked.cpp), sgemv, unary, softmax and layer norm (vector.cpp), and the depthwise sums and
+// requantization of the quantized convolution (quant.cpp). Everything else (igemm with its VNNI
+// choice, conversions, quantize / dequantize, hashing, pooling, binary, reduce, transposes)
 // stays the AVX2 table's, which the AVX-512 table starts from.
 #pragma once
 
 #include "kernels/internal.h"
 
-#define OFG_AVX512_KERNELS(X)
+#define OFG_AVX512_KERNELS(X) X(dw_row_i16) X(requantize_u8)
 
 namespace ofg::kernels::avx512 {
 OFG_DECLARE_ISA_KERNELS(OFG_AVX512_KERNELS)
