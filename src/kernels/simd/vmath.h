@@ -24,6 +24,8 @@ constexpr float kExpMax = 88.7228394f;   // largest x with exp(x) < FLT_MAX (rou
 constexpr float kExpMin = -104.f;        // exp(x) rounds to 0 below (smallest subnormal 1.4e-45)
 constexpr float kExpClamp = 104.f;       // n <= 150: 2^n in two normal steps, +inf past kExpMax
 constexpr float kLowest = -3.4028234663852886e38f;
+static_assert(kExpMax < kExpClamp && -kExpClamp <= kExpMin,
+              "v_exp's clamp must keep every x that overflows overflowing, and every x that underflows underflowing");
 
 // c[0] x^(N-1) + c[1] x^(N-2) + ... + c[N-1] by Horner's rule with fused multiply-adds. The
 // chain is written out by a fold: GCC at -O2 kept a loop over the coefficients, one broadcast
