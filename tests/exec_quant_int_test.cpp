@@ -194,8 +194,9 @@ TEST(ExecQuantInt, ConvMatchesDirectReference) {
       {{1, 2, 4, 1}, {3, 2, 1, 3}, 1, {1, 1}, {1, 1}, {0, 1, 0, 1}, kUint8, kUint8, false, ""},  // |shift| >= width
       {{2, 3, 17}, {4, 3, 3}, 1, {2}, {1}, {1, 1}, kInt8, kUint8, true, ""},                       // 1-D
       {{1, 2, 4, 5, 6}, {3, 2, 2, 2, 2}, 1, {1, 1, 1}, {1, 1, 1}, {1, 0, 1, 1, 1, 0}, kUint8, kInt8, false, ""},  // 3-D
-      {{1, 64, 50, 47}, {5, 64, 3, 3}, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, kUint8, kUint8, false, ""},  // 2 im2col blocks
-      {{1, 128, 64, 63}, {5, 128, 3, 3}, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, kInt8, kInt8, true, ""},  // strided, 2 blocks
+      // Over more than one im2col block (of at most 4 MiB: K x 1820 columns at K = 2304).
+      {{1, 256, 40, 50}, {5, 256, 3, 3}, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, kUint8, kUint8, false, ""},
+      {{1, 512, 64, 63}, {5, 512, 3, 3}, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, kInt8, kInt8, true, ""},  // strided
       // Stride 2 over an even width (the input split into phases): even and odd heights, dilated,
       // unpadded 2x2, grouped, and over two im2col blocks.
       {{1, 3, 10, 12}, {4, 3, 3, 3}, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, kUint8, kInt8, true, ""},

@@ -352,10 +352,11 @@ void int_conv_run(const IntConvGeom& g, IntSpan x, int32_t xz, IntSpan w, const 
   bool pointwise = true;
   for (size_t a = 0; a < g.in.size(); ++a)
     pointwise = pointwise && g.kernel[a] == 1 && g.stride[a] == 1 && g.pad_begin[a] == 0 && g.out[a] == g.in[a];
-  // Column blocks: an im2col block of about 1 MiB, so that large images need no K x HW buffer,
-  // and for a sink about 1 MiB of sums, handed over while they are in cache.
+  // Column blocks: an im2col block of at most 4 MiB, so that large images need no K x HW buffer
+  // (a ResNet 3x3 conv of 64 channels on 56x56, 1.8 MiB, ran 15% slower in two blocks of 1 MiB
+  // than in one), and for a sink about 1 MiB of sums, handed over while they are in cache.
   int64_t nb_max = out_n;
-  if (!pointwise) nb_max = std::min(nb_max, std::max<int64_t>(256, (1 << 20) / std::max<int64_t>(1, K)));
+  if (!pointwise) nb_max = std::min(nb_max, std::max<int64_t>(256, (1 << 22) / std::max<int64_t>(1, K)));
   if (sink) nb_max = std::min(nb_max, std::max<int64_t>(256, (1 << 18) / std::max<int64_t>(1, OCg)));
   std::vector<int32_t> zb(static_cast<size_t>(nb_max), xz);
   const uint8_t pad = static_cast<uint8_t>(xz);
