@@ -8,6 +8,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace ofg::kernels::avx512 {
@@ -20,9 +21,14 @@ inline int32_t tap_pair(int16_t lo, int16_t hi) {
   return static_cast<int32_t>(static_cast<uint16_t>(lo) | static_cast<uint32_t>(static_cast<uint16_t>(hi)) << 16);
 }
 
+// The first n bits (n <= 32) of an element mask.
+inline __mmask32 first_bits(size_t n) { return static_cast<__mmask32>((uint64_t{1} << n) - 1); }
+
 // Stride 1, 32 outputs per step: the rows of two taps interleaved (unpack inside each 128-bit
-// lane) make one vpmaddwd per 16 outputs. NT is the tap count when known at compile time (the
-// 3x3 and 5x5 kernels: their pairs stay in registers and the tap loop unrolls), 0 otherwise.
+// lane) make one vpmaddwd per 16 outputs. The last step loads and stores only the outputs left
+// (masked lanes read as zero and are never stored). NT is the tap count when known at compile
+// time (the 3x3 and 5x5 kernels: their pairs stay in registers and the tap loop unrolls), 0
+// otherwise.
 template <size_t NT>
 void dw_stride1(const int16_t* const* rows, const int16_t* taps, size_t ntaps, size_t n, int32_t* y) {
   const size_t nt = NT ? NT : ntaps;
@@ -35,48 +41,50 @@ void dw_stride1(const int16_t* const* rows, const int16_t* taps, size_t ntaps, s
   // unpacklo gives outputs 0-3, 8-11, 16-19, 24-27 and unpackhi 4-7, 12-15, 20-23, 28-31 (in
   // 128-bit quarters); these indices (of 64-bit halves, lo then hi) put them back in order.
   const __m512i first = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), second = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
-  size_t j = 0;
-  for (; j + 32 <= n; j += 32) {
+  for (size_t j = 0; j < n; j += 32) {
+    const size_t r = std::min<size_t>(32, n - j);
+    const __mmask32 m = first_bits(r);
     __m512i lo = _mm512_setzero_si512(), hi = _mm512_setzero_si512();
 #pragma GCC unroll 16
     for (size_t t = 0; t < nt; t += 2) {
-      const __m512i r0 = _mm512_loadu_si512(rows[t] + j);
-      const __m512i r1 = t + 1 < nt ? _mm512_loadu_si512(rows[t + 1] + j) : _mm512_setzero_si512();
+      const __m512i r0 = _mm512_maskz_loadu_epi16(m, rows[t] + j);
+      const __m512i r1 = t + 1 < nt ? _mm512_maskz_loadu_epi16(m, rows[t + 1] + j) : _mm512_setzero_si512();
       const __m512i w = hoisted ? pairs[t / 2] : pair_of(t);
       lo = _mm512_add_epi32(lo, _mm512_madd_epi16(_mm512_unpacklo_epi16(r0, r1), w));
       hi = _mm512_add_epi32(hi, _mm512_madd_epi16(_mm512_unpackhi_epi16(r0, r1), w));
     }
-    _mm512_storeu_si512(y + j, _mm512_permutex2var_epi64(lo, first, hi));
-    _mm512_storeu_si512(y + j + 16, _mm512_permutex2var_epi64(lo, second, hi));
+    const __m512i out0 = _mm512_permutex2var_epi64(lo, first, hi), out1 = _mm512_permutex2var_epi64(lo, second, hi);
+    if (r == 32) {
+      _mm512_storeu_si512(y + j, out0);
+      _mm512_storeu_si512(y + j + 16, out1);
+    } else {
+      _mm512_mask_storeu_epi32(y + j, static_cast<__mmask16>(first_bits(std::min<size_t>(r, 16))), out0);
+      if (r > 16) _mm512_mask_storeu_epi32(y + j + 16, static_cast<__mmask16>(first_bits(r - 16)), out1);
+    }
   }
-  // The last outputs (fewer than 32): AVX2's 16-wide steps on the rows moved to output j.
-  constexpr size_t kMaxTail = 64;
-  if (nt > kMaxTail || j == n) return dw_row_range(rows, taps, nt, 1, j, n, y);
-  const int16_t* moved[kMaxTail];
-  for (size_t t = 0; t < nt; ++t) moved[t] = rows[t] + j;
-  avx2::dw_row_i16(moved, taps, nt, 1, n - j, y + j);
 }
 
 // Stride 2, 16 outputs per step: 32 consecutive int16 from 2 j hold output j + i's inputs at
 // 2 i and 2 i + 1. A tap whose row is the previous tap's row moved by one element (the next
 // kernel column, undilated) shares the previous one's load: one vpmaddwd with the pair (tap t,
-// tap t + 1) covers both; any other tap goes alone with (tap, 0).
+// tap t + 1) covers both; any other tap goes alone with (tap, 0). Loads are masked to what the
+// scalar reference reads: up to element 2 (n - 1) of a lone tap's row, one more for a pair
+// (its second tap's element 2 (n - 1)).
 void dw_stride2(const int16_t* const* rows, const int16_t* taps, size_t ntaps, size_t n, int32_t* y) {
-  size_t j = 0;
-  // The last output reads element 2 (n - 1) (+ 1 for a paired tap, which the caller's row holds
-  // as its next tap's element); a 32-wide load from 2 j reads up to 2 j + 31.
-  for (; j + 16 <= n && 2 * j + 32 <= 2 * n - 1; j += 16) {
+  for (size_t j = 0; j < n; j += 16) {
+    const size_t r = std::min<size_t>(16, n - j);
+    const __mmask32 lone = first_bits(2 * r - 1), pair = first_bits(2 * r);
     __m512i acc = _mm512_setzero_si512();
     for (size_t t = 0; t < ntaps;) {
-      const __m512i r = _mm512_loadu_si512(rows[t] + 2 * j);
       const bool paired = t + 1 < ntaps && rows[t + 1] == rows[t] + 1;
+      const __m512i v = _mm512_maskz_loadu_epi16(paired ? pair : lone, rows[t] + 2 * j);
       const __m512i w = _mm512_set1_epi32(tap_pair(taps[t], paired ? taps[t + 1] : 0));
-      acc = _mm512_add_epi32(acc, _mm512_madd_epi16(r, w));
+      acc = _mm512_add_epi32(acc, _mm512_madd_epi16(v, w));
       t += paired ? 2 : 1;
     }
-    _mm512_storeu_si512(y + j, acc);
+    if (r == 16) _mm512_storeu_si512(y + j, acc);
+    else _mm512_mask_storeu_epi32(y + j, static_cast<__mmask16>(first_bits(r)), acc);
   }
-  dw_row_range(rows, taps, ntaps, 2, j, n, y);
 }
 
 }  // namespace
