@@ -384,13 +384,15 @@ TEST(KernelsIgemm, DepthwiseRowMatchesOracle) {
 TEST(KernelsIgemm, DepthwiseRowOfAWindowMatchesOracle) {
   std::mt19937 rng(23);
   constexpr size_t W = 150;
-  std::vector<int16_t> plane(W * 8);
+  std::vector<int16_t> plane(W * 10);  // the tallest window (5 rows, dilation 2) reaches row 8
   for (auto& v : plane) v = static_cast<int16_t>(static_cast<int>(rng() % 511) - 255);
   for (size_t kh : {1, 3, 5})
     for (size_t kw : {1, 2, 3, 5})
       for (size_t dil : {1, 2})
         for (size_t stride : {1, 2})
           for (size_t n : {1, 15, 16, 17, 31, 32, 33, 47, 64, 65}) {
+            // The last element any tap reads stays inside the plane.
+            ASSERT_LT((kh - 1) * dil * W + (kw - 1) * dil + (n - 1) * stride, plane.size());
             std::vector<int16_t> taps(kh * kw);
             std::vector<const int16_t*> rows(kh * kw);
             for (size_t a = 0; a < kh; ++a)
