@@ -7,9 +7,9 @@
 // they measured 1.05x to 1.25x slower end to end on the mobile CNNs. Tried again on AVX-512 for
 // stride 1 only, with all 16 lanes along the rows where the lanes hold 8 channels, tiles of 4 to
 // 8 vectors and the padded rows copied in vector stores: MobileNetV2's 144-channel 56x56 layer
-// went from 0.17 to 0.19 ms, the taps' unaligned 64-byte loads most likely the cause, as nearly
-// all of them span two cache lines.) A band of output rows reads the band's input rows, moved
-// into lanes by the ISA's register transposes
+// went from 0.17 to 0.19 ms; with every tap load made aligned (wrong results: a bound on what
+// shuffling aligned loads could give) 0.16 ms.) A band of output rows reads the band's input
+// rows, moved into lanes by the ISA's register transposes
 // (Isa::transpose_tile); each output is one chain of fused multiply-adds from zero over the taps
 // in (kh, kw) order. The bias, the clamp and the ConvPost (the tile epilogue of
 // simd/gemm_blocked.h) run on the result vectors with each channel's constants in its lane,
