@@ -9,6 +9,7 @@
 
 #include "ir/attributes.h"
 #include "ir/builder.h"
+#include "api/handles.h"
 #include "ir/snapshot.h"
 #include "onnxforge.h"
 #include "passes/util.h"
@@ -227,6 +228,44 @@ TEST(TargetLegaliseAbi, BadArgumentsThenRaisedAndVerified) {
   EXPECT_NE(std::string(json).find("\"legal\":true"), std::string::npos) << json;
   ofg_buffer_free(json);
   ofg_model_free(m);
+}
+
+// A rewrite whose numbers move by rounding only (LayerNormalization lowered from opset 17 to 13),
+// checked with no tolerance at all: ofg_legalize_for_target and ofg_convert_opset fail with
+// OFG_ERR_VERIFY_FAILED naming the output (src/api/verify_copy.cpp, which both use), and the
+// caller's model keeps its node and opset. With the default tolerance the same legalisation passes
+// and the handle takes the lowered copy.
+TEST(TargetLegaliseAbi, VerifyFailureLeavesTheModelUnchanged) {
+  auto* h = new ofg_model;  // the handle ofg_load would make, around the model built here
+  h->model = layer_norm_model(17);
+  ofg_options* o = nullptr;
+  ASSERT_EQ(ofg_options_create(&o), OFG_OK);
+  ASSERT_EQ(ofg_options_set(o, "verify.atol", "0"), OFG_OK);
+  ASSERT_EQ(ofg_options_set(o, "verify.rtol", "0"), OFG_OK);
+  char* json = reinterpret_cast<char*>(1);
+  ASSERT_EQ(ofg_legalize_for_target(h, "opset:13", o, &json), OFG_ERR_VERIFY_FAILED) << ofg_last_error();
+  const std::string e = ofg_last_error();
+  EXPECT_NE(e.find("ofg_legalize_for_target: the model legalised for 'opset:13' differs from the original: output '"),
+            std::string::npos) << e;
+  EXPECT_NE(e.find("(model unchanged)"), std::string::npos) << e;
+  EXPECT_EQ(json, reinterpret_cast<char*>(1));
+  EXPECT_EQ(h->model->opset_version(""), 17);
+  EXPECT_EQ(count_op(*h->model, "LayerNormalization"), 1u);
+  ofg_pass_report* report = nullptr;
+  ASSERT_EQ(ofg_convert_opset(h, 13, o, &report), OFG_ERR_VERIFY_FAILED) << ofg_last_error();
+  const std::string e2 = ofg_last_error();
+  EXPECT_NE(e2.find("ofg_convert_opset: the model converted to opset 13 differs from the original: output '"),
+            std::string::npos) << e2;
+  EXPECT_EQ(report, nullptr);
+  EXPECT_EQ(h->model->opset_version(""), 17);
+  ofg_options_free(o);
+  json = nullptr;
+  ASSERT_EQ(ofg_legalize_for_target(h, "opset:13", nullptr, &json), OFG_OK) << ofg_last_error();
+  EXPECT_NE(std::string(json).find("\"verified\":\"verified by execution"), std::string::npos) << json;
+  ofg_buffer_free(json);
+  EXPECT_EQ(h->model->opset_version(""), 13);
+  EXPECT_EQ(count_op(*h->model, "LayerNormalization"), 0u);
+  ofg_model_free(h);
 }
 
 namespace {

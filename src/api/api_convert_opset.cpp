@@ -2,7 +2,6 @@
 // against the original by executing both (unless "convert.verify" is 0), and only then puts the
 // copy in the handle: on any failure the caller's model is unchanged.
 #include <chrono>
-#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -10,6 +9,7 @@
 #include "api/handles.h"
 #include "api/options.h"
 #include "api/pass_report.h"
+#include "api/verify_copy.h"
 #include "convert/adapter.h"
 #include "convert/opset_convert.h"
 #include "ir/snapshot.h"
@@ -46,33 +46,8 @@ ofg_status ofg_convert_opset(ofg_model* model, int64_t target_opset, const ofg_o
     convert::OpsetReport r = convert::convert_opset(*copy, target_opset);
     std::string verified = "not verified (convert.verify=0)";
     if (verify && r.from != r.to && r.from != 0) {
-      verify::Options vo = verify_options(options, "ofg_convert_opset");
-      add_given_inputs(options, *model->model, "ofg_convert_opset", vo);
-      vo.progress = progress_hook(options);
-      vo.log = log_hook(options);
-      verify::Report v;
-      try {
-        v = verify::verify_models(*model->model, *copy, vo);
-      } catch (const Error& e) {
-        if (e.status() != Status::kUnsupported) throw;
-        // The conversion was possible; what the verifier cannot run is said as such.
-        fail(Status::kUnsupported, std::string("ofg_convert_opset: the converted model cannot be verified (convert.verify=0 "
-                                               "skips that; model unchanged): ") + e.what());
-      }
-      double worst = 0;
-      for (const verify::OutputDiff& d : v.outputs) {
-        worst = std::max(worst, d.max_abs);
-        if (d.passed()) continue;
-        char buf[512];
-        std::snprintf(buf, sizeof buf,
-                      "ofg_convert_opset: the model converted to opset %lld differs from the original: output '%s': "
-                      "%s max abs diff %.3g, %zu mismatches (model unchanged)",
-                      static_cast<long long>(target_opset), d.name.c_str(), d.problem.c_str(), d.max_abs, d.mismatches);
-        fail(Status::kVerifyFailed, buf);
-      }
-      char buf[96];
-      std::snprintf(buf, sizeof buf, "verified by execution (max abs diff %.3g)", worst);
-      verified = buf;
+      verified = verify_rewritten_copy(options, "ofg_convert_opset", *model->model, *copy, "converted model",
+                                       "model converted to opset " + std::to_string(target_opset));
     } else if (r.from == r.to || r.from == 0) {
       verified = r.from == 0 ? "no default-domain opset imported: nothing to convert" : "nothing to convert";
     }
