@@ -17,7 +17,9 @@ namespace {
 
 enum class Kind { Max, Avg };
 
-void check_pool(k::Pool2DParams p, unsigned seed, bool nan, Kind kind = Kind::Max) {
+// nan_every > 0: a NaN every nan_every elements as well (in every row and column of a window
+// at some output).
+void check_pool(k::Pool2DParams p, unsigned seed, bool nan, Kind kind = Kind::Max, size_t nan_every = 0) {
   ofg::test::for_each_simd([&](const ofg::kernels::KernelTable* simd) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> d(-2.f, 2.f);
@@ -27,6 +29,7 @@ void check_pool(k::Pool2DParams p, unsigned seed, bool nan, Kind kind = Kind::Ma
       x[x.size() / 2] = std::numeric_limits<float>::quiet_NaN();
       x[1] = std::numeric_limits<float>::quiet_NaN();
     }
+    for (size_t i = 0; nan_every && i < x.size(); i += nan_every) x[i] = std::numeric_limits<float>::quiet_NaN();
     std::vector<float> ref(p.N * p.C * p.H_out * p.W_out), got(ref.size(), 123.f);
     if (kind == Kind::Max) {
       k::scalar_table().max_pool2d(p, x.data(), ref.data());
@@ -74,6 +77,22 @@ TEST(KernelsPool, WindowsOnlyInThePaddingGiveMinusInfinity) {
   // The same with stride 2 and 3: the padded columns fall in every stride phase.
   check_pool(pool(1, 2, 6, 9, 2, 2, 2, 3, 0, 1), 100, false);
   check_pool(pool(1, 2, 6, 9, 3, 3, 3, 4, 2, 1), 101, true);
+}
+
+// Rows of 64 columns and more: windows of 3 rows and 3 columns (unrolled) and others (1, 2 and 5
+// rows or columns, dilated), strides 1 to 3, widths that end in a partial vector, and NaNs
+// scattered so that each row and each column tap of some window holds one.
+TEST(KernelsPool, WideRowsOnEveryLaneWidth) {
+  unsigned seed = 300;
+  for (size_t W : {64, 65, 79, 111, 130})
+    for (size_t s : {1, 2, 3}) {
+      check_pool(pool(1, 3, 9, W, 3, 3, s, 1, 0, 1), seed++, false);
+      check_pool(pool(1, 3, 9, W, 3, 3, s, 0, 1, 1), seed++, true, Kind::Max, 37);  // ceil-mode style end
+      check_pool(pool(1, 2, 8, W, 2, 3, s, 0, 0, 1), seed++, true, Kind::Max, 41);
+      check_pool(pool(1, 2, 11, W, 3, 2, s, 2, 0, 2), seed++, true, Kind::Max, 29);  // dilated
+      check_pool(pool(1, 2, 12, W, 5, 5, s, 2, 0, 1), seed++, true, Kind::Max, 53);
+      check_pool(pool(1, 2, 5, W, 1, 1, s, 0, 0, 1), seed++, true, Kind::Max, 31);
+    }
 }
 
 TEST(KernelsPool, ResNetStem) {

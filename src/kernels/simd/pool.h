@@ -70,6 +70,14 @@ void max_pool2d(const Pool2DParams& p, const float* x, float* y) {
         // NaNs are tracked on every load: a pass over the plane first to see whether it has any
         // (to skip the tracking) took a sixth of the time of SqueezeNet's 3x3 stride-2 pools.
         auto column_max = [&](ptrdiff_t iw) {
+          // 3-row windows unrolled (the common 3x3 pools): SqueezeNet's first pool 0.167 -> 0.147
+          // ms with the column taps' loop below unrolled as well (AVX2, pinned, alternated).
+          if (nrows == 3) {
+            const V a = Isa::load(rows[0] + iw), b = Isa::load(rows[1] + iw), c = Isa::load(rows[2] + iw);
+            const V nan = Isa::or_mask(Isa::or_mask(Isa::nan_mask(a), Isa::nan_mask(b)), Isa::nan_mask(c));
+            Isa::store(colmax + iw, Isa::select(nan, qnan, Isa::max(c, Isa::max(b, a))));
+            return;
+          }
           V m = Isa::load(rows[0] + iw);
           V nan = Isa::nan_mask(m);
           for (size_t r = 1; r < nrows; ++r) {
@@ -103,6 +111,15 @@ void max_pool2d(const Pool2DParams& p, const float* x, float* y) {
               copy_phase(colmax, W, pl, s, static_cast<ptrdiff_t>(ph), phases + ph * Q, static_cast<ptrdiff_t>(Q), ninf);
         }
         for (size_t ow = 0; ow < Wo; ow += Isa::W) {
+          if (p.kW == 3) {  // (unrolled as the rows; max with the -inf start is the identity but for NaN)
+            const V a = Isa::load(phases + tap[0] + ow), b = Isa::load(phases + tap[1] + ow);
+            const V c = Isa::load(phases + tap[2] + ow);
+            const V nan = Isa::or_mask(Isa::or_mask(Isa::nan_mask(a), Isa::nan_mask(b)), Isa::nan_mask(c));
+            const V r = Isa::select(nan, qnan, Isa::max(c, Isa::max(b, a)));
+            if (ow + Isa::W <= Wo) Isa::store(orow + ow, r);
+            else Isa::store_lanes(orow + ow, r, 0, Wo - ow);
+            continue;
+          }
           V m = Isa::set1(ninf);
           V nan = Isa::nan_mask(m);
           for (size_t kw = 0; kw < p.kW; ++kw) {
