@@ -114,14 +114,16 @@ TEST(KernelsParallel, ConcurrentCallersKeepTheirOwnWidth) {
   EXPECT_EQ(threads(), 1u);  // this thread never set anything
 }
 
-// The default floors keep small GEMMs on one thread (waking a worker costs more than they take)
-// and split large ones.
+// The default floors keep small GEMMs on one thread (handing a part to a worker costs more than
+// they take) and split the others, from about a million multiply-adds (parallel.h).
 TEST(KernelsParallel, SmallGemmsStayOnOneThread) {
   ThreadsScope scope(2);
-  EXPECT_EQ(gemm_split(32, 256, 256, 14, 32, Prepacked::B).parts, 1u);     // a small BERT's linear layer
+  EXPECT_EQ(gemm_split(16, 128, 256, 14, 32, Prepacked::B).parts, 1u);     // 0.5 M: one thread
+  EXPECT_EQ(gemm_split(32, 256, 256, 14, 32, Prepacked::B).parts, 2u);     // a small BERT's linear layer, 2 M
+  EXPECT_EQ(gemm_split(32, 729, 128, 14, 32, Prepacked::A).parts, 2u);     // SqueezeNet 1.1 fire4 squeeze, 128 -> 32 at 27x27, 3 M
   EXPECT_EQ(gemm_split(64, 3136, 576, 14, 32, Prepacked::A).parts, 2u);    // a ResNet 3x3 conv at 56x56
   ParallelFloorsScope floors(1, 1);
-  EXPECT_EQ(gemm_split(32, 256, 256, 14, 32, Prepacked::B).parts, 2u);
+  EXPECT_EQ(gemm_split(16, 128, 256, 14, 32, Prepacked::B).parts, 2u);
 }
 
 // With B prepacked (a weight), a wide product of few rows splits B's columns so each thread streams

@@ -36,11 +36,14 @@ class ThreadsScope : ScopedSetting<unsigned> {
 // (parallel.cpp), handing a part to a worker costs microseconds, not the tens of microseconds of
 // waking one: with the floors at 2^18 and 2^24 (set for sleeping workers), two threads ran
 // MobileNetV2 in 7.7 ms against 7.0 on one, since most of its layers stayed whole; at 2^15 and
-// 2^22, 4.5-5.2 ms (yolo_small 13-15 -> 7.5-9.8 ms; 2026-11-29). Per thread; tests lower them
-// (ParallelFloorsScope) to run the split paths on small shapes.
+// 2^22, 4.5-5.2 ms (yolo_small 13-15 -> 7.5-9.8 ms; 2026-11-29). The GEMM floor then went to
+// 2^20: SqueezeNet's 1x1 convs on 27x27 and 13x13 planes (1.5-3 M multiply-adds) had stayed on
+// the calling thread while the other spun: two threads 3.25-3.49 -> 3.09-3.22 ms, BERT-tiny
+// 2.1-2.2 -> 1.35-1.40 ms, the CNNs and LSTMs unchanged (2026-11-30). Per thread; tests lower
+// them (ParallelFloorsScope) to run the split paths on small shapes.
 size_t parallel_work();
 size_t gemm_parallel_macs();
-constexpr size_t kParallelWork = size_t{1} << 15, kGemmParallelMacs = size_t{1} << 22;  // the defaults
+constexpr size_t kParallelWork = size_t{1} << 15, kGemmParallelMacs = size_t{1} << 20;  // the defaults
 class ParallelFloorsScope {
  public:
   ParallelFloorsScope(size_t work, size_t gemm_macs);
